@@ -1,0 +1,115 @@
+"""Fixture discovery and the two inline annotation grammars.
+
+A fixture is ``tests/fixtures/<CODE>/bad_*.py`` or ``good_*.py``: a small runnable
+program that uses a free variable ``device`` (the runner binds it). It says what the
+linter must report with ``# expect:`` comments on the reported lines, and what it
+does at run time with ``# runtime:`` comment lines (grammar in tests/fixtures/README.md):
+
+    # runtime: passes
+    # runtime: raises RuntimeError "same device"|"expected device" on accelerator
+    # runtime: raises AssertionError|RuntimeError "not compiled with CUDA"|"driver" on cpu-only
+"""
+
+from __future__ import annotations
+
+import io
+import re
+import tokenize
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import List, Tuple
+
+FIXTURES_ROOT = Path(__file__).resolve().parent.parent / "tests" / "fixtures"
+
+CONDITIONS = ("accelerator", "cpu-only", "any")
+
+_EXPECT = re.compile(r"#\s*expect:\s*(?P<codes>TDV\d{3}(?:\s*,\s*TDV\d{3})*)\s*$")
+_RUNTIME = re.compile(r"^#\s*runtime:\s*(?P<body>.+?)\s*$")
+_RAISES = re.compile(
+    r'^raises\s+(?P<types>\w+(?:\|\w+)*)\s+(?P<messages>"[^"]*"(?:\|"[^"]*")*)\s+on\s+(?P<condition>[\w-]+)$'
+)
+
+
+class FixtureError(ValueError):
+    """A fixture whose annotations do not follow the grammar."""
+
+
+@dataclass(frozen=True)
+class RuntimeExpectation:
+    """``raises <types> <messages> on <condition>``; ``passes`` has no types."""
+
+    exception_types: Tuple[str, ...] = ()
+    messages: Tuple[str, ...] = ()
+    condition: str = ""
+
+    @property
+    def passes(self) -> bool:
+        return not self.exception_types
+
+    def matches(self, exception_type: str, message: str) -> bool:
+        lowered = message.lower()
+        return exception_type in self.exception_types and any(m.lower() in lowered for m in self.messages)
+
+
+PASSES = RuntimeExpectation()
+
+
+@dataclass(frozen=True)
+class Fixture:
+    path: Path
+    code: str  # the rule directory, e.g. TDV001
+    is_bad: bool
+    expected: Counter = field(compare=False)  # Counter[(line, code)]
+    runtime: Tuple[RuntimeExpectation, ...] = ()
+
+    @property
+    def name(self) -> str:
+        return f"{self.code}/{self.path.name}"
+
+
+def parse_runtime(body: str) -> RuntimeExpectation:
+    if body == "passes":
+        return PASSES
+    match = _RAISES.match(body)
+    if match is None or match.group("condition") not in CONDITIONS:
+        raise FixtureError(f"bad runtime annotation: {body!r}")
+    messages = tuple(part.strip('"') for part in match.group("messages").split("|"))
+    return RuntimeExpectation(tuple(match.group("types").split("|")), messages, match.group("condition"))
+
+
+def _comments(source: str) -> List[Tuple[int, str]]:
+    """(line, text) of every comment token: ``# expect:`` inside a string is not one."""
+    tokens = tokenize.generate_tokens(io.StringIO(source).readline)
+    return [(token.start[0], token.string) for token in tokens if token.type == tokenize.COMMENT]
+
+
+def load_fixture(path: Path) -> Fixture:
+    source = path.read_bytes().decode("utf-8")
+    expected: Counter = Counter()
+    runtime = []
+    for line, comment in _comments(source):
+        expect = _EXPECT.search(comment)
+        if expect is not None:
+            for code in expect.group("codes").split(","):
+                expected[(line, code.strip())] += 1
+            continue
+        declared = _RUNTIME.match(comment)
+        if declared is not None:
+            runtime.append(parse_runtime(declared.group("body")))
+    is_bad = path.name.startswith("bad_")
+    if not is_bad and not path.name.startswith("good_"):
+        raise FixtureError(f"{path}: fixture names start with bad_ or good_")
+    if is_bad and not expected:
+        raise FixtureError(f"{path}: a bad fixture needs at least one '# expect:' comment")
+    if not is_bad and expected:
+        raise FixtureError(f"{path}: a good fixture has no '# expect:' comment")
+    if not runtime:
+        raise FixtureError(f"{path}: declare what it does at run time with '# runtime:'")
+    if not is_bad and runtime != [PASSES]:
+        raise FixtureError(f"{path}: a good fixture declares '# runtime: passes' and nothing else")
+    return Fixture(path, path.parent.name, is_bad, expected, tuple(runtime))
+
+
+def discover(root: Path = FIXTURES_ROOT) -> List[Fixture]:
+    return [load_fixture(path) for path in sorted(root.glob("TDV*/*.py"))]

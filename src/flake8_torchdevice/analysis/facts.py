@@ -1,0 +1,70 @@
+"""The facts the analysis records for rules to read.
+
+Each fact points at the CST node it describes and carries what the walker knew
+at that point of the program (guards, values), so a rule never re-walks the tree.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Dict, FrozenSet, List, Optional
+
+import libcst as cst
+
+from .imports import ImportTable
+from .values import Value
+
+
+@dataclass
+class CallSite:
+    node: cst.Call
+    # ``torch.cuda.synchronize`` for a call of an imported name, else None.
+    qualified: Optional[str]
+    # ``to`` for ``x.to(...)``: the attribute called on a receiver that is not an import.
+    method: Optional[str]
+    receiver: Optional[cst.BaseExpression]
+    receiver_value: Value
+    value: Value
+    # Under a CUDA availability or device check (see ``guards``).
+    guarded: bool
+    # The call is the whole of an expression statement: its result is discarded.
+    is_statement: bool = False
+    # Names unpacked with ``**name`` in the enclosing function: mappings, not tensors.
+    mapping_names: FrozenSet[str] = frozenset()
+
+
+@dataclass
+class ParameterDefault:
+    param: cst.Param
+    default: cst.BaseExpression
+    guarded: bool
+
+
+@dataclass
+class Assignment:
+    """``target = value`` for a name or attribute target (``device = "cuda"``)."""
+
+    target: str
+    value: cst.BaseExpression
+    guarded: bool
+
+
+@dataclass
+class ModuleAnalysis:
+    module: cst.Module
+    imports: ImportTable
+    calls: List[CallSite] = field(default_factory=list)
+    parameter_defaults: List[ParameterDefault] = field(default_factory=list)
+    assignments: List[Assignment] = field(default_factory=list)
+    _calls_by_node: Dict[int, CallSite] = field(default_factory=dict)
+
+    @property
+    def uses_torch(self) -> bool:
+        return self.imports.imports_torch()
+
+    def add_call(self, site: CallSite) -> None:
+        self.calls.append(site)
+        self._calls_by_node[id(site.node)] = site
+
+    def call_at(self, node: cst.CSTNode) -> Optional[CallSite]:
+        return self._calls_by_node.get(id(node))

@@ -1,0 +1,77 @@
+"""Which local names refer to which imported objects.
+
+We resolve names from the module's own import statements instead of libcst's
+``QualifiedNameProvider``: that provider builds scopes for the whole file and costs
+several times a bare parse, while a dictionary of import aliases answers every
+question our rules ask ("is this ``torch.device``?").
+"""
+
+from __future__ import annotations
+
+from typing import Dict, Optional
+
+import libcst as cst
+
+
+def dotted_name(node: cst.BaseExpression) -> Optional[str]:
+    """``a.b.c`` for a chain of attributes on a name, else None."""
+    parts = []
+    while isinstance(node, cst.Attribute):
+        parts.append(node.attr.value)
+        node = node.value
+    if not isinstance(node, cst.Name):
+        return None
+    parts.append(node.value)
+    return ".".join(reversed(parts))
+
+
+def _module_path(node: cst.BaseExpression) -> str:
+    return dotted_name(node) or ""
+
+
+class ImportTable:
+    """Maps local names to the fully qualified names they were imported as."""
+
+    def __init__(self) -> None:
+        self._aliases: Dict[str, str] = {}
+
+    def record(self, statement: cst.CSTNode) -> None:
+        """Learn the names bound by an ``import`` or ``from ... import`` statement."""
+        if isinstance(statement, cst.Import):
+            for alias in statement.names:
+                module = _module_path(alias.name)
+                if alias.asname is not None:
+                    local = _module_path(alias.asname.name)
+                    self._aliases[local] = module
+                else:
+                    # ``import torch.nn`` binds ``torch``, which then reaches ``torch.nn``.
+                    root = module.split(".", 1)[0]
+                    self._aliases[root] = root
+        elif isinstance(statement, cst.ImportFrom):
+            if statement.relative or statement.module is None:
+                return
+            if isinstance(statement.names, cst.ImportStar):
+                return
+            module = _module_path(statement.module)
+            for alias in statement.names:
+                imported = _module_path(alias.name)
+                local = _module_path(alias.asname.name) if alias.asname else imported
+                self._aliases[local] = f"{module}.{imported}"
+
+    def qualify(self, node: cst.BaseExpression) -> Optional[str]:
+        """The qualified name an expression refers to, when it starts at an import.
+
+        ``T.cuda.is_available`` after ``import torch as T`` gives
+        ``torch.cuda.is_available``; a name that was never imported gives None.
+        """
+        dotted = dotted_name(node)
+        if dotted is None:
+            return None
+        head, _, rest = dotted.partition(".")
+        target = self._aliases.get(head)
+        if target is None:
+            return None
+        return f"{target}.{rest}" if rest else target
+
+    def imports_torch(self) -> bool:
+        return any(target == "torch" or target.startswith("torch.") for target in self._aliases.values())

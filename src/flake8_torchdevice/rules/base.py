@@ -1,0 +1,66 @@
+"""What every rule is: a code, a one-line summary, its documentation and a check.
+
+A rule's class docstring is its user documentation, in ruff's order (What it does,
+Why is this bad?, Example, Use instead). ``torchdevice explain``-style output, the
+README rule table and the docs tests are all generated from it.
+"""
+
+from __future__ import annotations
+
+import inspect
+import re
+from dataclasses import dataclass
+from typing import ClassVar, Dict, Iterator
+
+import libcst as cst
+
+from ..analysis import ModuleAnalysis
+from ..settings import Settings
+
+
+@dataclass(frozen=True)
+class Finding:
+    node: cst.CSTNode
+    code: str
+    message: str
+
+
+class Code:
+    """A documented diagnostic code."""
+
+    code: ClassVar[str]
+    name: ClassVar[str]
+    summary: ClassVar[str]
+    enabled_by_default: ClassVar[bool] = True
+
+    @classmethod
+    def documentation(cls) -> str:
+        """The docstring, dedented: the rule's user documentation in Markdown."""
+        return inspect.cleandoc(cls.__doc__ or "")
+
+    @classmethod
+    def sections(cls) -> Dict[str, str]:
+        """``{"What it does": ..., "Example": ...}`` from the documentation's ``##`` headings."""
+        parts = re.split(r"^## +(.+)$", cls.documentation(), flags=re.MULTILINE)
+        return {title.strip(): body.strip() for title, body in zip(parts[1::2], parts[2::2])}
+
+    @classmethod
+    def code_block(cls, section: str) -> str:
+        """The first fenced Python block of a documentation section."""
+        match = re.search(r"```python\n(.*?)```", cls.sections().get(section, ""), flags=re.DOTALL)
+        return match.group(1) if match else ""
+
+
+class Rule(Code):
+    """A code with a check over the shared analysis."""
+
+    def check(self, analysis: ModuleAnalysis, settings: Settings) -> Iterator[Finding]:
+        raise NotImplementedError
+
+    def finding(self, node: cst.CSTNode, message: str) -> Finding:
+        return Finding(node, self.code, message)
+
+
+def source_text(analysis: ModuleAnalysis, node: cst.CSTNode) -> str:
+    """The code of a reported node, on one line, for messages."""
+    return " ".join(analysis.module.code_for_node(node).split())

@@ -1,0 +1,117 @@
+"""TDV002: the result of a tensor's ``.to()`` / ``.cuda()`` / ``.cpu()`` is thrown away."""
+
+from __future__ import annotations
+
+from typing import Iterator, Optional
+
+import libcst as cst
+
+from ..analysis import CallSite, Kind, ModuleAnalysis
+from ..analysis.imports import dotted_name
+from ..settings import Settings
+from .base import Finding, Rule, source_text
+
+CONVERSIONS = frozenset({"to", "cuda", "cpu"})
+
+
+def _is_in_place_method(name: str) -> bool:
+    return name.endswith("_") and not name.startswith("_")
+
+
+def lost_conversion(statement_call: cst.Call) -> Optional[cst.Call]:
+    """The conversion whose result a statement throws away.
+
+    ``x.to(d)`` loses its own result; ``x.to(d).add_(1)`` mutates the copy and loses it
+    too. ``loss.to(d).backward()`` uses the copy, so it is not a lost conversion.
+    """
+    current: cst.BaseExpression = statement_call
+    while isinstance(current, cst.Call) and isinstance(current.func, cst.Attribute):
+        method = current.func.attr.value
+        if method in CONVERSIONS:
+            return current
+        if not _is_in_place_method(method):
+            return None
+        current = current.func.value
+    return None
+
+
+class DiscardedConversion(Rule):
+    """
+    ## What it does
+    Reports an expression statement `x.to(device)`, `x.cuda()` or `x.cpu()` whose result is thrown
+    away when `x` is a tensor, and chains that lose it the same way (`x.to(device).add_(1)`).
+
+    ## Why is this bad?
+    A tensor's `.to()`, `.cuda()` and `.cpu()` return a *new* tensor and leave `x` where it was.
+    The next operation that combines `x` with tensors on the target device fails with
+    `RuntimeError: Expected all tensors to be on the same device`, far from the line at fault.
+    `nn.Module.to()` is the exception: it moves the module's parameters in place, so
+    `model.to(device)` is correct and is not reported.
+
+    `x` counts as a tensor when the code shows it: tensor factories and `torch.*` results,
+    tensor-only methods (`detach`, `unsqueeze`...), arithmetic on tensors, indexing a tensor, a
+    `torch.Tensor` annotation, a `torch.is_tensor(x)` / `isinstance(x, torch.Tensor)` branch, and
+    the tensors unpacked from a `DataLoader` batch. Modules (`nn.*` constructors, `nn.Module`
+    subclasses, `from_pretrained` models, `self` in a Module) and anything the code does not show
+    are left alone; `--torchdevice-report-unknown-receivers` reports the unknown ones too (except
+    objects unpacked with `**`, such as a Hugging Face `BatchEncoding`, whose `.to()` works in
+    place).
+
+    ## Example
+    ```python
+    import torch
+
+    device = torch.accelerator.current_accelerator() or torch.device("cpu")
+    weights = torch.ones(3, device=device)
+    bias = torch.zeros(3)
+    bias.to(device)
+    out = weights + bias
+    ```
+
+    ## Use instead
+    ```python
+    import torch
+
+    device = torch.accelerator.current_accelerator() or torch.device("cpu")
+    weights = torch.ones(3, device=device)
+    bias = torch.zeros(3)
+    bias = bias.to(device)
+    out = weights + bias
+    ```
+    """
+
+    code = "TDV002"
+    name = "discarded-tensor-conversion"
+    summary = "Result of a tensor's `.to()` / `.cuda()` / `.cpu()` is discarded (only `nn.Module.to()` is in place)"
+
+    def check(self, analysis: ModuleAnalysis, settings: Settings) -> Iterator[Finding]:
+        for site in analysis.calls:
+            if not site.is_statement:
+                continue
+            conversion = lost_conversion(site.node)
+            converted = analysis.call_at(conversion) if conversion is not None else None
+            if converted is not None and self._is_tensor(converted, settings):
+                yield self._report(analysis, converted, chained=conversion is not site.node)
+
+    def _is_tensor(self, site: CallSite, settings: Settings) -> bool:
+        kind = site.receiver_value.kind
+        if kind is Kind.TENSOR:
+            return True
+        if not settings.report_unknown_receivers or kind is not Kind.UNKNOWN or site.receiver is None:
+            return False
+        name = dotted_name(site.receiver)
+        return name is not None and name not in site.mapping_names and name.split(".", 1)[0] != "self"
+
+    def _report(self, analysis: ModuleAnalysis, site: CallSite, chained: bool) -> Finding:
+        receiver = source_text(analysis, site.receiver) if site.receiver is not None else "x"
+        call = source_text(analysis, site.node)
+        if chained:
+            advice = f"the in-place call after it changes a copy that is then lost; write `{receiver} = {call}` first"
+        elif isinstance(site.receiver, (cst.Name, cst.Attribute)):
+            advice = f"assign it: `{receiver} = {call}`"
+        else:
+            advice = "assign the result to a name and use that"
+        return self.finding(
+            site.node,
+            f"`{call}` returns a new tensor and its result is discarded; {advice} (only nn.Module.to() moves in place)",
+        )

@@ -1,0 +1,76 @@
+"""TDV003: ``.numpy()`` on a tensor that may live on an accelerator."""
+
+from __future__ import annotations
+
+from typing import Iterator
+
+import libcst as cst
+
+from ..analysis import ModuleAnalysis
+from ..settings import Settings
+from .base import Finding, Rule, source_text
+
+
+def _forces_copy(call: cst.Call) -> bool:
+    """``t.numpy(force=True)`` copies to the CPU itself."""
+    return any(
+        arg.keyword is not None and arg.keyword.value == "force" and not (isinstance(arg.value, cst.Name) and arg.value.value == "False")
+        for arg in call.args
+    )
+
+
+class NumpyOnAccelerator(Rule):
+    """
+    ## What it does
+    Reports `t.numpy()` (also `t.detach().numpy()`) when the code shows `t` was placed on a device
+    (`device=device`, `.to(device)`, `.cuda()`, the output of a model moved to a device) and no
+    `.cpu()`, `.to("cpu")` or `numpy(force=True)` brings it back first.
+
+    ## Why is this bad?
+    NumPy arrays live in host memory. On a GPU or MPS tensor, `.numpy()` raises
+    `TypeError: can't convert cuda:0 device type tensor to numpy. Use Tensor.cpu() to copy the
+    tensor to host memory first.` The code works in CPU-only tests and fails on the training
+    machine.
+
+    Tensors the code shows are on the CPU (created without `device=` and never moved,
+    `torch.from_numpy`, results of `.cpu()`) are not reported, nor are tensors whose place the code
+    does not show, nor `.numpy()` in files that do not use torch (TensorFlow's `.numpy()` is fine).
+
+    ## Example
+    ```python
+    import torch
+
+    device = torch.accelerator.current_accelerator() or torch.device("cpu")
+    scores = torch.rand(4, device=device)
+    array = scores.numpy()
+    ```
+
+    ## Use instead
+    ```python
+    import torch
+
+    device = torch.accelerator.current_accelerator() or torch.device("cpu")
+    scores = torch.rand(4, device=device)
+    array = scores.cpu().numpy()
+    ```
+    """
+
+    code = "TDV003"
+    name = "numpy-on-accelerator"
+    summary = "`.numpy()` on a tensor placed on a device, without `.cpu()` first"
+
+    def check(self, analysis: ModuleAnalysis, settings: Settings) -> Iterator[Finding]:
+        if not analysis.uses_torch:
+            return
+        for site in analysis.calls:
+            if site.method != "numpy" or site.receiver is None or _forces_copy(site.node):
+                continue
+            place = site.receiver_value.place
+            if place.is_device:
+                receiver = source_text(analysis, site.receiver)
+                detach = ".detach()" if site.receiver_value.requires_grad else ""
+                yield self.finding(
+                    site.node.func.attr,  # type: ignore[attr-defined]  # method calls have an Attribute func
+                    f"`{receiver}.numpy()` raises TypeError when the tensor is on an accelerator ({place.device}); "
+                    f"NumPy is CPU-only, copy it first: `{receiver}{detach}.cpu().numpy()`",
+                )

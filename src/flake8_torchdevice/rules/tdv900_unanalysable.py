@@ -1,0 +1,37 @@
+"""TDV900: a file the linter could not analyse (reported once, instead of a traceback)."""
+
+from __future__ import annotations
+
+from .base import Code
+
+
+class UnanalysableFile(Code):
+    """
+    ## What it does
+    Reports, once per file and at its first line, that flake8-torchdevice could not analyse the
+    file, with the reason: libcst rejected syntax that Python's own parser accepted, the nesting
+    was too deep to walk, or the analysis met something it does not handle.
+
+    ## Why is this bad?
+    It is not a bug in your code: it tells you that no TDV check ran on this file, instead of
+    aborting the whole flake8 run with a traceback or staying silently blind. Please report it
+    with the file if the reason looks like ours.
+
+    ## Example
+    ```python
+    x = (((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((1)))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))
+    ```
+
+    ## Use instead
+    ```python
+    x = 1
+    ```
+    """
+
+    code = "TDV900"
+    name = "file-not-analysed"
+    summary = "The file could not be analysed (parser or recursion limit); no TDV check ran on it"
+
+    @staticmethod
+    def message(reason: str) -> str:
+        return f"could not analyse this file ({reason}); no TDV check ran on it"
