@@ -1,0 +1,108 @@
+"""The plugin through real flake8, in subprocesses: file mode, stdin mode, noqa, select."""
+
+import re
+import subprocess
+import sys
+from collections import defaultdict
+from pathlib import Path
+
+import pytest
+
+from flake8_torchdevice.engine import lint_source
+from runtime_checks.fixtures import FIXTURES_ROOT
+
+_LINE = re.compile(r"^(?P<path>.+?):(?P<line>\d+):(?P<column>\d+): (?P<code>TDV\d{3}) (?P<message>.*)$")
+
+
+def flake8(*args, stdin=None, cwd=None):
+    result = subprocess.run(
+        [sys.executable, "-m", "flake8", "--isolated", *args],
+        input=stdin,
+        capture_output=True,
+        text=True,
+        cwd=cwd,
+    )
+    assert result.returncode in (0, 1), result.stderr
+    assert "Traceback" not in result.stderr, result.stderr
+    return result.stdout
+
+
+def parse(output):
+    found = defaultdict(list)
+    for line in output.splitlines():
+        match = _LINE.match(line)
+        if match:
+            found[Path(match["path"]).name].append(
+                (int(match["line"]), int(match["column"]) - 1, match["code"], match["message"])
+            )
+    return found
+
+
+def engine_view(path):
+    text = path.read_bytes().decode("utf-8")
+    return [(d.line, d.column, d.code, d.message) for d in lint_source(text)]
+
+
+@pytest.fixture(scope="module")
+def flake8_over_fixtures():
+    return flake8("--select=TDV", str(FIXTURES_ROOT))
+
+
+def test_file_mode_matches_the_engine(fixture, flake8_over_fixtures):
+    reported = [hit for path, hits in parse(flake8_over_fixtures).items() if path == fixture.path.name for hit in hits]
+    assert sorted(reported) == engine_view(fixture.path)
+
+
+def test_stdin_mode_matches_file_mode(fixture):
+    source = fixture.path.read_bytes().decode("utf-8")
+    out = flake8("--select=TDV", "--stdin-display-name", fixture.path.name, "-", stdin=source)
+    assert sorted(parse(out)[fixture.path.name]) == engine_view(fixture.path)
+
+
+SNIPPET = 'import torch\nx = torch.zeros(3, device="cuda"){noqa}\n'
+
+
+@pytest.mark.parametrize(
+    "noqa, reported",
+    [("", True), ("  # noqa: TDV001", False), ("  # noqa", False), ("  # noqa: TDV002", True)],
+)
+def test_noqa(noqa, reported):
+    out = flake8("--select=TDV", "--stdin-display-name", "x.py", "-", stdin=SNIPPET.format(noqa=noqa))
+    assert ("TDV001" in out) is reported
+
+
+def test_select_and_extend_ignore(tmp_path):
+    source = 'import torch\nx = torch.zeros(3)\nx.cuda()\n'
+    both = flake8("--select=TDV", "--stdin-display-name", "x.py", "-", stdin=source)
+    assert {"TDV001", "TDV002"} <= set(re.findall(r"TDV\d{3}", both))
+    only_002 = flake8("--select=TDV002", "--stdin-display-name", "x.py", "-", stdin=source)
+    assert set(re.findall(r"TDV\d{3}", only_002)) == {"TDV002"}
+    ignored = flake8("--select=TDV", "--extend-ignore=TDV001", "--stdin-display-name", "x.py", "-", stdin=source)
+    assert set(re.findall(r"TDV\d{3}", ignored)) == {"TDV002"}
+
+
+def test_guard_functions_option():
+    source = 'import torch\nfrom mylib import is_torch_cuda_available\nif is_torch_cuda_available():\n    torch.cuda.synchronize()\n'
+    plain = flake8("--select=TDV", "--stdin-display-name", "x.py", "-", stdin=source)
+    assert "TDV001" not in plain  # the name mentions CUDA, which already counts as a check
+    source = source.replace("is_torch_cuda_available", "accelerated")
+    plain = flake8("--select=TDV", "--stdin-display-name", "x.py", "-", stdin=source)
+    assert "TDV001" in plain
+    configured = flake8(
+        "--select=TDV", "--torchdevice-guard-functions=accelerated", "--stdin-display-name", "x.py", "-", stdin=source
+    )
+    assert "TDV001" not in configured
+
+
+def test_report_unknown_receivers_option():
+    source = "import torch\ndef f(x, device):\n    x.to(device)\n"
+    assert "TDV002" not in flake8("--select=TDV", "--stdin-display-name", "x.py", "-", stdin=source)
+    opted = flake8(
+        "--select=TDV", "--torchdevice-report-unknown-receivers", "--stdin-display-name", "x.py", "-", stdin=source
+    )
+    assert "TDV002" in opted
+
+
+def test_syntax_error_is_left_to_flake8():
+    out = flake8("--select=E9,TDV", "--stdin-display-name", "x.py", "-", stdin="import torch\ndef (:\n")
+    assert "E999" in out and "TDV" not in out
