@@ -12,18 +12,20 @@ does at run time with ``# runtime:`` comment lines (grammar in tests/fixtures/RE
 
 from __future__ import annotations
 
+import glob
 import io
 import re
 import tokenize
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import List, Tuple
+from typing import Iterable, List, Tuple
 
 FIXTURES_ROOT = Path(__file__).resolve().parent.parent / "tests" / "fixtures"
 
 CONDITIONS = ("accelerator", "cpu-only", "any")
 
+_RULE_CODE = re.compile(r"^TDV\d{3}$")
 _EXPECT = re.compile(r"#\s*expect:\s*(?P<codes>TDV\d{3}(?:\s*,\s*TDV\d{3})*)\s*$")
 _RUNTIME = re.compile(r"^#\s*runtime:\s*(?P<body>.+?)\s*$")
 _RAISES = re.compile(
@@ -33,6 +35,10 @@ _RAISES = re.compile(
 
 class FixtureError(ValueError):
     """A fixture whose annotations do not follow the grammar."""
+
+
+class SelectionError(ValueError):
+    """A ``--fixtures`` choice that names no fixture file."""
 
 
 @dataclass(frozen=True)
@@ -111,5 +117,27 @@ def load_fixture(path: Path) -> Fixture:
     return Fixture(path, path.parent.name, is_bad, expected, tuple(runtime))
 
 
+def fixture_paths(root: Path = FIXTURES_ROOT) -> List[Path]:
+    return sorted(root.glob("TDV*/*.py"))
+
+
 def discover(root: Path = FIXTURES_ROOT) -> List[Fixture]:
-    return [load_fixture(path) for path in sorted(root.glob("TDV*/*.py"))]
+    return [load_fixture(path) for path in fixture_paths(root)]
+
+
+def select_paths(choices: Iterable[str], root: Path = FIXTURES_ROOT) -> List[Path]:
+    """Fixture files named by rule codes (``TDV002``, looked up under root), paths or globs; in order, once each."""
+    chosen: List[Path] = []
+    for choice in choices:
+        found = _paths_for(choice, root)
+        if not found:
+            raise SelectionError(f"{choice!r} names no fixture file")
+        chosen.extend(found)
+    return list(dict.fromkeys(path.resolve() for path in chosen))
+
+
+def _paths_for(choice: str, root: Path) -> List[Path]:
+    if _RULE_CODE.match(choice):
+        return sorted((root / choice).glob("*.py"))
+    matches = [Path(match) for match in sorted(glob.glob(choice, recursive=True))]
+    return [path for match in matches for path in (sorted(match.rglob("*.py")) if match.is_dir() else [match])]

@@ -70,6 +70,8 @@ DTYPES: FrozenSet[str] = frozenset(
     ).split()
 )
 
+GRAD_DISABLING_CONTEXTS: FrozenSet[str] = frozenset({"torch.no_grad", "torch.inference_mode"})
+
 DATA_LOADERS: FrozenSet[str] = frozenset({"torch.utils.data.DataLoader", "torch.utils.data.dataloader.DataLoader"})
 
 # Functions of other libraries that build an ``nn.Module`` (whose ``.to()`` is in place).

@@ -92,6 +92,7 @@ class Walker:
         self.mapping_names: Set[str] = set()
         self.default_place: Place = CPU  # where a factory without ``device=`` allocates
         self.statement_call: Optional[cst.Call] = None
+        self.grad_enabled = True  # False inside ``torch.no_grad()`` / ``inference_mode()``
 
     # ------------------------------------------------------------------ blocks
     def walk(self) -> ModuleAnalysis:
@@ -183,19 +184,22 @@ class Walker:
             self.block(_statements(node.orelse.body))
 
     def _With(self, node: cst.With) -> None:
-        previous_place = self.default_place
+        previous_place, previous_grad = self.default_place, self.grad_enabled
         for item in node.items:
             self.value(item.item)
-            if isinstance(item.item, cst.Call) and self.imports.qualify(item.item.func) == "torch.device":
+            context = self.imports.qualify(item.item.func) if isinstance(item.item, cst.Call) else None
+            if context == "torch.device":
                 # ``with torch.device(d):`` makes factories allocate on ``d``.
                 self.default_place = UNKNOWN_PLACE
+            elif context in torch_api.GRAD_DISABLING_CONTEXTS:
+                self.grad_enabled = False
             if item.asname is not None:
                 for name in _bound_names(item.asname.name):
                     self.env[name] = UNKNOWN
         try:
             self.block(_statements(node.body))
         finally:
-            self.default_place = previous_place
+            self.default_place, self.grad_enabled = previous_place, previous_grad
 
     def _Try(self, node: cst.Try) -> None:
         before = self.env
@@ -251,6 +255,8 @@ class Walker:
         if self.class_attributes is not None and node.params.params:
             self.env[node.params.params[0].name.value] = Value(kind=Kind.MODULE)
         class_attributes, self.class_attributes = self.class_attributes, None
+        outer_grad = self.grad_enabled
+        self.grad_enabled = not any(self._disables_grad(decorator.decorator) for decorator in node.decorators)
         try:
             with self.guarded(cuda_specific):
                 self.block(_statements(node.body))
@@ -260,7 +266,7 @@ class Walker:
                         class_attributes[name] = value
         finally:
             self.env, self.mapping_names = outer_env, outer_mappings
-            self.class_attributes = class_attributes
+            self.class_attributes, self.grad_enabled = class_attributes, outer_grad
 
     def _ClassDef(self, node: cst.ClassDef) -> None:
         for decorator in node.decorators:
@@ -519,7 +525,7 @@ class Walker:
             return Value(kind=Kind.MODULE, place=CPU)
         callee = self.env.get(callee_name or "")
         if callee is not None and callee.kind is Kind.MODULE:
-            return Value(kind=Kind.TENSOR, place=callee.place, requires_grad=True)
+            return Value(kind=Kind.TENSOR, place=callee.place, requires_grad=self.grad_enabled)
         if callee_name == "DataLoader":
             return Value(kind=Kind.LOADER)
         return UNKNOWN
@@ -577,7 +583,7 @@ class Walker:
         if method in torch_api.TENSOR_ONLY_METHODS:
             return Value(kind=Kind.TENSOR, place=receiver_value.place)
         if kind is Kind.MODULE and method == "forward":
-            return Value(kind=Kind.TENSOR, place=receiver_value.place, requires_grad=True)
+            return Value(kind=Kind.TENSOR, place=receiver_value.place, requires_grad=self.grad_enabled)
         return UNKNOWN
 
     # ------------------------------------------------------------------ places
@@ -632,6 +638,10 @@ class Walker:
         if param.annotation is not None and _annotation_is_tensor(param.annotation.annotation, self.imports):
             return Value(kind=Kind.TENSOR)
         return UNKNOWN
+
+    def _disables_grad(self, decorator: cst.BaseExpression) -> bool:
+        target = decorator.func if isinstance(decorator, cst.Call) else decorator
+        return self.imports.qualify(target) in torch_api.GRAD_DISABLING_CONTEXTS
 
     def _decorated_with_guard(self, decorators: Sequence[cst.Decorator]) -> bool:
         return any(self.guards.mentions_guard(decorator.decorator) for decorator in decorators)

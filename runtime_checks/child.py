@@ -1,0 +1,167 @@
+"""The code that runs inside the subprocesses: the only place torch is imported.
+
+It runs as a script (``python child.py ...``), outside the package, so it uses the standard
+library and torch only. The first argument chooses the entry point:
+
+    probe                        print the machine's torch facts as one JSON object
+    run FIXTURE DEVICE RESULT    run one fixture in this fresh interpreter (start method "spawn")
+    serve                        the fork server (start method "forkserver"): import torch once,
+                                 then fork one fresh process per job read from stdin
+
+Importing torch costs seconds; a fixture runs in milliseconds. The fork server pays the import
+once, and every fixture still gets a process of its own, forked before any fixture code ran, so
+no state leaks from one run to the next. The server never touches CUDA: a process that
+initialised CUDA cannot hand it to a forked child.
+
+A run reports on a dedicated channel, a JSON result file written when the fixture returns or
+raises, never on stdout, which belongs to the fixture. No result file means the process died
+(timeout, os._exit, a signal): the parent tells those apart by the exit status.
+"""
+
+import faulthandler
+import json
+import os
+import runpy
+import signal
+import sys
+import time
+import traceback
+
+# How often the fork server checks whether its child has exited; bounds the timeout's precision.
+_POLL_SECONDS = 0.01
+
+
+def probe() -> dict:
+    import torch
+
+    cuda = torch.cuda.is_available()
+    return {
+        "torch": torch.__version__,
+        "cuda": cuda,
+        "cuda_name": torch.cuda.get_device_name() if cuda else "",
+        "mps": torch.backends.mps.is_available(),
+    }
+
+
+def run_fixture(fixture: str, device_name: str, result_path: str) -> None:
+    """Run ``fixture`` as ``__main__`` with ``device`` bound, as ``python fixture.py`` would."""
+    import torch
+
+    faulthandler.enable()  # a segfault leaves its Python traceback in the output tail
+    sys.argv = [fixture]
+    sys.path[0] = os.path.dirname(fixture)
+    try:
+        runpy.run_path(fixture, init_globals={"device": torch.device(device_name)}, run_name="__main__")
+        raised = None
+    except BaseException as error:  # SystemExit and KeyboardInterrupt are outcomes too
+        traceback.print_exc()
+        # The whole class hierarchy: a declared RuntimeError also matches torch.AcceleratorError.
+        raised = {"types": [cls.__name__ for cls in type(error).__mro__], "message": str(error)}
+    _write_atomically(result_path, json.dumps({"raised": raised}))
+
+
+def serve() -> None:
+    """Answer each job line on stdin with one line ``{"returncode": ..., "timed_out": ...}``."""
+    _warm_up()
+    for line in sys.stdin:
+        job = json.loads(line)
+        returncode, timed_out = _fork_and_wait(job)
+        print(json.dumps({"returncode": returncode, "timed_out": timed_out}), flush=True)
+
+
+def _warm_up() -> None:
+    """Pay once, before any fork, the imports every run would otherwise pay on its own.
+
+    torch takes seconds to import, and meta's kernels are written in Python: the first meta
+    operation imports torch._dynamo and sympy, seconds more. Nothing runs on cpu here: a server
+    that had started the CPU thread pool would fork children with a broken copy of it.
+    """
+    import torch
+
+    torch.empty(0, device="meta") + 0
+
+
+def _fork_and_wait(job: dict) -> tuple:
+    sys.stdout.flush()
+    sys.stderr.flush()
+    pid = os.fork()
+    if pid == 0:
+        _run_forked(job)  # never returns
+    return _wait(pid, job["timeout"])
+
+
+def _run_forked(job: dict) -> None:
+    """The forked child: isolate like a spawned one, run, and exit without returning to the server loop."""
+    exit_code = 0
+    try:
+        _isolate(job["workdir"], job["log"])
+        run_fixture(job["fixture"], job["device"], job["result"])
+    except BaseException:
+        traceback.print_exc()
+        exit_code = 1
+    finally:
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(exit_code)
+
+
+def _isolate(workdir: str, log: str) -> None:
+    """What the spawn start method gets from Popen: own session, own cwd, output to a file, no stdin.
+
+    stdin and stdout are the server's job and reply pipes; the fixture must not reach either.
+    """
+    os.setsid()
+    os.chdir(workdir)
+    output = os.open(log, os.O_WRONLY | os.O_CREAT | os.O_TRUNC)
+    os.dup2(output, 1)
+    os.dup2(output, 2)
+    os.close(output)
+    nothing = os.open(os.devnull, os.O_RDONLY)
+    os.dup2(nothing, 0)
+    os.close(nothing)
+
+
+def _wait(pid: int, timeout: float) -> tuple:
+    """(exit code, timed out); on timeout the child's whole session is killed, not just the child."""
+    deadline = time.monotonic() + timeout
+    while True:
+        done, status = os.waitpid(pid, os.WNOHANG)
+        if done:
+            return os.waitstatus_to_exitcode(status), False
+        if time.monotonic() > deadline:
+            kill_group(pid)
+            _, status = os.waitpid(pid, 0)
+            return os.waitstatus_to_exitcode(status), True
+        time.sleep(_POLL_SECONDS)
+
+
+def kill_group(leader: int) -> None:
+    """Kill a process group that a still-running leader started with setsid."""
+    try:
+        os.killpg(leader, signal.SIGKILL)
+    except ProcessLookupError:  # it exited between the check and the kill
+        pass
+
+
+def _write_atomically(path: str, text: str) -> None:
+    """A process killed mid-write must leave no result rather than half of one."""
+    partial = path + ".partial"
+    with open(partial, "w", encoding="utf-8") as stream:
+        stream.write(text)
+    os.replace(partial, path)
+
+
+def main(argv: list) -> None:
+    command, arguments = argv[0], argv[1:]
+    if command == "probe":
+        print(json.dumps(probe()))
+    elif command == "run":
+        run_fixture(*arguments)
+    elif command == "serve":
+        serve()
+    else:
+        sys.exit(f"unknown command {command!r}: probe, run or serve")
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])

@@ -1,0 +1,196 @@
+"""Run one fixture on one device in a fresh process and turn what it left into an Outcome.
+
+Each run gets a temporary directory: an empty working directory for the fixture, a log file that
+takes all its output (a file, not a pipe: a fixture that prints megabytes cannot block on a full
+pipe buffer) and the result file the child writes (see child.py).
+
+Two start methods, named after multiprocessing's:
+- ``forkserver`` (default where fork is safe): one server per worker imports torch once and
+  forks a fresh process per run. Runs take milliseconds instead of the seconds a torch import costs.
+- ``spawn``: a fresh interpreter per run. The reference behaviour, and the only safe one on
+  macOS, where forking after loading Apple's frameworks is not.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import List, Optional
+
+from . import child
+from .verdicts import Outcome
+
+START_METHODS = ("forkserver", "spawn")
+DEFAULT_START_METHOD = "spawn" if sys.platform == "darwin" else "forkserver"
+
+# Enough of a fixture's output to read its traceback, not enough to swell a report.
+TAIL_BYTES = 4000
+
+
+@dataclass(frozen=True)
+class Job:
+    """One run, as the child needs it; every path is absolute since the child changes directory."""
+
+    fixture: str
+    device: str
+    workdir: str
+    log: str
+    result: str
+    timeout: float
+
+
+@dataclass(frozen=True)
+class Exit:
+    returncode: int  # negative: killed by that signal
+    timed_out: bool
+
+
+@dataclass(frozen=True)
+class Run:
+    outcome: Outcome
+    seconds: float
+    output_tail: str
+
+
+class SpawnLauncher:
+    """A fresh interpreter per run."""
+
+    def launch(self, job: Job) -> Exit:
+        with open(job.log, "wb") as log:
+            process = subprocess.Popen(
+                [sys.executable, child.__file__, "run", job.fixture, job.device, job.result],
+                cwd=job.workdir,
+                stdin=subprocess.DEVNULL,
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,  # a timeout kills the fixture's own subprocesses too
+            )
+        try:
+            return Exit(process.wait(job.timeout), timed_out=False)
+        except subprocess.TimeoutExpired:
+            child.kill_group(process.pid)
+            return Exit(process.wait(), timed_out=True)
+
+    def close(self) -> None:
+        """Nothing outlives a run."""
+
+
+class ForkServerLauncher:
+    """One fork server per calling thread: a server handles one job at a time."""
+
+    def __init__(self) -> None:
+        self._local = threading.local()
+        self._servers: List[subprocess.Popen] = []
+        self._lock = threading.Lock()
+
+    def launch(self, job: Job) -> Exit:
+        server = self._server()
+        try:
+            server.stdin.write(json.dumps(asdict(job)) + "\n")
+            server.stdin.flush()
+            reply = server.stdout.readline()
+        except BrokenPipeError:
+            reply = ""
+        if not reply:
+            raise RuntimeError(
+                f"the fork server exited with code {server.wait()} (its error is above); "
+                "try --start-method spawn"
+            )
+        answer = json.loads(reply)
+        return Exit(answer["returncode"], answer["timed_out"])
+
+    def close(self) -> None:
+        """Closing stdin ends a server's loop: it exits after its current job."""
+        for server in self._servers:
+            server.stdin.close()
+            server.wait()
+
+    def _server(self) -> subprocess.Popen:
+        server = getattr(self._local, "server", None)
+        if server is None:
+            server = subprocess.Popen(
+                [sys.executable, child.__file__, "serve"],
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                text=True,
+            )
+            self._local.server = server
+            with self._lock:
+                self._servers.append(server)
+        return server
+
+
+def make_launcher(start_method: str):
+    return ForkServerLauncher() if start_method == "forkserver" else SpawnLauncher()
+
+
+def run_fixture(fixture: Path, device: str, launcher, timeout: float) -> Run:
+    with tempfile.TemporaryDirectory(prefix="runtime-check-") as scratch:
+        job = _job_in(Path(scratch), fixture, device, timeout)
+        started = time.monotonic()
+        ended = launcher.launch(job)
+        seconds = time.monotonic() - started
+        outcome = outcome_from(_read_if_present(job.result), ended, timeout)
+        return Run(outcome, seconds, _tail(Path(job.log)))
+
+
+def _job_in(scratch: Path, fixture: Path, device: str, timeout: float) -> Job:
+    workdir = scratch / "work"
+    workdir.mkdir()
+    log = scratch / "output.log"
+    log.touch()  # a child that dies before opening it still leaves an (empty) tail to read
+    return Job(
+        fixture=str(fixture.resolve()),
+        device=device,
+        workdir=str(workdir),
+        log=str(log),
+        result=str(scratch / "result.json"),
+        timeout=timeout,
+    )
+
+
+def outcome_from(result: Optional[str], ended: Exit, timeout: float) -> Outcome:
+    """The child's own report when it wrote one; otherwise why it died, from its exit status."""
+    if ended.timed_out:
+        return Outcome(no_result=f"timed out after {timeout:g} s")
+    if result is None:
+        return Outcome(no_result=f"{_death(ended.returncode)} without a result")
+    raised = json.loads(result)["raised"]
+    if raised is None:
+        return Outcome()
+    return Outcome(tuple(raised["types"]), raised["message"])
+
+
+def _death(returncode: int) -> str:
+    if returncode < 0:
+        return f"killed by {_signal_name(-returncode)}"
+    return f"exited with code {returncode}"
+
+
+def _signal_name(number: int) -> str:
+    try:
+        return signal.Signals(number).name
+    except ValueError:
+        return f"signal {number}"
+
+
+def _read_if_present(path: str) -> Optional[str]:
+    try:
+        return Path(path).read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return None
+
+
+def _tail(log: Path) -> str:
+    with open(log, "rb") as stream:
+        stream.seek(max(0, os.fstat(stream.fileno()).st_size - TAIL_BYTES))
+        return stream.read().decode("utf-8", errors="replace")
+

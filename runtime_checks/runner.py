@@ -1,0 +1,111 @@
+"""Every fixture on every device, in parallel, then each fixture's verdicts and the linter's word on it.
+
+Worker threads only wait on child processes, so one worker per core keeps every core busy.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Dict, List, Sequence, Tuple
+
+from flake8_torchdevice.engine import lint_source
+
+from .devices import Device, Machine
+from .fixtures import Fixture, FixtureError, load_fixture
+from .launch import Run, make_launcher, run_fixture
+from .verdicts import MISMATCH, Verdict, cross_check, decide
+
+
+@dataclass(frozen=True)
+class DeviceRun:
+    run: Run
+    verdict: Verdict
+
+
+@dataclass(frozen=True)
+class FixtureResult:
+    fixture: Fixture
+    linter_codes: Tuple[str, ...]  # distinct codes the linter reports on the file
+    runs: Dict[str, DeviceRun]  # by device name, in the order of the devices
+    cross_check: str  # empty when the linter and the runs agree
+
+
+@dataclass(frozen=True)
+class Results:
+    machine: Machine
+    devices: Tuple[Device, ...]
+    start_method: str
+    timeout: float
+    fixtures: List[FixtureResult]
+    fixture_errors: List[str] = field(default_factory=list)  # fixtures whose annotations do not parse
+    seconds: float = 0.0
+
+    @property
+    def ok(self) -> bool:
+        return not self.fixture_errors and not any(
+            result.cross_check or any(run.verdict.kind == MISMATCH for run in result.runs.values())
+            for result in self.fixtures
+        )
+
+
+def load_all(paths: Sequence[Path]) -> Tuple[List[Fixture], List[str]]:
+    """The fixtures that parse, and one error line per fixture that does not: one broken file spoils no run."""
+    fixtures, errors = [], []
+    for path in paths:
+        try:
+            fixtures.append(load_fixture(path))
+        except FixtureError as error:
+            errors.append(str(error))
+    return fixtures, errors
+
+
+def check_all(
+    paths: Sequence[Path], machine: Machine, devices: Sequence[Device], timeout: float, start_method: str
+) -> Results:
+    started = time.monotonic()
+    fixtures, errors = load_all(paths)
+    runs = _run_everywhere(fixtures, devices, timeout, start_method)
+    results = [_result(fixture, runs, devices, machine) for fixture in fixtures]
+    return Results(machine, tuple(devices), start_method, timeout, results, errors, time.monotonic() - started)
+
+
+def lint_codes(fixture: Fixture) -> Tuple[str, ...]:
+    # Bytes, decoded without newline translation: CRLF fixtures are linted as CRLF, as in the tests.
+    source = fixture.path.read_bytes().decode("utf-8")
+    return tuple(sorted({diagnostic.code for diagnostic in lint_source(source)}))
+
+
+def _run_everywhere(
+    fixtures: Sequence[Fixture], devices: Sequence[Device], timeout: float, start_method: str
+) -> Dict[Tuple[Path, str], Run]:
+    pairs = [(fixture, device) for fixture in fixtures for device in devices]
+    if not pairs:
+        return {}
+    launcher = make_launcher(start_method)
+    try:
+        with ThreadPoolExecutor(max_workers=min(os.cpu_count() or 1, len(pairs))) as pool:
+            futures = {
+                (fixture.path, device.name): pool.submit(run_fixture, fixture.path, device.name, launcher, timeout)
+                for fixture, device in pairs
+            }
+            return {key: future.result() for key, future in futures.items()}
+    finally:
+        launcher.close()
+
+
+def _result(
+    fixture: Fixture, runs: Dict[Tuple[Path, str], Run], devices: Sequence[Device], machine: Machine
+) -> FixtureResult:
+    device_runs = {}
+    for device in devices:
+        run = runs[(fixture.path, device.name)]
+        verdict = decide(fixture.runtime, run.outcome, device, machine.cuda_usable)
+        device_runs[device.name] = DeviceRun(run, verdict)
+    codes = lint_codes(fixture)
+    verdicts = [device_run.verdict for device_run in device_runs.values()]
+    disagreement = cross_check(codes, verdicts, [device.label for device in devices])
+    return FixtureResult(fixture, codes, device_runs, disagreement)

@@ -1,0 +1,215 @@
+"""Lint real code and report what the linter says about it, for a precision review.
+
+Corpus mode (default): lints every ``.py`` file of the corpora of ``corpora.py``
+(timm, kornia, accelerate) with ``engine.lint_source`` and prints a Markdown
+table: files, lines, seconds, findings per rule, TDV900 (files not analysed) and
+crashes (exceptions escaping ``lint_source``; must be 0). Every finding is written,
+with the offending source line, to a JSON file for review (default: next to the
+corpora, outside the repository, since it quotes third-party code).
+
+    python scripts/precision.py [--dest DIR] [--out FILE] [NAME ...]
+
+Standard-library mode: lints every ``.py`` file of the running CPython's standard
+library, a large body of code without torch that must produce no crash and no
+TDV900 except for syntax libcst does not accept. ``--all-files`` also analyses the
+files the engine would skip for not mentioning torch or cuda.
+
+    python scripts/precision.py --stdlib [--all-files]
+
+Exit status: 1 when a crash happened, else 0.
+"""
+
+from __future__ import annotations
+
+import argparse
+import io
+import json
+import sys
+import sysconfig
+import time
+import tokenize
+import traceback
+from collections import Counter
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Dict, Iterable, List, Optional, Sequence
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import corpora  # noqa: E402  (a sibling script, importable once its folder is on the path)
+
+from flake8_torchdevice import engine  # noqa: E402
+from flake8_torchdevice.rules import ALL_RULES  # noqa: E402
+from flake8_torchdevice.rules.tdv900_unanalysable import UnanalysableFile  # noqa: E402
+
+RULE_CODES = [rule.code for rule in ALL_RULES]
+UNANALYSABLE = UnanalysableFile.code
+
+
+def read_source(path: Path) -> str:
+    """Decode a file as Python does (PEP 263 cookie, BOM), replacing undecodable bytes."""
+    data = path.read_bytes()
+    try:
+        encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
+    except SyntaxError:  # a bad or unknown cookie
+        encoding = "utf-8"
+    try:
+        return data.decode(encoding)
+    except (UnicodeDecodeError, LookupError):
+        return data.decode("utf-8", errors="replace")
+
+
+@dataclass
+class Record:
+    path: str
+    line: int
+    column: int
+    code: str
+    message: str
+    source: str
+
+
+@dataclass
+class Tally:
+    name: str
+    files: int = 0
+    lines: int = 0
+    seconds: float = 0.0
+    skipped: int = 0  # files without "torch" or "cuda": the engine does not parse them
+    findings: Counter = field(default_factory=Counter)
+    records: List[Record] = field(default_factory=list)
+    unanalysable: List[Record] = field(default_factory=list)
+    crashes: List[str] = field(default_factory=list)
+
+
+def lint_files(name: str, paths: Iterable[Path], root: Path) -> Tally:
+    tally = Tally(name)
+    for path in paths:
+        source = read_source(path)
+        lines = source.splitlines()
+        tally.files += 1
+        tally.lines += len(lines)
+        if not engine.could_have_findings(source):
+            tally.skipped += 1
+        relative = str(path.relative_to(root))
+        start = time.perf_counter()
+        try:
+            diagnostics = engine.lint_source(source)
+        except Exception:  # noqa: BLE001  (the point is to count what escapes)
+            tally.seconds += time.perf_counter() - start
+            tally.crashes.append(f"{relative}\n{traceback.format_exc()}")
+            continue
+        tally.seconds += time.perf_counter() - start
+        for diagnostic in diagnostics:
+            text = lines[diagnostic.line - 1].strip() if 0 < diagnostic.line <= len(lines) else ""
+            record = Record(relative, diagnostic.line, diagnostic.column, diagnostic.code, diagnostic.message, text)
+            tally.findings[diagnostic.code] += 1
+            (tally.unanalysable if diagnostic.code == UNANALYSABLE else tally.records).append(record)
+    return tally
+
+
+def markdown_table(tallies: Sequence[Tally]) -> str:
+    header = ["corpus", "files", "lines", "seconds", "lines/s", *RULE_CODES, UNANALYSABLE, "crashes"]
+    rows = [header, ["---"] * len(header)]
+    total = Tally("**total**")
+    for tally in tallies:
+        total.files += tally.files
+        total.lines += tally.lines
+        total.seconds += tally.seconds
+        total.findings.update(tally.findings)
+        total.crashes.extend(tally.crashes)
+    for tally in [*tallies, total] if len(tallies) > 1 else tallies:
+        speed = f"{tally.lines / tally.seconds:,.0f}" if tally.seconds else "-"
+        rows.append(
+            [
+                tally.name,
+                str(tally.files),
+                f"{tally.lines:,}",
+                f"{tally.seconds:.2f}",
+                speed,
+                *(str(tally.findings[code]) for code in RULE_CODES),
+                str(tally.findings[UNANALYSABLE]),
+                str(len(tally.crashes)),
+            ]
+        )
+    return "\n".join("| " + " | ".join(row) + " |" for row in rows)
+
+
+def run_corpora(dest: Path, names: Optional[Sequence[str]], out: Path) -> int:
+    files = corpora.corpus_files(dest, names)
+    tallies = [lint_files(name, paths, dest / name) for name, paths in files.items()]
+    print(f"linter: {Path(engine.__file__).parent}\n")
+    print(markdown_table(tallies))
+    report = {
+        tally.name: {
+            "files": tally.files,
+            "lines": tally.lines,
+            "seconds": round(tally.seconds, 3),
+            "counts": dict(tally.findings),
+            "findings": [asdict(record) for record in tally.records],
+            "unanalysable": [asdict(record) for record in tally.unanalysable],
+            "crashes": tally.crashes,
+        }
+        for tally in tallies
+    }
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps(report, indent=1) + "\n")
+    print(f"\n{sum(len(t.records) for t in tallies)} findings written to {out}")
+    return _report_crashes(tallies)
+
+
+def stdlib_files() -> tuple[Path, List[Path]]:
+    root = Path(sysconfig.get_paths()["stdlib"])
+    excluded = {"site-packages", "dist-packages"}
+    paths = sorted(path for path in root.rglob("*.py") if excluded.isdisjoint(path.relative_to(root).parts))
+    return root, paths
+
+
+def run_stdlib(all_files: bool) -> int:
+    root, paths = stdlib_files()
+    if all_files:  # analyse every file, not only those that mention torch or cuda
+        engine.could_have_findings = lambda source: True  # type: ignore[assignment]
+    tally = lint_files("stdlib", paths, root)
+    parsed = tally.files - (0 if all_files else tally.skipped)
+    print(f"linter: {Path(engine.__file__).parent}")
+    print(f"standard library: {root} (Python {sys.version.split()[0]})")
+    print(f"files: {tally.files}, lines: {tally.lines:,}, seconds: {tally.seconds:.2f}")
+    print(f"files parsed and analysed: {parsed}")
+    print(f"files skipped (no 'torch'/'cuda' word): {0 if all_files else tally.skipped}")
+    print(f"TDV900 (not analysed): {len(tally.unanalysable)}")
+    reasons = Counter(record.message for record in tally.unanalysable)
+    for reason, count in reasons.most_common():
+        examples = [r.path for r in tally.unanalysable if r.message == reason][:3]
+        print(f"  {count:4} x {reason}  e.g. {', '.join(examples)}")
+    print(f"findings (TDV001-TDV003): {len(tally.records)}")
+    for record in tally.records:
+        print(f"  {record.path}:{record.line}:{record.column} {record.code} {record.source}")
+    print(f"crashes: {len(tally.crashes)}")
+    return _report_crashes([tally])
+
+
+def _report_crashes(tallies: Sequence[Tally]) -> int:
+    crashes = [crash for tally in tallies for crash in tally.crashes]
+    for crash in crashes:
+        print(f"\nCRASH in {crash}", file=sys.stderr)
+    return 1 if crashes else 0
+
+
+def main(argv: Optional[Sequence[str]] = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("names", nargs="*", metavar="NAME", help="corpora to lint (default: all)")
+    parser.add_argument("--dest", type=Path, default=corpora.DEFAULT_DEST, help="corpora cache directory")
+    parser.add_argument("--out", type=Path, help="findings JSON (default: DEST/findings.json)")
+    parser.add_argument("--stdlib", action="store_true", help="lint the CPython standard library instead")
+    parser.add_argument("--all-files", action="store_true", help="with --stdlib: also analyse files without torch/cuda")
+    args = parser.parse_args(argv)
+    if args.stdlib:
+        return run_stdlib(args.all_files)
+    unknown = sorted(set(args.names) - set(corpora.CORPORA))
+    if unknown:
+        parser.error(f"unknown corpus {', '.join(unknown)}; choose from {', '.join(corpora.CORPORA)}")
+    return run_corpora(args.dest, args.names or None, args.out or args.dest / "findings.json")
+
+
+if __name__ == "__main__":
+    sys.exit(main())

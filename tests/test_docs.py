@@ -1,0 +1,40 @@
+"""The README table and docs/rules.md are generated from the rules; the docs' examples really work."""
+
+from pathlib import Path
+
+import pytest
+
+from flake8_torchdevice.docs import DOCUMENTED, rules_reference, with_rule_table
+from flake8_torchdevice.engine import lint_source
+from flake8_torchdevice.rules import ALL_RULES
+
+ROOT = Path(__file__).resolve().parent.parent
+SECTIONS = ("What it does", "Why is this bad?", "Example", "Use instead")
+
+
+def test_readme_rule_table_is_generated_from_the_rules():
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert with_rule_table(readme) == readme, "run: python -m flake8_torchdevice.docs"
+
+
+def test_rules_reference_is_generated_from_the_rules():
+    assert (ROOT / "docs" / "rules.md").read_text(encoding="utf-8") == rules_reference()
+
+
+@pytest.mark.parametrize("rule", DOCUMENTED, ids=lambda rule: rule.code)
+def test_every_code_documents_every_section(rule):
+    assert set(SECTIONS) <= set(rule.sections()), rule.code
+
+
+@pytest.mark.parametrize("rule", ALL_RULES, ids=lambda rule: rule.code)
+def test_documented_example_is_reported_and_fix_is_clean(rule):
+    example = lint_source(rule.code_block("Example"))
+    assert rule.code in {d.code for d in example}
+    assert lint_source(rule.code_block("Use instead")) == []
+
+
+def test_readme_commands_are_what_ci_runs():
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
+    test_command = "python3 -m venv .venv && .venv/bin/pip install -e '.[test]' && .venv/bin/python -m pytest"
+    assert test_command in readme and test_command in ci
