@@ -32,13 +32,14 @@ Exit status: 0 when every run is confirmed, clean or not applicable and every cr
 from __future__ import annotations
 
 import argparse
+import contextlib
 import sys
 from pathlib import Path
 from typing import List, Optional
 
 from .devices import KNOWN_DEVICES, DeviceError, probe_machine
 from .fixtures import SelectionError, fixture_paths, select_paths
-from .launch import DEFAULT_START_METHOD, START_METHODS
+from .launch import DEFAULT_START_METHOD, START_METHODS, make_launcher
 from .report import json_report, markdown_report, text_report
 from .runner import check_all
 
@@ -79,14 +80,18 @@ def main(argv: Optional[List[str]] = None) -> int:
     arguments = options.parse_args(argv)
     try:
         paths = select_paths(arguments.fixtures) if arguments.fixtures else fixture_paths()
-        if not paths:
-            raise SelectionError("no fixture files found")
-        machine = probe_machine()
-        requested = list(dict.fromkeys(name for names in arguments.device for name in names))
-        devices = machine.choose(requested)
-    except (SelectionError, DeviceError) as error:
+    except SelectionError as error:
         options.error(str(error))  # exits with status 2
-    results = check_all(paths, machine, devices, arguments.timeout, arguments.start_method)
+    if not paths:
+        options.error("no fixture files found")
+    # Started first: the fork server imports torch while the probe does the same.
+    with contextlib.closing(make_launcher(arguments.start_method)) as launcher:
+        machine = probe_machine()
+        try:
+            devices = machine.choose(list(dict.fromkeys(name for names in arguments.device for name in names)))
+        except DeviceError as error:
+            options.error(str(error))
+        results = check_all(paths, machine, devices, arguments.timeout, launcher)
     sys.stdout.write(text_report(results))
     if arguments.json:
         arguments.json.write_text(json_report(results), encoding="utf-8")

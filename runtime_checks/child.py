@@ -22,6 +22,7 @@ import faulthandler
 import json
 import os
 import runpy
+import select
 import signal
 import sys
 import time
@@ -61,12 +62,47 @@ def run_fixture(fixture: str, device_name: str, result_path: str) -> None:
 
 
 def serve() -> None:
-    """Answer each job line on stdin with one line ``{"returncode": ..., "timed_out": ...}``."""
+    """Fork a process per job line on stdin, several at once; answer each as it ends with one line
+    ``{"id": ..., "returncode": ..., "timed_out": ...}`` on stdout. Ends when stdin closes and the
+    last child is done."""
     _warm_up()
-    for line in sys.stdin:
-        job = json.loads(line)
-        returncode, timed_out = _fork_and_wait(job)
-        print(json.dumps({"returncode": returncode, "timed_out": timed_out}), flush=True)
+    jobs = _JobReader(sys.stdin.fileno())
+    running = {}  # pid -> (job, deadline)
+    while jobs.open or running:
+        for job in jobs.read(timeout=_POLL_SECONDS if running else None):
+            running[_fork(job)] = (job, time.monotonic() + job["timeout"])
+        for pid, (job, deadline) in list(running.items()):
+            ended = _ended(pid, deadline)
+            if ended is not None:
+                del running[pid]
+                returncode, timed_out = ended
+                print(json.dumps({"id": job["id"], "returncode": returncode, "timed_out": timed_out}), flush=True)
+
+
+class _JobReader:
+    """Job lines from a pipe, read without blocking the server's loop for longer than a poll.
+
+    Raw reads, not sys.stdin: select() cannot see lines that a buffered reader already holds.
+    """
+
+    def __init__(self, fd: int) -> None:
+        self.fd = fd
+        self.open = True
+        self._partial = b""
+
+    def read(self, timeout) -> list:
+        if not self.open:
+            time.sleep(timeout)
+            return []
+        ready, _, _ = select.select([self.fd], [], [], timeout)
+        if not ready:
+            return []
+        chunk = os.read(self.fd, 65536)
+        if not chunk:
+            self.open = False
+            return []
+        *lines, self._partial = (self._partial + chunk).split(b"\n")
+        return [json.loads(line) for line in lines]
 
 
 def _warm_up() -> None:
@@ -81,13 +117,26 @@ def _warm_up() -> None:
     torch.empty(0, device="meta") + 0
 
 
-def _fork_and_wait(job: dict) -> tuple:
+def _fork(job: dict) -> int:
     sys.stdout.flush()
     sys.stderr.flush()
     pid = os.fork()
     if pid == 0:
         _run_forked(job)  # never returns
-    return _wait(pid, job["timeout"])
+    return pid
+
+
+def _ended(pid: int, deadline: float):
+    """(exit code, timed out) once the child has ended, None while it runs; past its deadline the
+    child's whole session is killed, not just the child."""
+    done, status = os.waitpid(pid, os.WNOHANG)
+    if done:
+        return os.waitstatus_to_exitcode(status), False
+    if time.monotonic() < deadline:
+        return None
+    kill_group(pid)
+    _, status = os.waitpid(pid, 0)
+    return os.waitstatus_to_exitcode(status), True
 
 
 def _run_forked(job: dict) -> None:
@@ -119,20 +168,6 @@ def _isolate(workdir: str, log: str) -> None:
     nothing = os.open(os.devnull, os.O_RDONLY)
     os.dup2(nothing, 0)
     os.close(nothing)
-
-
-def _wait(pid: int, timeout: float) -> tuple:
-    """(exit code, timed out); on timeout the child's whole session is killed, not just the child."""
-    deadline = time.monotonic() + timeout
-    while True:
-        done, status = os.waitpid(pid, os.WNOHANG)
-        if done:
-            return os.waitstatus_to_exitcode(status), False
-        if time.monotonic() > deadline:
-            kill_group(pid)
-            _, status = os.waitpid(pid, 0)
-            return os.waitstatus_to_exitcode(status), True
-        time.sleep(_POLL_SECONDS)
 
 
 def kill_group(leader: int) -> None:

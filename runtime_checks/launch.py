@@ -5,14 +5,16 @@ takes all its output (a file, not a pipe: a fixture that prints megabytes cannot
 pipe buffer) and the result file the child writes (see child.py).
 
 Two start methods, named after multiprocessing's:
-- ``forkserver`` (default where fork is safe): one server per worker imports torch once and
-  forks a fresh process per run. Runs take milliseconds instead of the seconds a torch import costs.
+- ``forkserver`` (default where fork is safe): one server imports torch once and forks a
+  fresh process per run, several at a time. Runs take milliseconds instead of the seconds a torch import costs.
 - ``spawn``: a fresh interpreter per run. The reference behaviour, and the only safe one on
   macOS, where forking after loading Apple's frameworks is not.
 """
 
 from __future__ import annotations
 
+import contextlib
+import itertools
 import json
 import os
 import signal
@@ -21,9 +23,10 @@ import sys
 import tempfile
 import threading
 import time
+from concurrent.futures import Future
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import List, Optional
+from typing import Dict, Optional, Union
 
 from . import child
 from .verdicts import Outcome
@@ -63,6 +66,8 @@ class Run:
 class SpawnLauncher:
     """A fresh interpreter per run."""
 
+    start_method = "spawn"
+
     def launch(self, job: Job) -> Exit:
         with open(job.log, "wb") as log:
             process = subprocess.Popen(
@@ -84,51 +89,66 @@ class SpawnLauncher:
 
 
 class ForkServerLauncher:
-    """One fork server per calling thread: a server handles one job at a time."""
+    """One fork server for every worker thread, started at once: it warms up while the caller probes.
+
+    Threads send job lines tagged with an id; one reader thread hands each reply to the thread
+    waiting for that id.
+    """
+
+    start_method = "forkserver"
 
     def __init__(self) -> None:
-        self._local = threading.local()
-        self._servers: List[subprocess.Popen] = []
+        self._server = subprocess.Popen(
+            [sys.executable, child.__file__, "serve"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
+        )
+        self._ids = itertools.count()
+        self._waiting: Dict[int, Future] = {}
         self._lock = threading.Lock()
+        self._died: Optional[RuntimeError] = None
+        self._reader = threading.Thread(target=self._read_replies, daemon=True)
+        self._reader.start()
 
     def launch(self, job: Job) -> Exit:
-        server = self._server()
-        try:
-            server.stdin.write(json.dumps(asdict(job)) + "\n")
-            server.stdin.flush()
-            reply = server.stdout.readline()
-        except BrokenPipeError:
-            reply = ""
-        if not reply:
-            raise RuntimeError(
-                f"the fork server exited with code {server.wait()} (its error is above); "
-                "try --start-method spawn"
-            )
-        answer = json.loads(reply)
-        return Exit(answer["returncode"], answer["timed_out"])
+        reply: Future = Future()
+        with self._lock:
+            if self._died is not None:
+                raise self._died
+            job_id = next(self._ids)
+            self._waiting[job_id] = reply
+            try:
+                self._server.stdin.write(json.dumps({"id": job_id, **asdict(job)}) + "\n")
+                self._server.stdin.flush()
+            except BrokenPipeError:
+                pass  # the reader sees the end of the replies and fails every waiting run
+        return reply.result()
 
     def close(self) -> None:
-        """Closing stdin ends a server's loop: it exits after its current job."""
-        for server in self._servers:
-            server.stdin.close()
-            server.wait()
+        """Closing stdin ends the server's loop once its last child is done."""
+        with contextlib.suppress(BrokenPipeError):  # a dead server; the runs already failed
+            self._server.stdin.close()
+        self._server.wait()
+        self._reader.join()
 
-    def _server(self) -> subprocess.Popen:
-        server = getattr(self._local, "server", None)
-        if server is None:
-            server = subprocess.Popen(
-                [sys.executable, child.__file__, "serve"],
-                stdin=subprocess.PIPE,
-                stdout=subprocess.PIPE,
-                text=True,
-            )
-            self._local.server = server
+    def _read_replies(self) -> None:
+        for line in self._server.stdout:
+            answer = json.loads(line)
             with self._lock:
-                self._servers.append(server)
-        return server
+                reply = self._waiting.pop(answer["id"])
+            reply.set_result(Exit(answer["returncode"], answer["timed_out"]))
+        died = RuntimeError(
+            f"the fork server exited with code {self._server.wait()} (its error is above); try --start-method spawn"
+        )
+        with self._lock:
+            self._died = died
+            for reply in self._waiting.values():
+                reply.set_exception(died)
+            self._waiting.clear()
 
 
-def make_launcher(start_method: str):
+Launcher = Union[SpawnLauncher, ForkServerLauncher]
+
+
+def make_launcher(start_method: str) -> Launcher:
     return ForkServerLauncher() if start_method == "forkserver" else SpawnLauncher()
 
 

@@ -16,7 +16,7 @@ from flake8_torchdevice.engine import lint_source
 
 from .devices import Device, Machine
 from .fixtures import Fixture, FixtureError, load_fixture
-from .launch import Run, make_launcher, run_fixture
+from .launch import Launcher, Run, run_fixture
 from .verdicts import MISMATCH, Verdict, cross_check, decide
 
 
@@ -64,13 +64,14 @@ def load_all(paths: Sequence[Path]) -> Tuple[List[Fixture], List[str]]:
 
 
 def check_all(
-    paths: Sequence[Path], machine: Machine, devices: Sequence[Device], timeout: float, start_method: str
+    paths: Sequence[Path], machine: Machine, devices: Sequence[Device], timeout: float, launcher: Launcher
 ) -> Results:
     started = time.monotonic()
     fixtures, errors = load_all(paths)
-    runs = _run_everywhere(fixtures, devices, timeout, start_method)
+    runs = _run_everywhere(fixtures, devices, timeout, launcher)
     results = [_result(fixture, runs, devices, machine) for fixture in fixtures]
-    return Results(machine, tuple(devices), start_method, timeout, results, errors, time.monotonic() - started)
+    seconds = time.monotonic() - started
+    return Results(machine, tuple(devices), launcher.start_method, timeout, results, errors, seconds)
 
 
 def lint_codes(fixture: Fixture) -> Tuple[str, ...]:
@@ -80,21 +81,17 @@ def lint_codes(fixture: Fixture) -> Tuple[str, ...]:
 
 
 def _run_everywhere(
-    fixtures: Sequence[Fixture], devices: Sequence[Device], timeout: float, start_method: str
+    fixtures: Sequence[Fixture], devices: Sequence[Device], timeout: float, launcher: Launcher
 ) -> Dict[Tuple[Path, str], Run]:
     pairs = [(fixture, device) for fixture in fixtures for device in devices]
     if not pairs:
         return {}
-    launcher = make_launcher(start_method)
-    try:
-        with ThreadPoolExecutor(max_workers=min(os.cpu_count() or 1, len(pairs))) as pool:
-            futures = {
-                (fixture.path, device.name): pool.submit(run_fixture, fixture.path, device.name, launcher, timeout)
-                for fixture, device in pairs
-            }
-            return {key: future.result() for key, future in futures.items()}
-    finally:
-        launcher.close()
+    with ThreadPoolExecutor(max_workers=min(os.cpu_count() or 1, len(pairs))) as pool:
+        futures = {
+            (fixture.path, device.name): pool.submit(run_fixture, fixture.path, device.name, launcher, timeout)
+            for fixture, device in pairs
+        }
+        return {key: future.result() for key, future in futures.items()}
 
 
 def _result(

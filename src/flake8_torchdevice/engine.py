@@ -6,8 +6,10 @@ parse or analyse yields a single TDV900 diagnostic.
 
 from __future__ import annotations
 
+import sys
+from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Iterable, List, Sequence, Type
+from typing import Iterable, Iterator, List, Sequence, Type
 
 import libcst as cst
 
@@ -15,6 +17,11 @@ from .analysis import analyse, positions_of
 from .rules import ALL_RULES, Finding, Rule
 from .rules.tdv900_unanalysable import UnanalysableFile
 from .settings import Settings
+
+# The walk recurses once per nesting level; a generated 1,000-term sum is deeper than Python's
+# default limit. From 3.11 Python-to-Python calls do not grow the C stack, so a higher limit is
+# safe there; older versions keep their default.
+_RECURSION_LIMIT = 20_000 if sys.version_info >= (3, 11) else 0
 
 # A file that mentions neither can hold no finding; skipping it costs one substring search.
 _RELEVANT_WORDS = ("torch", "cuda")
@@ -47,12 +54,23 @@ def lint_source(
     except Exception as error:  # libcst's ParserSyntaxError, or anything its native parser raises
         return [_unanalysable(f"libcst could not parse it: {_first_line(error)}")]
     try:
-        findings = _run_rules(module, settings, rules)
-        return _diagnostics(module, findings)
+        with _recursion_limit(_RECURSION_LIMIT):
+            findings = _run_rules(module, settings, rules)
+            return _diagnostics(module, findings)
     except RecursionError:
         return [_unanalysable("nested too deeply to analyse")]
     except Exception as error:  # an analysis bug must not abort the user's whole flake8 run
         return [_unanalysable(f"internal error {type(error).__name__}: {_first_line(error)}")]
+
+
+@contextmanager
+def _recursion_limit(limit: int) -> Iterator[None]:
+    previous = sys.getrecursionlimit()
+    sys.setrecursionlimit(max(previous, limit))
+    try:
+        yield
+    finally:
+        sys.setrecursionlimit(previous)
 
 
 def _run_rules(module: cst.Module, settings: Settings, rules: Sequence[Type[Rule]]) -> List[Finding]:
