@@ -64,7 +64,8 @@ def positive_seconds(value: str) -> float:
 
 def parser() -> argparse.ArgumentParser:
     options = argparse.ArgumentParser(
-        prog="python -m runtime_checks", description="Run the fixtures on every device; cross-check the linter."
+        prog="python -m runtime_checks",
+        description="Run the fixtures on every device; cross-check the linter.",
     )
     options.add_argument("--device", action="append", type=device_names, default=[], metavar="NAME[,NAME]")
     options.add_argument("--fixtures", nargs="+", default=[], metavar="CHOICE")
@@ -87,8 +88,9 @@ def main(argv: Optional[List[str]] = None) -> int:
     # Started first: the fork server imports torch while the probe does the same.
     with contextlib.closing(make_launcher(arguments.start_method)) as launcher:
         machine = probe_machine()
+        requested = list(dict.fromkeys(name for names in arguments.device for name in names))
         try:
-            devices = machine.choose(list(dict.fromkeys(name for names in arguments.device for name in names)))
+            devices = machine.choose(requested)
         except DeviceError as error:
             options.error(str(error))
         results = check_all(paths, machine, devices, arguments.timeout, launcher)

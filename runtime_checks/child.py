@@ -76,7 +76,8 @@ def serve() -> None:
             if ended is not None:
                 del running[pid]
                 returncode, timed_out = ended
-                print(json.dumps({"id": job["id"], "returncode": returncode, "timed_out": timed_out}), flush=True)
+                reply = {"id": job["id"], "returncode": returncode, "timed_out": timed_out}
+                print(json.dumps(reply), flush=True)
 
 
 class _JobReader:

@@ -66,7 +66,9 @@ class Machine:
         offered.setdefault("meta", Device("meta"))
         missing = [name for name in names if name not in offered]
         if missing:
-            raise DeviceError(f"not available on this machine: {', '.join(missing)} (available: {', '.join(offered)})")
+            raise DeviceError(
+                f"not available on this machine: {', '.join(missing)} (available: {', '.join(offered)})"
+            )
         return tuple(offered[name] for name in names)
 
 

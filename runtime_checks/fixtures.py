@@ -126,7 +126,7 @@ def discover(root: Path = FIXTURES_ROOT) -> List[Fixture]:
 
 
 def select_paths(choices: Iterable[str], root: Path = FIXTURES_ROOT) -> List[Path]:
-    """Fixture files named by rule codes (``TDV002``, looked up under root), paths or globs; in order, once each."""
+    """Fixture files named by rule codes (``TDV002``, under root), paths or globs; in order, once each."""
     chosen: List[Path] = []
     for choice in choices:
         found = _paths_for(choice, root)
@@ -140,4 +140,8 @@ def _paths_for(choice: str, root: Path) -> List[Path]:
     if _RULE_CODE.match(choice):
         return sorted((root / choice).glob("*.py"))
     matches = [Path(match) for match in sorted(glob.glob(choice, recursive=True))]
-    return [path for match in matches for path in (sorted(match.rglob("*.py")) if match.is_dir() else [match])]
+    return [path for match in matches for path in _python_files(match)]
+
+
+def _python_files(path: Path) -> List[Path]:
+    return sorted(path.rglob("*.py")) if path.is_dir() else [path]

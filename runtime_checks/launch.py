@@ -6,7 +6,8 @@ pipe buffer) and the result file the child writes (see child.py).
 
 Two start methods, named after multiprocessing's:
 - ``forkserver`` (default where fork is safe): one server imports torch once and forks a
-  fresh process per run, several at a time. Runs take milliseconds instead of the seconds a torch import costs.
+  fresh process per run, several at a time. A run takes milliseconds, not the seconds that
+  importing torch costs.
 - ``spawn``: a fresh interpreter per run. The reference behaviour, and the only safe one on
   macOS, where forking after loading Apple's frameworks is not.
 """
@@ -99,7 +100,10 @@ class ForkServerLauncher:
 
     def __init__(self) -> None:
         self._server = subprocess.Popen(
-            [sys.executable, child.__file__, "serve"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
+            [sys.executable, child.__file__, "serve"],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
         )
         self._ids = itertools.count()
         self._waiting: Dict[int, Future] = {}
@@ -136,7 +140,8 @@ class ForkServerLauncher:
                 reply = self._waiting.pop(answer["id"])
             reply.set_result(Exit(answer["returncode"], answer["timed_out"]))
         died = RuntimeError(
-            f"the fork server exited with code {self._server.wait()} (its error is above); try --start-method spawn"
+            f"the fork server exited with code {self._server.wait()} (its error is above); "
+            "try --start-method spawn"
         )
         with self._lock:
             self._died = died
@@ -152,7 +157,7 @@ def make_launcher(start_method: str) -> Launcher:
     return ForkServerLauncher() if start_method == "forkserver" else SpawnLauncher()
 
 
-def run_fixture(fixture: Path, device: str, launcher, timeout: float) -> Run:
+def run_fixture(fixture: Path, device: str, launcher: Launcher, timeout: float) -> Run:
     with tempfile.TemporaryDirectory(prefix="runtime-check-") as scratch:
         job = _job_in(Path(scratch), fixture, device, timeout)
         started = time.monotonic()
@@ -213,4 +218,3 @@ def _tail(log: Path) -> str:
     with open(log, "rb") as stream:
         stream.seek(max(0, os.fstat(stream.fileno()).st_size - TAIL_BYTES))
         return stream.read().decode("utf-8", errors="replace")
-

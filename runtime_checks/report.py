@@ -56,8 +56,9 @@ def summary_line(results: Results) -> str:
     disagreements = sum(bool(result.cross_check) for result in results.fixtures)
     devices = ", ".join(device.label for device in results.devices)
     return (
-        f"{len(results.fixtures)} fixtures x {len(results.devices)} devices ({devices}) in {results.seconds:.1f} s: "
-        f"{verdicts}; {disagreements} cross-check failures; {len(results.fixture_errors)} fixture errors"
+        f"{len(results.fixtures)} fixtures x {len(results.devices)} devices ({devices}) "
+        f"in {results.seconds:.1f} s: {verdicts}; "
+        f"{disagreements} cross-check failures; {len(results.fixture_errors)} fixture errors"
     )
 
 
@@ -66,10 +67,10 @@ def problems(results: Results) -> List[str]:
     lines = [f"fixture error: {error}" for error in results.fixture_errors]
     for result in results.fixtures:
         for device in results.devices:
-            device_run = result.runs[device.name]
-            if device_run.verdict.kind == MISMATCH:
-                lines.append(f"mismatch: {result.fixture.name} on {device.label}: {device_run.verdict.reason}")
-                lines.extend(f"    | {line}" for line in _last_lines(device_run.run.output_tail))
+            verdict, run = result.runs[device.name].verdict, result.runs[device.name].run
+            if verdict.kind == MISMATCH:
+                lines.append(f"mismatch: {result.fixture.name} on {device.label}: {verdict.reason}")
+                lines.extend(f"    | {line}" for line in _last_lines(run.output_tail))
         if result.cross_check:
             lines.append(f"cross-check: {result.fixture.name}: {result.cross_check}")
     return lines

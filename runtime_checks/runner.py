@@ -53,7 +53,7 @@ class Results:
 
 
 def load_all(paths: Sequence[Path]) -> Tuple[List[Fixture], List[str]]:
-    """The fixtures that parse, and one error line per fixture that does not: one broken file spoils no run."""
+    """The fixtures that parse, and an error line per one that does not: a broken file spoils no run."""
     fixtures, errors = [], []
     for path in paths:
         try:
@@ -68,8 +68,17 @@ def check_all(
 ) -> Results:
     started = time.monotonic()
     fixtures, errors = load_all(paths)
-    runs = _run_everywhere(fixtures, devices, timeout, launcher)
-    results = [_result(fixture, runs, devices, machine) for fixture in fixtures]
+    pairs = [(fixture, device) for fixture in fixtures for device in devices]
+    with ThreadPoolExecutor(max_workers=max(1, min(os.cpu_count() or 1, len(pairs)))) as pool:
+        pending = {
+            (fixture.path, device.name): pool.submit(
+                run_fixture, fixture.path, device.name, launcher, timeout
+            )
+            for fixture, device in pairs
+        }
+        linted = {fixture.path: lint_codes(fixture) for fixture in fixtures}  # while the runs run
+        runs = {key: future.result() for key, future in pending.items()}
+    results = [_result(fixture, linted[fixture.path], runs, devices, machine) for fixture in fixtures]
     seconds = time.monotonic() - started
     return Results(machine, tuple(devices), launcher.start_method, timeout, results, errors, seconds)
 
@@ -80,29 +89,18 @@ def lint_codes(fixture: Fixture) -> Tuple[str, ...]:
     return tuple(sorted({diagnostic.code for diagnostic in lint_source(source)}))
 
 
-def _run_everywhere(
-    fixtures: Sequence[Fixture], devices: Sequence[Device], timeout: float, launcher: Launcher
-) -> Dict[Tuple[Path, str], Run]:
-    pairs = [(fixture, device) for fixture in fixtures for device in devices]
-    if not pairs:
-        return {}
-    with ThreadPoolExecutor(max_workers=min(os.cpu_count() or 1, len(pairs))) as pool:
-        futures = {
-            (fixture.path, device.name): pool.submit(run_fixture, fixture.path, device.name, launcher, timeout)
-            for fixture, device in pairs
-        }
-        return {key: future.result() for key, future in futures.items()}
-
-
 def _result(
-    fixture: Fixture, runs: Dict[Tuple[Path, str], Run], devices: Sequence[Device], machine: Machine
+    fixture: Fixture,
+    codes: Tuple[str, ...],
+    runs: Dict[Tuple[Path, str], Run],
+    devices: Sequence[Device],
+    machine: Machine,
 ) -> FixtureResult:
     device_runs = {}
     for device in devices:
         run = runs[(fixture.path, device.name)]
         verdict = decide(fixture.runtime, run.outcome, device, machine.cuda_usable)
         device_runs[device.name] = DeviceRun(run, verdict)
-    codes = lint_codes(fixture)
     verdicts = [device_run.verdict for device_run in device_runs.values()]
     disagreement = cross_check(codes, verdicts, [device.label for device in devices])
     return FixtureResult(fixture, codes, device_runs, disagreement)

@@ -95,7 +95,9 @@ def decide(
     return Verdict(MISMATCH, f"{outcome.describe()}; expected {_alternatives(due) if due else 'it to pass'}")
 
 
-def cross_check(linter_codes: Sequence[str], verdicts: Sequence[Verdict], device_labels: Sequence[str]) -> str:
+def cross_check(
+    linter_codes: Sequence[str], verdicts: Sequence[Verdict], device_labels: Sequence[str]
+) -> str:
     """Why the linter and the runs disagree about a fixture; empty when they agree.
 
     A finding must be a failure some device confirms, or one that only an absent device could show.

@@ -22,6 +22,7 @@ from typing import Dict, FrozenSet, Iterator, List, Optional, Sequence, Set, Tup
 import libcst as cst
 
 from . import torch_api
+from .arguments import keyword_argument
 from .facts import Assignment, CallSite, ModuleAnalysis, ParameterDefault
 from .guards import GuardClassifier, Polarity, always_leaves, mentions_cuda
 from .imports import ImportTable, dotted_name
@@ -406,7 +407,8 @@ class Walker:
             return _arithmetic(self.value(node.left), self.value(node.right))
         if isinstance(node, cst.Subscript):
             owner = self.value(node.value)
-            self.scan_children(node.slice)
+            for element in node.slice:
+                self.scan(element)
             if owner.kind is Kind.TENSOR:
                 return owner
             if owner is BATCH:
@@ -443,7 +445,7 @@ class Walker:
                 comprehension = comprehension.inner_for_in
         saved = {name: self.env.pop(name) for name in hidden if name in self.env}
         try:
-            self.scan(node)
+            self.scan_children(node)
         finally:
             self.env.update(saved)
 
@@ -548,7 +550,7 @@ class Walker:
             return Value(kind=Kind.TENSOR, place=self._factory_place(node), requires_grad=_requires_grad(node))
         if qualified in torch_api.LIKE_FACTORIES:
             like = arguments[0] if arguments else UNKNOWN
-            device = _keyword(node, "device")
+            device = keyword_argument(node, "device")
             place = self._device_argument_place(device) if device is not None else like.place
             return Value(kind=Kind.TENSOR, place=place, requires_grad=_requires_grad(node))
         if torch_api.is_tensor_function(qualified):
@@ -592,7 +594,7 @@ class Walker:
             return CPU
         if method == "cuda":
             return on_device("cuda")
-        target = _keyword(node, "device")
+        target = keyword_argument(node, "device")
         if target is None and node.args and node.args[0].keyword is None and node.args[0].star == "":
             target = node.args[0].value
         if target is None:  # ``.to(dtype=...)``, ``.to(memory_format=...)``
@@ -628,7 +630,7 @@ class Walker:
         return UNKNOWN_PLACE  # ``.to(dtype)``, ``.to(other)``: not provably a device
 
     def _factory_place(self, node: cst.Call) -> Place:
-        device = _keyword(node, "device")
+        device = keyword_argument(node, "device")
         if device is None:
             return self.default_place
         return self._device_argument_place(device)
@@ -710,15 +712,8 @@ def _arithmetic(left: Value, right: Value) -> Value:
     )
 
 
-def _keyword(node: cst.Call, name: str) -> Optional[cst.BaseExpression]:
-    for arg in node.args:
-        if arg.keyword is not None and arg.keyword.value == name:
-            return arg.value
-    return None
-
-
 def _requires_grad(node: cst.Call) -> bool:
-    flag = _keyword(node, "requires_grad")
+    flag = keyword_argument(node, "requires_grad")
     return isinstance(flag, cst.Name) and flag.value == "True"
 
 

@@ -7,6 +7,7 @@ from typing import Iterator, Optional
 import libcst as cst
 
 from ..analysis import CallSite, ModuleAnalysis
+from ..analysis.arguments import keyword_argument, positional_argument
 from ..analysis.values import is_cuda_literal, string_value
 from ..settings import Settings
 from .base import Finding, Rule
@@ -29,18 +30,6 @@ NEEDS_GPU = frozenset(
 LEGACY_TENSOR_TYPES = frozenset(
     f"torch.cuda.{dtype}Tensor" for dtype in "Float Double Half BFloat16 Long Int Short Char Byte Bool".split()
 )
-
-
-def _keyword(call: cst.Call, name: str) -> Optional[cst.BaseExpression]:
-    for arg in call.args:
-        if arg.keyword is not None and arg.keyword.value == name:
-            return arg.value
-    return None
-
-
-def _positional(call: cst.Call, index: int) -> Optional[cst.BaseExpression]:
-    positional = [arg.value for arg in call.args if arg.keyword is None and not arg.star]
-    return positional[index] if index < len(positional) else None
 
 
 def _mentions_device(name: str) -> bool:
@@ -115,14 +104,14 @@ class HardcodedCudaDevice(Rule):
     def _check_call(self, site: CallSite, analysis: ModuleAnalysis) -> Iterator[Finding]:
         call = site.node
         for keyword in ("device", "map_location"):
-            value = _keyword(call, keyword)
+            value = keyword_argument(call, keyword)
             if value is not None and is_cuda_literal(value):
                 yield self._literal(value)
         placement_argument = None
         if site.qualified in ("torch.device", "torch.set_default_device") or site.method == "to":
-            placement_argument = _positional(call, 0)
+            placement_argument = positional_argument(call, 0)
         elif site.qualified == "torch.load":
-            placement_argument = _positional(call, 1)
+            placement_argument = positional_argument(call, 1)
         if placement_argument is not None and is_cuda_literal(placement_argument):
             yield self._literal(placement_argument)
         if site.method == "cuda" and len(call.args) <= 1:
@@ -140,7 +129,7 @@ class HardcodedCudaDevice(Rule):
                 f"guard it: `if torch.cuda.is_available(): {site.qualified}(...)`",
             )
         if site.qualified == "torch.set_default_tensor_type" or site.method == "type":
-            argument = _positional(call, 0)
+            argument = positional_argument(call, 0)
             name = _legacy_type_name(argument, analysis) if argument is not None else None
             if argument is not None and name is not None:
                 yield self._legacy_type(argument, name)
