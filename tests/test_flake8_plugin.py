@@ -49,7 +49,9 @@ def flake8_over_fixtures():
 
 
 def test_file_mode_matches_the_engine(fixture, flake8_over_fixtures):
-    reported = [hit for path, hits in parse(flake8_over_fixtures).items() if path == fixture.path.name for hit in hits]
+    reported = [
+        hit for path, hits in parse(flake8_over_fixtures).items() if path == fixture.path.name for hit in hits
+    ]
     assert sorted(reported) == engine_view(fixture.path)
 
 
@@ -72,24 +74,31 @@ def test_noqa(noqa, reported):
 
 
 def test_select_and_extend_ignore(tmp_path):
-    source = 'import torch\nx = torch.zeros(3)\nx.cuda()\n'
+    source = "import torch\nx = torch.zeros(3)\nx.cuda()\n"
     both = flake8("--select=TDV", "--stdin-display-name", "x.py", "-", stdin=source)
     assert {"TDV001", "TDV002"} <= set(re.findall(r"TDV\d{3}", both))
     only_002 = flake8("--select=TDV002", "--stdin-display-name", "x.py", "-", stdin=source)
     assert set(re.findall(r"TDV\d{3}", only_002)) == {"TDV002"}
-    ignored = flake8("--select=TDV", "--extend-ignore=TDV001", "--stdin-display-name", "x.py", "-", stdin=source)
+    ignored = flake8(
+        "--select=TDV", "--extend-ignore=TDV001", "--stdin-display-name", "x.py", "-", stdin=source
+    )
     assert set(re.findall(r"TDV\d{3}", ignored)) == {"TDV002"}
 
 
 def test_guard_functions_option():
-    source = 'import torch\nfrom mylib import is_torch_cuda_available\nif is_torch_cuda_available():\n    torch.cuda.synchronize()\n'
+    source = "import torch\nfrom mylib import is_torch_cuda_available\nif is_torch_cuda_available():\n    torch.cuda.synchronize()\n"
     plain = flake8("--select=TDV", "--stdin-display-name", "x.py", "-", stdin=source)
     assert "TDV001" not in plain  # the name mentions CUDA, which already counts as a check
     source = source.replace("is_torch_cuda_available", "accelerated")
     plain = flake8("--select=TDV", "--stdin-display-name", "x.py", "-", stdin=source)
     assert "TDV001" in plain
     configured = flake8(
-        "--select=TDV", "--torchdevice-guard-functions=accelerated", "--stdin-display-name", "x.py", "-", stdin=source
+        "--select=TDV",
+        "--torchdevice-guard-functions=accelerated",
+        "--stdin-display-name",
+        "x.py",
+        "-",
+        stdin=source,
     )
     assert "TDV001" not in configured
 
@@ -98,7 +107,12 @@ def test_report_unknown_receivers_option():
     source = "import torch\ndef f(x, device):\n    x.to(device)\n"
     assert "TDV002" not in flake8("--select=TDV", "--stdin-display-name", "x.py", "-", stdin=source)
     opted = flake8(
-        "--select=TDV", "--torchdevice-report-unknown-receivers", "--stdin-display-name", "x.py", "-", stdin=source
+        "--select=TDV",
+        "--torchdevice-report-unknown-receivers",
+        "--stdin-display-name",
+        "x.py",
+        "-",
+        stdin=source,
     )
     assert "TDV002" in opted
 

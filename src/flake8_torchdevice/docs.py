@@ -26,7 +26,9 @@ def rule_table() -> str:
     rows = ["| Code | Name | What it catches | Default |", "| --- | --- | --- | --- |"]
     for rule in DOCUMENTED:
         default = "on" if rule.enabled_by_default else "off"
-        rows.append(f"| [{rule.code}](docs/rules.md#{rule.code.lower()}-{rule.name}) | `{rule.name}` | {rule.summary} | {default} |")
+        rows.append(
+            f"| [{rule.code}](docs/rules.md#{rule.code.lower()}-{rule.name}) | `{rule.name}` | {rule.summary} | {default} |"
+        )
     return "\n".join(rows)
 
 
@@ -37,7 +39,10 @@ def explain(rule: Type[Code]) -> str:
 
 def rules_reference() -> str:
     header = "# Rules\n\nGenerated from the rule classes by `python -m flake8_torchdevice.docs`; do not edit by hand.\n"
-    sections = [re.sub(r"^## ", "### ", explain(rule), flags=re.MULTILINE).replace("# ", "## ", 1) for rule in DOCUMENTED]
+    sections = [
+        re.sub(r"^## ", "### ", explain(rule), flags=re.MULTILINE).replace("# ", "## ", 1)
+        for rule in DOCUMENTED
+    ]
     return header + "\n" + "\n".join(sections)
 
 

@@ -95,4 +95,3 @@ def _unanalysable(reason: str) -> Diagnostic:
 def _first_line(error: BaseException) -> str:
     text = str(error).strip().splitlines()
     return text[0] if text else type(error).__name__
-

@@ -42,7 +42,11 @@ class _PositionRecorder(CodegenState):
 
     @contextmanager
     def record_syntactic_position(
-        self, node: cst.CSTNode, *, start_node: Optional[cst.CSTNode] = None, end_node: Optional[cst.CSTNode] = None
+        self,
+        node: cst.CSTNode,
+        *,
+        start_node: Optional[cst.CSTNode] = None,
+        end_node: Optional[cst.CSTNode] = None,
     ) -> Iterator[None]:
         key = id(node)
         if key in self.wanted and key not in self.found:

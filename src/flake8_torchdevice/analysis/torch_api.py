@@ -72,7 +72,9 @@ DTYPES: FrozenSet[str] = frozenset(
 
 GRAD_DISABLING_CONTEXTS: FrozenSet[str] = frozenset({"torch.no_grad", "torch.inference_mode"})
 
-DATA_LOADERS: FrozenSet[str] = frozenset({"torch.utils.data.DataLoader", "torch.utils.data.dataloader.DataLoader"})
+DATA_LOADERS: FrozenSet[str] = frozenset(
+    {"torch.utils.data.DataLoader", "torch.utils.data.dataloader.DataLoader"}
+)
 
 # Functions of other libraries that build an ``nn.Module`` (whose ``.to()`` is in place).
 MODEL_FACTORIES: FrozenSet[str] = frozenset({"timm.create_model", "torch.hub.load"})
@@ -106,7 +108,9 @@ def is_tensor_function(qualified: str) -> bool:
     if qualified.startswith(TENSOR_FUNCTION_NAMESPACES):
         return True
     head, _, name = qualified.partition(".")
-    return head == "torch" and "." not in name and name[:1].islower() and qualified not in NON_TENSOR_FUNCTIONS
+    return (
+        head == "torch" and "." not in name and name[:1].islower() and qualified not in NON_TENSOR_FUNCTIONS
+    )
 
 
 def is_module_class(qualified: str) -> bool:

@@ -26,7 +26,19 @@ from .arguments import keyword_argument
 from .facts import Assignment, CallSite, ModuleAnalysis, ParameterDefault
 from .guards import GuardClassifier, Polarity, always_leaves, mentions_cuda
 from .imports import ImportTable, dotted_name
-from .values import BATCH, CPU, UNKNOWN, UNKNOWN_PLACE, Kind, Place, Value, is_cpu_literal, is_cuda_literal, on_device, string_value
+from .values import (
+    BATCH,
+    CPU,
+    UNKNOWN,
+    UNKNOWN_PLACE,
+    Kind,
+    Place,
+    Value,
+    is_cpu_literal,
+    is_cuda_literal,
+    on_device,
+    string_value,
+)
 
 Env = Dict[str, Value]
 
@@ -348,14 +360,20 @@ class Walker:
             element_value = _element_of(value)
             for element in target.elements:
                 inner = element.value
-                self.bind(inner, value_node, element_value if not isinstance(element, cst.StarredElement) else UNKNOWN)
+                self.bind(
+                    inner,
+                    value_node,
+                    element_value if not isinstance(element, cst.StarredElement) else UNKNOWN,
+                )
             return
         if isinstance(target, cst.StarredElement):
             self.bind(target.value, value_node, UNKNOWN)
             return
         self.value(target)
 
-    def bind_loop_target(self, target: cst.BaseExpression, iterated_node: cst.BaseExpression, iterated: Value, env: Env) -> None:
+    def bind_loop_target(
+        self, target: cst.BaseExpression, iterated_node: cst.BaseExpression, iterated: Value, env: Env
+    ) -> None:
         loader_arg = self._wrapped_loader(iterated_node)
         if loader_arg is not None and isinstance(target, (cst.Tuple, cst.List)) and len(target.elements) == 2:
             # ``for i, (x, y) in enumerate(loader)``: the second element is the batch.
@@ -375,13 +393,19 @@ class Walker:
         if isinstance(target, (cst.Tuple, cst.List)):
             for element in target.elements:
                 for name in _bound_names(element.value):
-                    env[name] = Value(kind=Kind.TENSOR, place=CPU) if isinstance(element.value, cst.Name) else UNKNOWN
+                    env[name] = (
+                        Value(kind=Kind.TENSOR, place=CPU) if isinstance(element.value, cst.Name) else UNKNOWN
+                    )
         else:
             for name in _bound_names(target):
                 env[name] = BATCH
 
     def _wrapped_loader(self, node: cst.BaseExpression) -> Optional[cst.BaseExpression]:
-        if isinstance(node, cst.Call) and node.args and dotted_name(node.func) in ("enumerate", "tqdm", "tqdm.tqdm"):
+        if (
+            isinstance(node, cst.Call)
+            and node.args
+            and dotted_name(node.func) in ("enumerate", "tqdm", "tqdm.tqdm")
+        ):
             inner = node.args[0].value
             if self.env.get(dotted_name(inner) or "", UNKNOWN).kind is Kind.LOADER:
                 return inner
@@ -451,7 +475,9 @@ class Walker:
 
     def scan(self, node: cst.CSTNode) -> None:
         """Record the calls inside a node the walker does not model."""
-        if isinstance(node, cst.BaseExpression) and not isinstance(node, (cst.Tuple, cst.List, cst.Set, cst.Dict)):
+        if isinstance(node, cst.BaseExpression) and not isinstance(
+            node, (cst.Tuple, cst.List, cst.Set, cst.Dict)
+        ):
             if type(node) in _MODELLED_EXPRESSIONS:
                 self.value(node)
                 return
@@ -486,7 +512,9 @@ class Walker:
                 receiver_value = self.value(receiver)
             elif not isinstance(func, cst.Name):
                 self.value(func)
-        arguments = [self.value(arg.value) if arg.star != "**" else self._mapping_argument(arg) for arg in node.args]
+        arguments = [
+            self.value(arg.value) if arg.star != "**" else self._mapping_argument(arg) for arg in node.args
+        ]
         if qualified == "torch.set_default_device":
             self.default_place = UNKNOWN_PLACE
         result = self._call_result(node, qualified, method, receiver, receiver_value, arguments)
@@ -536,7 +564,10 @@ class Walker:
         if qualified in torch_api.DATA_LOADERS:
             return Value(kind=Kind.LOADER)
         if qualified == "torch.device":
-            return Value(kind=Kind.DEVICE, place=self._device_argument_place(node.args[0].value) if node.args else UNKNOWN_PLACE)
+            return Value(
+                kind=Kind.DEVICE,
+                place=self._device_argument_place(node.args[0].value) if node.args else UNKNOWN_PLACE,
+            )
         if qualified in torch_api.PARAMETER_CLASSES:
             data = arguments[0] if arguments else UNKNOWN
             return Value(kind=Kind.TENSOR, place=data.place, requires_grad=qualified != "torch.nn.Buffer")
@@ -547,7 +578,9 @@ class Walker:
         if qualified == "torch.from_numpy":
             return Value(kind=Kind.TENSOR, place=CPU)
         if qualified in torch_api.TENSOR_FACTORIES:
-            return Value(kind=Kind.TENSOR, place=self._factory_place(node), requires_grad=_requires_grad(node))
+            return Value(
+                kind=Kind.TENSOR, place=self._factory_place(node), requires_grad=_requires_grad(node)
+            )
         if qualified in torch_api.LIKE_FACTORIES:
             like = arguments[0] if arguments else UNKNOWN
             device = keyword_argument(node, "device")
@@ -578,10 +611,22 @@ class Walker:
             return moved
         if method == "from_pretrained":
             return self._pretrained(dotted_name(node.func) or "")
-        if kind is Kind.MODULE and method in ("eval", "train", "float", "half", "double", "bfloat16", "requires_grad_"):
+        if kind is Kind.MODULE and method in (
+            "eval",
+            "train",
+            "float",
+            "half",
+            "double",
+            "bfloat16",
+            "requires_grad_",
+        ):
             return receiver_value
         if kind is Kind.TENSOR and method in torch_api.PLACE_PRESERVING_METHODS:
-            return Value(kind=Kind.TENSOR, place=receiver_value.place, requires_grad=receiver_value.requires_grad and method != "detach")
+            return Value(
+                kind=Kind.TENSOR,
+                place=receiver_value.place,
+                requires_grad=receiver_value.requires_grad and method != "detach",
+            )
         if method in torch_api.TENSOR_ONLY_METHODS:
             return Value(kind=Kind.TENSOR, place=receiver_value.place)
         if kind is Kind.MODULE and method == "forward":
@@ -731,7 +776,9 @@ def _all_params(params: cst.Parameters) -> Iterator[cst.Param]:
         yield params.star_kwarg
 
 
-_BROAD_EXCEPTIONS = frozenset({"Exception", "BaseException", "RuntimeError", "AssertionError", "AttributeError"})
+_BROAD_EXCEPTIONS = frozenset(
+    {"Exception", "BaseException", "RuntimeError", "AssertionError", "AttributeError"}
+)
 
 
 def _catches_device_errors(handler: cst.ExceptHandler) -> bool:

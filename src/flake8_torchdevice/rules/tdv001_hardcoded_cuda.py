@@ -28,7 +28,8 @@ NEEDS_GPU = frozenset(
 )
 
 LEGACY_TENSOR_TYPES = frozenset(
-    f"torch.cuda.{dtype}Tensor" for dtype in "Float Double Half BFloat16 Long Int Short Char Byte Bool".split()
+    f"torch.cuda.{dtype}Tensor"
+    for dtype in "Float Double Half BFloat16 Long Int Short Char Byte Bool".split()
 )
 
 
@@ -95,10 +96,18 @@ class HardcodedCudaDevice(Rule):
             if not site.guarded:
                 yield from self._check_call(site, analysis)
         for default in analysis.parameter_defaults:
-            if not default.guarded and is_cuda_literal(default.default) and _mentions_device(default.param.name.value):
+            if (
+                not default.guarded
+                and is_cuda_literal(default.default)
+                and _mentions_device(default.param.name.value)
+            ):
                 yield self._literal(default.default)
         for assignment in analysis.assignments:
-            if not assignment.guarded and is_cuda_literal(assignment.value) and _mentions_device(assignment.target):
+            if (
+                not assignment.guarded
+                and is_cuda_literal(assignment.value)
+                and _mentions_device(assignment.target)
+            ):
                 yield self._literal(assignment.value)
 
     def _check_call(self, site: CallSite, analysis: ModuleAnalysis) -> Iterator[Finding]:

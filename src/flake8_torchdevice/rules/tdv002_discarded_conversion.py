@@ -82,7 +82,9 @@ class DiscardedConversion(Rule):
 
     code = "TDV002"
     name = "discarded-tensor-conversion"
-    summary = "Result of a tensor's `.to()` / `.cuda()` / `.cpu()` is discarded (only `nn.Module.to()` is in place)"
+    summary = (
+        "Result of a tensor's `.to()` / `.cuda()` / `.cpu()` is discarded (only `nn.Module.to()` is in place)"
+    )
 
     def check(self, analysis: ModuleAnalysis, settings: Settings) -> Iterator[Finding]:
         for site in analysis.calls:

@@ -14,7 +14,9 @@ from .base import Finding, Rule, source_text
 def _forces_copy(call: cst.Call) -> bool:
     """``t.numpy(force=True)`` copies to the CPU itself."""
     return any(
-        arg.keyword is not None and arg.keyword.value == "force" and not (isinstance(arg.value, cst.Name) and arg.value.value == "False")
+        arg.keyword is not None
+        and arg.keyword.value == "force"
+        and not (isinstance(arg.value, cst.Name) and arg.value.value == "False")
         for arg in call.args
     )
 
