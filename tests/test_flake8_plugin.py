@@ -86,7 +86,12 @@ def test_select_and_extend_ignore(tmp_path):
 
 
 def test_guard_functions_option():
-    source = "import torch\nfrom mylib import is_torch_cuda_available\nif is_torch_cuda_available():\n    torch.cuda.synchronize()\n"
+    source = (
+        "import torch\n"
+        "from mylib import is_torch_cuda_available\n"
+        "if is_torch_cuda_available():\n"
+        "    torch.cuda.synchronize()\n"
+    )
     plain = flake8("--select=TDV", "--stdin-display-name", "x.py", "-", stdin=source)
     assert "TDV001" not in plain  # the name mentions CUDA, which already counts as a check
     source = source.replace("is_torch_cuda_available", "accelerated")

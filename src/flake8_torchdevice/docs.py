@@ -26,9 +26,8 @@ def rule_table() -> str:
     rows = ["| Code | Name | What it catches | Default |", "| --- | --- | --- | --- |"]
     for rule in DOCUMENTED:
         default = "on" if rule.enabled_by_default else "off"
-        rows.append(
-            f"| [{rule.code}](docs/rules.md#{rule.code.lower()}-{rule.name}) | `{rule.name}` | {rule.summary} | {default} |"
-        )
+        anchor = f"docs/rules.md#{rule.code.lower()}-{rule.name}"
+        rows.append(f"| [{rule.code}]({anchor}) | `{rule.name}` | {rule.summary} | {default} |")
     return "\n".join(rows)
 
 
