@@ -7,12 +7,12 @@ at that point of the program (guards, values), so a rule never re-walks the tree
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Dict, FrozenSet, List, Optional
+from typing import Dict, FrozenSet, List, Optional, Tuple
 
 import libcst as cst
 
 from .imports import ImportTable
-from .values import Value
+from .values import UNKNOWN, Value
 
 
 @dataclass
@@ -31,6 +31,19 @@ class CallSite:
     is_statement: bool = False
     # Names unpacked with ``**name`` in the enclosing function: mappings, not tensors.
     mapping_names: FrozenSet[str] = frozenset()
+    # Values of the arguments, in order (elements of a literal list or tuple argument included).
+    argument_values: Tuple[Value, ...] = ()
+    # What the called name holds, for ``model(x)``-style calls of a local value.
+    callee_value: Value = UNKNOWN
+
+
+@dataclass
+class Operation:
+    """A binary operator applied to two values (``w + b``, ``x @ w``)."""
+
+    node: cst.BinaryOperation
+    left: Value
+    right: Value
 
 
 @dataclass
@@ -56,6 +69,7 @@ class ModuleAnalysis:
     calls: List[CallSite] = field(default_factory=list)
     parameter_defaults: List[ParameterDefault] = field(default_factory=list)
     assignments: List[Assignment] = field(default_factory=list)
+    operations: List[Operation] = field(default_factory=list)
     _calls_by_node: Dict[int, CallSite] = field(default_factory=dict)
 
     @property

@@ -52,6 +52,7 @@ AVAILABILITY_CHECKS: FrozenSet[str] = frozenset(
 )
 
 _MENTIONS_CUDA = re.compile(r"cuda|gpu", re.IGNORECASE)
+_REFUSES_CUDA = re.compile(r"(no|disable|without|skip)_?(cuda|gpu)|cpu", re.IGNORECASE)
 _ZERO_COMPARISONS = (cst.Equal, cst.LessThanEqual)  # ``device_count() == 0`` means no CUDA
 
 
@@ -76,9 +77,13 @@ class GuardClassifier:
         if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
             return self.polarity(test.expression).flipped()
         if isinstance(test, cst.BooleanOperation):
-            # Approximate: the first operand that speaks about CUDA decides.
-            left = self.polarity(test.left)
-            return left if left is not Polarity.NONE else self.polarity(test.right)
+            # ``a and b`` is true only if both are: one POSITIVE operand guards the body.
+            # ``a or b`` is false only if both are: one NEGATIVE operand guards the ``else``.
+            sides = {self.polarity(test.left), self.polarity(test.right)} - {Polarity.NONE}
+            preferred = Polarity.POSITIVE if isinstance(test.operator, cst.And) else Polarity.NEGATIVE
+            if preferred in sides or not sides:
+                return preferred if sides else Polarity.NONE
+            return sides.pop()
         if isinstance(test, cst.Call):
             return self._call_polarity(test)
         if isinstance(test, cst.Comparison):
@@ -132,7 +137,10 @@ class GuardClassifier:
         variable = self._guard_variable(name)
         if variable is not None:
             return variable
-        if mentions_cuda(name.rsplit(".", 1)[-1]):
+        last = name.rsplit(".", 1)[-1]
+        if _REFUSES_CUDA.search(last):  # ``args.no_cuda``, ``cpu_only``
+            return Polarity.NEGATIVE
+        if mentions_cuda(last):
             return Polarity.POSITIVE
         return Polarity.NONE
 

@@ -47,7 +47,7 @@ PLACE_PRESERVING_METHODS: FrozenSet[str] = frozenset(
         "detach clone contiguous float double half bfloat16 long int short bool byte char type_as "
         "view view_as reshape reshape_as permute transpose t squeeze unsqueeze flatten unflatten "
         "expand expand_as repeat repeat_interleave narrow select index_select masked_select gather "
-        "argmax argmin sum mean std var prod abs exp log sqrt pow clamp clip round floor ceil neg "
+        "argmax argmin sum mean std var prod max min norm all any abs exp log sqrt pow clamp clip round floor ceil neg "
         "sigmoid softmax log_softmax relu tanh matmul mm bmm mul add sub div where flip roll chunk "
         "numel_like squeeze_ detach_ requires_grad_ to_dense to_sparse pin_memory"
     ).split()
@@ -58,6 +58,12 @@ TENSOR_ONLY_METHODS: FrozenSet[str] = frozenset(
     "detach contiguous unsqueeze permute requires_grad_ type_as view_as expand_as masked_select "
     "index_select pin_memory bfloat16".split()
 )
+
+# Reductions that return a 0-dim tensor when called without a dimension.
+REDUCTIONS: FrozenSet[str] = frozenset("sum mean std var prod max min norm all any".split())
+
+# Module attributes that are parameters (tensors that require grad) in nn.Linear, nn.Conv*...
+MODULE_PARAMETERS: FrozenSet[str] = frozenset({"weight", "bias"})
 
 # Tensor attributes that are tensors themselves.
 TENSOR_ATTRIBUTES: FrozenSet[str] = frozenset({"data", "grad", "T", "mT", "H", "mH", "real", "imag"})

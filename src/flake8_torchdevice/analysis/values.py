@@ -59,6 +59,8 @@ class Value:
     kind: Kind = Kind.UNKNOWN
     place: Place = UNKNOWN_PLACE
     requires_grad: bool = False
+    # A 0-dim tensor (``torch.tensor(2.0)``, ``x.sum()``): PyTorch lets a CPU scalar meet any device.
+    scalar: bool = False
 
     def moved_to(self, place: Place) -> "Value":
         return replace(self, place=place)
@@ -71,6 +73,7 @@ class Value:
             kind=self.kind if self.kind is other.kind else Kind.UNKNOWN,
             place=self.place if self.place == other.place else UNKNOWN_PLACE,
             requires_grad=self.requires_grad and other.requires_grad,
+            scalar=self.scalar and other.scalar,
         )
 
 

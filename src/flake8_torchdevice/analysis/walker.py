@@ -23,7 +23,7 @@ import libcst as cst
 
 from . import torch_api
 from .arguments import keyword_argument
-from .facts import Assignment, CallSite, ModuleAnalysis, ParameterDefault
+from .facts import Assignment, CallSite, ModuleAnalysis, Operation, ParameterDefault
 from .guards import GuardClassifier, Polarity, always_leaves, mentions_cuda
 from .imports import ImportTable, dotted_name
 from .values import (
@@ -118,6 +118,7 @@ class Walker:
         try:
             for statement in statements:
                 if self.statement(statement):
+                    self.guard_depth += 1
                     extra_guards += 1
             return bool(statements) and always_leaves(statements[-1])
         finally:
@@ -326,7 +327,7 @@ class Walker:
             name = dotted_name(node.target)
             if name is not None:
                 left = self.env.get(name, UNKNOWN)
-                self.env[name] = _arithmetic(left, right)
+                self.env[name] = self._arithmetic(left, right)
             return False
         if isinstance(node, (cst.Import, cst.ImportFrom)):
             self.imports.record(node)
@@ -424,11 +425,15 @@ class Walker:
                 owner = self.value(node.value)
                 if owner.kind is Kind.TENSOR and node.attr.value in torch_api.TENSOR_ATTRIBUTES:
                     return dataclasses.replace(owner, requires_grad=False)
+                if owner.kind is Kind.MODULE and node.attr.value in torch_api.MODULE_PARAMETERS:
+                    return Value(kind=Kind.TENSOR, place=owner.place, requires_grad=True)
             return UNKNOWN
         if isinstance(node, cst.Call):
             return self.call(node)
         if isinstance(node, cst.BinaryOperation):
-            return _arithmetic(self.value(node.left), self.value(node.right))
+            left, right = self.value(node.left), self.value(node.right)
+            self.analysis.operations.append(Operation(node, left, right))
+            return self._arithmetic(left, right)
         if isinstance(node, cst.Subscript):
             owner = self.value(node.value)
             for element in node.slice:
@@ -512,9 +517,7 @@ class Walker:
                 receiver_value = self.value(receiver)
             elif not isinstance(func, cst.Name):
                 self.value(func)
-        arguments = [
-            self.value(arg.value) if arg.star != "**" else self._mapping_argument(arg) for arg in node.args
-        ]
+        arguments = [self._argument_value(arg) for arg in node.args]
         if qualified == "torch.set_default_device":
             self.default_place = UNKNOWN_PLACE
         result = self._call_result(node, qualified, method, receiver, receiver_value, arguments)
@@ -529,13 +532,27 @@ class Walker:
                 guarded=self.guard_depth > 0,
                 is_statement=is_statement,
                 mapping_names=self.mapping_names,
+                argument_values=(*arguments, *self._element_values(node)),
+                callee_value=self.env.get(dotted_name(func) or "", UNKNOWN) if qualified is None else UNKNOWN,
             )
         )
         return result
 
-    def _mapping_argument(self, arg: cst.Arg) -> Value:
-        self.scan(arg)
-        return UNKNOWN
+    def _argument_value(self, arg: cst.Arg) -> Value:
+        if arg.star == "**":
+            self.scan(arg)
+            return UNKNOWN
+        return self.value(arg.value)
+
+    def _element_values(self, node: cst.Call) -> Tuple[Value, ...]:
+        """Values of a literal list/tuple argument's elements (``torch.cat([a, b])``), already walked."""
+        values = []
+        for arg in node.args:
+            if isinstance(arg.value, (cst.List, cst.Tuple)):
+                for element in arg.value.elements:
+                    name = dotted_name(element.value)
+                    values.append(self.env.get(name, UNKNOWN) if name is not None else UNKNOWN)
+        return tuple(values)
 
     def _call_result(
         self,
@@ -579,7 +596,10 @@ class Walker:
             return Value(kind=Kind.TENSOR, place=CPU)
         if qualified in torch_api.TENSOR_FACTORIES:
             return Value(
-                kind=Kind.TENSOR, place=self._factory_place(node), requires_grad=_requires_grad(node)
+                kind=Kind.TENSOR,
+                place=self._factory_place(node),
+                requires_grad=_requires_grad(node),
+                scalar=qualified in ("torch.tensor", "torch.as_tensor") and _is_number_literal(node),
             )
         if qualified in torch_api.LIKE_FACTORIES:
             like = arguments[0] if arguments else UNKNOWN
@@ -625,13 +645,26 @@ class Walker:
             return Value(
                 kind=Kind.TENSOR,
                 place=receiver_value.place,
-                requires_grad=receiver_value.requires_grad and method != "detach",
+                requires_grad=receiver_value.requires_grad and method != "detach" and self.grad_enabled,
+                scalar=receiver_value.scalar or (method in torch_api.REDUCTIONS and not node.args),
             )
         if method in torch_api.TENSOR_ONLY_METHODS:
             return Value(kind=Kind.TENSOR, place=receiver_value.place)
         if kind is Kind.MODULE and method == "forward":
             return Value(kind=Kind.TENSOR, place=receiver_value.place, requires_grad=self.grad_enabled)
         return UNKNOWN
+
+    def _arithmetic(self, left: Value, right: Value) -> Value:
+        tensors = [value for value in (left, right) if value.kind is Kind.TENSOR]
+        if not tensors:
+            return UNKNOWN
+        places = {value.place for value in tensors if not value.scalar} or {value.place for value in tensors}
+        return Value(
+            kind=Kind.TENSOR,
+            place=places.pop() if len(places) == 1 else UNKNOWN_PLACE,
+            requires_grad=self.grad_enabled and any(value.requires_grad for value in tensors),
+            scalar=all(value.scalar for value in tensors),
+        )
 
     # ------------------------------------------------------------------ places
     def _conversion_place(self, node: cst.Call, method: str, receiver_value: Value) -> Place:
@@ -745,16 +778,12 @@ def _element_of(value: Value) -> Value:
     return UNKNOWN
 
 
-def _arithmetic(left: Value, right: Value) -> Value:
-    tensors = [value for value in (left, right) if value.kind is Kind.TENSOR]
-    if not tensors:
-        return UNKNOWN
-    places = {value.place for value in tensors}
-    return Value(
-        kind=Kind.TENSOR,
-        place=places.pop() if len(places) == 1 else UNKNOWN_PLACE,
-        requires_grad=any(value.requires_grad for value in tensors),
-    )
+def _is_number_literal(node: cst.Call) -> bool:
+    """``torch.tensor(2.0)``: one number, a 0-dim tensor."""
+    data = node.args[0].value if node.args else None
+    if isinstance(data, cst.UnaryOperation):
+        data = data.expression
+    return isinstance(data, (cst.Integer, cst.Float))
 
 
 def _requires_grad(node: cst.Call) -> bool:
