@@ -454,7 +454,7 @@ class Walker:
             if is_cpu_literal(node):
                 return Value(kind=Kind.DEVICE, place=CPU)
             if is_cuda_literal(node):
-                return Value(kind=Kind.DEVICE, place=on_device(string_value(node) or "cuda"))
+                return Value(kind=Kind.DEVICE, place=on_device(f'"{string_value(node)}"'))
             return UNKNOWN
         if isinstance(node, (cst.Lambda, cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp)):
             self._scan_shadowed(node)
@@ -671,7 +671,7 @@ class Walker:
         if method == "cpu":
             return CPU
         if method == "cuda":
-            return on_device("cuda")
+            return on_device('"cuda"')
         target = keyword_argument(node, "device")
         if target is None and node.args and node.args[0].keyword is None and node.args[0].star == "":
             target = node.args[0].value
@@ -685,7 +685,7 @@ class Walker:
             return CPU
         literal = string_value(node)
         if literal is not None:
-            return on_device(literal)
+            return on_device(f'"{literal}"')
         qualified = self.imports.qualify(node)
         if qualified in torch_api.DTYPES or (isinstance(node, cst.Attribute) and node.attr.value == "dtype"):
             return keep

@@ -6,7 +6,7 @@ from typing import Iterator
 
 import libcst as cst
 
-from ..analysis import ModuleAnalysis
+from ..analysis import CallSite, ModuleAnalysis
 from ..settings import Settings
 from .base import Finding, Rule, source_text
 
@@ -19,6 +19,15 @@ def _forces_copy(call: cst.Call) -> bool:
         and not (isinstance(arg.value, cst.Name) and arg.value.value == "False")
         for arg in call.args
     )
+
+
+def numpy_calls(analysis: ModuleAnalysis) -> Iterator[CallSite]:
+    """``t.numpy()`` calls of a torch file, except ``numpy(force=True)``, which copies by itself."""
+    if not analysis.uses_torch:
+        return
+    for site in analysis.calls:
+        if site.method == "numpy" and site.receiver is not None and not _forces_copy(site.node):
+            yield site
 
 
 class NumpyOnAccelerator(Rule):
@@ -62,11 +71,7 @@ class NumpyOnAccelerator(Rule):
     summary = "`.numpy()` on a tensor placed on a device, without `.cpu()` first"
 
     def check(self, analysis: ModuleAnalysis, settings: Settings) -> Iterator[Finding]:
-        if not analysis.uses_torch:
-            return
-        for site in analysis.calls:
-            if site.method != "numpy" or site.receiver is None or _forces_copy(site.node):
-                continue
+        for site in numpy_calls(analysis):
             place = site.receiver_value.place
             if place.is_device:
                 receiver = source_text(analysis, site.receiver)
