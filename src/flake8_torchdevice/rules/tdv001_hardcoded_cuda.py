@@ -62,7 +62,8 @@ class HardcodedCudaDevice(Rule):
     Not reported: code under `if torch.cuda.is_available():` (also through `and`/`or`/`not`, a
     variable assigned from it, a conditional expression, the `else` of
     `if not torch.cuda.is_available()`, code after an early `return`/`raise`/`pytest.skip`), device
-    checks (`if x.is_cuda:`, `if device.type == "cuda":`), names that make CUDA an explicit choice
+    checks (`if x.is_cuda:`, `if device.type == "cuda":`), a `try` whose `except` catches the failure
+    (`AssertionError`, `RuntimeError`, `Exception`), names that make CUDA an explicit choice
     (`if args.use_gpu:`), tests skipped without CUDA (`skipif`/`skipUnless`), functions and classes
     named for CUDA, and non-placement uses of the string (`torch.autocast("cuda")`, comparisons,
     logs). Add your own check functions with `--torchdevice-guard-functions`.
