@@ -8,6 +8,8 @@ README rule table and the docs tests are all generated from it.
 from __future__ import annotations
 
 import inspect
+import io
+import tokenize
 import re
 from dataclasses import dataclass
 from typing import ClassVar, Dict, Iterator
@@ -62,5 +64,17 @@ class Rule(Code):
 
 
 def source_text(analysis: ModuleAnalysis, node: cst.CSTNode) -> str:
-    """The code of a reported node, on one line, for messages."""
-    return " ".join(analysis.module.code_for_node(node).split())
+    """The code of a reported node on one line, for messages (comments of multi-line calls dropped)."""
+    code = analysis.module.code_for_node(node)
+    if "\n" in code or "\r" in code:
+        code = _without_comments(code)
+    return " ".join(code.split()).replace("( ", "(").replace(" )", ")").replace(" .", ".")
+
+
+def _without_comments(code: str) -> str:
+    try:
+        tokens = list(tokenize.generate_tokens(io.StringIO(code).readline))
+    except (tokenize.TokenError, SyntaxError):
+        return code
+    kept = [token for token in tokens if token.type != tokenize.COMMENT]
+    return tokenize.untokenize(kept)

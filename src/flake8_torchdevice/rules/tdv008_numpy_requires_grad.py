@@ -1,0 +1,55 @@
+"""TDV008: ``.numpy()`` on a tensor that requires grad."""
+
+from __future__ import annotations
+
+from typing import Iterator
+
+from ..analysis import ModuleAnalysis
+from ..settings import Settings
+from .base import Finding, Rule, source_text
+from .tdv003_numpy_on_device import numpy_calls
+
+
+class NumpyRequiresGrad(Rule):
+    """
+    ## What it does
+    Reports `t.numpy()` when `t` requires grad: a model's output outside `torch.no_grad()` /
+    `torch.inference_mode()`, a module's `weight` or `bias`, an `nn.Parameter`, a tensor created
+    with `requires_grad=True`, or arithmetic on any of these, with no `.detach()` in between.
+
+    ## Why is this bad?
+    NumPy cannot track gradients, so PyTorch refuses: `RuntimeError: Can't call numpy() on Tensor
+    that requires grad. Use tensor.detach().numpy() instead.` It typically surfaces when logging
+    predictions or metrics from a training step.
+
+    ## Example
+    ```python
+    import torch
+
+    model = torch.nn.Linear(4, 2)
+    predictions = model(torch.randn(3, 4)).numpy()
+    ```
+
+    ## Use instead
+    ```python
+    import torch
+
+    model = torch.nn.Linear(4, 2)
+    predictions = model(torch.randn(3, 4)).detach().numpy()
+    ```
+    Or compute it under `with torch.no_grad():`.
+    """
+
+    code = "TDV008"
+    name = "numpy-requires-grad"
+    summary = "`.numpy()` on a tensor that requires grad (model output, parameter) without `.detach()`"
+
+    def check(self, analysis: ModuleAnalysis, settings: Settings) -> Iterator[Finding]:
+        for site in numpy_calls(analysis):
+            if site.receiver_value.requires_grad:
+                receiver = source_text(analysis, site.receiver)
+                yield self.finding(
+                    site.node.func.attr,  # type: ignore[attr-defined]  # method calls have an Attribute func
+                    f"`{receiver}.numpy()` raises RuntimeError: the tensor requires grad; "
+                    f"detach it first: `{receiver}.detach().numpy()` (or compute it under torch.no_grad())",
+                )
