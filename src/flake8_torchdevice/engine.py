@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import sys
 from contextlib import contextmanager
-from dataclasses import dataclass
-from typing import Iterable, Iterator, List, Sequence, Type
+from dataclasses import dataclass, field
+from typing import Iterator, List, Optional, Sequence, Type
 
 import libcst as cst
 
@@ -33,9 +33,20 @@ class Diagnostic:
     column: int  # 0-based, in characters
     code: str
     message: str
+    # "safe" or "unsafe" when the finding carries an autofix (see ``fixes``).
+    fix: Optional[str] = field(default=None, compare=False)
 
     def flake8_text(self) -> str:
         return f"{self.code} {self.message}"
+
+
+@dataclass
+class CheckedSource:
+    """The parsed module (None when it could not be parsed), the findings and their diagnostics."""
+
+    module: Optional[cst.Module]
+    findings: List[Finding]
+    diagnostics: List[Diagnostic]
 
 
 def could_have_findings(source: str) -> bool:
@@ -45,22 +56,28 @@ def could_have_findings(source: str) -> bool:
 def lint_source(
     source: str, settings: Settings = Settings(), rules: Sequence[Type[Rule]] = ALL_RULES
 ) -> List[Diagnostic]:
+    return check_source(source, settings, rules).diagnostics
+
+
+def check_source(
+    source: str, settings: Settings = Settings(), rules: Sequence[Type[Rule]] = ALL_RULES
+) -> CheckedSource:
     if not could_have_findings(source):
-        return []
+        return CheckedSource(None, [], [])
     try:
         module = cst.parse_module(source)
     except RecursionError:
-        return [_unanalysable("nested too deeply for the parser")]
+        return _unanalysable("nested too deeply for the parser")
     except Exception as error:  # libcst's ParserSyntaxError, or anything its native parser raises
-        return [_unanalysable(f"libcst could not parse it: {_first_line(error)}")]
+        return _unanalysable(f"libcst could not parse it: {_first_line(error)}")
     try:
         with _recursion_limit(_RECURSION_LIMIT):
-            findings = _run_rules(module, settings, rules)
-            return _diagnostics(module, findings)
+            findings = _unique(_run_rules(module, settings, rules))
+            return CheckedSource(module, findings, _diagnostics(module, findings))
     except RecursionError:
-        return [_unanalysable("nested too deeply to analyse")]
+        return _unanalysable("nested too deeply to analyse")
     except Exception as error:  # an analysis bug must not abort the user's whole flake8 run
-        return [_unanalysable(f"internal error {type(error).__name__}: {_first_line(error)}")]
+        return _unanalysable(f"internal error {type(error).__name__}: {_first_line(error)}")
 
 
 @contextmanager
@@ -78,18 +95,24 @@ def _run_rules(module: cst.Module, settings: Settings, rules: Sequence[Type[Rule
     return [finding for rule in rules for finding in rule().check(analysis, settings)]
 
 
-def _diagnostics(module: cst.Module, findings: Iterable[Finding]) -> List[Diagnostic]:
-    unique = {(id(finding.node), finding.code): finding for finding in findings}
-    positions = positions_of(module, (finding.node for finding in unique.values()))
+def _unique(findings: List[Finding]) -> List[Finding]:
+    """One finding per (node, code): two checks of a rule may reach the same literal."""
+    return list({(id(finding.node), finding.code): finding for finding in findings}.values())
+
+
+def _diagnostics(module: cst.Module, findings: List[Finding]) -> List[Diagnostic]:
+    positions = positions_of(module, (finding.node for finding in findings))
     diagnostics = set()
-    for (node_id, code), finding in unique.items():
-        line, column = positions.get(node_id, (1, 0))
-        diagnostics.add(Diagnostic(line, column, code, finding.message))
+    for finding in findings:
+        line, column = positions.get(id(finding.node), (1, 0))
+        fix = None if finding.fix is None else ("safe" if finding.fix.safe else "unsafe")
+        diagnostics.add(Diagnostic(line, column, finding.code, finding.message, fix))
     return sorted(diagnostics)
 
 
-def _unanalysable(reason: str) -> Diagnostic:
-    return Diagnostic(1, 0, UnanalysableFile.code, UnanalysableFile.message(reason))
+def _unanalysable(reason: str) -> CheckedSource:
+    diagnostic = Diagnostic(1, 0, UnanalysableFile.code, UnanalysableFile.message(reason))
+    return CheckedSource(None, [], [diagnostic])
 
 
 def _first_line(error: BaseException) -> str:

@@ -27,8 +27,8 @@ class CallSite:
     value: Value
     # Under a CUDA availability or device check (see ``guards``).
     guarded: bool
-    # The call is the whole of an expression statement: its result is discarded.
-    is_statement: bool = False
+    # The expression statement this call is the whole of: its result is discarded.
+    statement: Optional[cst.Expr] = None
     # Names unpacked with ``**name`` in the enclosing function: mappings, not tensors.
     mapping_names: FrozenSet[str] = frozenset()
     # Values of the arguments, in order (elements of a literal list or tuple argument included).

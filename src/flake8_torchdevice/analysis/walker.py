@@ -104,7 +104,7 @@ class Walker:
         self.class_attributes: Optional[Env] = None  # ``self.x`` values of the enclosing Module class
         self.mapping_names: Set[str] = set()
         self.default_place: Place = CPU  # where a factory without ``device=`` allocates
-        self.statement_call: Optional[cst.Call] = None
+        self.expression_statement: Optional[cst.Expr] = None  # the expression statement being walked
         self.grad_enabled = True  # False inside ``torch.no_grad()`` / ``inference_mode()``
 
     # ------------------------------------------------------------------ blocks
@@ -303,9 +303,9 @@ class Walker:
     # --------------------------------------------------------- small statements
     def small_statement(self, node: cst.BaseSmallStatement) -> bool:
         if isinstance(node, cst.Expr):
-            self.statement_call = node.value if isinstance(node.value, cst.Call) else None
+            self.expression_statement = node
             self.value(node.value)
-            self.statement_call = None
+            self.expression_statement = None
             return False
         if isinstance(node, cst.Assign):
             value = self.value(node.value)
@@ -504,8 +504,10 @@ class Walker:
             self.scan(child)
 
     def call(self, node: cst.Call) -> Value:
-        is_statement = node is self.statement_call
-        self.statement_call = None
+        statement = self.expression_statement
+        if statement is not None and statement.value is not node:
+            statement = None
+        self.expression_statement = None
         func = node.func
         qualified = self.imports.qualify(func)
         method: Optional[str] = None
@@ -530,7 +532,7 @@ class Walker:
                 receiver_value=receiver_value,
                 value=result,
                 guarded=self.guard_depth > 0,
-                is_statement=is_statement,
+                statement=statement,
                 mapping_names=self.mapping_names,
                 argument_values=(*arguments, *self._element_values(node)),
                 callee_value=self.env.get(dotted_name(func) or "", UNKNOWN) if qualified is None else UNKNOWN,
@@ -587,7 +589,12 @@ class Walker:
             )
         if qualified in torch_api.PARAMETER_CLASSES:
             data = arguments[0] if arguments else UNKNOWN
-            return Value(kind=Kind.TENSOR, place=data.place, requires_grad=qualified != "torch.nn.Buffer")
+            return Value(
+                kind=Kind.TENSOR,
+                place=data.place,
+                requires_grad=qualified != "torch.nn.Buffer",
+                scalar=data.scalar,
+            )
         if torch_api.is_module_class(qualified):
             return Value(kind=Kind.MODULE, place=CPU)
         if qualified.endswith(".from_pretrained"):

@@ -12,7 +12,7 @@ import io
 import tokenize
 import re
 from dataclasses import dataclass
-from typing import ClassVar, Dict, Iterator
+from typing import ClassVar, Dict, Iterator, Optional
 
 import libcst as cst
 
@@ -21,10 +21,32 @@ from ..settings import Settings
 
 
 @dataclass(frozen=True)
+class Fix:
+    """Replace ``target`` (a node of the analysed module) with ``replacement``.
+
+    ``safe`` fixes keep the program's meaning apart from the bug they repair and apply by
+    default; the others (``--unsafe-fixes``) change behaviour a user may rely on.
+    """
+
+    target: cst.CSTNode
+    replacement: cst.CSTNode
+    safe: bool
+    description: str
+
+
+@dataclass(frozen=True)
 class Finding:
     node: cst.CSTNode
     code: str
     message: str
+    fix: Optional[Fix] = None
+
+
+def keyword(name: str, value: cst.BaseExpression) -> cst.Arg:
+    """``name=value``, formatted the way PEP 8 writes keyword arguments."""
+    no_space = cst.SimpleWhitespace("")
+    equal = cst.AssignEqual(whitespace_before=no_space, whitespace_after=no_space)
+    return cst.Arg(keyword=cst.Name(name), value=value, equal=equal)
 
 
 class Code:
@@ -59,8 +81,8 @@ class Rule(Code):
     def check(self, analysis: ModuleAnalysis, settings: Settings) -> Iterator[Finding]:
         raise NotImplementedError
 
-    def finding(self, node: cst.CSTNode, message: str) -> Finding:
-        return Finding(node, self.code, message)
+    def finding(self, node: cst.CSTNode, message: str, fix: Optional[Fix] = None) -> Finding:
+        return Finding(node, self.code, message, fix)
 
 
 def source_text(analysis: ModuleAnalysis, node: cst.CSTNode) -> str:

@@ -9,7 +9,7 @@ import libcst as cst
 from ..analysis import CallSite, Kind, ModuleAnalysis
 from ..analysis.imports import dotted_name
 from ..settings import Settings
-from .base import Finding, Rule, source_text
+from .base import Finding, Fix, Rule, source_text
 
 CONVERSIONS = frozenset({"to", "cuda", "cpu"})
 
@@ -35,6 +35,16 @@ def lost_conversion(statement_call: cst.Call) -> Optional[cst.Call]:
     return None
 
 
+def _assign_back(site: CallSite, statement: Optional[cst.Expr]) -> Optional[Fix]:
+    """``x.to(d)`` becomes ``x = x.to(d)`` when ``x`` is a name or an attribute."""
+    if statement is None or not isinstance(site.receiver, (cst.Name, cst.Attribute)):
+        return None
+    assignment = cst.Assign(
+        targets=[cst.AssignTarget(target=site.receiver)], value=statement.value, semicolon=statement.semicolon
+    )
+    return Fix(statement, assignment, safe=True, description="assign the converted tensor back")
+
+
 class DiscardedConversion(Rule):
     """
     ## What it does
@@ -56,6 +66,9 @@ class DiscardedConversion(Rule):
     are left alone; `--torchdevice-report-unknown-receivers` reports the unknown ones too (except
     objects unpacked with `**`, such as a Hugging Face `BatchEncoding`, whose `.to()` works in
     place).
+
+    ## Fix
+    Safe: `x.to(device)` becomes `x = x.to(device)` when `x` is a name or an attribute.
 
     ## Example
     ```python
@@ -88,12 +101,13 @@ class DiscardedConversion(Rule):
 
     def check(self, analysis: ModuleAnalysis, settings: Settings) -> Iterator[Finding]:
         for site in analysis.calls:
-            if not site.is_statement:
+            if site.statement is None:
                 continue
             conversion = lost_conversion(site.node)
             converted = analysis.call_at(conversion) if conversion is not None else None
             if converted is not None and self._is_tensor(converted, settings):
-                yield self._report(analysis, converted, chained=conversion is not site.node)
+                chained = conversion is not site.node
+                yield self._report(analysis, converted, chained, None if chained else site.statement)
 
     def _is_tensor(self, site: CallSite, settings: Settings) -> bool:
         kind = site.receiver_value.kind
@@ -104,7 +118,9 @@ class DiscardedConversion(Rule):
         name = dotted_name(site.receiver)
         return name is not None and name not in site.mapping_names and name.split(".", 1)[0] != "self"
 
-    def _report(self, analysis: ModuleAnalysis, site: CallSite, chained: bool) -> Finding:
+    def _report(
+        self, analysis: ModuleAnalysis, site: CallSite, chained: bool, statement: Optional[cst.Expr]
+    ) -> Finding:
         receiver = source_text(analysis, site.receiver) if site.receiver is not None else "x"
         call = source_text(analysis, site.node)
         if chained:
@@ -116,4 +132,5 @@ class DiscardedConversion(Rule):
         return self.finding(
             site.node,
             f"`{call}` returns a new tensor and its result is discarded; {advice} (only nn.Module.to() moves in place)",
+            _assign_back(site, statement),
         )

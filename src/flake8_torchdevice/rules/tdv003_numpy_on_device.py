@@ -8,7 +8,7 @@ import libcst as cst
 
 from ..analysis import CallSite, ModuleAnalysis
 from ..settings import Settings
-from .base import Finding, Rule, source_text
+from .base import Finding, Fix, Rule, source_text
 
 
 def _forces_copy(call: cst.Call) -> bool:
@@ -19,6 +19,19 @@ def _forces_copy(call: cst.Call) -> bool:
         and not (isinstance(arg.value, cst.Name) and arg.value.value == "False")
         for arg in call.args
     )
+
+
+def method_call(receiver: cst.BaseExpression, name: str) -> cst.Call:
+    """``receiver.name()``."""
+    return cst.Call(func=cst.Attribute(value=receiver, attr=cst.Name(name)))
+
+
+def _copy_to_host(site: CallSite) -> cst.Call:
+    receiver = site.receiver
+    assert receiver is not None
+    if site.receiver_value.requires_grad:
+        receiver = method_call(receiver, "detach")
+    return method_call(receiver, "cpu")
 
 
 def numpy_calls(analysis: ModuleAnalysis) -> Iterator[CallSite]:
@@ -46,6 +59,9 @@ class NumpyOnAccelerator(Rule):
     Tensors the code shows are on the CPU (created without `device=` and never moved,
     `torch.from_numpy`, results of `.cpu()`) are not reported, nor are tensors whose place the code
     does not show, nor `.numpy()` in files that do not use torch (TensorFlow's `.numpy()` is fine).
+
+    ## Fix
+    Safe: `t.numpy()` becomes `t.cpu().numpy()` (`t.detach().cpu().numpy()` when `t` requires grad).
 
     ## Example
     ```python
@@ -80,4 +96,5 @@ class NumpyOnAccelerator(Rule):
                     site.node.func.attr,  # type: ignore[attr-defined]  # method calls have an Attribute func
                     f"`{receiver}.numpy()` raises TypeError when the tensor is on an accelerator ({place.device}); "
                     f"NumPy is CPU-only, copy it first: `{receiver}{detach}.cpu().numpy()`",
+                    Fix(site.receiver, _copy_to_host(site), safe=True, description="copy to the CPU first"),
                 )

@@ -4,10 +4,16 @@ from __future__ import annotations
 
 from typing import Iterator
 
+import libcst as cst
+
 from ..analysis import ModuleAnalysis
 from ..analysis.arguments import keyword_argument, positional_argument
 from ..settings import Settings
-from .base import Finding, Rule
+from .base import Finding, Fix, Rule, keyword
+
+
+def _with_map_location(call: cst.Call) -> cst.Call:
+    return call.with_changes(args=[*call.args, keyword("map_location", cst.SimpleString('"cpu"'))])
 
 
 class LoadWithoutMapLocation(Rule):
@@ -24,6 +30,10 @@ class LoadWithoutMapLocation(Rule):
     `TypeError: unexpected keyword argument 'map_location'`: the argument belongs to `torch.load`.
 
     Calls that forward `**kwargs` are not reported: `map_location` may be among them.
+
+    ## Fix
+    Unsafe (`--unsafe-fixes`): adds `map_location="cpu"`. Loading onto the CPU always works, but
+    code that expected the tensors on a GPU should pass `map_location=device` instead.
 
     ## Example
     ```python
@@ -62,6 +72,7 @@ class LoadWithoutMapLocation(Rule):
                         "torch.load() without map_location fails on machines without the device the "
                         "checkpoint was saved from (a GPU checkpoint on a CPU-only or MPS machine); "
                         'pass map_location=device, or map_location="cpu"',
+                        Fix(call, _with_map_location(call), safe=False, description='add map_location="cpu"'),
                     )
             elif site.method == "load_state_dict":
                 misplaced = keyword_argument(call, "map_location")

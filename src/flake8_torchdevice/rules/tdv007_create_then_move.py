@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
-from typing import Iterator
+from typing import Iterator, Optional
+
+import libcst as cst
 
 from ..analysis import ModuleAnalysis
 from ..analysis.arguments import keyword_argument
 from ..settings import Settings
-from .base import Finding, Rule, source_text
+from .base import Finding, Fix, Rule, keyword, source_text
 
 # Factories that accept ``device=`` (``from_numpy`` does not: it shares NumPy's memory).
 FACTORIES_WITH_DEVICE = frozenset(
@@ -17,6 +19,28 @@ FACTORIES_WITH_DEVICE = frozenset(
         "as_tensor zeros_like ones_like empty_like full_like rand_like randn_like randint_like"
     ).split()
 )
+
+
+def _moved_to(move: cst.Call) -> Optional[cst.BaseExpression]:
+    """The device of a move whose only argument is the device (``.to(device, dtype)`` has none)."""
+    method = move.func.attr.value if isinstance(move.func, cst.Attribute) else ""
+    if method == "cuda" and not move.args:
+        return cst.SimpleString('"cuda"')
+    if len(move.args) != 1 or move.args[0].star:
+        return None
+    argument = move.args[0]
+    if argument.keyword is None or argument.keyword.value == "device":
+        return argument.value
+    return None
+
+
+def _create_on_device(factory: cst.Call, move: cst.Call) -> Optional[Fix]:
+    """``torch.zeros(n).to(device)`` becomes ``torch.zeros(n, device=device)``."""
+    device = _moved_to(move)
+    if device is None:
+        return None
+    on_device = factory.with_changes(args=[*factory.args, keyword("device", device)])
+    return Fix(move, on_device, safe=True, description="pass device=")
 
 
 class CreateThenMove(Rule):
@@ -30,6 +54,10 @@ class CreateThenMove(Rule):
     allocated on the device and the data is copied over, synchronously for pageable memory. Passing
     `device=` allocates once, directly where it is used. It matters in training loops and in
     `forward()`, where it runs every step.
+
+    ## Fix
+    Safe: `torch.zeros(n).to(device)` becomes `torch.zeros(n, device=device)` when the move's only
+    argument is the device.
 
     ## Example
     ```python
@@ -66,4 +94,5 @@ class CreateThenMove(Rule):
                 site.node,
                 f"`{source_text(analysis, site.node)}` allocates on the CPU and then copies (performance); "
                 f"create it on the device: `{suggestion}`",
+                _create_on_device(created.node, site.node),
             )

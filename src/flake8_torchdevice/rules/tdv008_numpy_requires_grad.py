@@ -6,8 +6,8 @@ from typing import Iterator
 
 from ..analysis import ModuleAnalysis
 from ..settings import Settings
-from .base import Finding, Rule, source_text
-from .tdv003_numpy_on_device import numpy_calls
+from .base import Finding, Fix, Rule, source_text
+from .tdv003_numpy_on_device import method_call, numpy_calls
 
 
 class NumpyRequiresGrad(Rule):
@@ -21,6 +21,9 @@ class NumpyRequiresGrad(Rule):
     NumPy cannot track gradients, so PyTorch refuses: `RuntimeError: Can't call numpy() on Tensor
     that requires grad. Use tensor.detach().numpy() instead.` It typically surfaces when logging
     predictions or metrics from a training step.
+
+    ## Fix
+    Safe: `t.numpy()` becomes `t.detach().numpy()`.
 
     ## Example
     ```python
@@ -52,4 +55,5 @@ class NumpyRequiresGrad(Rule):
                     site.node.func.attr,  # type: ignore[attr-defined]  # method calls have an Attribute func
                     f"`{receiver}.numpy()` raises RuntimeError: the tensor requires grad; "
                     f"detach it first: `{receiver}.detach().numpy()` (or compute it under torch.no_grad())",
+                    Fix(site.receiver, method_call(site.receiver, "detach"), safe=True, description="detach first"),
                 )

@@ -1,0 +1,85 @@
+"""Applying the rules' fixes to source text (used by the standalone command only).
+
+Fixes replace nodes of the analysed module by identity, so formatting and comments
+outside the replaced nodes are untouched. Fixes apply in rounds: a fix whose target
+contains another fix's target waits for the next round, which re-analyses the
+result; rounds stop when nothing changes, so fixing twice changes nothing.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Dict, List, Sequence, Set, Type
+
+import libcst as cst
+
+from .engine import Diagnostic, check_source
+from .rules import ALL_RULES, Rule
+from .rules.base import Fix
+from .settings import Settings
+
+_MAX_ROUNDS = 8
+
+
+@dataclass
+class FixOutcome:
+    source: str
+    applied: int
+    remaining: List[Diagnostic]
+
+
+class _Replacer(cst.CSTTransformer):
+    """Replaces fix targets by identity; a target that contains another target waits a round."""
+
+    def __init__(self, fixes: Sequence[Fix]) -> None:
+        super().__init__()
+        self._replacements: Dict[int, cst.CSTNode] = {id(fix.target): fix.replacement for fix in fixes}
+        self._open_targets: List[int] = []
+        self._deferred: Set[int] = set()
+        self.applied = 0
+
+    def on_visit(self, node: cst.CSTNode) -> bool:
+        if id(node) in self._replacements:
+            # Its replacement was built from the original children: it would undo this inner fix.
+            self._deferred.update(self._open_targets)
+            self._open_targets.append(id(node))
+        return True
+
+    def on_leave(self, original_node: cst.CSTNode, updated_node: cst.CSTNode) -> cst.CSTNode:
+        key = id(original_node)
+        if key not in self._replacements:
+            return updated_node
+        self._open_targets.pop()
+        if key in self._deferred:
+            return updated_node
+        self.applied += 1
+        return self._replacements[key]
+
+
+def fix_source(
+    source: str,
+    settings: Settings = Settings(),
+    rules: Sequence[Type[Rule]] = ALL_RULES,
+    unsafe: bool = False,
+) -> FixOutcome:
+    """Apply every applicable fix; return the new text, how many fixes applied, and what remains."""
+    applied = 0
+    for _ in range(_MAX_ROUNDS):
+        checked = check_source(source, settings, rules)
+        fixes = [f.fix for f in checked.findings if f.fix is not None and (f.fix.safe or unsafe)]
+        if checked.module is None or not fixes:
+            return FixOutcome(source, applied, checked.diagnostics)
+        replacer = _Replacer(fixes)
+        fixed = checked.module.visit(replacer).code
+        if replacer.applied == 0 or not _parses(fixed):
+            return FixOutcome(source, applied, checked.diagnostics)
+        source, applied = fixed, applied + replacer.applied
+    return FixOutcome(source, applied, check_source(source, settings, rules).diagnostics)
+
+
+def _parses(source: str) -> bool:
+    try:
+        cst.parse_module(source)
+    except Exception:
+        return False
+    return True
