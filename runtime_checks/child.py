@@ -63,14 +63,23 @@ def run_fixture(fixture: str, device_name: str, result_path: str) -> None:
 
 def serve() -> None:
     """Fork a process per job line on stdin, several at once; answer each as it ends with one line
-    ``{"id": ..., "returncode": ..., "timed_out": ...}`` on stdout. Ends when stdin closes and the
-    last child is done."""
+    ``{"id": ..., "returncode": ..., "timed_out": ...}`` on stdout.
+
+    A closed stdin means the runner is done, or gone (Ctrl-C, killed): the children still running
+    are killed, so none outlives it, and the server ends.
+    """
+    # Ctrl-C in the terminal reaches the server too: it keeps enforcing its children's timeouts
+    # and ends when the runner closes its stdin.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     _warm_up()
     jobs = _JobReader(sys.stdin.fileno())
     running = {}  # pid -> (job, deadline)
     while jobs.open or running:
         for job in jobs.read(timeout=_POLL_SECONDS if running else None):
             running[_fork(job)] = (job, time.monotonic() + job["timeout"])
+        if not jobs.open:
+            for pid in running:
+                kill_group(pid)
         for pid, (job, deadline) in list(running.items()):
             ended = _ended(pid, deadline)
             if ended is not None:
@@ -144,6 +153,7 @@ def _run_forked(job: dict) -> None:
     """The forked child: isolate like a spawned one, run, and exit without returning to the server loop."""
     exit_code = 0
     try:
+        signal.signal(signal.SIGINT, signal.default_int_handler)  # as in a fresh interpreter
         _isolate(job["workdir"], job["log"])
         run_fixture(job["fixture"], job["device"], job["result"])
     except BaseException:
@@ -172,7 +182,7 @@ def _isolate(workdir: str, log: str) -> None:
 
 
 def kill_group(leader: int) -> None:
-    """Kill a process group that a still-running leader started with setsid."""
+    """Kill the process group that a leader started with setsid."""
     try:
         os.killpg(leader, signal.SIGKILL)
     except ProcessLookupError:  # it exited between the check and the kill

@@ -102,7 +102,10 @@ def load_fixture(path: Path) -> Fixture:
             continue
         declared = _RUNTIME.match(comment)
         if declared is not None:
-            runtime.append(parse_runtime(declared.group("body")))
+            try:
+                runtime.append(parse_runtime(declared.group("body")))
+            except FixtureError as error:
+                raise FixtureError(f"{path}:{line}: {error}") from None
     is_bad = path.name.startswith("bad_")
     if not is_bad and not path.name.startswith("good_"):
         raise FixtureError(f"{path}: fixture names start with bad_ or good_")

@@ -27,7 +27,7 @@ import time
 from concurrent.futures import Future
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Dict, Optional, Union
+from typing import Dict, Optional, Set, Union
 
 from . import child
 from .verdicts import Outcome
@@ -69,6 +69,10 @@ class SpawnLauncher:
 
     start_method = "spawn"
 
+    def __init__(self) -> None:
+        self._running: Set[subprocess.Popen] = set()
+        self._lock = threading.Lock()
+
     def launch(self, job: Job) -> Exit:
         with open(job.log, "wb") as log:
             process = subprocess.Popen(
@@ -79,14 +83,22 @@ class SpawnLauncher:
                 stderr=subprocess.STDOUT,
                 start_new_session=True,  # a timeout kills the fixture's own subprocesses too
             )
+        with self._lock:
+            self._running.add(process)
         try:
             return Exit(process.wait(job.timeout), timed_out=False)
         except subprocess.TimeoutExpired:
             child.kill_group(process.pid)
             return Exit(process.wait(), timed_out=True)
+        finally:
+            with self._lock:
+                self._running.discard(process)
 
     def close(self) -> None:
-        """Nothing outlives a run."""
+        """Kill the runs still going: after a normal run there are none; after Ctrl-C, none may outlive us."""
+        with self._lock:
+            for process in self._running:
+                child.kill_group(process.pid)
 
 
 class ForkServerLauncher:
@@ -127,7 +139,7 @@ class ForkServerLauncher:
         return reply.result()
 
     def close(self) -> None:
-        """Closing stdin ends the server's loop once its last child is done."""
+        """Closing stdin ends the server, and any run still going (none, unless after Ctrl-C)."""
         with contextlib.suppress(BrokenPipeError):  # a dead server; the runs already failed
             self._server.stdin.close()
         self._server.wait()

@@ -67,10 +67,12 @@ def problems(results: Results) -> List[str]:
     lines = [f"fixture error: {error}" for error in results.fixture_errors]
     for result in results.fixtures:
         for device in results.devices:
-            verdict, run = result.runs[device.name].verdict, result.runs[device.name].run
-            if verdict.kind == MISMATCH:
-                lines.append(f"mismatch: {result.fixture.name} on {device.label}: {verdict.reason}")
-                lines.extend(f"    | {line}" for line in _last_lines(run.output_tail))
+            device_run = result.runs[device.name]
+            if device_run.verdict.kind == MISMATCH:
+                lines.append(
+                    f"mismatch: {result.fixture.name} on {device.label}: {device_run.verdict.reason}"
+                )
+                lines.extend(f"    | {line}" for line in _last_lines(device_run.run.output_tail))
         if result.cross_check:
             lines.append(f"cross-check: {result.fixture.name}: {result.cross_check}")
     return lines

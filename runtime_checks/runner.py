@@ -8,7 +8,7 @@ from __future__ import annotations
 import os
 import time
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Dict, List, Sequence, Tuple
 
@@ -41,8 +41,8 @@ class Results:
     start_method: str
     timeout: float
     fixtures: List[FixtureResult]
-    fixture_errors: List[str] = field(default_factory=list)  # fixtures whose annotations do not parse
-    seconds: float = 0.0
+    fixture_errors: List[str]  # fixtures whose annotations do not parse
+    seconds: float
 
     @property
     def ok(self) -> bool:
@@ -69,7 +69,8 @@ def check_all(
     started = time.monotonic()
     fixtures, errors = load_all(paths)
     pairs = [(fixture, device) for fixture in fixtures for device in devices]
-    with ThreadPoolExecutor(max_workers=max(1, min(os.cpu_count() or 1, len(pairs)))) as pool:
+    pool = ThreadPoolExecutor(max_workers=max(1, min(os.cpu_count() or 1, len(pairs))))
+    try:
         pending = {
             (fixture.path, device.name): pool.submit(
                 run_fixture, fixture.path, device.name, launcher, timeout
@@ -78,6 +79,11 @@ def check_all(
         }
         linted = {fixture.path: lint_codes(fixture) for fixture in fixtures}  # while the runs run
         runs = {key: future.result() for key, future in pending.items()}
+    except BaseException:
+        # Ctrl-C: drop the runs not started; closing the launcher ends those running.
+        pool.shutdown(wait=False, cancel_futures=True)
+        raise
+    pool.shutdown()
     results = [_result(fixture, linted[fixture.path], runs, devices, machine) for fixture in fixtures]
     seconds = time.monotonic() - started
     return Results(machine, tuple(devices), launcher.start_method, timeout, results, errors, seconds)

@@ -54,7 +54,7 @@ class Outcome:
             return self.no_result
         if self.passed:
             return "passed"
-        return f"raised {self.exception_type}: {first_line(self.message)}"
+        return f"raised {self.exception_type}: {_first_line(self.message)}"
 
 
 @dataclass(frozen=True)
@@ -114,19 +114,19 @@ def cross_check(
         for verdict, label in zip(verdicts, device_labels)
         if not (verdict.kind == CLEAN or verdict.needs == NEEDS_DATA)
     ]
-    return f"the linter reports nothing but the fixture is {', '.join(failing)}" if failing else ""
+    return f"the linter reports nothing, yet the runs are not clean: {', '.join(failing)}" if failing else ""
 
 
 def _alternatives(expectations: Sequence[RuntimeExpectation]) -> str:
-    return " or ".join(describe_expectation(expectation) for expectation in expectations)
+    return " or ".join(_describe_expectation(expectation) for expectation in expectations)
 
 
-def describe_expectation(expectation: RuntimeExpectation) -> str:
+def _describe_expectation(expectation: RuntimeExpectation) -> str:
     """The ``# runtime:`` line's own words, so a mismatch reads like the fixture."""
     messages = "|".join(f'"{message}"' for message in expectation.messages)
     return f"{'|'.join(expectation.exception_types)} {messages} on {expectation.condition}"
 
 
-def first_line(text: str) -> str:
+def _first_line(text: str) -> str:
     lines = text.strip().splitlines()
     return lines[0] if lines else ""

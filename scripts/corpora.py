@@ -50,7 +50,9 @@ def _check_outside_repository(dest: Path) -> None:
         raise SystemExit(f"{dest} is inside the repository; third-party code must live outside it")
 
 
-def fetch(dest: Path = DEFAULT_DEST, names: Optional[Sequence[str]] = None, quiet: bool = True) -> Dict[str, Path]:
+def fetch(
+    dest: Path = DEFAULT_DEST, names: Optional[Sequence[str]] = None, quiet: bool = True
+) -> Dict[str, Path]:
     """Download and unpack the corpora that are missing; return {name: unpacked folder}."""
     _check_outside_repository(dest)
     wheels = dest / "wheels"
@@ -79,7 +81,9 @@ def fetch(dest: Path = DEFAULT_DEST, names: Optional[Sequence[str]] = None, quie
 
 def python_files(folder: Path) -> List[Path]:
     """Every ``.py`` file of an unpacked corpus, sorted, metadata folders excluded."""
-    return sorted(path for path in folder.rglob("*.py") if not any(part.endswith(".dist-info") for part in path.parts))
+    return sorted(
+        path for path in folder.rglob("*.py") if not any(part.endswith(".dist-info") for part in path.parts)
+    )
 
 
 def corpus_files(dest: Path = DEFAULT_DEST, names: Optional[Sequence[str]] = None) -> Dict[str, List[Path]]:
@@ -89,8 +93,12 @@ def corpus_files(dest: Path = DEFAULT_DEST, names: Optional[Sequence[str]] = Non
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--dest", type=Path, default=DEFAULT_DEST, help=f"cache directory (default {DEFAULT_DEST})")
-    parser.add_argument("names", nargs="*", metavar="NAME", help=f"corpora to fetch (default: all of {', '.join(CORPORA)})")
+    parser.add_argument(
+        "--dest", type=Path, default=DEFAULT_DEST, help=f"cache directory (default {DEFAULT_DEST})"
+    )
+    parser.add_argument(
+        "names", nargs="*", metavar="NAME", help=f"corpora to fetch (default: {', '.join(CORPORA)})"
+    )
     args = parser.parse_args(argv)
     unknown = sorted(set(args.names) - set(CORPORA))
     if unknown:

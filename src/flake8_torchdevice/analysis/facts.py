@@ -7,12 +7,23 @@ at that point of the program (guards, values), so a rule never re-walks the tree
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Dict, FrozenSet, List, Optional, Tuple
+from typing import Dict, List, Optional, Set, Tuple
 
 import libcst as cst
 
 from .imports import ImportTable
 from .values import UNKNOWN, Value
+
+
+@dataclass
+class Scope:
+    """What the walk learns about a function (or the module) by the time it ends."""
+
+    # Names unpacked with ``**name``: mappings (a ``BatchEncoding``), not tensors.
+    mapping_names: Set[str] = field(default_factory=set)
+    # Names used as a device: ``.to(name)``, ``device=name``, ``torch.device(name)``...
+    # A use inside a nested function counts for every enclosing scope.
+    placement_names: Set[str] = field(default_factory=set)
 
 
 @dataclass
@@ -29,8 +40,7 @@ class CallSite:
     guarded: bool
     # The expression statement this call is the whole of: its result is discarded.
     statement: Optional[cst.Expr] = None
-    # Names unpacked with ``**name`` in the enclosing function: mappings, not tensors.
-    mapping_names: FrozenSet[str] = frozenset()
+    scope: Scope = field(default_factory=Scope)
     # Values of the arguments, in order (elements of a literal list or tuple argument included).
     argument_values: Tuple[Value, ...] = ()
     # What the called name holds, for ``model(x)``-style calls of a local value.
@@ -51,6 +61,7 @@ class ParameterDefault:
     param: cst.Param
     default: cst.BaseExpression
     guarded: bool
+    scope: Scope  # the function's own
 
 
 @dataclass
@@ -60,6 +71,7 @@ class Assignment:
     target: str
     value: cst.BaseExpression
     guarded: bool
+    scope: Scope
 
 
 @dataclass

@@ -23,7 +23,7 @@ from typing import Callable, FrozenSet, Optional
 import libcst as cst
 
 from .imports import ImportTable, dotted_name
-from .values import is_cpu_literal, is_cuda_literal
+from .values import string_value
 
 
 class Polarity(enum.Enum):
@@ -102,6 +102,8 @@ class GuardClassifier:
         qualified = self._imports.qualify(call.func)
         if qualified in AVAILABILITY_CHECKS:
             return Polarity.POSITIVE
+        if isinstance(call.func, cst.Attribute) and call.func.attr.value == "startswith" and call.args:
+            return _literal_polarity(call.args[0].value)  # ``str(device).startswith("cuda")``
         name = dotted_name(call.func)
         if name is None:
             return Polarity.NONE
@@ -117,10 +119,11 @@ class GuardClassifier:
         for target in comparison.comparisons:
             operator, right = target.operator, target.comparator
             negated = isinstance(operator, (cst.NotEqual, cst.NotIn, cst.IsNot))
-            if is_cuda_literal(left) or is_cuda_literal(right):
-                return Polarity.NEGATIVE if negated else Polarity.POSITIVE
-            if is_cpu_literal(left) or is_cpu_literal(right):
-                return Polarity.POSITIVE if negated else Polarity.NEGATIVE
+            literal = _literal_polarity(left)
+            if literal is Polarity.NONE:
+                literal = _literal_polarity(right)
+            if literal is not Polarity.NONE:
+                return literal.flipped() if negated else literal
             inner = self.polarity(left)
             if inner is Polarity.NONE:
                 inner = self.polarity(right)
@@ -132,17 +135,32 @@ class GuardClassifier:
 
     def _reference_polarity(self, reference: cst.BaseExpression) -> Polarity:
         name = dotted_name(reference)
-        if name is None:
+        if name is not None:
+            variable = self._guard_variable(name)
+            if variable is not None:
+                return variable
+        elif isinstance(reference, cst.Attribute):
+            name = reference.attr.value  # ``batch[0].is_cuda``: the attribute alone decides
+        else:
             return Polarity.NONE
-        variable = self._guard_variable(name)
-        if variable is not None:
-            return variable
         last = name.rsplit(".", 1)[-1]
         if _REFUSES_CUDA.search(last):  # ``args.no_cuda``, ``cpu_only``
             return Polarity.NEGATIVE
         if mentions_cuda(last):
             return Polarity.POSITIVE
         return Polarity.NONE
+
+
+def _literal_polarity(node: cst.BaseExpression) -> Polarity:
+    """A string naming a CUDA/GPU device type (``"cuda"``, ``"cuda:"``, ``"gpu"``) or the CPU."""
+    value = string_value(node)
+    if value is None:
+        return Polarity.NONE
+    if mentions_cuda(value):
+        return Polarity.POSITIVE
+    if value.lower().startswith("cpu"):
+        return Polarity.NEGATIVE
+    return Polarity.NONE
 
 
 def _is_zero(node: cst.BaseExpression) -> bool:

@@ -8,7 +8,7 @@ question our rules ask ("is this ``torch.device``?").
 
 from __future__ import annotations
 
-from typing import Dict, Optional
+from typing import AbstractSet, Dict, Optional
 
 import libcst as cst
 
@@ -72,6 +72,10 @@ class ImportTable:
         if target is None:
             return None
         return f"{target}.{rest}" if rest else target
+
+    def imports_any(self, roots: AbstractSet[str]) -> bool:
+        """Does the module import anything from one of these top-level packages?"""
+        return any(target.split(".", 1)[0] in roots for target in self._aliases.values())
 
     def imports_torch(self) -> bool:
         return any(target == "torch" or target.startswith("torch.") for target in self._aliases.values())

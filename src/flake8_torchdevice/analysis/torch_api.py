@@ -78,6 +78,21 @@ DTYPES: FrozenSet[str] = frozenset(
 
 GRAD_DISABLING_CONTEXTS: FrozenSet[str] = frozenset({"torch.no_grad", "torch.inference_mode"})
 
+# Calls whose ``device=`` names a device *type* for mixed precision, not a placement; they
+# disable themselves where that device is missing.
+DEVICE_TYPE_CALLS: FrozenSet[str] = frozenset(
+    {
+        "torch.amp.GradScaler",
+        "torch.cuda.amp.GradScaler",
+        "torch.autocast",
+        "torch.amp.autocast",
+        "torch.get_autocast_dtype",
+        "torch.is_autocast_enabled",
+        "torch.amp.custom_fwd",
+        "torch.amp.custom_bwd",
+    }
+)
+
 DATA_LOADERS: FrozenSet[str] = frozenset(
     {"torch.utils.data.DataLoader", "torch.utils.data.dataloader.DataLoader"}
 )

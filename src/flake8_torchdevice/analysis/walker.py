@@ -22,8 +22,8 @@ from typing import Dict, FrozenSet, Iterator, List, Optional, Sequence, Set, Tup
 import libcst as cst
 
 from . import torch_api
-from .arguments import keyword_argument
-from .facts import Assignment, CallSite, ModuleAnalysis, Operation, ParameterDefault
+from .arguments import keyword_argument, positional_argument
+from .facts import Assignment, CallSite, ModuleAnalysis, Operation, ParameterDefault, Scope
 from .guards import GuardClassifier, Polarity, always_leaves, mentions_cuda
 from .imports import ImportTable, dotted_name
 from .values import (
@@ -102,7 +102,7 @@ class Walker:
         self.guard_depth = 0
         self.module_classes: Set[str] = set()
         self.class_attributes: Optional[Env] = None  # ``self.x`` values of the enclosing Module class
-        self.mapping_names: Set[str] = set()
+        self.scopes: List[Scope] = [Scope()]
         self.default_place: Place = CPU  # where a factory without ``device=`` allocates
         self.expression_statement: Optional[cst.Expr] = None  # the expression statement being walked
         self.grad_enabled = True  # False inside ``torch.no_grad()`` / ``inference_mode()``
@@ -249,21 +249,22 @@ class Walker:
         for decorator in node.decorators:
             self.value(decorator.decorator)
         cuda_specific = mentions_cuda(node.name.value) or self._decorated_with_guard(node.decorators)
+        scope = Scope()
         for param in _all_params(node.params):
             if param.default is not None:
                 self.value(param.default)
                 self.analysis.parameter_defaults.append(
-                    ParameterDefault(param, param.default, self.guard_depth > 0 or cuda_specific)
+                    ParameterDefault(param, param.default, self.guard_depth > 0 or cuda_specific, scope)
                 )
             if param.annotation is not None:
                 self.scan(param.annotation)
         if node.returns is not None:
             self.scan(node.returns)
-        outer_env, outer_mappings = self.env, self.mapping_names
+        outer_env = self.env
         self.env = dict(outer_env)
         if self.class_attributes is not None:
             self.env.update(self.class_attributes)
-        self.mapping_names = set()
+        self.scopes.append(scope)
         for param in _all_params(node.params):
             self.env[param.name.value] = self._parameter_value(param)
         if self.class_attributes is not None and node.params.params:
@@ -279,7 +280,8 @@ class Walker:
                     if name.startswith("self."):
                         class_attributes[name] = value
         finally:
-            self.env, self.mapping_names = outer_env, outer_mappings
+            self.env = outer_env
+            self.scopes.pop()
             self.class_attributes, self.grad_enabled = class_attributes, outer_grad
 
     def _ClassDef(self, node: cst.ClassDef) -> None:
@@ -350,7 +352,9 @@ class Walker:
         name = dotted_name(target)
         if name is not None:
             self.env[name] = value
-            self.analysis.assignments.append(Assignment(name, value_node, self.guard_depth > 0))
+            self.analysis.assignments.append(Assignment(name, value_node, self.guard_depth > 0, self.scopes[-1]))
+            if _DEVICE_LIKE_NAME.search(name.rsplit(".", 1)[-1]):
+                self._note_placement(value_node)  # ``self.device = device`` passes the device on
             polarity = self.guards.polarity(value_node)
             if polarity is not Polarity.NONE:
                 self.guard_variables[name] = polarity
@@ -492,11 +496,11 @@ class Walker:
         if isinstance(node, cst.Arg) and node.star == "**":
             name = dotted_name(node.value)
             if name is not None:
-                self.mapping_names.add(name)
+                self.scopes[-1].mapping_names.add(name)
         if isinstance(node, cst.StarredDictElement):
             name = dotted_name(node.value)
             if name is not None:
-                self.mapping_names.add(name)
+                self.scopes[-1].mapping_names.add(name)
         self.scan_children(node)
 
     def scan_children(self, node: cst.CSTNode) -> None:
@@ -522,6 +526,8 @@ class Walker:
         arguments = [self._argument_value(arg) for arg in node.args]
         if qualified == "torch.set_default_device":
             self.default_place = UNKNOWN_PLACE
+        for device in _placement_arguments(node, qualified, method):
+            self._note_placement(device)
         result = self._call_result(node, qualified, method, receiver, receiver_value, arguments)
         self.analysis.add_call(
             CallSite(
@@ -533,12 +539,18 @@ class Walker:
                 value=result,
                 guarded=self.guard_depth > 0,
                 statement=statement,
-                mapping_names=self.mapping_names,
+                scope=self.scopes[-1],
                 argument_values=(*arguments, *self._element_values(node)),
                 callee_value=self.env.get(dotted_name(func) or "", UNKNOWN) if qualified is None else UNKNOWN,
             )
         )
         return result
+
+    def _note_placement(self, device: cst.BaseExpression) -> None:
+        name = dotted_name(device)
+        if name is not None:
+            for scope in self.scopes:
+                scope.placement_names.add(name)
 
     def _argument_value(self, arg: cst.Arg) -> Value:
         if arg.star == "**":
@@ -783,6 +795,22 @@ def _element_of(value: Value) -> Value:
     if value is BATCH:
         return Value(kind=Kind.TENSOR, place=CPU)
     return UNKNOWN
+
+
+def _placement_arguments(
+    node: cst.Call, qualified: Optional[str], method: Optional[str]
+) -> Iterator[cst.BaseExpression]:
+    """The arguments of a call that say where something is placed."""
+    if qualified not in torch_api.DEVICE_TYPE_CALLS:
+        for name in ("device", "map_location"):
+            value = keyword_argument(node, name)
+            if value is not None:
+                yield value
+    if qualified in ("torch.device", "torch.load", "torch.set_default_device") or method in ("to", "cuda"):
+        index = 1 if qualified == "torch.load" else 0
+        value = positional_argument(node, index)
+        if value is not None:
+            yield value
 
 
 def _is_number_literal(node: cst.Call) -> bool:

@@ -6,8 +6,22 @@ from .base import Finding, Rule
 from .tdv001_hardcoded_cuda import HardcodedCudaDevice
 from .tdv002_discarded_conversion import DiscardedConversion
 from .tdv003_numpy_on_device import NumpyOnAccelerator
+from .tdv004_load_without_map_location import LoadWithoutMapLocation
+from .tdv005_mixed_devices import MixedDevices
+from .tdv006_input_left_behind import InputLeftBehind
+from .tdv007_create_then_move import CreateThenMove
+from .tdv008_numpy_requires_grad import NumpyRequiresGrad
 
-ALL_RULES: Tuple[Type[Rule], ...] = (HardcodedCudaDevice, DiscardedConversion, NumpyOnAccelerator)
+ALL_RULES: Tuple[Type[Rule], ...] = (
+    HardcodedCudaDevice,
+    DiscardedConversion,
+    NumpyOnAccelerator,
+    LoadWithoutMapLocation,
+    MixedDevices,
+    InputLeftBehind,
+    CreateThenMove,
+    NumpyRequiresGrad,
+)
 
 RULES_BY_CODE: Dict[str, Type[Rule]] = {rule.code: rule for rule in ALL_RULES}
 

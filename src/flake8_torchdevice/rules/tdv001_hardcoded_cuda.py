@@ -7,6 +7,8 @@ from typing import Iterator, Optional
 import libcst as cst
 
 from ..analysis import CallSite, ModuleAnalysis
+from ..analysis import torch_api
+from ..analysis.facts import Scope
 from ..analysis.arguments import keyword_argument, positional_argument
 from ..analysis.values import is_cuda_literal, string_value
 from ..settings import Settings
@@ -27,15 +29,21 @@ NEEDS_GPU = frozenset(
     ).split()
 )
 
+# Libraries that only run on NVIDIA GPUs: a file importing one is CUDA code by construction.
+CUDA_ONLY_LIBRARIES = frozenset({"apex", "cupy", "flash_attn", "megatron", "pycuda", "transformer_engine", "triton"})
+
 LEGACY_TENSOR_TYPES = frozenset(
     f"torch.cuda.{dtype}Tensor"
     for dtype in "Float Double Half BFloat16 Long Int Short Char Byte Bool".split()
 )
 
 
-def _mentions_device(name: str) -> bool:
-    last = name.rsplit(".", 1)[-1].lower()
-    return "device" in last or last == "map_location"
+def _places(name: str, scope: Scope) -> bool:
+    """A device variable or parameter that reaches a placement (``.to(name)``, ``device=name``...).
+
+    ``device_type = "cuda"`` compared later, or handed to ``torch.amp``, is not a placement.
+    """
+    return name in scope.placement_names
 
 
 def _legacy_type_name(node: cst.BaseExpression, analysis: ModuleAnalysis) -> Optional[str]:
@@ -50,7 +58,8 @@ class HardcodedCudaDevice(Rule):
     Reports a `"cuda"` / `"cuda:N"` device written into the code where a tensor or module is
     placed: `torch.device("cuda")`, `.to("cuda")`, `device="cuda"` (in any call or as a
     parameter default), `.cuda()`, `map_location="cuda"`, `torch.set_default_device("cuda")`,
-    legacy `torch.cuda.FloatTensor(...)` constructors, a `device = "cuda"` variable, and calls of
+    legacy `torch.cuda.FloatTensor(...)` constructors, a `device = "cuda"` variable that reaches one of
+    these, and calls of
     `torch.cuda` functions that need a GPU (`synchronize`, `set_device`,
     `get_device_capability`...), unless a CUDA check guards them.
 
@@ -65,8 +74,11 @@ class HardcodedCudaDevice(Rule):
     checks (`if x.is_cuda:`, `if device.type == "cuda":`), a `try` whose `except` catches the failure
     (`AssertionError`, `RuntimeError`, `Exception`), names that make CUDA an explicit choice
     (`if args.use_gpu:`), tests skipped without CUDA (`skipif`/`skipUnless`), functions and classes
-    named for CUDA, and non-placement uses of the string (`torch.autocast("cuda")`, comparisons,
-    logs). Add your own check functions with `--torchdevice-guard-functions`.
+    named for CUDA, files that import a CUDA-only library (`apex`, `cupy`, `flash_attn`, `megatron`,
+    `pycuda`, `transformer_engine`, `triton`), a `"cuda"` variable or parameter default that never
+    reaches a placement (`device_type = "cuda"` compared later), and non-placement uses of the
+    string (`torch.autocast("cuda")`, `GradScaler(device="cuda")`, comparisons, logs). Add your own
+    check functions with `--torchdevice-guard-functions`.
 
     ## Example
     ```python
@@ -93,27 +105,25 @@ class HardcodedCudaDevice(Rule):
     summary = 'Hard-coded `"cuda"` device or GPU-only `torch.cuda` call outside a CUDA check'
 
     def check(self, analysis: ModuleAnalysis, settings: Settings) -> Iterator[Finding]:
+        if analysis.imports.imports_any(CUDA_ONLY_LIBRARIES):
+            return  # the whole file runs only where CUDA does
         for site in analysis.calls:
             if not site.guarded:
                 yield from self._check_call(site, analysis)
         for default in analysis.parameter_defaults:
-            if (
-                not default.guarded
-                and is_cuda_literal(default.default)
-                and _mentions_device(default.param.name.value)
-            ):
+            name = default.param.name.value
+            if not default.guarded and is_cuda_literal(default.default) and _places(name, default.scope):
                 yield self._literal(default.default)
         for assignment in analysis.assignments:
-            if (
-                not assignment.guarded
-                and is_cuda_literal(assignment.value)
-                and _mentions_device(assignment.target)
-            ):
+            name = assignment.target
+            if not assignment.guarded and is_cuda_literal(assignment.value) and _places(name, assignment.scope):
                 yield self._literal(assignment.value)
 
     def _check_call(self, site: CallSite, analysis: ModuleAnalysis) -> Iterator[Finding]:
         call = site.node
         for keyword in ("device", "map_location"):
+            if keyword == "device" and site.qualified in torch_api.DEVICE_TYPE_CALLS:
+                continue
             value = keyword_argument(call, keyword)
             if value is not None and is_cuda_literal(value):
                 yield self._literal(value)

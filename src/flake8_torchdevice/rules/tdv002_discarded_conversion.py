@@ -116,7 +116,7 @@ class DiscardedConversion(Rule):
         if not settings.report_unknown_receivers or kind is not Kind.UNKNOWN or site.receiver is None:
             return False
         name = dotted_name(site.receiver)
-        return name is not None and name not in site.mapping_names and name.split(".", 1)[0] != "self"
+        return name is not None and name not in site.scope.mapping_names and name.split(".", 1)[0] != "self"
 
     def _report(
         self, analysis: ModuleAnalysis, site: CallSite, chained: bool, statement: Optional[cst.Expr]

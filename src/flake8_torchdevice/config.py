@@ -1,0 +1,146 @@
+"""What the user asked for: ``[tool.torchdevice]`` in pyproject.toml, and code selection by prefix.
+
+The nearest pyproject.toml with a ``[tool.torchdevice]`` table, walking up from the working
+directory, is the configuration (as ruff does for ``[tool.ruff]``). Without a TOML parser (Python
+3.10 and older without ``tomli``) there is no configuration. Command-line flags override it.
+"""
+
+from __future__ import annotations
+
+import sys
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any, Dict, FrozenSet, Iterable, Mapping, Optional, Tuple
+
+from .discovery import DEFAULT_EXCLUDES, Pattern, exclude_patterns
+from .docs import DOCUMENTED
+from .settings import Settings
+
+if sys.version_info >= (3, 11):
+    import tomllib as _toml
+else:  # pragma: no cover - exercised on Python < 3.11 only
+    try:
+        import tomli as _toml
+    except ImportError:
+        _toml = None
+
+ALL_CODES: Tuple[str, ...] = tuple(rule.code for rule in DOCUMENTED)
+DEFAULT_SELECT: Tuple[str, ...] = tuple(rule.code for rule in DOCUMENTED if rule.enabled_by_default)
+
+_LIST_KEYS = ("select", "ignore", "exclude", "extend-exclude", "guard-functions")
+_BOOL_KEYS = ("report-unknown-receivers",)
+
+
+class ConfigError(Exception):
+    """A configuration the user must correct (exit status 2)."""
+
+
+@dataclass(frozen=True)
+class Config:
+    """Options from pyproject.toml or the command line; None means "not given"."""
+
+    select: Optional[Tuple[str, ...]] = None
+    ignore: Optional[Tuple[str, ...]] = None
+    exclude: Optional[Tuple[str, ...]] = None
+    extend_exclude: Tuple[str, ...] = ()
+    guard_functions: Optional[Tuple[str, ...]] = None
+    report_unknown_receivers: Optional[bool] = None
+    # Patterns with a "/" are relative to this directory (the config file's, or the working directory).
+    root: Path = Path(".")
+
+
+@dataclass(frozen=True)
+class Resolved:
+    """The configuration with the command line's flags applied: what a run uses."""
+
+    codes: FrozenSet[str]
+    settings: Settings
+    excludes: Tuple[Pattern, ...]
+
+
+def resolve(config: Config, flags: Config) -> Resolved:
+    """Each flag given on the command line replaces the configured value; extend-exclude adds up."""
+    chosen = replace(config, **{name: getattr(flags, name) for name in _REPLACED if getattr(flags, name) is not None})
+    if flags.exclude is not None:
+        excludes = exclude_patterns(flags.exclude, flags.root)
+    elif config.exclude is not None:
+        excludes = exclude_patterns(config.exclude, config.root)
+    else:
+        excludes = DEFAULT_EXCLUDES
+    extended = exclude_patterns(config.extend_exclude, config.root) + exclude_patterns(flags.extend_exclude, flags.root)
+    settings = Settings(
+        guard_functions=frozenset(chosen.guard_functions or ()),
+        report_unknown_receivers=bool(chosen.report_unknown_receivers),
+    )
+    codes = selected_codes(DEFAULT_SELECT if chosen.select is None else chosen.select, chosen.ignore or ())
+    return Resolved(codes, settings, excludes + extended)
+
+
+_REPLACED = ("select", "ignore", "guard_functions", "report_unknown_receivers")
+
+
+def find_pyproject(start: Path) -> Optional[Path]:
+    """The nearest pyproject.toml at or above ``start`` that has a ``[tool.torchdevice]`` table."""
+    for directory in (start, *start.parents):
+        candidate = directory / "pyproject.toml"
+        if candidate.is_file() and _tool_table(candidate) is not None:
+            return candidate
+    return None
+
+
+def load_config(start: Path) -> Tuple[Config, Optional[Path]]:
+    """The configuration found from ``start`` and the file it came from (an empty one when none)."""
+    path = find_pyproject(start) if _toml is not None else None
+    if path is None:
+        return Config(root=start), None
+    return config_from_table(_tool_table(path) or {}, path.parent, str(path)), path
+
+
+def config_from_table(table: Mapping[str, Any], root: Path, origin: str) -> Config:
+    unknown = sorted(set(table) - set(_LIST_KEYS) - set(_BOOL_KEYS))
+    if unknown:
+        raise ConfigError(f"{origin}: unknown [tool.torchdevice] key(s): {', '.join(unknown)}")
+    values: Dict[str, Any] = {key.replace("-", "_"): _list(table, key, origin) for key in _LIST_KEYS if key in table}
+    for key in _BOOL_KEYS:
+        if key in table:
+            if not isinstance(table[key], bool):
+                raise ConfigError(f"{origin}: [tool.torchdevice] {key} must be true or false")
+            values[key.replace("-", "_")] = table[key]
+    return Config(root=root, **values)
+
+
+def selected_codes(select: Iterable[str], ignore: Iterable[str]) -> FrozenSet[str]:
+    """Codes chosen by prefixes; the longest matching prefix decides, and a tie goes to ``ignore``."""
+    select, ignore = _known_prefixes(select), _known_prefixes(ignore)
+    return frozenset(code for code in ALL_CODES if _longest_match(code, select) > _longest_match(code, ignore))
+
+
+def _known_prefixes(prefixes: Iterable[str]) -> Tuple[str, ...]:
+    cleaned = tuple(prefix.strip().upper() for prefix in prefixes if prefix.strip())
+    for prefix in cleaned:
+        if not any(code.startswith(prefix) for code in ALL_CODES):
+            raise ConfigError(f"unknown code or prefix {prefix!r} (known: {', '.join(ALL_CODES)})")
+    return cleaned
+
+
+def _longest_match(code: str, prefixes: Tuple[str, ...]) -> int:
+    return max((len(prefix) for prefix in prefixes if code.startswith(prefix)), default=-1)
+
+
+def _tool_table(path: Path) -> Optional[Mapping[str, Any]]:
+    try:
+        with path.open("rb") as file:
+            document = _toml.load(file)
+    except (OSError, ValueError) as error:  # tomllib.TOMLDecodeError is a ValueError
+        raise ConfigError(f"{path}: {error}") from error
+    table = document.get("tool", {}).get("torchdevice")
+    return table if isinstance(table, dict) else None
+
+
+def _list(table: Mapping[str, Any], key: str, origin: str) -> Tuple[str, ...]:
+    value = table[key]
+    if isinstance(value, str):
+        value = value.split(",")
+    if not isinstance(value, list) or not all(isinstance(item, str) for item in value):
+        raise ConfigError(f"{origin}: [tool.torchdevice] {key} must be a list of strings")
+    return tuple(item.strip() for item in value if item.strip())
