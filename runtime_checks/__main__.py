@@ -67,12 +67,32 @@ def parser() -> argparse.ArgumentParser:
         prog="python -m runtime_checks",
         description="Run the fixtures on every device; cross-check the linter.",
     )
-    options.add_argument("--device", action="append", type=device_names, default=[], metavar="NAME[,NAME]")
-    options.add_argument("--fixtures", nargs="+", default=[], metavar="CHOICE")
-    options.add_argument("--json", type=Path, metavar="PATH")
-    options.add_argument("--markdown", type=Path, metavar="PATH")
-    options.add_argument("--timeout", type=positive_seconds, default=DEFAULT_TIMEOUT, metavar="SECONDS")
-    options.add_argument("--start-method", choices=START_METHODS, default=DEFAULT_START_METHOD)
+    options.add_argument(
+        "--device",
+        action="append",
+        type=device_names,
+        default=[],
+        metavar="NAME[,NAME]",
+        help="devices to run on (cpu, cuda, mps, meta); default: every device present, meta when no accelerator",
+    )
+    options.add_argument(
+        "--fixtures", nargs="+", default=[], metavar="CHOICE", help="fixture files, globs or rule codes (TDV002)"
+    )
+    options.add_argument("--json", type=Path, metavar="PATH", help="write the results as JSON")
+    options.add_argument("--markdown", type=Path, metavar="PATH", help="write a Markdown report")
+    options.add_argument(
+        "--timeout",
+        type=positive_seconds,
+        default=DEFAULT_TIMEOUT,
+        metavar="SECONDS",
+        help=f"limit for one fixture on one device (default {DEFAULT_TIMEOUT})",
+    )
+    options.add_argument(
+        "--start-method",
+        choices=START_METHODS,
+        default=DEFAULT_START_METHOD,
+        help="forkserver: fork each run from a process that imported torch once; spawn: a fresh interpreter per run",
+    )
     return options
 
 

@@ -7,6 +7,7 @@ from typing import Any, ClassVar, Iterator, List, Tuple, Type
 
 from . import __version__
 from .engine import lint_source
+from .rules import ALL_RULES
 from .settings import Settings
 
 
@@ -22,6 +23,8 @@ class TorchDeviceChecker:
 
     @classmethod
     def add_options(cls, parser: Any) -> None:
+        # Rules too noisy on library code to be on by default; ``--extend-select TDV004`` enables one.
+        parser.extend_default_ignore([rule.code for rule in ALL_RULES if not rule.enabled_by_default])
         parser.add_option(
             "--torchdevice-guard-functions",
             default="",

@@ -1,0 +1,226 @@
+"""Jupyter notebooks as one virtual Python module, and back.
+
+The code cells are joined, in order, into one module, so names flow between cells as they do in a
+kernel (a device chosen in cell 1 is known in cell 3). Each cell is followed by a marker comment,
+and a line map takes each line of the module back to (cell number, line in that cell); cell numbers
+are 1-based positions in the notebook's list of cells, Markdown and raw cells included, as Jupyter
+shows them top to bottom.
+
+IPython syntax is not Python: a cell starting with a cell magic (``%%time``) is skipped whole; a line
+magic (``%matplotlib``), a shell line (``!pip``), ``x = !ls``, ``x = %who_ls`` and help (``torch.zeros?``)
+become a numbered ``pass`` placeholder with the same indentation, so line numbers hold. Writing a
+fixed module back restores those lines and changes only the ``source`` of the cells whose code
+changed; the rest of the file stays byte-for-byte as it was, or nothing is written.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import re
+from dataclasses import dataclass
+from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence, Tuple
+
+_PLACEHOLDER = "pass  # torchdevice: IPython line {}"
+_PLACEHOLDER_LINE = re.compile(r"^[ \t]*pass  # torchdevice: IPython line (\d+)(?:\r\n|\r|\n)?$")
+_CELL_END = "# torchdevice: end of cell {}"
+_MAGIC_ASSIGNMENT = re.compile(r"^[\w.]+\s*=\s*[%!]")
+_HELP = re.compile(r"^(?:\?{1,2}[\w.*]+|[\w.*]+\?{1,2})$")
+
+
+class NotANotebook(ValueError):
+    """The file is not a notebook this module can read."""
+
+
+@dataclass(frozen=True)
+class _CodeCell:
+    number: int  # 1-based position in the notebook's cell list
+    original: str  # the cell's code as stored
+    code: str  # the code the linter reads: placeholders instead of IPython lines, ends with a newline
+
+
+@dataclass(frozen=True)
+class Notebook:
+    text: str  # the file as read
+    document: Dict[str, Any]
+    cells: Tuple[_CodeCell, ...]
+    source: str  # the virtual module
+    line_map: Tuple[Tuple[int, int], ...]  # module line - 1 -> (cell number, line in cell)
+
+    def locate(self, line: int) -> Tuple[Optional[int], int]:
+        """(cell number, line in that cell) of a line of the virtual module."""
+        if not self.line_map:
+            return None, line
+        return self.line_map[min(max(line, 1), len(self.line_map)) - 1]
+
+    def rewritten(self, fixed_source: str) -> Optional[str]:
+        """The notebook's text with ``fixed_source`` put back into its cells; None when that cannot be
+        done without touching anything else (markers lost, or formatting this module cannot reproduce)."""
+        fixed_cells = _split_cells(fixed_source, [cell.number for cell in self.cells])
+        if fixed_cells is None:
+            return None
+        changed = {
+            cell.number: _restored(cell, fixed) for cell, fixed in zip(self.cells, fixed_cells) if fixed != cell.code
+        }
+        if not changed:
+            return self.text
+        dump = _serializer(self.text, self.document)
+        if dump is None:
+            return None
+        cells = [
+            _with_source(cell, changed[number]) if number in changed else cell
+            for number, cell in enumerate(self.document["cells"], 1)
+        ]
+        return dump({**self.document, "cells": cells})
+
+
+def parse_notebook(text: str) -> Notebook:
+    try:
+        document = json.loads(text)
+    except ValueError as error:
+        raise NotANotebook(f"not valid JSON: {error}") from error
+    if not isinstance(document, dict) or not isinstance(document.get("cells"), list):
+        raise NotANotebook("no list of cells")
+    cells = tuple(_code_cells(document)) if _is_python(document) else ()
+    line_map = [(cell.number, line) for cell in cells for line in range(1, len(_lines(cell.code)) + 2)]
+    source = "".join(cell.code + _CELL_END.format(cell.number) + "\n" for cell in cells)
+    return Notebook(text, document, cells, source, tuple(line_map))
+
+
+def _is_python(document: Dict[str, Any]) -> bool:
+    metadata = document.get("metadata") or {}
+    language = (metadata.get("kernelspec") or {}).get("language") or (metadata.get("language_info") or {}).get("name")
+    return language is None or str(language).lower() == "python"
+
+
+def _code_cells(document: Dict[str, Any]):
+    for number, cell in enumerate(document["cells"], 1):
+        if not isinstance(cell, dict) or cell.get("cell_type") != "code":
+            continue
+        original = _cell_text(cell.get("source", ""))
+        if not original.strip() or original.lstrip().startswith("%%"):
+            continue
+        lines = _lines(original)
+        code = "".join(
+            _placeholder(line, index) if ipython else line
+            for index, (line, ipython) in enumerate(zip(lines, _ipython_lines(lines)))
+        )
+        yield _CodeCell(number, original, code if code.endswith(("\n", "\r")) else code + "\n")
+
+
+def _cell_text(source: Any) -> str:
+    return "".join(source) if isinstance(source, list) else str(source)
+
+
+def _lines(text: str) -> List[str]:
+    """Lines with their endings, split where Python splits them (\\n, \\r\\n, \\r)."""
+    return io.StringIO(text, newline="").readlines()
+
+
+def _ipython_lines(lines: Sequence[str]) -> Iterator[bool]:
+    """For each line, whether it is IPython syntax; only a line that starts a statement can be."""
+    continuation = _Continuation()
+    for line in lines:
+        ipython = continuation.at_statement_start and _is_ipython(line.strip())
+        if not ipython:
+            continuation.read(line)
+        yield ipython
+
+
+def _is_ipython(line: str) -> bool:
+    return line.startswith(("%", "!")) or bool(_HELP.match(line) or _MAGIC_ASSIGNMENT.match(line))
+
+
+class _Continuation:
+    """Whether the next line continues a statement: open brackets, a string, a trailing backslash."""
+
+    def __init__(self) -> None:
+        self.depth = 0
+        self.quote = ""
+        self.backslash = False
+
+    @property
+    def at_statement_start(self) -> bool:
+        return self.depth == 0 and not self.quote and not self.backslash
+
+    def read(self, line: str) -> None:
+        self.backslash = False
+        index = 0
+        while index < len(line):
+            char = line[index]
+            if self.quote:
+                index = self._in_string(line, index)
+                continue
+            if char == "#":
+                return
+            if char in "'\"":
+                self.quote = char * 3 if line.startswith(char * 3, index) else char
+                index += len(self.quote)
+                continue
+            if char == "\\" and not line[index + 1 :].strip("\r\n"):
+                self.backslash = True
+            elif char in "([{":
+                self.depth += 1
+            elif char in ")]}":
+                self.depth = max(0, self.depth - 1)
+            index += 1
+
+    def _in_string(self, line: str, index: int) -> int:
+        if line[index] == "\\":
+            return index + 2
+        if line.startswith(self.quote, index):
+            end = index + len(self.quote)
+            self.quote = ""
+            return end
+        if len(self.quote) == 1 and line[index] in "\r\n":
+            self.quote = ""  # an unterminated one-line string: a syntax error the parser will report
+        return index + 1
+
+
+def _placeholder(line: str, index: int) -> str:
+    body = line.rstrip("\r\n")
+    indentation = body[: len(body) - len(body.lstrip())]
+    return indentation + _PLACEHOLDER.format(index) + line[len(body) :]
+
+
+def _split_cells(source: str, numbers: Sequence[int]) -> Optional[List[str]]:
+    """The module's text between cell markers, one string per cell; None if the markers moved."""
+    cells: List[str] = []
+    current: List[str] = []
+    for line in _lines(source):
+        if len(cells) < len(numbers) and line.rstrip("\r\n") == _CELL_END.format(numbers[len(cells)]):
+            cells.append("".join(current))
+            current = []
+        else:
+            current.append(line)
+    return cells if len(cells) == len(numbers) and not current else None
+
+
+def _restored(cell: _CodeCell, fixed: str) -> str:
+    """The fixed code with its IPython lines back, and without the newline the module added."""
+    originals = _lines(cell.original)
+    lines = []
+    for line in _lines(fixed):
+        placeholder = _PLACEHOLDER_LINE.match(line)
+        lines.append(originals[int(placeholder.group(1))] if placeholder else line)
+    text = "".join(lines)
+    return text[:-1] if not cell.original.endswith(("\n", "\r")) and text.endswith("\n") else text
+
+
+def _with_source(cell: Dict[str, Any], code: str) -> Dict[str, Any]:
+    return {**cell, "source": _lines(code) if isinstance(cell.get("source"), list) else code}
+
+
+def _serializer(text: str, document: Dict[str, Any]) -> Optional[Callable[[Dict[str, Any]], str]]:
+    """The ``json.dumps`` settings that reproduce ``text`` exactly (Jupyter writes indent 1, no ASCII escapes)."""
+    newline = "\r\n" if "\r\n" in text else "\n"
+    trailing = newline if text.endswith(newline) else ""
+    for indent in (1, 2, 4, None):
+        for ensure_ascii in (False, True):
+
+            def dump(value: Dict[str, Any], indent: Optional[int] = indent, ensure_ascii: bool = ensure_ascii) -> str:
+                return json.dumps(value, indent=indent, ensure_ascii=ensure_ascii).replace("\n", newline) + trailing
+
+            if dump(document) == text:
+                return dump
+    return None
