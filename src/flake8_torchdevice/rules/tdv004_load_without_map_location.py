@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Iterator, Optional, Set
+from typing import Iterator
 
 import libcst as cst
 
@@ -10,18 +10,6 @@ from ..analysis import ModuleAnalysis
 from ..analysis.arguments import keyword_argument, positional_argument
 from ..settings import Settings
 from .base import Finding, Fix, Rule, keyword
-
-
-def _path(analysis: ModuleAnalysis, call: cst.Call) -> Optional[str]:
-    """The source text of the file argument of ``torch.save(obj, f)`` / ``torch.load(f)``."""
-    index = 1 if analysis.imports.qualify(call.func) == "torch.save" else 0
-    argument = positional_argument(call, index) or keyword_argument(call, "f")
-    return None if argument is None else analysis.module.code_for_node(argument)
-
-
-def _saved_paths(analysis: ModuleAnalysis) -> Set[Optional[str]]:
-    """Files this module writes itself: loading them back happens on the machine that saved them."""
-    return {_path(analysis, site.node) for site in analysis.calls if site.qualified == "torch.save"} - {None}
 
 
 def _with_map_location(call: cst.Call) -> cst.Call:
@@ -41,9 +29,7 @@ class LoadWithoutMapLocation(Rule):
     torch.cuda.is_available() is False`. `load_state_dict(..., map_location=...)` raises
     `TypeError: unexpected keyword argument 'map_location'`: the argument belongs to `torch.load`.
 
-    Not reported: calls that forward `**kwargs` (`map_location` may be among them), and loading a
-    file the same module writes with `torch.save` (same path expression): it is read back on the
-    machine that wrote it.
+    Calls that forward `**kwargs` are not reported: `map_location` may be among them.
 
     Off by default: on library code most loads resume the library's own checkpoints on the same
     kind of machine. Measured on accelerate 1.15.0 (docs/precision.md), 7 findings: 1 false positive
@@ -83,11 +69,10 @@ class LoadWithoutMapLocation(Rule):
     summary = "`torch.load()` without `map_location` (or `map_location=` given to `load_state_dict`)"
 
     def check(self, analysis: ModuleAnalysis, settings: Settings) -> Iterator[Finding]:
-        saved_here = _saved_paths(analysis)
         for site in analysis.calls:
             call = site.node
             forwards_kwargs = any(arg.star == "**" for arg in call.args)
-            if site.qualified == "torch.load" and not forwards_kwargs and _path(analysis, call) not in saved_here:
+            if site.qualified == "torch.load" and not forwards_kwargs:
                 if keyword_argument(call, "map_location") is None and positional_argument(call, 1) is None:
                     yield self.finding(
                         call,
