@@ -6,6 +6,7 @@ linter must report with ``# expect:`` comments on the reported lines, and what i
 does at run time with ``# runtime:`` comment lines (grammar in tests/fixtures/README.md):
 
     # runtime: passes
+    # runtime: passes (performance)
     # runtime: raises RuntimeError "same device"|"expected device" on accelerator
     # runtime: raises AssertionError|RuntimeError "not compiled with CUDA"|"driver" on cpu-only
 """
@@ -59,6 +60,8 @@ class RuntimeExpectation:
 
 
 PASSES = RuntimeExpectation()
+# A performance bug runs correctly: it does extra work (TDV007 allocates twice) but never fails.
+PERFORMANCE = RuntimeExpectation(condition="performance")
 
 
 @dataclass(frozen=True)
@@ -73,10 +76,17 @@ class Fixture:
     def name(self) -> str:
         return f"{self.code}/{self.path.name}"
 
+    @property
+    def performance_only(self) -> bool:
+        """A bad fixture whose bug costs time, not correctness: it must run clean everywhere."""
+        return self.runtime == (PERFORMANCE,)
+
 
 def parse_runtime(body: str) -> RuntimeExpectation:
     if body == "passes":
         return PASSES
+    if body == "passes (performance)":
+        return PERFORMANCE
     match = _RAISES.match(body)
     if match is None or match.group("condition") not in CONDITIONS:
         raise FixtureError(f"bad runtime annotation: {body!r}")
@@ -117,6 +127,10 @@ def load_fixture(path: Path) -> Fixture:
         raise FixtureError(f"{path}: declare what it does at run time with '# runtime:'")
     if not is_bad and runtime != [PASSES]:
         raise FixtureError(f"{path}: a good fixture declares '# runtime: passes' and nothing else")
+    if PERFORMANCE in runtime and runtime != [PERFORMANCE]:
+        raise FixtureError(f"{path}: '# runtime: passes (performance)' stands alone")
+    if is_bad and PASSES in runtime:
+        raise FixtureError(f"{path}: a bad fixture fails, or declares '# runtime: passes (performance)'")
     return Fixture(path, path.parent.name, is_bad, expected, tuple(runtime))
 
 

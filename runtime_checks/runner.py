@@ -108,5 +108,6 @@ def _result(
         verdict = decide(fixture.runtime, run.outcome, device, machine.cuda_usable)
         device_runs[device.name] = DeviceRun(run, verdict)
     verdicts = [device_run.verdict for device_run in device_runs.values()]
-    disagreement = cross_check(codes, verdicts, [device.label for device in devices])
+    labels = [device.label for device in devices]
+    disagreement = cross_check(codes, verdicts, labels, fixture.performance_only)
     return FixtureResult(fixture, codes, device_runs, disagreement)

@@ -96,25 +96,32 @@ def decide(
 
 
 def cross_check(
-    linter_codes: Sequence[str], verdicts: Sequence[Verdict], device_labels: Sequence[str]
+    linter_codes: Sequence[str],
+    verdicts: Sequence[Verdict],
+    device_labels: Sequence[str],
+    performance_only: bool = False,
 ) -> str:
     """Why the linter and the runs disagree about a fixture; empty when they agree.
 
     A finding must be a failure some device confirms, or one that only an absent device could show.
-    No finding must mean the code runs everywhere (meta's missing data aside).
+    No finding must mean the code runs everywhere (meta's missing data aside). A performance
+    finding is the exception that proves the rule: its code must run everywhere too.
     """
-    if linter_codes:
+    if linter_codes and not performance_only:
         if any(verdict.kind == CONFIRMED for verdict in verdicts):
             return ""
         if all(verdict.kind == NOT_APPLICABLE and verdict.needs for verdict in verdicts):
             return ""
         return f"the linter reports {', '.join(linter_codes)} but no device confirms a failure"
+    if performance_only and not linter_codes:
+        return "a performance fixture the linter does not report"
     failing = [
         f"{verdict.kind} on {label}"
         for verdict, label in zip(verdicts, device_labels)
         if not (verdict.kind == CLEAN or verdict.needs == NEEDS_DATA)
     ]
-    return f"the linter reports nothing, yet the runs are not clean: {', '.join(failing)}" if failing else ""
+    subject = "a performance bug must still run" if performance_only else "the linter reports nothing"
+    return f"{subject}, yet the runs are not clean: {', '.join(failing)}" if failing else ""
 
 
 def _alternatives(expectations: Sequence[RuntimeExpectation]) -> str:

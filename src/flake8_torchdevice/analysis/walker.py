@@ -329,7 +329,10 @@ class Walker:
             name = dotted_name(node.target)
             if name is not None:
                 left = self.env.get(name, UNKNOWN)
-                self.env[name] = self._arithmetic(left, right)
+                updated = self._arithmetic(left, right)
+                if left.kind is Kind.TENSOR:  # in place: the tensor keeps its place and its grad flag
+                    updated = dataclasses.replace(updated, place=left.place, requires_grad=left.requires_grad)
+                self.env[name] = updated
             return False
         if isinstance(node, (cst.Import, cst.ImportFrom)):
             self.imports.record(node)
@@ -516,19 +519,22 @@ class Walker:
         qualified = self.imports.qualify(func)
         method: Optional[str] = None
         receiver: Optional[cst.BaseExpression] = None
-        receiver_value = UNKNOWN
+        receiver_value = callee = UNKNOWN
         if qualified is None:
             if isinstance(func, cst.Attribute):
                 method, receiver = func.attr.value, func.value
                 receiver_value = self.value(receiver)
-            elif not isinstance(func, cst.Name):
-                self.value(func)
+                callee = self.env.get(dotted_name(func) or "", UNKNOWN)  # ``self.encoder(x)``
+            elif isinstance(func, cst.Name):
+                callee = self.env.get(func.value, UNKNOWN)
+            else:
+                callee = self.value(func)  # ``nn.L1Loss()(prediction, target)``
         arguments = [self._argument_value(arg) for arg in node.args]
         if qualified == "torch.set_default_device":
             self.default_place = UNKNOWN_PLACE
         for device in _placement_arguments(node, qualified, method):
             self._note_placement(device)
-        result = self._call_result(node, qualified, method, receiver, receiver_value, arguments)
+        result = self._call_result(node, qualified, method, receiver, receiver_value, callee, arguments)
         self.analysis.add_call(
             CallSite(
                 node=node,
@@ -541,7 +547,7 @@ class Walker:
                 statement=statement,
                 scope=self.scopes[-1],
                 argument_values=(*arguments, *self._element_values(node)),
-                callee_value=self.env.get(dotted_name(func) or "", UNKNOWN) if qualified is None else UNKNOWN,
+                callee_value=callee,
             )
         )
         return result
@@ -575,18 +581,18 @@ class Walker:
         method: Optional[str],
         receiver: Optional[cst.BaseExpression],
         receiver_value: Value,
+        callee: Value,
         arguments: List[Value],
     ) -> Value:
         if qualified is not None:
             return self._function_result(node, qualified, arguments)
+        if callee.kind is Kind.MODULE:  # calling a module runs its forward()
+            return Value(kind=Kind.TENSOR, place=callee.place, requires_grad=self.grad_enabled)
         if method is not None:
             return self._method_result(node, method, receiver, receiver_value)
         callee_name = dotted_name(node.func)
         if callee_name in self.module_classes:
             return Value(kind=Kind.MODULE, place=CPU)
-        callee = self.env.get(callee_name or "")
-        if callee is not None and callee.kind is Kind.MODULE:
-            return Value(kind=Kind.TENSOR, place=callee.place, requires_grad=self.grad_enabled)
         if callee_name == "DataLoader":
             return Value(kind=Kind.LOADER)
         return UNKNOWN
@@ -660,6 +666,8 @@ class Walker:
             "requires_grad_",
         ):
             return receiver_value
+        if kind is Kind.TENSOR and method.endswith("_") and not method.startswith("_"):
+            return receiver_value  # in-place methods return the tensor itself
         if kind is Kind.TENSOR and method in torch_api.PLACE_PRESERVING_METHODS:
             return Value(
                 kind=Kind.TENSOR,

@@ -49,6 +49,14 @@ def keyword(name: str, value: cst.BaseExpression) -> cst.Arg:
     return cst.Arg(keyword=cst.Name(name), value=value, equal=equal)
 
 
+def with_argument(call: cst.Call, argument: cst.Arg) -> cst.Call:
+    """``call`` with one more argument; a trailing comma before it is dropped (no ``x,, y``)."""
+    arguments = list(call.args)
+    if arguments:
+        arguments[-1] = arguments[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
+    return call.with_changes(args=[*arguments, argument])
+
+
 class Code:
     """A documented diagnostic code."""
 

@@ -9,11 +9,11 @@ import libcst as cst
 from ..analysis import ModuleAnalysis
 from ..analysis.arguments import keyword_argument, positional_argument
 from ..settings import Settings
-from .base import Finding, Fix, Rule, keyword
+from .base import Finding, Fix, Rule, keyword, with_argument
 
 
 def _with_map_location(call: cst.Call) -> cst.Call:
-    return call.with_changes(args=[*call.args, keyword("map_location", cst.SimpleString('"cpu"'))])
+    return with_argument(call, keyword("map_location", cst.SimpleString('"cpu"')))
 
 
 class LoadWithoutMapLocation(Rule):

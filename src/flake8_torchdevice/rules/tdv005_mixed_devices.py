@@ -94,11 +94,19 @@ class MixedDevices(Rule):
 
     @staticmethod
     def _cpu_argument(site: CallSite, cpu_value: Value) -> Optional[cst.CSTNode]:
+        """The expression holding the CPU tensor: the receiver, an argument or a list element."""
         if site.receiver is not None and site.receiver_value is cpu_value:
             return site.receiver
-        for arg, value in zip(site.node.args, site.argument_values):
+        expressions = [arg.value for arg in site.node.args]
+        expressions += [
+            element.value
+            for arg in site.node.args
+            if isinstance(arg.value, (cst.List, cst.Tuple))
+            for element in arg.value.elements
+        ]
+        for expression, value in zip(expressions, site.argument_values):
             if value is cpu_value:
-                return arg.value
+                return expression
         return None
 
     def _report(

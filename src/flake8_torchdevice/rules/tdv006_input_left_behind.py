@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Iterator
 
+import libcst as cst
+
 from ..analysis import Kind, ModuleAnalysis
 from ..settings import Settings
 from .base import Finding, Rule, source_text
@@ -59,8 +61,12 @@ class InputLeftBehind(Rule):
                     name = source_text(analysis, arg.value)
                     model = source_text(analysis, site.node.func)
                     device = module.place.device
+                    if isinstance(arg.value, (cst.Name, cst.Attribute)):
+                        advice = f"move it first: `{name} = {name}.to({device})`"
+                    else:
+                        advice = f"create it there (device={device}) or pass `{name}.to({device})`"
                     yield self.finding(
                         arg.value,
                         f"`{model}` is on {device} but its input `{name}` is on the CPU: RuntimeError "
-                        f"'Expected all tensors to be on the same device'; move it: `{name} = {name}.to({device})`",
+                        f"'Expected all tensors to be on the same device'; {advice}",
                     )

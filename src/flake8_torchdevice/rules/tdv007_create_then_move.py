@@ -7,9 +7,9 @@ from typing import Iterator, Optional
 import libcst as cst
 
 from ..analysis import ModuleAnalysis
-from ..analysis.arguments import keyword_argument
+from ..analysis.arguments import keyword_argument, positional_argument
 from ..settings import Settings
-from .base import Finding, Fix, Rule, keyword, source_text
+from .base import Finding, Fix, Rule, keyword, source_text, with_argument
 
 # Factories that accept ``device=`` (``from_numpy`` does not: it shares NumPy's memory).
 FACTORIES_WITH_DEVICE = frozenset(
@@ -21,10 +21,14 @@ FACTORIES_WITH_DEVICE = frozenset(
 )
 
 
-def _moved_to(move: cst.Call) -> Optional[cst.BaseExpression]:
+def _is_device_of(node: Optional[cst.BaseExpression]) -> bool:
+    """``x.device`` / ``self.device``: a device, wherever it is."""
+    return isinstance(node, cst.Attribute) and node.attr.value == "device"
+
+
+def _only_device(move: cst.Call) -> Optional[cst.BaseExpression]:
     """The device of a move whose only argument is the device (``.to(device, dtype)`` has none)."""
-    method = move.func.attr.value if isinstance(move.func, cst.Attribute) else ""
-    if method == "cuda" and not move.args:
+    if isinstance(move.func, cst.Attribute) and move.func.attr.value == "cuda" and not move.args:
         return cst.SimpleString('"cuda"')
     if len(move.args) != 1 or move.args[0].star:
         return None
@@ -36,11 +40,10 @@ def _moved_to(move: cst.Call) -> Optional[cst.BaseExpression]:
 
 def _create_on_device(factory: cst.Call, move: cst.Call) -> Optional[Fix]:
     """``torch.zeros(n).to(device)`` becomes ``torch.zeros(n, device=device)``."""
-    device = _moved_to(move)
+    device = _only_device(move)
     if device is None:
         return None
-    on_device = factory.with_changes(args=[*factory.args, keyword("device", device)])
-    return Fix(move, on_device, safe=True, description="pass device=")
+    return Fix(move, with_argument(factory, keyword("device", device)), safe=True, description="pass device=")
 
 
 class CreateThenMove(Rule):
@@ -85,14 +88,19 @@ class CreateThenMove(Rule):
             created = analysis.call_at(site.receiver)
             if created is None or created.qualified not in FACTORIES_WITH_DEVICE:
                 continue
-            if keyword_argument(created.node, "device") is not None or not site.value.place.is_device:
+            target = keyword_argument(site.node, "device") or positional_argument(site.node, 0)
+            moves = site.value.place.is_device or _is_device_of(target)
+            if keyword_argument(created.node, "device") is not None or not moves:
                 continue
-            factory = source_text(analysis, created.node)
-            target = site.value.place.device
-            suggestion = f"{factory[:-1]}, device={target})" if created.node.args else f"{factory[:-1]}device={target})"
+            fix = _create_on_device(created.node, site.node)
+            factory = created.qualified.rsplit(".", 1)[-1]
+            advice = (
+                f"create it on the device: `{analysis.module.code_for_node(fix.replacement)}`"
+                if fix is not None
+                else f"pass device= (and dtype=) to torch.{factory}() instead"
+            )
             yield self.finding(
                 site.node,
-                f"`{source_text(analysis, site.node)}` allocates on the CPU and then copies (performance); "
-                f"create it on the device: `{suggestion}`",
-                _create_on_device(created.node, site.node),
+                f"`{source_text(analysis, site.node)}` allocates on the CPU and then copies (performance); {advice}",
+                fix,
             )

@@ -1,0 +1,179 @@
+"""The ``torchdevice`` command: check, fix, explain, rules. Arguments in, exit status out.
+
+Exit status: 0 no findings, 1 findings (after fixing: findings that remain), 2 a usage,
+configuration or internal error (a path that does not exist, an unknown code...).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import traceback
+from pathlib import Path
+from typing import List, Optional, Sequence, Tuple
+
+from . import __version__
+from .config import Config, ConfigError, Resolved, load_config, resolve
+from .discovery import discover
+from .docs import DOCUMENTED, explain
+from .formats import FORMATS, statistics
+from .rules import ALL_RULES
+from .runner import FileResult, FixMode, ProgressBar, RunOptions, default_jobs, run
+
+EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
+
+
+def main(argv: Optional[Sequence[str]] = None) -> int:
+    parser = _parser()
+    args = parser.parse_args(argv)
+    if not hasattr(args, "handler"):
+        parser.print_help(sys.stderr)
+        return EXIT_ERROR
+    try:
+        return args.handler(args)
+    except (ConfigError, FileNotFoundError) as error:
+        print(f"torchdevice: error: {error}", file=sys.stderr)
+        return EXIT_ERROR
+    except Exception:
+        print("torchdevice: internal error, please report it:", file=sys.stderr)
+        traceback.print_exc()
+        return EXIT_ERROR
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="torchdevice", description="Find and fix PyTorch device-placement bugs.")
+    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
+    commands = parser.add_subparsers(title="commands", metavar="COMMAND")
+    linting = _linting_options()
+    check = commands.add_parser("check", parents=[linting], help="report findings (the default paths: .)")
+    check.add_argument("--fix", dest="fix_requested", action="store_true", help="apply fixes as `fix` does")
+    check.set_defaults(handler=_lint)
+    fix = commands.add_parser("fix", parents=[linting], help="apply safe fixes, report what remains")
+    fix.set_defaults(handler=_lint, fix_requested=True)
+    explain_command = commands.add_parser("explain", help="print a rule's documentation")
+    explain_command.add_argument("code", metavar="CODE", help="e.g. TDV002")
+    explain_command.set_defaults(handler=_explain)
+    rules = commands.add_parser("rules", help="list the codes")
+    rules.set_defaults(handler=_rules)
+    return parser
+
+
+def _linting_options() -> argparse.ArgumentParser:
+    options = argparse.ArgumentParser(add_help=False)
+    options.add_argument("paths", nargs="*", default=["."], metavar="PATH", help="files and directories")
+    codes = "comma-separated codes or prefixes (TDV, TDV00, TDV002)"
+    options.add_argument("--select", type=_comma_list, action="extend", help=f"{codes}; default: the default rules")
+    options.add_argument("--ignore", type=_comma_list, action="extend", help=codes)
+    patterns = "comma-separated patterns (fnmatch, .gitignore-like)"
+    options.add_argument("--exclude", type=_comma_list, action="extend", help=f"{patterns}, replacing the default")
+    options.add_argument("--extend-exclude", type=_comma_list, action="extend", help=f"{patterns}, added")
+    options.add_argument(
+        "--guard-functions", type=_comma_list, action="extend", help="your functions that check for CUDA"
+    )
+    options.add_argument(
+        "--report-unknown-receivers",
+        action=argparse.BooleanOptionalAction,
+        help="TDV002: also report x.to(...) when the code does not show what x is",
+    )
+    options.add_argument("--format", choices=sorted(FORMATS), default="text", help="output format (default: text)")
+    options.add_argument("--statistics", action="store_true", help="count findings per code")
+    options.add_argument("--exit-zero", action="store_true", help="exit 0 even when there are findings")
+    options.add_argument("--diff", action="store_true", help="print the fixes as a unified diff; write nothing")
+    options.add_argument("--unsafe-fixes", action="store_true", help="also apply fixes that may change behaviour")
+    options.add_argument("--jobs", type=_positive, help="worker processes (default: all CPUs above 20 files)")
+    return options
+
+
+def _comma_list(value: str) -> List[str]:
+    return [item.strip() for item in value.split(",") if item.strip()]
+
+
+def _positive(value: str) -> int:
+    number = int(value)
+    if number < 1:
+        raise argparse.ArgumentTypeError("must be 1 or more")
+    return number
+
+
+def _lint(args: argparse.Namespace) -> int:
+    root = Path.cwd()
+    config, _ = load_config(root)
+    resolved = resolve(config, _flags(args, root))
+    files = discover([Path(path) for path in args.paths], resolved.excludes)
+    if not files:
+        print("torchdevice: no Python files or notebooks found", file=sys.stderr)
+    options = _run_options(args, resolved)
+    progress = ProgressBar(len(files)) if ProgressBar.wanted(len(files)) else None
+    results = run(files, options, args.jobs or default_jobs(len(files)), progress.advance if progress else None)
+    if progress is not None:
+        progress.close()
+    return _report(results, args, resolved, root)
+
+
+def _flags(args: argparse.Namespace, root: Path) -> Config:
+    def given(values: Optional[List[str]]) -> Optional[Tuple[str, ...]]:
+        return None if values is None else tuple(values)
+
+    return Config(
+        select=given(args.select),
+        ignore=given(args.ignore),
+        exclude=given(args.exclude),
+        extend_exclude=tuple(args.extend_exclude or ()),
+        guard_functions=given(args.guard_functions),
+        report_unknown_receivers=args.report_unknown_receivers,
+        root=root,
+    )
+
+
+def _run_options(args: argparse.Namespace, resolved: Resolved) -> RunOptions:
+    fixing = args.fix_requested or args.diff
+    mode = FixMode(unsafe=args.unsafe_fixes, write=not args.diff) if fixing else None
+    rules = tuple(rule for rule in ALL_RULES if rule.code in resolved.codes)
+    return RunOptions(resolved.settings, rules, resolved.codes, mode)
+
+
+def _report(results: List[FileResult], args: argparse.Namespace, resolved: Resolved, root: Path) -> int:
+    reports = [report for result in results for report in result.reports]
+    rules = [rule for rule in DOCUMENTED if rule.code in resolved.codes]
+    for result in results:
+        for problem in (result.error, result.note):
+            if problem:
+                print(f"{result.path}: {problem}", file=sys.stderr)
+    if args.diff:
+        sys.stdout.write("".join(result.diff for result in results))
+    else:
+        sys.stdout.write(FORMATS[args.format](reports, rules, root))
+    if args.statistics:
+        readable = args.format in ("text", "github") and not args.diff
+        (sys.stdout if readable else sys.stderr).write(statistics(reports, rules))
+    if args.fix_requested or args.diff:
+        _fix_summary(results, len(reports), would=args.diff)
+    if any(result.error for result in results):
+        return EXIT_ERROR
+    changed = args.diff and any(result.diff for result in results)
+    return EXIT_FINDINGS if (reports or changed) and not args.exit_zero else EXIT_CLEAN
+
+
+def _fix_summary(results: List[FileResult], remaining: int, would: bool) -> None:
+    fixed = sum(result.fixed for result in results)
+    files = sum(1 for result in results if result.fixed)
+    verb = "would fix" if would else "fixed"
+    print(f"torchdevice: {verb} {fixed} finding(s) in {files} file(s); {remaining} remaining", file=sys.stderr)
+
+
+def _explain(args: argparse.Namespace) -> int:
+    rule = next((rule for rule in DOCUMENTED if rule.code == args.code.strip().upper()), None)
+    if rule is None:
+        known = ", ".join(rule.code for rule in DOCUMENTED)
+        print(f"torchdevice: error: unknown code {args.code!r} (known: {known})", file=sys.stderr)
+        return EXIT_ERROR
+    sys.stdout.write(explain(rule))
+    return EXIT_CLEAN
+
+
+def _rules(args: argparse.Namespace) -> int:
+    for rule in DOCUMENTED:
+        default = "on " if rule.enabled_by_default else "off"
+        print(f"{rule.code}  {default}  {rule.name:<28}  {rule.summary}")
+    return EXIT_CLEAN
+

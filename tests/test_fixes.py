@@ -1,0 +1,127 @@
+"""Autofixes: every fixing rule's .in.py -> .out.py pairs, idempotency, and safe file writing."""
+
+import os
+from pathlib import Path
+
+import pytest
+
+from flake8_torchdevice import runner
+from flake8_torchdevice.cli import main
+from flake8_torchdevice.fixes import FixOutcome, fix_source
+from flake8_torchdevice.rules import ALL_RULES, RULES_BY_CODE
+
+PAIRS_ROOT = Path(__file__).parent / "fixtures" / "fixes"
+PAIRS = sorted(PAIRS_ROOT.glob("*.in.py"))
+# A rule documents its fix under "## Fix", starting with "Safe" or "Unsafe".
+FIXING = {rule.code: rule.sections()["Fix"] for rule in ALL_RULES if "Fix" in rule.sections()}
+UNSAFE = {code for code, text in FIXING.items() if text.startswith("Unsafe")}
+
+
+def code_of(pair):
+    return pair.name.split("_", 1)[0]
+
+
+def expected_of(pair):
+    return pair.with_name(pair.name.replace(".in.py", ".out.py")).read_text(encoding="utf-8")
+
+
+def test_every_fixing_rule_has_fix_pairs():
+    assert FIXING, "no rule documents a fix"
+    assert {code_of(pair) for pair in PAIRS} == set(FIXING)
+    for pair in PAIRS:
+        assert pair.with_name(pair.name.replace(".in.py", ".out.py")).exists(), pair.name
+
+
+@pytest.mark.parametrize("pair", PAIRS, ids=lambda pair: pair.name[: -len(".in.py")])
+def test_fix_turns_in_into_out(pair):
+    rules = (RULES_BY_CODE[code_of(pair)],)
+    outcome = fix_source(pair.read_text(encoding="utf-8"), rules=rules, unsafe=code_of(pair) in UNSAFE)
+    assert outcome.source == expected_of(pair)
+    assert outcome.applied > 0
+    assert outcome.remaining == []
+
+
+@pytest.mark.parametrize("pair", PAIRS, ids=lambda pair: pair.name[: -len(".in.py")])
+def test_fixing_the_output_changes_nothing(pair):
+    expected = expected_of(pair)
+    outcome = fix_source(expected, rules=(RULES_BY_CODE[code_of(pair)],), unsafe=True)
+    assert (outcome.source, outcome.applied) == (expected, 0)
+
+
+@pytest.mark.parametrize("pair", [p for p in PAIRS if code_of(p) in UNSAFE], ids=lambda pair: pair.name)
+def test_unsafe_fixes_apply_only_when_asked(pair):
+    source = pair.read_text(encoding="utf-8")
+    outcome = fix_source(source, rules=(RULES_BY_CODE[code_of(pair)],), unsafe=False)
+    assert (outcome.source, outcome.applied) == (source, 0)
+    assert outcome.remaining
+
+
+BUGGY = 'import torch\n\ndevice = torch.device("mps")\nbias = torch.zeros(3)\nbias.to(device)\nmask = torch.ones(2).to(device)\n'
+FIXED = BUGGY.replace("bias.to(device)", "bias = bias.to(device)").replace("ones(2).to(device)", "ones(2, device=device)")
+
+
+@pytest.fixture
+def buggy(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    path = tmp_path / "train.py"
+    path.write_bytes(BUGGY.encode())
+    return path
+
+
+def test_fix_writes_the_file_then_a_second_fix_changes_nothing(buggy, capsys):
+    assert main(["fix", "train.py"]) == 0
+    assert buggy.read_text() == FIXED
+    assert "fixed 2 finding(s) in 1 file(s); 0 remaining" in capsys.readouterr().err
+    assert main(["fix", "train.py"]) == 0
+    assert buggy.read_text() == FIXED
+    assert "fixed 0 finding(s)" in capsys.readouterr().err
+
+
+def test_fix_keeps_the_file_mode_and_crlf_line_endings(buggy):
+    buggy.write_bytes(BUGGY.replace("\n", "\r\n").encode())
+    os.chmod(buggy, 0o754)
+    assert main(["check", "--fix", "train.py"]) == 0
+    assert buggy.read_bytes() == FIXED.replace("\n", "\r\n").encode()
+    assert buggy.stat().st_mode & 0o777 == 0o754
+
+
+def test_diff_prints_and_writes_nothing(buggy, capsys):
+    assert main(["fix", "--diff", "train.py"]) == 1
+    out = capsys.readouterr().out
+    assert out.startswith("--- train.py\n+++ train.py\n")
+    assert "-bias.to(device)\n-mask = torch.ones(2).to(device)\n+bias = bias.to(device)\n" in out
+    assert buggy.read_text() == BUGGY
+
+
+def test_an_interrupted_write_leaves_the_original_and_no_temporary_file(buggy, monkeypatch, capsys):
+    def interrupted(source, destination):
+        assert Path(source).read_text() == FIXED  # the temporary file was fully written
+        raise OSError("simulated crash before the rename")
+
+    monkeypatch.setattr(os, "replace", interrupted)
+    assert main(["fix", "train.py"]) == 2
+    assert buggy.read_text() == BUGGY
+    assert sorted(p.name for p in buggy.parent.iterdir()) == ["train.py"]
+    assert "cannot write: simulated crash" in capsys.readouterr().err
+
+
+def test_a_fix_that_would_not_parse_is_left_out(buggy, monkeypatch, capsys):
+    def broken(source, settings, rules, unsafe):
+        return FixOutcome(source + "def (:\n", 1, [])
+
+    monkeypatch.setattr(runner, "fix_source", broken)
+    assert main(["fix", "train.py"]) == 1
+    assert buggy.read_text() == BUGGY
+    captured = capsys.readouterr()
+    assert "fixes left out: the fixed code would not parse" in captured.err
+    assert "TDV002" in captured.out  # the findings are still reported
+
+
+def test_unsafe_fixes_flag(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    path = tmp_path / "load.py"
+    path.write_text('import torch\n\nstate = torch.load("model.pt")\n')
+    assert main(["fix", "--select", "TDV004", "load.py"]) == 1
+    assert "map_location" not in path.read_text()
+    assert main(["fix", "--select", "TDV004", "--unsafe-fixes", "load.py"]) == 0
+    assert path.read_text() == 'import torch\n\nstate = torch.load("model.pt", map_location="cpu")\n'
