@@ -165,6 +165,26 @@ def run_corpora(dest: Path, names: Optional[Sequence[str]], out: Path) -> int:
     return _report_crashes(tallies)
 
 
+CORE_RULES = ALL_RULES[:3]  # TDV001-TDV003, the rules of the first release
+
+
+def compare_rule_cost(files: Dict[str, List[Path]], runs: int = 3) -> None:
+    """Lint time with the core rules alone and with every rule, on the same files, in one run."""
+    sources = [read_source(path) for paths in files.values() for path in paths]
+    timings: Dict[str, List[float]] = {"core": [], "all": []}
+    for _ in range(runs):  # alternate, so that machine noise hits both sides alike
+        for label, rules in (("core", CORE_RULES), ("all", ALL_RULES)):
+            start = time.perf_counter()
+            for source in sources:
+                engine.lint_source(source, rules=rules)
+            timings[label].append(time.perf_counter() - start)
+    core, every = (sorted(timings[label])[runs // 2] for label in ("core", "all"))
+    print(
+        f"\nlint time, median of {runs}: core rules {core:.2f} s, all rules {every:.2f} s "
+        f"({(every / core - 1) * 100:+.1f} %)"
+    )
+
+
 def stdlib_files() -> tuple[Path, List[Path]]:
     root = Path(sysconfig.get_paths()["stdlib"])
     excluded = {"site-packages", "dist-packages"}
@@ -226,13 +246,19 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     parser.add_argument(
         "--all-files", action="store_true", help="with --stdlib: also analyse files without torch/cuda"
     )
+    parser.add_argument(
+        "--compare-core", action="store_true", help="also time the core rules (TDV001-TDV003) against all rules"
+    )
     args = parser.parse_args(argv)
     if args.stdlib:
         return run_stdlib(args.all_files)
     unknown = sorted(set(args.names) - set(corpora.CORPORA))
     if unknown:
         parser.error(f"unknown corpus {', '.join(unknown)}; choose from {', '.join(corpora.CORPORA)}")
-    return run_corpora(args.dest, args.names or None, args.out or args.dest / "findings.json")
+    status = run_corpora(args.dest, args.names or None, args.out or args.dest / "findings.json")
+    if args.compare_core:
+        compare_rule_cost(corpora.corpus_files(args.dest, args.names or None))
+    return status
 
 
 if __name__ == "__main__":

@@ -56,8 +56,22 @@ def test_unsafe_fixes_apply_only_when_asked(pair):
     assert outcome.remaining
 
 
-BUGGY = 'import torch\n\ndevice = torch.device("mps")\nbias = torch.zeros(3)\nbias.to(device)\nmask = torch.ones(2).to(device)\n'
-FIXED = BUGGY.replace("bias.to(device)", "bias = bias.to(device)").replace("ones(2).to(device)", "ones(2, device=device)")
+BUGGY = (
+    "import torch\n"
+    "\n"
+    'device = torch.device("mps")\n'
+    "bias = torch.zeros(3)\n"
+    "bias.to(device)\n"
+    "mask = torch.ones(2).to(device)\n"
+)
+FIXED = (
+    "import torch\n"
+    "\n"
+    'device = torch.device("mps")\n'
+    "bias = torch.zeros(3)\n"
+    "bias = bias.to(device)\n"
+    "mask = torch.ones(2, device=device)\n"
+)
 
 
 @pytest.fixture
@@ -125,3 +139,10 @@ def test_unsafe_fixes_flag(tmp_path, monkeypatch):
     assert "map_location" not in path.read_text()
     assert main(["fix", "--select", "TDV004", "--unsafe-fixes", "load.py"]) == 0
     assert path.read_text() == 'import torch\n\nstate = torch.load("model.pt", map_location="cpu")\n'
+
+
+def test_a_symbolic_link_stays_a_link(buggy):
+    link = buggy.with_name("link.py")
+    link.symlink_to(buggy.name)
+    assert main(["fix", "link.py"]) == 0
+    assert link.is_symlink() and buggy.read_text() == FIXED

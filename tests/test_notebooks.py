@@ -41,7 +41,11 @@ STREAM = {"name": "stdout", "output_type": "stream", "text": ["température: 21�
 TRAINING = notebook(
     markdown("# Entraînement\nOn choisit le device."),
     code('%matplotlib inline\nimport torch\n!nvidia-smi\ndevice = torch.device("mps")', [STREAM], 1),
-    code("weights = torch.ones(3, device=device)\nbias = torch.zeros(3)\nbias.to(device)\nout = weights + bias", [], 2),
+    code(
+        "weights = torch.ones(3, device=device)\nbias = torch.zeros(3)\nbias.to(device)\nout = weights + bias",
+        [],
+        2,
+    ),
     markdown("Fin."),
     code("scores = torch.rand(4, device=device)\narray = scores.numpy()", [], 3),
 )
@@ -86,15 +90,22 @@ def test_ipython_syntax_is_skipped_and_keeps_line_numbers():
             "    %time step\n"
             "total = (1\n"
             "         % 2)\n"
+            "ratio = 4 \\\n"
+            "% 3\n"
+            'template = """\n'
+            "%d items, ok?\n"
+            '"""  # a comment with ( and "\n'
             'x = torch.device("cuda")'
         ),
     )
     virtual = parse_notebook(text)
-    assert "echo" not in virtual.source and "!ls" not in virtual.source and "?" not in virtual.source
-    assert "% 2)" in virtual.source  # a continuation line is Python, not a magic
+    for ipython in ("echo", "!ls", "torch.zeros?", "?torch.ones", "%time"):
+        assert ipython not in virtual.source
+    for python in ("% 2)", "% 3", "%d items, ok?"):  # continuation lines are Python, not IPython
+        assert python in virtual.source
     diagnostics = lint_source(virtual.source)
     assert [d.code for d in diagnostics] == ["TDV001"]
-    assert virtual.locate(diagnostics[0].line) == (2, 9)
+    assert virtual.locate(diagnostics[0].line) == (2, 14)
 
 
 def test_fix_rewrites_only_the_changed_cells_byte_for_byte(tmp_path, monkeypatch):
@@ -117,7 +128,12 @@ def test_fix_keeps_ipython_lines(tmp_path, monkeypatch):
     (tmp_path / "nb.ipynb").write_text(text, encoding="utf-8")
     assert main(["fix", "nb.ipynb"]) == 0
     cell = json.loads((tmp_path / "nb.ipynb").read_text(encoding="utf-8"))["cells"][0]
-    assert cell["source"] == ["import torch\n", "%time x = 1\n", 'mask = torch.ones(2, device="mps")\n', "!echo done"]
+    assert cell["source"] == [
+        "import torch\n",
+        "%time x = 1\n",
+        'mask = torch.ones(2, device="mps")\n',
+        "!echo done",
+    ]
 
 
 def test_an_unchanged_notebook_round_trips_byte_for_byte():
@@ -146,14 +162,17 @@ def test_a_format_that_cannot_be_reproduced_is_not_rewritten(tmp_path, monkeypat
     assert lint(tmp_path, monkeypatch, text, "--fix") == 1
     assert (tmp_path / "nb.ipynb").read_text(encoding="utf-8") == text
     captured = capsys.readouterr()
-    assert "could not be rewritten" in captured.err and "TDV002" in captured.out
+    assert "cannot be rewritten without other changes" in captured.err and "TDV002" in captured.out
 
 
 def test_other_kernels_and_broken_notebooks(tmp_path, monkeypatch, capsys):
     r_notebook = notebook(code('x <- "cuda"\ntorch$zeros(2)$to("cuda")'), language="R")
     assert lint(tmp_path, monkeypatch, r_notebook) == 0
     assert lint(tmp_path, monkeypatch, "{not json", name="broken.ipynb") == 1
-    assert "broken.ipynb:1:1: TDV900 could not analyse this file (not a readable notebook" in capsys.readouterr().out
+    assert (
+        "broken.ipynb:1:1: TDV900 could not analyse this file (not a readable notebook"
+        in capsys.readouterr().out
+    )
 
 
 def test_directories_include_notebooks(tmp_path, monkeypatch, capsys):
@@ -162,3 +181,15 @@ def test_directories_include_notebooks(tmp_path, monkeypatch, capsys):
     monkeypatch.chdir(tmp_path)
     assert main(["check", "--select", "TDV003"]) == 1
     assert capsys.readouterr().out.startswith("notebooks/train.ipynb:cell_5:2:16: TDV003 ")
+
+
+def test_a_cell_source_stored_as_one_string_stays_a_string(tmp_path, monkeypatch):
+    document = json.loads(TRAINING)
+    document["cells"][2]["source"] = "".join(document["cells"][2]["source"])
+    text = json.dumps(document, indent=1, ensure_ascii=False) + "\n"
+    assert lint(tmp_path, monkeypatch, text, "--fix", "--select", "TDV002") == 0
+    cell = json.loads((tmp_path / "nb.ipynb").read_text(encoding="utf-8"))["cells"][2]
+    assert (
+        cell["source"]
+        == "weights = torch.ones(3, device=device)\nbias = torch.zeros(3)\nbias = bias.to(device)\nout = weights + bias"
+    )

@@ -41,7 +41,9 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
 
 
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="torchdevice", description="Find and fix PyTorch device-placement bugs.")
+    parser = argparse.ArgumentParser(
+        prog="torchdevice", description="Find and fix PyTorch device-placement bugs."
+    )
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     commands = parser.add_subparsers(title="commands", metavar="COMMAND")
     linting = _linting_options()
@@ -62,10 +64,14 @@ def _linting_options() -> argparse.ArgumentParser:
     options = argparse.ArgumentParser(add_help=False)
     options.add_argument("paths", nargs="*", default=["."], metavar="PATH", help="files and directories")
     codes = "comma-separated codes or prefixes (TDV, TDV00, TDV002)"
-    options.add_argument("--select", type=_comma_list, action="extend", help=f"{codes}; default: the default rules")
+    options.add_argument(
+        "--select", type=_comma_list, action="extend", help=f"{codes}; default: the default rules"
+    )
     options.add_argument("--ignore", type=_comma_list, action="extend", help=codes)
     patterns = "comma-separated patterns (fnmatch, .gitignore-like)"
-    options.add_argument("--exclude", type=_comma_list, action="extend", help=f"{patterns}, replacing the default")
+    options.add_argument(
+        "--exclude", type=_comma_list, action="extend", help=f"{patterns}, replacing the default"
+    )
     options.add_argument("--extend-exclude", type=_comma_list, action="extend", help=f"{patterns}, added")
     options.add_argument(
         "--guard-functions", type=_comma_list, action="extend", help="your functions that check for CUDA"
@@ -75,11 +81,17 @@ def _linting_options() -> argparse.ArgumentParser:
         action=argparse.BooleanOptionalAction,
         help="TDV002: also report x.to(...) when the code does not show what x is",
     )
-    options.add_argument("--format", choices=sorted(FORMATS), default="text", help="output format (default: text)")
+    options.add_argument(
+        "--format", choices=sorted(FORMATS), default="text", help="output format (default: text)"
+    )
     options.add_argument("--statistics", action="store_true", help="count findings per code")
     options.add_argument("--exit-zero", action="store_true", help="exit 0 even when there are findings")
-    options.add_argument("--diff", action="store_true", help="print the fixes as a unified diff; write nothing")
-    options.add_argument("--unsafe-fixes", action="store_true", help="also apply fixes that may change behaviour")
+    options.add_argument(
+        "--diff", action="store_true", help="print the fixes as a unified diff; write nothing"
+    )
+    options.add_argument(
+        "--unsafe-fixes", action="store_true", help="also apply fixes that may change behaviour"
+    )
     options.add_argument("--jobs", type=_positive, help="worker processes (default: all CPUs above 20 files)")
     return options
 
@@ -97,14 +109,16 @@ def _positive(value: str) -> int:
 
 def _lint(args: argparse.Namespace) -> int:
     root = Path.cwd()
-    config, _ = load_config(root)
+    config = load_config(root)
     resolved = resolve(config, _flags(args, root))
     files = discover([Path(path) for path in args.paths], resolved.excludes)
     if not files:
         print("torchdevice: no Python files or notebooks found", file=sys.stderr)
     options = _run_options(args, resolved)
     progress = ProgressBar(len(files)) if ProgressBar.wanted(len(files)) else None
-    results = run(files, options, args.jobs or default_jobs(len(files)), progress.advance if progress else None)
+    results = run(
+        files, options, args.jobs or default_jobs(len(files)), progress.advance if progress else None
+    )
     if progress is not None:
         progress.close()
     return _report(results, args, resolved, root)
@@ -158,7 +172,9 @@ def _fix_summary(results: List[FileResult], remaining: int, would: bool) -> None
     fixed = sum(result.fixed for result in results)
     files = sum(1 for result in results if result.fixed)
     verb = "would fix" if would else "fixed"
-    print(f"torchdevice: {verb} {fixed} finding(s) in {files} file(s); {remaining} remaining", file=sys.stderr)
+    print(
+        f"torchdevice: {verb} {fixed} finding(s) in {files} file(s); {remaining} remaining", file=sys.stderr
+    )
 
 
 def _explain(args: argparse.Namespace) -> int:
@@ -176,4 +192,3 @@ def _rules(args: argparse.Namespace) -> int:
         default = "on " if rule.enabled_by_default else "off"
         print(f"{rule.code}  {default}  {rule.name:<28}  {rule.summary}")
     return EXIT_CLEAN
-

@@ -60,14 +60,18 @@ class Resolved:
 
 def resolve(config: Config, flags: Config) -> Resolved:
     """Each flag given on the command line replaces the configured value; extend-exclude adds up."""
-    chosen = replace(config, **{name: getattr(flags, name) for name in _REPLACED if getattr(flags, name) is not None})
+    chosen = replace(
+        config, **{name: getattr(flags, name) for name in _REPLACED if getattr(flags, name) is not None}
+    )
     if flags.exclude is not None:
         excludes = exclude_patterns(flags.exclude, flags.root)
     elif config.exclude is not None:
         excludes = exclude_patterns(config.exclude, config.root)
     else:
         excludes = DEFAULT_EXCLUDES
-    extended = exclude_patterns(config.extend_exclude, config.root) + exclude_patterns(flags.extend_exclude, flags.root)
+    extended = exclude_patterns(config.extend_exclude, config.root) + exclude_patterns(
+        flags.extend_exclude, flags.root
+    )
     settings = Settings(
         guard_functions=frozenset(chosen.guard_functions or ()),
         report_unknown_receivers=bool(chosen.report_unknown_receivers),
@@ -79,28 +83,24 @@ def resolve(config: Config, flags: Config) -> Resolved:
 _REPLACED = ("select", "ignore", "guard_functions", "report_unknown_receivers")
 
 
-def find_pyproject(start: Path) -> Optional[Path]:
-    """The nearest pyproject.toml at or above ``start`` that has a ``[tool.torchdevice]`` table."""
-    for directory in (start, *start.parents):
-        candidate = directory / "pyproject.toml"
-        if candidate.is_file() and _tool_table(candidate) is not None:
-            return candidate
-    return None
+def load_config(start: Path) -> Config:
+    """The ``[tool.torchdevice]`` table of the nearest pyproject.toml at or above ``start`` that has one."""
+    if _toml is not None:
+        for directory in (start, *start.parents):
+            candidate = directory / "pyproject.toml"
+            table = _tool_table(candidate) if candidate.is_file() else None
+            if table is not None:
+                return _config_from_table(table, directory, str(candidate))
+    return Config(root=start)
 
 
-def load_config(start: Path) -> Tuple[Config, Optional[Path]]:
-    """The configuration found from ``start`` and the file it came from (an empty one when none)."""
-    path = find_pyproject(start) if _toml is not None else None
-    if path is None:
-        return Config(root=start), None
-    return config_from_table(_tool_table(path) or {}, path.parent, str(path)), path
-
-
-def config_from_table(table: Mapping[str, Any], root: Path, origin: str) -> Config:
+def _config_from_table(table: Mapping[str, Any], root: Path, origin: str) -> Config:
     unknown = sorted(set(table) - set(_LIST_KEYS) - set(_BOOL_KEYS))
     if unknown:
         raise ConfigError(f"{origin}: unknown [tool.torchdevice] key(s): {', '.join(unknown)}")
-    values: Dict[str, Any] = {key.replace("-", "_"): _list(table, key, origin) for key in _LIST_KEYS if key in table}
+    values: Dict[str, Any] = {
+        key.replace("-", "_"): _list(table, key, origin) for key in _LIST_KEYS if key in table
+    }
     for key in _BOOL_KEYS:
         if key in table:
             if not isinstance(table[key], bool):
@@ -115,8 +115,12 @@ def selected_codes(select: Optional[Iterable[str]], ignore: Iterable[str]) -> Fr
     Without ``select``, the candidates are the rules enabled by default and any ``ignore`` removes them.
     """
     ignored = _known_prefixes(ignore)
-    candidates, selected = (DEFAULT_SELECT, ("TDV",)) if select is None else (ALL_CODES, _known_prefixes(select))
-    return frozenset(code for code in candidates if _longest_match(code, selected) > _longest_match(code, ignored))
+    candidates, selected = (
+        (DEFAULT_SELECT, ("TDV",)) if select is None else (ALL_CODES, _known_prefixes(select))
+    )
+    return frozenset(
+        code for code in candidates if _longest_match(code, selected) > _longest_match(code, ignored)
+    )
 
 
 def _known_prefixes(prefixes: Iterable[str]) -> Tuple[str, ...]:
@@ -137,7 +141,8 @@ def _tool_table(path: Path) -> Optional[Mapping[str, Any]]:
             document = _toml.load(file)
     except (OSError, ValueError) as error:  # tomllib.TOMLDecodeError is a ValueError
         raise ConfigError(f"{path}: {error}") from error
-    table = document.get("tool", {}).get("torchdevice")
+    tool = document.get("tool")
+    table = tool.get("torchdevice") if isinstance(tool, dict) else None
     return table if isinstance(table, dict) else None
 
 

@@ -12,7 +12,7 @@ import json
 import os
 from collections import Counter
 from pathlib import Path
-from typing import Callable, Dict, List, Sequence, Type
+from typing import Callable, Dict, Sequence, Type
 from urllib.parse import quote
 
 from . import __version__
@@ -73,7 +73,9 @@ def statistics(reports: Sequence[Report], rules: Sequence[Type[Code]]) -> str:
     """One line per code: how many findings, the code, the rule's summary (flake8's --statistics)."""
     summaries = {rule.code: rule.summary for rule in rules}
     counts = Counter(report.code for report in reports)
-    return "".join(f"{counts[code]:<5} {code} {summaries.get(code, '')}".rstrip() + "\n" for code in sorted(counts))
+    return "".join(
+        f"{counts[code]:<5} {code} {summaries.get(code, '')}".rstrip() + "\n" for code in sorted(counts)
+    )
 
 
 def _position(report: Report) -> str:

@@ -60,7 +60,9 @@ class Notebook:
         if fixed_cells is None:
             return None
         changed = {
-            cell.number: _restored(cell, fixed) for cell, fixed in zip(self.cells, fixed_cells) if fixed != cell.code
+            cell.number: _restored(cell, fixed)
+            for cell, fixed in zip(self.cells, fixed_cells)
+            if fixed != cell.code
         }
         if not changed:
             return self.text
@@ -82,25 +84,28 @@ def parse_notebook(text: str) -> Notebook:
     if not isinstance(document, dict) or not isinstance(document.get("cells"), list):
         raise NotANotebook("no list of cells")
     cells = tuple(_code_cells(document)) if _is_python(document) else ()
-    line_map = [(cell.number, line) for cell in cells for line in range(1, len(_lines(cell.code)) + 2)]
+    line_map = [
+        (cell.number, line) for cell in cells for line in range(1, len(physical_lines(cell.code)) + 2)
+    ]
     source = "".join(cell.code + _CELL_END.format(cell.number) + "\n" for cell in cells)
     return Notebook(text, document, cells, source, tuple(line_map))
 
 
 def _is_python(document: Dict[str, Any]) -> bool:
     metadata = document.get("metadata") or {}
-    language = (metadata.get("kernelspec") or {}).get("language") or (metadata.get("language_info") or {}).get("name")
+    kernel, info = metadata.get("kernelspec") or {}, metadata.get("language_info") or {}
+    language = kernel.get("language") or info.get("name")
     return language is None or str(language).lower() == "python"
 
 
-def _code_cells(document: Dict[str, Any]):
+def _code_cells(document: Dict[str, Any]) -> Iterator[_CodeCell]:
     for number, cell in enumerate(document["cells"], 1):
         if not isinstance(cell, dict) or cell.get("cell_type") != "code":
             continue
         original = _cell_text(cell.get("source", ""))
         if not original.strip() or original.lstrip().startswith("%%"):
             continue
-        lines = _lines(original)
+        lines = physical_lines(original)
         code = "".join(
             _placeholder(line, index) if ipython else line
             for index, (line, ipython) in enumerate(zip(lines, _ipython_lines(lines)))
@@ -112,7 +117,7 @@ def _cell_text(source: Any) -> str:
     return "".join(source) if isinstance(source, list) else str(source)
 
 
-def _lines(text: str) -> List[str]:
+def physical_lines(text: str) -> List[str]:
     """Lines with their endings, split where Python splits them (\\n, \\r\\n, \\r)."""
     return io.StringIO(text, newline="").readlines()
 
@@ -157,7 +162,7 @@ class _Continuation:
                 self.quote = char * 3 if line.startswith(char * 3, index) else char
                 index += len(self.quote)
                 continue
-            if char == "\\" and not line[index + 1 :].strip("\r\n"):
+            if char == "\\" and index == len(line.rstrip("\r\n")) - 1:
                 self.backslash = True
             elif char in "([{":
                 self.depth += 1
@@ -179,15 +184,14 @@ class _Continuation:
 
 def _placeholder(line: str, index: int) -> str:
     body = line.rstrip("\r\n")
-    indentation = body[: len(body) - len(body.lstrip())]
-    return indentation + _PLACEHOLDER.format(index) + line[len(body) :]
+    return body.removesuffix(body.lstrip()) + _PLACEHOLDER.format(index) + line.removeprefix(body)
 
 
 def _split_cells(source: str, numbers: Sequence[int]) -> Optional[List[str]]:
     """The module's text between cell markers, one string per cell; None if the markers moved."""
     cells: List[str] = []
     current: List[str] = []
-    for line in _lines(source):
+    for line in physical_lines(source):
         if len(cells) < len(numbers) and line.rstrip("\r\n") == _CELL_END.format(numbers[len(cells)]):
             cells.append("".join(current))
             current = []
@@ -198,9 +202,9 @@ def _split_cells(source: str, numbers: Sequence[int]) -> Optional[List[str]]:
 
 def _restored(cell: _CodeCell, fixed: str) -> str:
     """The fixed code with its IPython lines back, and without the newline the module added."""
-    originals = _lines(cell.original)
+    originals = physical_lines(cell.original)
     lines = []
-    for line in _lines(fixed):
+    for line in physical_lines(fixed):
         placeholder = _PLACEHOLDER_LINE.match(line)
         lines.append(originals[int(placeholder.group(1))] if placeholder else line)
     text = "".join(lines)
@@ -208,7 +212,7 @@ def _restored(cell: _CodeCell, fixed: str) -> str:
 
 
 def _with_source(cell: Dict[str, Any], code: str) -> Dict[str, Any]:
-    return {**cell, "source": _lines(code) if isinstance(cell.get("source"), list) else code}
+    return {**cell, "source": physical_lines(code) if isinstance(cell.get("source"), list) else code}
 
 
 def _serializer(text: str, document: Dict[str, Any]) -> Optional[Callable[[Dict[str, Any]], str]]:
@@ -218,8 +222,13 @@ def _serializer(text: str, document: Dict[str, Any]) -> Optional[Callable[[Dict[
     for indent in (1, 2, 4, None):
         for ensure_ascii in (False, True):
 
-            def dump(value: Dict[str, Any], indent: Optional[int] = indent, ensure_ascii: bool = ensure_ascii) -> str:
-                return json.dumps(value, indent=indent, ensure_ascii=ensure_ascii).replace("\n", newline) + trailing
+            def dump(
+                value: Dict[str, Any], indent: Optional[int] = indent, ensure_ascii: bool = ensure_ascii
+            ) -> str:
+                return (
+                    json.dumps(value, indent=indent, ensure_ascii=ensure_ascii).replace("\n", newline)
+                    + trailing
+                )
 
             if dump(document) == text:
                 return dump

@@ -24,7 +24,8 @@ from typing import Callable, FrozenSet, Iterable, List, Optional, Sequence, Text
 
 from .engine import Diagnostic, lint_source
 from .fixes import fix_source
-from .notebooks import NotANotebook, Notebook, parse_notebook
+from .noqa import file_is_silenced, is_silenced
+from .notebooks import NotANotebook, Notebook, parse_notebook, physical_lines
 from .rules import Rule
 from .rules.tdv900_unanalysable import UnanalysableFile
 from .settings import Settings
@@ -104,7 +105,7 @@ def run(
     work = partial(process_file, options=options)
     if jobs <= 1 or len(paths) <= 1:
         return _collect(map(work, paths), progress)
-    with ProcessPoolExecutor(max_workers=jobs) as pool:
+    with ProcessPoolExecutor(max_workers=min(jobs, len(paths))) as pool:
         chunk = max(1, len(paths) // (jobs * 8))
         return _collect(pool.map(work, paths, chunksize=chunk), progress)
 
@@ -151,15 +152,29 @@ def _lint(display: str, document: _Document, options: RunOptions) -> List[Report
     return _reports(display, document, lint_source(document.source, options.settings, options.rules), options)
 
 
-def _reports(display: str, document: _Document, diagnostics: Sequence[Diagnostic], options: RunOptions) -> List[Report]:
+def _reports(
+    display: str, document: _Document, diagnostics: Sequence[Diagnostic], options: RunOptions
+) -> List[Report]:
+    silenced = _silencer(document.source)
     reports = []
     for diagnostic in diagnostics:
-        if diagnostic.code in options.codes:
+        if diagnostic.code in options.codes and not silenced(diagnostic):
             cell, line = document.locate(diagnostic.line)
+            column = diagnostic.column + 1
             reports.append(
-                Report(display, cell, line, diagnostic.column + 1, diagnostic.code, diagnostic.message, diagnostic.fix)
+                Report(display, cell, line, column, diagnostic.code, diagnostic.message, diagnostic.fix)
             )
     return reports
+
+
+def _silencer(source: str) -> Callable[[Diagnostic], bool]:
+    """Whether a ``# noqa`` comment silences a diagnostic, as flake8 decides for the plugin."""
+    lines = physical_lines(source)
+    if file_is_silenced(lines):
+        return lambda diagnostic: True
+    return lambda diagnostic: (
+        0 < diagnostic.line <= len(lines) and is_silenced(lines[diagnostic.line - 1], diagnostic.code)
+    )
 
 
 def _unanalysable(display: str, reason: str) -> Report:
@@ -167,29 +182,44 @@ def _unanalysable(display: str, reason: str) -> Report:
 
 
 def _fix(path: Path, display: str, document: _Document, options: RunOptions, mode: FixMode) -> FileResult:
+    note = _fix_silenced(document, options, mode)
+    if note is not None:
+        return FileResult(display, _lint(display, document, options), note=note)
     outcome = fix_source(document.source, options.settings, options.rules, unsafe=mode.unsafe)
     if outcome.source == document.source:
         return FileResult(display, _reports(display, document, outcome.remaining, options))
     text = document.rewritten(outcome.source)
-    note = None
-    if _breaks_python(document.source, outcome.source):
-        note = "fixes left out: the fixed code would not parse"
-    elif text is None:
-        note = "fixes left out: the notebook could not be rewritten without changing more than its code"
-    if note is not None:
-        return FileResult(display, _lint(display, document, options), note=note)
-    encoding = document.encoding if isinstance(document, _PythonFile) else "utf-8"
-    before = document.text
-    fixed = _read_document(path, text.encode(encoding))
-    result = FileResult(display, _lint(display, fixed, options), fixed=outcome.applied)
+    if text is None or _breaks_python(document.source, outcome.source):
+        reason = (
+            "the fixed code would not parse"
+            if text
+            else "the notebook cannot be rewritten without other changes"
+        )
+        return FileResult(display, _lint(display, document, options), note=f"fixes left out: {reason}")
+    data = text.encode(document.encoding if isinstance(document, _PythonFile) else "utf-8")
+    result = FileResult(display, _lint(display, _read_document(path, data), options), fixed=outcome.applied)
     if not mode.write:
-        result.diff = unified_diff(before, text, display)
+        result.diff = unified_diff(document.text, text, display)
         return result
     try:
-        write_atomically(path, text.encode(encoding))
+        write_atomically(path, data)
     except OSError as error:
         return FileResult(display, _lint(display, document, options), error=f"cannot write: {error}")
     return result
+
+
+def _fix_silenced(document: _Document, options: RunOptions, mode: FixMode) -> Optional[str]:
+    """Why the file's fixes wait: ``# noqa`` silences a fixable finding, and fix_source cannot skip one."""
+    if "noqa" not in document.source.lower():
+        return None
+    silenced = _silencer(document.source)
+    for diagnostic in lint_source(document.source, options.settings, options.rules):
+        fixable = diagnostic.fix == "safe" or (diagnostic.fix == "unsafe" and mode.unsafe)
+        if fixable and silenced(diagnostic):
+            cell, line = document.locate(diagnostic.line)
+            where = f"line {line}" if cell is None else f"cell {cell}, line {line}"
+            return f"fixes left out: a `# noqa` comment silences a fixable {diagnostic.code} at {where}"
+    return None
 
 
 def _breaks_python(before: str, after: str) -> bool:
@@ -208,15 +238,20 @@ def _breaks_python(before: str, after: str) -> bool:
 
 
 def write_atomically(path: Path, data: bytes) -> None:
-    """Write a temporary file next to ``path``, flush it to disk, then rename it over ``path``."""
-    descriptor, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    """Write a temporary file next to ``path``, flush it to disk, then rename it over ``path``.
+
+    An interruption at any point leaves either the old file or the new one, never a mix. A symbolic
+    link stays a link: the file it points to is replaced.
+    """
+    target = Path(os.path.realpath(path))
+    descriptor, temporary = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
     try:
         with os.fdopen(descriptor, "wb") as file:
             file.write(data)
             file.flush()
             os.fsync(file.fileno())
-        os.chmod(temporary, path.stat().st_mode & 0o7777)
-        os.replace(temporary, path)
+        os.chmod(temporary, target.stat().st_mode & 0o7777)
+        os.replace(temporary, target)
     except BaseException:
         if os.path.exists(temporary):
             os.unlink(temporary)
@@ -225,9 +260,11 @@ def write_atomically(path: Path, data: bytes) -> None:
 
 def unified_diff(before: str, after: str, display: str) -> str:
     lines = difflib.unified_diff(
-        before.splitlines(keepends=True), after.splitlines(keepends=True), fromfile=display, tofile=display
+        physical_lines(before), physical_lines(after), fromfile=display, tofile=display
     )
-    return "".join(line if line.endswith("\n") else line + "\n\\ No newline at end of file\n" for line in lines)
+    return "".join(
+        line if line.endswith("\n") else line + "\n\\ No newline at end of file\n" for line in lines
+    )
 
 
 class ProgressBar:
@@ -236,15 +273,16 @@ class ProgressBar:
     MINIMUM_FILES = 200
     _WIDTH = 30
 
-    def __init__(self, total: int, stream: TextIO = sys.stderr) -> None:
+    def __init__(self, total: int, stream: Optional[TextIO] = None) -> None:
         self._total = total
-        self._stream = stream
+        self._stream = stream or sys.stderr
         self._done = 0
         self._drawn_at = 0.0
 
     @classmethod
-    def wanted(cls, total: int, stream: TextIO = sys.stderr) -> bool:
-        return total > cls.MINIMUM_FILES and stream.isatty() and not os.environ.get("CI")
+    def wanted(cls, total: int, stream: Optional[TextIO] = None) -> bool:
+        terminal = (stream or sys.stderr).isatty()
+        return total > cls.MINIMUM_FILES and terminal and not os.environ.get("CI")
 
     def advance(self) -> None:
         self._done += 1

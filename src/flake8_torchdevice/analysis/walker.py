@@ -106,6 +106,7 @@ class Walker:
         self.default_place: Place = CPU  # where a factory without ``device=`` allocates
         self.expression_statement: Optional[cst.Expr] = None  # the expression statement being walked
         self.grad_enabled = True  # False inside ``torch.no_grad()`` / ``inference_mode()``
+        self.module_self: Optional[str] = None  # ``self`` while walking a method of an nn.Module class
 
     # ------------------------------------------------------------------ blocks
     def walk(self) -> ModuleAnalysis:
@@ -267,8 +268,11 @@ class Walker:
         self.scopes.append(scope)
         for param in _all_params(node.params):
             self.env[param.name.value] = self._parameter_value(param)
+        outer_self = self.module_self
+        self.module_self = None
         if self.class_attributes is not None and node.params.params:
-            self.env[node.params.params[0].name.value] = Value(kind=Kind.MODULE)
+            self.module_self = node.params.params[0].name.value
+            self.env[self.module_self] = Value(kind=Kind.MODULE)
         class_attributes, self.class_attributes = self.class_attributes, None
         outer_grad = self.grad_enabled
         self.grad_enabled = not any(self._disables_grad(decorator.decorator) for decorator in node.decorators)
@@ -283,6 +287,7 @@ class Walker:
             self.env = outer_env
             self.scopes.pop()
             self.class_attributes, self.grad_enabled = class_attributes, outer_grad
+            self.module_self = outer_self
 
     def _ClassDef(self, node: cst.ClassDef) -> None:
         for decorator in node.decorators:
@@ -354,6 +359,8 @@ class Walker:
     def bind(self, target: cst.BaseExpression, value_node: cst.BaseExpression, value: Value) -> None:
         name = dotted_name(target)
         if name is not None:
+            if self.module_self is not None and name.startswith(self.module_self + "."):
+                value = _owned_by_module(value)
             self.env[name] = value
             self.analysis.assignments.append(Assignment(name, value_node, self.guard_depth > 0, self.scopes[-1]))
             if _DEVICE_LIKE_NAME.search(name.rsplit(".", 1)[-1]):
@@ -587,7 +594,7 @@ class Walker:
         if qualified is not None:
             return self._function_result(node, qualified, arguments)
         if callee.kind is Kind.MODULE:  # calling a module runs its forward()
-            return Value(kind=Kind.TENSOR, place=callee.place, requires_grad=self.grad_enabled)
+            return self._module_output(callee)
         if method is not None:
             return self._method_result(node, method, receiver, receiver_value)
         callee_name = dotted_name(node.func)
@@ -678,8 +685,14 @@ class Walker:
         if method in torch_api.TENSOR_ONLY_METHODS:
             return Value(kind=Kind.TENSOR, place=receiver_value.place)
         if kind is Kind.MODULE and method == "forward":
-            return Value(kind=Kind.TENSOR, place=receiver_value.place, requires_grad=self.grad_enabled)
+            return self._module_output(receiver_value)
         return UNKNOWN
+
+    def _module_output(self, module: Value) -> Value:
+        """A module moved to a device computes there; one never moved may be parameter-free
+        (an activation, a loss) and compute wherever its input is."""
+        place = module.place if module.place.is_device else UNKNOWN_PLACE
+        return Value(kind=Kind.TENSOR, place=place, requires_grad=self.grad_enabled)
 
     def _arithmetic(self, left: Value, right: Value) -> Value:
         tensors = [value for value in (left, right) if value.kind is Kind.TENSOR]
@@ -819,6 +832,13 @@ def _placement_arguments(
         value = positional_argument(node, index)
         if value is not None:
             yield value
+
+
+def _owned_by_module(value: Value) -> Value:
+    """Submodules and parameters stored on a module move with it: where they are is unknown."""
+    if value.kind is Kind.MODULE or (value.kind is Kind.TENSOR and value.requires_grad):
+        return dataclasses.replace(value, place=UNKNOWN_PLACE)
+    return value
 
 
 def _is_number_literal(node: cst.Call) -> bool:

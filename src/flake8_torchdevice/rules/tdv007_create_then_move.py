@@ -58,6 +58,12 @@ class CreateThenMove(Rule):
     `device=` allocates once, directly where it is used. It matters in training loops and in
     `forward()`, where it runs every step.
 
+    Off by default, like ruff's performance rules: every finding is a real double allocation, but
+    most run once (an initialisation, a test) where the cost does not matter. Measured on timm,
+    kornia and accelerate (docs/precision.md): 22 findings, all real; 1 runs every step (timm
+    EdgeNeXt `forward()`), 3 are one-off initialisations, 18 are in accelerate's test scripts.
+    Enable it where speed matters: `--extend-select=TDV007` (flake8) or `select` (torchdevice).
+
     ## Fix
     Safe: `torch.zeros(n).to(device)` becomes `torch.zeros(n, device=device)` when the move's only
     argument is the device.
@@ -78,6 +84,7 @@ class CreateThenMove(Rule):
     """
 
     code = "TDV007"
+    enabled_by_default = False
     name = "create-then-move"
     summary = "Tensor created on the CPU then moved (`torch.zeros(n).to(device)`); pass `device=` (performance)"
 

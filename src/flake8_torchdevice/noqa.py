@@ -1,0 +1,25 @@
+"""``# noqa`` comments, read the way flake8 reads them, so the command and the plugin silence the same findings.
+
+``# noqa`` silences every finding on its line, ``# noqa: TDV001,TDV003`` those codes (or codes
+starting with them), and a line that starts with ``# flake8: noqa`` silences the whole file.
+"""
+
+from __future__ import annotations
+
+import re
+
+# The expressions of flake8.defaults (NOQA_INLINE_REGEXP, NOQA_FILE).
+_INLINE = re.compile(r"# noqa(?::[\s]?(?P<codes>([A-Z]+[0-9]+(?:[,\s]+)?)+))?", re.IGNORECASE)
+_FILE = re.compile(r"\s*# flake8[:=]\s*noqa", re.IGNORECASE)
+
+
+def file_is_silenced(lines: list[str]) -> bool:
+    return any(_FILE.match(line) for line in lines)
+
+
+def is_silenced(line: str, code: str) -> bool:
+    match = _INLINE.search(line)
+    if match is None:
+        return False
+    codes = match.group("codes")
+    return codes is None or code.startswith(tuple(re.split(r"[,\s]+", codes.strip())))

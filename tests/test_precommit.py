@@ -1,0 +1,80 @@
+"""The .pre-commit-hooks.yaml hooks, run for real by `pre-commit try-repo` on a throwaway repository.
+
+try-repo installs the hook repository's HEAD; for a working tree with uncommitted changes it makes a
+shadow commit of the *tracked* files only (`git add -u`), so new, untracked files would be missing.
+The test therefore snapshots this working tree (tracked and untracked, less what .gitignore
+ignores) into a fresh repository with one commit, and points try-repo at that. Each run makes
+pre-commit pip-install the package into a new environment: slow, so there are only two runs.
+"""
+
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+BUGGY = 'import torch\n\ndevice = torch.device("cuda")\nbias = torch.zeros(3)\nbias.to(device)\n'
+FIXED = BUGGY.replace("bias.to(device)", "bias = bias.to(device)")
+
+pytestmark = [
+    pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed: pre-commit needs it"),
+    pytest.mark.skipif(
+        not (ROOT / ".git").exists(), reason="not a git checkout: nothing to hand to pre-commit"
+    ),
+]
+
+
+def git(*args, cwd):
+    identity = ("-c", "user.name=test", "-c", "user.email=test@example.com", "-c", "commit.gpgsign=false")
+    return subprocess.run(
+        ["git", *identity, *args], cwd=cwd, check=True, capture_output=True, text=True
+    ).stdout
+
+
+@pytest.fixture(scope="module")
+def hook_repository(tmp_path_factory):
+    """This working tree as it is, committed in a repository of its own."""
+    pytest.importorskip("pre_commit", reason="pre-commit is in the [test] extra")
+    snapshot = tmp_path_factory.mktemp("hooks")
+    files = git("ls-files", "--cached", "--others", "--exclude-standard", "-z", cwd=ROOT).split("\0")
+    for name in filter(None, files):
+        source = ROOT / name
+        if source.is_file():
+            (snapshot / name).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(source, snapshot / name)
+    git("init", "-q", cwd=snapshot)
+    git("add", "-A", cwd=snapshot)
+    git("commit", "-q", "-m", "snapshot", cwd=snapshot)
+    return snapshot
+
+
+@pytest.fixture
+def project(tmp_path):
+    git("init", "-q", cwd=tmp_path)
+    (tmp_path / "train.py").write_text(BUGGY)
+    git("add", "train.py", cwd=tmp_path)
+    return tmp_path
+
+
+def try_repo(hook_repository, hook, project):
+    command = [sys.executable, "-m", "pre_commit", "try-repo", str(hook_repository), hook, "--all-files"]
+    return subprocess.run(command, cwd=project, capture_output=True, text=True, timeout=600)
+
+
+def test_check_hook_reports_and_changes_nothing(hook_repository, project):
+    result = try_repo(hook_repository, "torchdevice-check", project)
+    assert result.returncode == 1, result.stdout + result.stderr
+    assert "train.py:5:1: TDV002 " in result.stdout
+    assert "train.py:3:23: TDV001 " in result.stdout
+    assert (project / "train.py").read_text() == BUGGY
+
+
+def test_fix_hook_fixes_and_reports_what_remains(hook_repository, project):
+    result = try_repo(hook_repository, "torchdevice", project)
+    assert result.returncode == 1, result.stdout + result.stderr
+    assert (project / "train.py").read_text() == FIXED
+    assert "files were modified by this hook" in result.stdout
+    assert "train.py:3:23: TDV001 " in result.stdout  # no safe fix for a hard-coded device
+    assert "TDV002" not in result.stdout

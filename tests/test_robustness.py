@@ -1,0 +1,642 @@
+"""Issue 7: the linter never crashes, never lies about positions, never damages a file.
+
+Any text goes in: random valid programs (hypothesmith), programs built from PyTorch snippets,
+random bytes, truncated and mutated fixtures, and a list of explicit hard cases. The engine and
+the flake8 plugin class always return diagnostics (at worst one TDV900 at line 1) and never raise;
+an analysis bug the engine swallowed ("internal error") fails the test just as a raise would.
+Valid programs additionally get exact positions and a fix that damages nothing.
+
+The hypothesis budget comes from the profiles registered in conftest.py ("dev" locally, "ci"
+when the CI environment variable is set).
+"""
+
+from __future__ import annotations
+
+import ast
+import keyword
+import os
+import subprocess
+import sys
+import textwrap
+import time
+from typing import List
+
+import hypothesmith
+import libcst as cst
+import pytest
+from hypothesis import HealthCheck, example, given, note, settings
+from hypothesis import strategies as st
+
+from flake8_torchdevice.engine import Diagnostic, check_source, lint_source
+from flake8_torchdevice.plugin import TorchDeviceChecker
+from flake8_torchdevice.settings import Settings
+from robustness_support import fix_errors, fixture_paths, position_errors, read_source, source_lines
+
+SLOW_GENERATION = [HealthCheck.too_slow, HealthCheck.filter_too_much, HealthCheck.data_too_large]
+SETTINGS = [
+    Settings(),
+    Settings(guard_functions=frozenset({"has_gpu", "is_torch_cuda_available"}), report_unknown_receivers=True),
+]
+FIXTURE_SOURCES = [read_source(path) for path in fixture_paths()]
+
+
+# --- the invariants ------------------------------------------------------------------------------
+
+
+def plugin_lines(source: str) -> List[str]:
+    return source.splitlines(keepends=True)
+
+
+def lint_everywhere(source: str, lint_settings: Settings = Settings()) -> List[Diagnostic]:
+    """Lint through the engine and the flake8 plugin class; check what any input must satisfy."""
+    diagnostics = lint_source(source, lint_settings)
+    assert isinstance(diagnostics, list)
+    assert all(isinstance(d, Diagnostic) for d in diagnostics)
+    TorchDeviceChecker.settings = lint_settings
+    try:
+        from_plugin = list(TorchDeviceChecker(None, plugin_lines(source)).run())
+    finally:
+        TorchDeviceChecker.settings = Settings()
+    assert from_plugin == [(d.line, d.column, d.flake8_text(), TorchDeviceChecker) for d in diagnostics]
+    internal = [d.message for d in diagnostics if "internal error" in d.message]
+    assert not internal, f"the analysis crashed (swallowed by the engine): {internal}"
+    unanalysable = [d for d in diagnostics if d.code == "TDV900"]
+    if unanalysable:
+        assert diagnostics == unanalysable and len(unanalysable) == 1
+        assert (unanalysable[0].line, unanalysable[0].column) == (1, 0)
+    line_count = len(source_lines(source))
+    for diagnostic in diagnostics:
+        assert 1 <= diagnostic.line <= line_count and diagnostic.column >= 0, diagnostic
+    return diagnostics
+
+
+def check_valid_program(source: str, lint_settings: Settings = Settings()) -> None:
+    """A program libcst parses: analysed (no TDV900), exact positions, a fix that damages nothing."""
+    note(source)
+    diagnostics = lint_everywhere(source, lint_settings)
+    if any(d.code == "TDV900" for d in diagnostics):
+        (diagnostic,) = diagnostics
+        try:
+            cst.parse_module(source)
+        except Exception:  # noqa: BLE001 - libcst's own limits: TDV900 is the right answer
+            return
+        assert "nested too deeply" in diagnostic.message, diagnostic
+        return
+    checked = check_source(source, lint_settings)
+    assert position_errors(source, checked) == []
+    assert fix_errors(source, lint_settings, checked) == []
+
+
+# --- strategies ----------------------------------------------------------------------------------
+
+IDENTIFIERS = st.one_of(
+    st.sampled_from(
+        ["x", "y", "t", "model", "net", "device", "dev", "batch", "out", "data", "cuda", "use_cuda", "gpu",
+         "loss", "np", "nn", "th", "self", "é", "数据", "match", "case", "type", "_"]
+    ),  # fmt: skip
+    st.from_regex(r"\A[a-z_][a-z0-9_]{0,6}\Z").filter(lambda name: not keyword.iskeyword(name)),
+)
+LEAVES = st.one_of(
+    IDENTIFIERS,
+    st.sampled_from(
+        ['"cuda"', "'cuda:0'", '"cpu"', '"mps"', "device", "0", "3", "1.5", "None", "True", "...",
+         "torch.device('cuda')", "torch.device(device)", "torch.cuda.current_device()", 'f"cuda:{rank}"',
+         "torch.float16", "args.device", "self.device", "x.device", "torch.zeros(3)", "torch.randn(2, 3)",
+         "nn.Linear(3, 3)", "model(x)", "torch.load('m.pt')", "batch[0]", "'naïve 中文 🔥'", "[1, 2]"]
+    ),  # fmt: skip
+)
+
+
+def receiver(text: str) -> str:
+    """Parenthesise an expression unless it can take ``.attr`` as it is (``3.to`` is a float)."""
+    try:
+        node = cst.parse_expression(text)
+    except Exception:  # noqa: BLE001
+        return f"({text})"
+    simple = (cst.Name, cst.Attribute, cst.Call, cst.Subscript, cst.SimpleString, cst.List)
+    return text if isinstance(node, simple) or node.lpar else f"({text})"
+
+
+def operand(text: str) -> str:
+    """Parenthesise an expression unless it is an atom (``x + not y`` is a syntax error)."""
+    try:
+        node = cst.parse_expression(text)
+    except Exception:  # noqa: BLE001
+        return f"({text})"
+    atoms = (cst.Name, cst.Attribute, cst.Call, cst.Subscript, cst.BaseString, cst.List, cst.Integer,
+             cst.Float, cst.Ellipsis, cst.BaseComp, cst.Dict)  # fmt: skip
+    return text if isinstance(node, atoms) or node.lpar else f"({text})"
+
+
+def f_string(text: str) -> str:
+    if sys.version_info >= (3, 12):
+        return f'f"{{ {text} }} and {{ {text}!r:>10}}"'
+    # Before PEP 701 a replacement field cannot hold the f-string's quote, a backslash, a comment
+    # or a line break. Single quotes outside: a double-quoted f-string around torch.load() would
+    # only rediscover KNOWN_FIX_BREAKAGES (fixes insert "cpu" with double quotes).
+    if any(c in text for c in "'\\#\n\r"):
+        return f"str({text})"
+    return f"f'{{ {text} }} and {{ {text}!r:>10}}'"
+
+
+METHODS = ["to", "cuda", "cpu", "numpy", "detach", "item", "half", "float", "type"]
+FACTORIES = ["zeros", "ones", "empty", "arange"]
+OPERATORS = ["+", "*", "@", "==", "-", "and"]
+EXPRESSION_SHAPES = [
+    lambda d, e: f"{receiver(e())}.{d(st.sampled_from(METHODS))}({d(st.sampled_from(['', e()]))})",
+    lambda d, e: f"{receiver(e())}.cpu().numpy()",
+    lambda d, e: f"{receiver(e())}.to(device={e()}, non_blocking=True)",
+    lambda d, e: f"{receiver(e())}.{d(IDENTIFIERS)}",
+    lambda d, e: f"torch.{d(st.sampled_from(FACTORIES))}(3, device={e()})",
+    lambda d, e: f"torch.tensor([1, 2]).to({e()})",
+    lambda d, e: f"torch.load({e()}, map_location={e()})",
+    lambda d, e: f"{receiver(e())}.load_state_dict(torch.load({e()}))",
+    lambda d, e: f"{d(IDENTIFIERS)}({e()})",
+    lambda d, e: f"{receiver(e())}({e()}, key={e()})",
+    lambda d, e: f"{operand(e())} {d(st.sampled_from(OPERATORS))} {operand(e())}",
+    lambda d, e: f"{receiver(e())}[{e()}]",
+    lambda d, e: f"({e()})",
+    lambda d, e: f"(\n    {e()}  # é\n)",
+    lambda d, e: f"not {e()}",
+    lambda d, e: f"(lambda {d(IDENTIFIERS)}: {e()})",
+    lambda d, e: f"[{e()} for {d(IDENTIFIERS)} in ({e()})]",
+    lambda d, e: f"{{({e()}): {e()} for {d(IDENTIFIERS)} in ({e()})}}",
+    lambda d, e: f"({e()} if {e()} else {e()})",
+    lambda d, e: f"({d(IDENTIFIERS)} := {e()})",
+    lambda d, e: f"torch.cat([{e()}, {e()}])",
+    lambda d, e: f_string(e()),
+]
+
+
+@st.composite
+def expressions(draw, depth: int = 3) -> str:
+    if depth == 0 or draw(st.integers(0, 3)) == 0:
+        return draw(LEAVES)
+    shape = draw(st.sampled_from(EXPRESSION_SHAPES))
+    return shape(draw, lambda: draw(expressions(depth - 1)))
+
+
+SIMPLE_SHAPES = [
+    lambda d: f"{d(IDENTIFIERS)} = {d(expressions())}",
+    lambda d: f"{d(IDENTIFIERS)}: torch.Tensor = {d(expressions())}",
+    lambda d: f"{d(IDENTIFIERS)} += {d(expressions())}",
+    lambda d: "{0}, {1} = {1}, {0}".format(d(IDENTIFIERS), d(IDENTIFIERS)),
+    lambda d: f"{receiver(d(expressions()))}.to({d(expressions())})",
+    lambda d: d(expressions()),
+    lambda d: f"return {d(expressions())}",
+    lambda d: f"assert {d(expressions())}",
+    lambda d: f"del {d(IDENTIFIERS)}",
+    lambda d: f"global {d(IDENTIFIERS)}",
+    lambda d: f"{d(expressions())}; {d(expressions())}",
+    lambda d: d(
+        st.sampled_from(
+            ["import torch", "import torch as th", "from torch import nn, cuda", "import torch.nn as nn",
+             "from torch.cuda import is_available", "import numpy as np", "pass", "break", "continue",
+             'x = torch.zeros(3, device="cuda")', "y = x.numpy()", "model.to(device)", "x.to(device)",
+             "torch.cuda.synchronize()", "torch.set_default_device('cuda')", 'device = "cuda"',
+             "device = torch.device('cuda' if torch.cuda.is_available() else 'cpu')", "yield x",
+             "out = model(x.cpu())", "loss.backward()", "optimizer.step()", "raise RuntimeError('cuda')"]
+        )
+    ),
+]  # fmt: skip
+FIXED_HEADERS = [
+    "if torch.cuda.is_available():", "if not torch.cuda.is_available():", "if use_cuda:",
+    "if x.is_cuda:", 'if device.type == "cuda":', "with torch.no_grad():", "while True:",
+    "for x, y in loader:", "class Net(nn.Module):", "class C:", "def forward(self, x):",
+    "async def run(x, *args, device='cuda', **kwargs):", "@torch.no_grad()\ndef predict(model, x):",
+    '@pytest.mark.skipif(not torch.cuda.is_available(), reason="gpu")\ndef test_gpu():',
+    "else:", "try:",
+]  # fmt: skip
+if sys.version_info >= (3, 12):
+    FIXED_HEADERS += ["def f[T](x: T) -> T:", "class Box[T: torch.Tensor]:"]
+PARAMETERS = ["", "x", "x: torch.Tensor", "model, x=None, /, *, dev='cuda'"]
+HEADER_SHAPES = [
+    lambda d: d(st.sampled_from(FIXED_HEADERS)),
+    lambda d: f"if {d(expressions())}:",
+    lambda d: f"for {d(IDENTIFIERS)} in {d(expressions())}:",
+    lambda d: f"with {d(expressions())} as {d(IDENTIFIERS)}:",
+    lambda d: f"def {d(IDENTIFIERS)}({d(st.sampled_from(PARAMETERS))}):",
+    lambda d: f"class {d(IDENTIFIERS)}({d(st.sampled_from(['', 'nn.Module', 'torch.nn.Module, metaclass=M']))}):",
+]
+
+
+@st.composite
+def statements(draw, depth: int = 2):
+    """("simple", text), ("block", header, [statements]) or ("match", subject, [statements])."""
+    if depth == 0 or draw(st.integers(0, 2)) == 0:
+        return ("simple", draw(st.sampled_from(SIMPLE_SHAPES))(draw))
+    body = draw(st.lists(statements(depth - 1), min_size=1, max_size=3))
+    if draw(st.integers(0, 9)) == 0:
+        return ("match", draw(expressions()), body)
+    return ("block", draw(st.sampled_from(HEADER_SHAPES))(draw), body)
+
+
+def render(statement, indent: str, level: int = 0) -> List[str]:
+    pad = indent * level
+    kind = statement[0]
+    if kind == "simple":
+        return [pad + statement[1]]
+    if kind == "match":
+        lines = [f"{pad}match {statement[1]}:", f"{pad}{indent}case [x, *rest] if x:"]
+        lines += [line for child in statement[2] for line in render(child, indent, level + 2)]
+        lines += [f"{pad}{indent}case _:", f"{pad}{indent * 2}pass"]
+        return lines
+    _, header, body = statement
+    inner = [line for child in body for line in render(child, indent, level + 1)]
+    if header in ("else:", "try:"):  # needs a partner clause
+        opener = "if torch.cuda.is_available():" if header == "else:" else "try:"
+        closer = "else:" if header == "else:" else "except (RuntimeError, AssertionError) as error:"
+        return [pad + opener, *inner, pad + closer, *inner]
+    return [pad + part for part in header.split("\n")] + inner
+
+
+@st.composite
+def torch_programs(draw) -> str:
+    indent = draw(st.sampled_from(["    ", "  ", "\t"]))
+    preamble = draw(
+        st.sampled_from(["import torch\n", "import torch\nimport torch.nn as nn\n", "from torch import nn\n# torch\n", ""])
+    )
+    body = draw(st.lists(statements(), min_size=1, max_size=6))
+    newline = draw(st.sampled_from(["\n", "\n", "\r\n"]))
+    lines = preamble.splitlines() + [line for statement in body for line in render(statement, indent)]
+    return newline.join(lines) + draw(st.sampled_from([newline, ""]))
+
+
+@st.composite
+def damaged_fixtures(draw) -> str:
+    """A fixture cut short, or with a slice deleted, duplicated or replaced by random text."""
+    source = draw(st.sampled_from(FIXTURE_SOURCES))
+    start = draw(st.integers(0, len(source)))
+    end = draw(st.integers(start, min(len(source), start + 80)))
+    how = draw(st.sampled_from(["truncate", "delete", "duplicate", "replace"]))
+    if how == "truncate":
+        return source[:start]
+    if how == "delete":
+        return source[:start] + source[end:]
+    if how == "duplicate":
+        return source[:end] + source[start:end] + source[end:]
+    noise = draw(st.text(alphabet=st.sampled_from(list("()[]{}:.,=\"'#\\\n\r\t\x0c\x00 é中🔥") + ["cuda", "\n    ", "torch", "lambda", "yield"]), max_size=10))
+    return source[:start] + noise + source[end:]
+
+
+def decoded(data: bytes) -> str:
+    return data.decode("utf-8", errors="replace")
+
+
+# --- properties ----------------------------------------------------------------------------------
+
+
+@settings(suppress_health_check=SLOW_GENERATION)
+@given(torch_programs(), st.sampled_from(SETTINGS))
+def test_torch_programs_are_analysed_exactly(program, lint_settings):
+    assert ast.parse(program) is not None  # the generator writes valid Python
+    check_valid_program(program, lint_settings)
+
+
+@settings(suppress_health_check=SLOW_GENERATION)
+@given(hypothesmith.from_grammar(), st.sampled_from(["import torch\n", "import torch as cuda\nfrom torch import nn\n"]))
+def test_random_grammar_programs(program, preamble):
+    check_valid_program(preamble + program)
+
+
+@settings(suppress_health_check=SLOW_GENERATION)
+@given(hypothesmith.from_node(), st.sampled_from(["import torch\n", "from torch import cuda\n"]))
+def test_random_libcst_programs(program, preamble):
+    check_valid_program(preamble + program)
+
+
+@settings(suppress_health_check=SLOW_GENERATION)
+@given(st.binary(max_size=400), st.sampled_from([b"", b"import torch\n", b"\xef\xbb\xbfimport torch\r\n"]))
+def test_random_bytes(data, prefix):
+    lint_everywhere(decoded(prefix + data))
+
+
+@settings(suppress_health_check=SLOW_GENERATION)
+@given(st.text(max_size=300), st.sampled_from(["", "torch ", "import torch\n"]))
+def test_random_text(text, prefix):
+    lint_everywhere(prefix + text)
+
+
+@settings(suppress_health_check=SLOW_GENERATION)
+@given(damaged_fixtures(), st.sampled_from(SETTINGS))
+def test_damaged_fixtures(source, lint_settings):
+    note(source)
+    lint_everywhere(decoded(source.encode("utf-8", errors="surrogatepass")), lint_settings)
+
+
+@pytest.mark.parametrize("cut", [0.1, 0.25, 0.5, 0.75, 0.9, 0.99])
+def test_every_fixture_truncated(cut):
+    for source in FIXTURE_SOURCES:
+        lint_everywhere(source[: int(len(source) * cut)])
+        lint_everywhere(decoded(source.encode("utf-8")[: int(len(source) * cut)]))
+
+
+# --- explicit hard cases -------------------------------------------------------------------------
+
+CUDA_LINE = 'x = torch.zeros(3, device="cuda")'
+HARD_CASES = {
+    "syntax error": "import torch\ndef f(:\n",
+    "unclosed bracket": "import torch\nx = torch.zeros(3,\n",
+    "bad indentation": "import torch\nif x:\npass\n",
+    "inconsistent tabs": "import torch\nif x:\n\tpass\n        pass\n",
+    "null byte": "import torch\nx = 1\x00\n",
+    "null byte in string": "import torch\nx = '\x00'\n",
+    "lone surrogate": "import torch\nx = '\ud800'\n",
+    "replacement characters": "import torch\n\ufffd\ufffd = 1\n",
+    "bom": f"\ufeffimport torch\n{CUDA_LINE}\n",
+    "bom only": "\ufeff# torch",
+    "crlf": f"import torch\r\n{CUDA_LINE}\r\n",
+    "mixed endings": f"import torch\r\ny = 1\r{CUDA_LINE}\nz = 2\r\n",
+    "lone cr": f"import torch\r{CUDA_LINE}\r",
+    "tabs": f"import torch\nif y:\n\t{CUDA_LINE}\n\tif z:\n\t\t{CUDA_LINE}\n",
+    "form feeds": f"import torch\n\x0c\n{CUDA_LINE}\x0c\nif y:\n\x0c    {CUDA_LINE}\n",
+    "vertical tab": f"import torch\n\x0b{CUDA_LINE}\n",
+    "unicode line separator": f"import torch\ns = '\u2028'\n{CUDA_LINE}\n",
+    "backslash at eof": "import torch\nx = 1 \\",
+    "only a comment": "# torch",
+    "only whitespace": "torch" + " \t\x0c\n" * 5,
+    "empty after prefix": "torch",
+    "no final newline": f"import torch\n{CUDA_LINE}",
+    "deep indentation": "import torch\n" + "".join(" " * i + "if x:\n" for i in range(90)) + " " * 90 + CUDA_LINE + "\n",
+    "pep 695 generics": "import torch\ndef f[T](x: T) -> T:\n    return x.to('cuda')\nclass Box[T: torch.Tensor]:\n    pass\n",
+    "pep 695 type alias": "import torch\ntype Device = str\ntype Pair[T] = tuple[T, T]\n",
+    "pep 696 defaults": "import torch\ndef f[T = int, *Ts, **P](): pass\n",
+    "pep 701 f-strings": 'import torch\nd = {"a": "cuda"}\nx = f"{d["a"]} {f"{f"{1}"}"}"\nt = torch.zeros(3, device=f"{d["a"]}")\n',
+    "f-string with comment": "import torch\nx = f'{1 # c\n}'\n",
+    "f-string format spec": "import torch\nx = f'{x!r:>{width}} {y=}'\n",
+    "match statement": f"import torch\nmatch x:\n    case [1, *rest] if rest:\n        {CUDA_LINE}\n    case {{'a': b, **kw}}:\n        pass\n    case Point(x=0) | None:\n        pass\n    case _:\n        pass\n",
+    "except star": "import torch\ntry:\n    pass\nexcept* (ValueError, RuntimeError) as group:\n    torch.cuda.synchronize()\n",
+    "parenthesised with": "import torch\nwith (open(a) as f, torch.cuda.device(0),):\n    pass\n",
+    "walrus and lambda": "import torch\nif (d := 'cuda'):\n    f = lambda t=torch.zeros(3, device=d): t.numpy()\n",
+    "async comprehension": "import torch\nasync def f():\n    return [await x.cuda() async for x in y]\n",
+    "decorators": "import torch\n@torch.no_grad()\n@(lambda f: f)\ndef f(x):\n    return x.cuda().numpy()\n",
+    "star expressions": "import torch\na, *b = torch.zeros(3).cuda(), *c\nprint(*a, **{'device': 'cuda'})\n",
+    "global nonlocal": "import torch\ndef f():\n    x = 1\n    def g():\n        nonlocal x\n        global device\n        device = 'cuda'\n",
+    "annotated parenthesised target": "import torch\n(x): int = 1\n",
+    "annotated parenthesised attribute": "import torch\n(x.y): int = 1\n",
+    "return outside function": "import torch\nreturn torch.zeros(3).cuda()\n",
+    "keywords as attributes": "import torch\nx.match.case.type = torch.device.cuda\n",
+    "attribute of a number": "import torch\nx = 3 .real.to('cuda')\n",
+    "semicolons": f"import torch; {CUDA_LINE}; {CUDA_LINE};\n",
+    "self-referencing names": "import torch\nx = x\nx = x.to(x)\nx.to(x)\n",
+    "shadowed torch": "import torch\ntorch = torch.cuda\ntorch.zeros(3).to('cuda')\ndef torch(): pass\n",
+    "class attribute shadowing": "import torch\nclass nn:\n    Module = object\nclass M(nn.Module):\n    def forward(self, x):\n        return x.cuda()\n",
+    "recursion in values": "import torch\na = b\nb = a\na.to(b)\nb.cuda().numpy()\n",
+    "huge integer": "import torch\nx = torch.zeros(" + "9" * 5000 + ", device='cuda')\n",
+    "deeply nested data": "import torch\nx = " + "[" * 90 + "1" + "]" * 90 + "\n",
+}  # fmt: skip
+PYTHON_312_ONLY = {"pep 695 generics", "pep 695 type alias", "pep 701 f-strings", "f-string with comment"}
+PYTHON_313_ONLY = {"pep 696 defaults"}
+
+
+@pytest.mark.parametrize("name", HARD_CASES)
+def test_hard_cases_never_raise(name):
+    source = HARD_CASES[name]
+    for lint_settings in SETTINGS:
+        lint_everywhere(source, lint_settings)
+    try:
+        cst.parse_module(source)
+    except Exception:  # noqa: BLE001
+        return
+    checked = check_source(source)
+    assert position_errors(source, checked) == []
+    assert fix_errors(source, checked=checked) == []
+
+
+@pytest.mark.parametrize(
+    "name",
+    ["pep 695 generics", "pep 695 type alias", "pep 701 f-strings", "match statement", "except star",
+     "parenthesised with", "walrus and lambda", "async comprehension", "f-string format spec", "tabs",
+     "form feeds", "crlf", "mixed endings", "bom", "no final newline", "deep indentation"],
+)  # fmt: skip
+def test_modern_and_unusual_syntax_is_analysed(name):
+    """Valid code libcst can parse must be analysed: no TDV900 escape hatch."""
+    assert [d for d in lint_source(HARD_CASES[name]) if d.code == "TDV900"] == []
+
+
+@pytest.mark.parametrize("name", ["tabs", "form feeds", "crlf", "mixed endings", "bom", "lone cr", "deep indentation", "match statement"])
+def test_unusual_layout_still_reports_the_cuda_lines(name):
+    source = HARD_CASES[name]
+    reported = [d for d in lint_source(source) if d.code == "TDV001"]
+    assert len(reported) == source.count(CUDA_LINE), reported
+    lines = source_lines(source)
+    for diagnostic in reported:
+        assert lines[diagnostic.line - 1][diagnostic.column :].startswith('"cuda"')
+
+
+# Valid Python (ast.parse and flake8 accept it) that libcst cannot parse: exactly one TDV900.
+LIBCST_REJECTS = {
+    "parenthesised annotated name": "import torch\n(x): int = 1\n" + CUDA_LINE + "\n",
+    "parenthesised annotated attribute": "import torch\n(self.device): str = 'cuda'\n",
+}
+
+
+@pytest.mark.parametrize("name", LIBCST_REJECTS)
+def test_valid_python_that_libcst_rejects_is_one_tdv900(name, tmp_path):
+    source = LIBCST_REJECTS[name]
+    ast.parse(source)
+    with pytest.raises(Exception):
+        cst.parse_module(source)
+    (diagnostic,) = lint_everywhere(source)
+    assert (diagnostic.line, diagnostic.column, diagnostic.code) == (1, 0, "TDV900")
+    path = tmp_path / "rejected.py"
+    path.write_text(source, encoding="utf-8")
+    output = run_flake8(path)
+    assert output == [f"{path}:1:1: TDV900"], output
+
+
+def run_flake8(*paths, select="TDV,E999") -> List[str]:
+    result = subprocess.run(
+        [sys.executable, "-m", "flake8", "--isolated", f"--select={select}", *map(str, paths)],
+        capture_output=True,
+        text=True,
+    )
+    assert result.returncode in (0, 1), result.stderr
+    assert "Traceback" not in result.stderr and "Traceback" not in result.stdout, result.stderr
+    return [" ".join(line.split()[:2]) for line in result.stdout.splitlines()]
+
+
+def test_hard_cases_through_flake8(tmp_path):
+    """Every hard case as a real file: flake8 exits normally, no traceback, TDV900 only at 1:1."""
+    paths = []
+    for index, (name, source) in enumerate(HARD_CASES.items()):
+        path = tmp_path / f"case_{index:02d}.py"
+        path.write_bytes(source.encode("utf-8", errors="surrogatepass"))
+        paths.append(path)
+    for line in run_flake8(*paths):
+        if line.endswith("TDV900"):
+            assert line.split(":")[-3:-1] == ["1", "1"], line
+
+
+def test_latin1_coding_cookie_through_flake8(tmp_path):
+    path = tmp_path / "latin.py"
+    source = "# -*- coding: latin-1 -*-\nimport torch\ns = 'café ñ'; " + CUDA_LINE + "\n"
+    path.write_bytes(source.encode("latin-1"))
+    column = len("s = 'café ñ'; x = torch.zeros(3, device=") + 1
+    assert run_flake8(path) == [f"{path}:3:{column}: TDV001"]
+    assert [(d.line, d.column + 1) for d in lint_source(source)] == [(3, column)]
+
+
+def test_utf8_bom_through_flake8(tmp_path):
+    path = tmp_path / "bom.py"
+    path.write_bytes(b"\xef\xbb\xbf" + (CUDA_LINE + "  # torch\n").encode())
+    assert run_flake8(path) == [f"{path}:1:27: TDV001"]
+
+
+def test_null_byte_through_flake8(tmp_path):
+    path = tmp_path / "null.py"
+    path.write_bytes(b"import torch\nx = 1\x00\n")
+    assert all("TDV" not in line or line.endswith(":1:1: TDV900") for line in run_flake8(path))
+
+
+@pytest.mark.skipif(sys.version_info < (3, 12), reason="flake8 parses with the running Python")
+def test_python_312_syntax_through_flake8(tmp_path):
+    for name in sorted(PYTHON_312_ONLY):
+        (tmp_path / f"{name.replace(' ', '_')}.py").write_text(HARD_CASES[name], encoding="utf-8")
+    assert not any("TDV900" in line or "E999" in line for line in run_flake8(tmp_path))
+
+
+# --- size and depth ------------------------------------------------------------------------------
+# Safety bounds, not benchmarks: each is several times what it takes on a laptop.
+
+
+def timed_lint(source: str, bound: float) -> List[Diagnostic]:
+    start = time.perf_counter()
+    diagnostics = lint_everywhere(source)
+    elapsed = time.perf_counter() - start
+    assert elapsed < bound, f"{elapsed:.1f}s"
+    return diagnostics
+
+
+def test_fifty_thousand_lines():
+    body = ["import torch", CUDA_LINE] + ["y = y + 1"] * 24_998 + [CUDA_LINE] + ["z = 2"] * 24_998 + [CUDA_LINE]
+    diagnostics = timed_lint("\n".join(body) + "\n", bound=120)
+    assert [(d.line, d.code) for d in diagnostics] == [(2, "TDV001"), (25_001, "TDV001"), (50_000, "TDV001")]
+    assert {d.column for d in diagnostics} == {len("x = torch.zeros(3, device=")}
+
+
+def test_five_thousand_character_line():
+    line = "x = [" + ", ".join(["1"] * 1_600) + '] + [torch.zeros(3, device="cuda")]'
+    assert len(line) > 5_000
+    (diagnostic,) = timed_lint("import torch\n" + line + "\n", bound=30)
+    assert diagnostic.column == line.index('"cuda"')
+
+
+def test_five_hundred_nested_parentheses():
+    source = "import torch\nx = " + "(" * 500 + 'torch.zeros(3, device="cuda")' + ")" * 500 + "\n"
+    diagnostics = timed_lint(source, bound=60)
+    assert [d.code for d in diagnostics] in (["TDV001"], ["TDV900"])
+    if diagnostics[0].code == "TDV001":
+        assert diagnostics[0].column == source.splitlines()[1].index('"cuda"')
+
+
+def test_thousand_term_binary_operation():
+    source = "import torch\nx = " + " + ".join(["torch.zeros(3)"] * 999 + ['torch.zeros(3, device="cuda")']) + "\n"
+    diagnostics = timed_lint(source, bound=60)
+    assert [d.code for d in diagnostics] in (["TDV001"], ["TDV900"])
+
+
+def test_deep_nesting_beyond_every_limit():
+    """Past libcst's (or the analysis') limits the answer is one TDV900, never a RecursionError."""
+    for depth in (1_000, 5_000):
+        lint_everywhere("import torch\nx = " + "(" * depth + "1" + ")" * depth + "\n")
+        lint_everywhere("import torch\nx = " + "-" * depth + "1\n")
+        lint_everywhere("import torch\nx = " + "[" * depth + "]" * depth + "\n")
+    lint_everywhere("import torch\nx = " + " + ".join(["a"] * 10_000) + "\n")
+
+
+# --- never runs user code ------------------------------------------------------------------------
+
+HOSTILE = textwrap.dedent(
+    """\
+    import os, sys
+    open({marker!r}, "w").write("imported")
+    import torch
+    x = torch.zeros(3, device="cuda")
+    os._exit(3)
+    if __name__ == "__main__":
+        sys.exit(4)
+    """
+)
+
+
+@pytest.fixture
+def hostile_file(tmp_path):
+    marker = tmp_path / "MARKER"
+    path = tmp_path / "hostile_module.py"
+    path.write_text(HOSTILE.format(marker=str(marker)), encoding="utf-8")
+    return path, marker
+
+
+def test_the_engine_never_runs_the_code(hostile_file):
+    path, marker = hostile_file
+    assert [d.code for d in lint_source(path.read_text(encoding="utf-8"))] == ["TDV001"]
+    assert not marker.exists()
+
+
+def test_flake8_never_runs_the_code(hostile_file):
+    path, marker = hostile_file
+    result = subprocess.run(
+        [sys.executable, "-m", "flake8", "--isolated", "--select=TDV", str(path.parent)],
+        capture_output=True,
+        text=True,
+        cwd=path.parent,
+    )
+    assert result.returncode == 1, result.stderr  # findings, and not os._exit(3)
+    assert "TDV001" in result.stdout
+    assert not marker.exists()
+
+
+def test_the_cli_never_runs_the_code(hostile_file):
+    path, marker = hostile_file
+    candidates = [os.path.join(os.path.dirname(sys.executable), "torchdevice")]
+    command = next((c for c in candidates if os.path.exists(c)), None)
+    if command is None:
+        pytest.skip("the torchdevice command is not installed")
+    for arguments in (["check", str(path)], ["check", str(path.parent)], ["fix", str(path)]):
+        result = subprocess.run([command, *arguments], capture_output=True, text=True, cwd=path.parent)
+        assert result.returncode not in (3, 4), (arguments, result.stderr)
+        assert "Traceback" not in result.stderr, result.stderr
+    assert not marker.exists()
+
+
+# --- known crashers and breakages --------------------------------------------------------------
+# Minimal inputs found by the tests above. A crasher raised (or made the engine report "internal
+# error"); a breakage made fix_source damage a file. Each stays here as a regression case.
+
+KNOWN_CRASHERS: List[str] = []
+
+KNOWN_FIX_BREAKAGES = {
+    # TDV004 inserts map_location="cpu" and TDV007 device="cuda" with double quotes, inside a
+    # double-quoted f-string: valid only from Python 3.12 (PEP 701). fixes._parses checks with
+    # libcst, which accepts PEP 701 syntax on every Python, so fix_source returns the broken text.
+    "tdv004 in an f-string": 'import torch\nprint(f"{torch.load(path)}")\n',
+    "tdv007 in an f-string": 'import torch\nprint(f"{torch.zeros(3).cuda()}")\n',
+}
+_PRE_PEP_701 = pytest.mark.xfail(
+    sys.version_info < (3, 12),
+    strict=True,
+    reason="src bug: fix_source writes double quotes into a double-quoted f-string (invalid before 3.12)",
+)
+
+
+@pytest.mark.parametrize("source", KNOWN_CRASHERS or [pytest.param("", marks=pytest.mark.skip("none yet"))])
+def test_known_crashers(source):
+    lint_everywhere(source)
+    for lint_settings in SETTINGS:
+        fix_errors(source, lint_settings)
+
+
+@pytest.mark.parametrize("name", [pytest.param(name, marks=_PRE_PEP_701) for name in KNOWN_FIX_BREAKAGES])
+def test_known_fix_breakages(name):
+    source = KNOWN_FIX_BREAKAGES[name]
+    assert lint_source(source)  # there is something to fix
+    assert fix_errors(source) == []
+
+
+@example("import torch\n")
+@given(st.just("import torch\n"))
+def test_profile_is_loaded(source):
+    """The budget comes from conftest's profiles: CI=true selects "ci", otherwise "dev"."""
+    expected = "ci" if os.environ.get("CI") else "dev"
+    assert settings.get_current_profile_name() == os.environ.get("HYPOTHESIS_PROFILE", expected)
