@@ -61,7 +61,8 @@ class CreateThenMove(Rule):
     Off by default, like ruff's performance rules: every finding is a real double allocation, but
     most run once (an initialisation, a test) where the cost does not matter. Measured on timm,
     kornia and accelerate (docs/precision.md): 22 findings, all real; 1 runs every step (timm
-    EdgeNeXt `forward()`), 3 are one-off initialisations, 18 are in accelerate's test scripts.
+    EdgeNeXt `forward()`), 3 are one-off initialisations, 1 is a communication buffer and 17 are in
+    accelerate's test scripts.
     Enable it where speed matters: `--extend-select=TDV007` (flake8) or `select` (torchdevice).
 
     ## Fix
