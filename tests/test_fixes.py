@@ -64,6 +64,8 @@ BUGGY = (
     "bias.to(device)\n"
     "mask = torch.ones(2).to(device)\n"
 )
+# Selected explicitly: which rules are on by default is not what these tests are about.
+BOTH_RULES = ("--select", "TDV002,TDV007")
 FIXED = (
     "import torch\n"
     "\n"
@@ -83,10 +85,10 @@ def buggy(tmp_path, monkeypatch):
 
 
 def test_fix_writes_the_file_then_a_second_fix_changes_nothing(buggy, capsys):
-    assert main(["fix", "train.py"]) == 0
+    assert main(["fix", *BOTH_RULES, "train.py"]) == 0
     assert buggy.read_text() == FIXED
     assert "fixed 2 finding(s) in 1 file(s); 0 remaining" in capsys.readouterr().err
-    assert main(["fix", "train.py"]) == 0
+    assert main(["fix", *BOTH_RULES, "train.py"]) == 0
     assert buggy.read_text() == FIXED
     assert "fixed 0 finding(s)" in capsys.readouterr().err
 
@@ -94,13 +96,13 @@ def test_fix_writes_the_file_then_a_second_fix_changes_nothing(buggy, capsys):
 def test_fix_keeps_the_file_mode_and_crlf_line_endings(buggy):
     buggy.write_bytes(BUGGY.replace("\n", "\r\n").encode())
     os.chmod(buggy, 0o754)
-    assert main(["check", "--fix", "train.py"]) == 0
+    assert main(["check", "--fix", *BOTH_RULES, "train.py"]) == 0
     assert buggy.read_bytes() == FIXED.replace("\n", "\r\n").encode()
     assert buggy.stat().st_mode & 0o777 == 0o754
 
 
 def test_diff_prints_and_writes_nothing(buggy, capsys):
-    assert main(["fix", "--diff", "train.py"]) == 1
+    assert main(["fix", "--diff", *BOTH_RULES, "train.py"]) == 1
     out = capsys.readouterr().out
     assert out.startswith("--- train.py\n+++ train.py\n")
     assert "-bias.to(device)\n-mask = torch.ones(2).to(device)\n+bias = bias.to(device)\n" in out
@@ -113,7 +115,7 @@ def test_an_interrupted_write_leaves_the_original_and_no_temporary_file(buggy, m
         raise OSError("simulated crash before the rename")
 
     monkeypatch.setattr(os, "replace", interrupted)
-    assert main(["fix", "train.py"]) == 2
+    assert main(["fix", *BOTH_RULES, "train.py"]) == 2
     assert buggy.read_text() == BUGGY
     assert sorted(p.name for p in buggy.parent.iterdir()) == ["train.py"]
     assert "cannot write: simulated crash" in capsys.readouterr().err
@@ -124,7 +126,7 @@ def test_a_fix_that_would_not_parse_is_left_out(buggy, monkeypatch, capsys):
         return FixOutcome(source + "def (:\n", 1, [])
 
     monkeypatch.setattr(runner, "fix_source", broken)
-    assert main(["fix", "train.py"]) == 1
+    assert main(["fix", *BOTH_RULES, "train.py"]) == 1
     assert buggy.read_text() == BUGGY
     captured = capsys.readouterr()
     assert "fixes left out: the fixed code would not parse" in captured.err
@@ -144,5 +146,5 @@ def test_unsafe_fixes_flag(tmp_path, monkeypatch):
 def test_a_symbolic_link_stays_a_link(buggy):
     link = buggy.with_name("link.py")
     link.symlink_to(buggy.name)
-    assert main(["fix", "link.py"]) == 0
+    assert main(["fix", *BOTH_RULES, "link.py"]) == 0
     assert link.is_symlink() and buggy.read_text() == FIXED

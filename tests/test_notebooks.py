@@ -112,13 +112,13 @@ def test_fix_rewrites_only_the_changed_cells_byte_for_byte(tmp_path, monkeypatch
     monkeypatch.chdir(tmp_path)
     path = tmp_path / "nb.ipynb"
     path.write_text(TRAINING, encoding="utf-8")
-    assert main(["fix", "nb.ipynb"]) == 0
+    assert main(["fix", "--select", "TDV002,TDV003", "nb.ipynb"]) == 0
     expected = TRAINING.replace('"bias.to(device)\\n"', '"bias = bias.to(device)\\n"').replace(
         '"array = scores.numpy()"', '"array = scores.cpu().numpy()"'
     )
     assert expected != TRAINING
     assert path.read_text(encoding="utf-8") == expected
-    assert main(["fix", "nb.ipynb"]) == 0
+    assert main(["fix", "--select", "TDV002,TDV003", "nb.ipynb"]) == 0
     assert path.read_text(encoding="utf-8") == expected
 
 
@@ -126,7 +126,7 @@ def test_fix_keeps_ipython_lines(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     text = notebook(code('import torch\n%time x = 1\nmask = torch.ones(2).to("mps")\n!echo done'))
     (tmp_path / "nb.ipynb").write_text(text, encoding="utf-8")
-    assert main(["fix", "nb.ipynb"]) == 0
+    assert main(["fix", "--select", "TDV007", "nb.ipynb"]) == 0
     cell = json.loads((tmp_path / "nb.ipynb").read_text(encoding="utf-8"))["cells"][0]
     assert cell["source"] == [
         "import torch\n",

@@ -54,7 +54,9 @@ def hook_repository(tmp_path_factory):
 def project(tmp_path):
     git("init", "-q", cwd=tmp_path)
     (tmp_path / "train.py").write_text(BUGGY)
-    git("add", "train.py", cwd=tmp_path)
+    # The hooks read the project's configuration, as the command does.
+    (tmp_path / "pyproject.toml").write_text('[tool.torchdevice]\nselect = ["TDV001", "TDV002"]\n')
+    git("add", "train.py", "pyproject.toml", cwd=tmp_path)
     return tmp_path
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import sys
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Iterator, List, Optional, Sequence, Type
+from typing import Iterator, List, Optional, Sequence, Tuple, Type
 
 import libcst as cst
 
@@ -42,11 +42,15 @@ class Diagnostic:
 
 @dataclass
 class CheckedSource:
-    """The parsed module (None when it could not be parsed), the findings and their diagnostics."""
+    """The parsed module (None when it could not be parsed) and each finding with its diagnostic."""
 
     module: Optional[cst.Module]
-    findings: List[Finding]
+    located: List[Tuple[Finding, Diagnostic]]
     diagnostics: List[Diagnostic]
+
+    @property
+    def findings(self) -> List[Finding]:
+        return [finding for finding, _ in self.located]
 
 
 def could_have_findings(source: str) -> bool:
@@ -68,12 +72,14 @@ def check_source(
         module = cst.parse_module(source)
     except RecursionError:
         return _unanalysable("nested too deeply for the parser")
-    except Exception as error:  # libcst's ParserSyntaxError, or anything its native parser raises
+    except cst.ParserSyntaxError as error:
+        return _unanalysable(f"libcst could not parse it: {error.message}", error.raw_line, error.raw_column)
+    except Exception as error:  # anything else libcst's native parser raises
         return _unanalysable(f"libcst could not parse it: {_first_line(error)}")
     try:
         with _recursion_limit(_RECURSION_LIMIT):
-            findings = _unique(_run_rules(module, settings, rules))
-            return CheckedSource(module, findings, _diagnostics(module, findings))
+            located = _locate(module, _unique(_run_rules(module, settings, rules)))
+            return CheckedSource(module, located, sorted(diagnostic for _, diagnostic in located))
     except RecursionError:
         return _unanalysable("nested too deeply to analyse")
     except Exception as error:  # an analysis bug must not abort the user's whole flake8 run
@@ -100,18 +106,19 @@ def _unique(findings: List[Finding]) -> List[Finding]:
     return list({(id(finding.node), finding.code): finding for finding in findings}.values())
 
 
-def _diagnostics(module: cst.Module, findings: List[Finding]) -> List[Diagnostic]:
+def _locate(module: cst.Module, findings: List[Finding]) -> List[Tuple[Finding, Diagnostic]]:
     positions = positions_of(module, (finding.node for finding in findings))
-    diagnostics = set()
+    located = []
     for finding in findings:
         line, column = positions.get(id(finding.node), (1, 0))
         fix = None if finding.fix is None else ("safe" if finding.fix.safe else "unsafe")
-        diagnostics.add(Diagnostic(line, column, finding.code, finding.message, fix))
-    return sorted(diagnostics)
+        located.append((finding, Diagnostic(line, column, finding.code, finding.message, fix)))
+    return located
 
 
-def _unanalysable(reason: str) -> CheckedSource:
-    diagnostic = Diagnostic(1, 0, UnanalysableFile.code, UnanalysableFile.message(reason))
+def _unanalysable(reason: str, line: int = 1, column: int = 0) -> CheckedSource:
+    """One TDV900, at the parser's error position when it gave one."""
+    diagnostic = Diagnostic(max(line, 1), max(column, 0), UnanalysableFile.code, UnanalysableFile.message(reason))
     return CheckedSource(None, [], [diagnostic])
 
 

@@ -14,6 +14,7 @@ from typing import Dict, List, Sequence, Set, Type
 import libcst as cst
 
 from .engine import Diagnostic, check_source
+from .noqa import silencer
 from .rules import ALL_RULES, Rule
 from .rules.base import Fix
 from .settings import Settings
@@ -62,11 +63,19 @@ def fix_source(
     rules: Sequence[Type[Rule]] = ALL_RULES,
     unsafe: bool = False,
 ) -> FixOutcome:
-    """Apply every applicable fix; return the new text, how many fixes applied, and what remains."""
+    """Apply every applicable fix; return the new text, how many fixes applied, and what remains.
+
+    A finding silenced by ``# noqa`` keeps its code as it is, as flake8 would keep it unreported.
+    """
     applied = 0
     for _ in range(_MAX_ROUNDS):
         checked = check_source(source, settings, rules)
-        fixes = [f.fix for f in checked.findings if f.fix is not None and (f.fix.safe or unsafe)]
+        silenced = silencer(source)
+        fixes = [
+            finding.fix
+            for finding, diagnostic in checked.located
+            if finding.fix is not None and (finding.fix.safe or unsafe) and not silenced(diagnostic)
+        ]
         if checked.module is None or not fixes:
             return FixOutcome(source, applied, checked.diagnostics)
         replacer = _Replacer(fixes)

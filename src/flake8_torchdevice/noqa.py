@@ -6,14 +6,18 @@ starting with them), and a line that starts with ``# flake8: noqa`` silences the
 
 from __future__ import annotations
 
+import io
 import re
+from typing import Callable, List
+
+from .engine import Diagnostic
 
 # The expressions of flake8.defaults (NOQA_INLINE_REGEXP, NOQA_FILE).
 _INLINE = re.compile(r"# noqa(?::[\s]?(?P<codes>([A-Z]+[0-9]+(?:[,\s]+)?)+))?", re.IGNORECASE)
 _FILE = re.compile(r"\s*# flake8[:=]\s*noqa", re.IGNORECASE)
 
 
-def file_is_silenced(lines: list[str]) -> bool:
+def file_is_silenced(lines: List[str]) -> bool:
     return any(_FILE.match(line) for line in lines)
 
 
@@ -23,3 +27,13 @@ def is_silenced(line: str, code: str) -> bool:
         return False
     codes = match.group("codes")
     return codes is None or code.startswith(tuple(re.split(r"[,\s]+", codes.strip())))
+
+
+def silencer(source: str) -> Callable[[Diagnostic], bool]:
+    """Whether a ``# noqa`` comment of ``source`` silences a diagnostic, as flake8 decides for the plugin."""
+    lines = io.StringIO(source, newline="").readlines()  # Python's line breaks only, not \f or \v
+    if file_is_silenced(lines):
+        return lambda diagnostic: True
+    return lambda diagnostic: (
+        0 < diagnostic.line <= len(lines) and is_silenced(lines[diagnostic.line - 1], diagnostic.code)
+    )

@@ -24,7 +24,7 @@ from typing import Callable, FrozenSet, Iterable, List, Optional, Sequence, Text
 
 from .engine import Diagnostic, lint_source
 from .fixes import fix_source
-from .noqa import file_is_silenced, is_silenced
+from .noqa import silencer
 from .notebooks import NotANotebook, Notebook, parse_notebook, physical_lines
 from .rules import Rule
 from .rules.tdv900_unanalysable import UnanalysableFile
@@ -155,7 +155,7 @@ def _lint(display: str, document: _Document, options: RunOptions) -> List[Report
 def _reports(
     display: str, document: _Document, diagnostics: Sequence[Diagnostic], options: RunOptions
 ) -> List[Report]:
-    silenced = _silencer(document.source)
+    silenced = silencer(document.source)
     reports = []
     for diagnostic in diagnostics:
         if diagnostic.code in options.codes and not silenced(diagnostic):
@@ -167,24 +167,11 @@ def _reports(
     return reports
 
 
-def _silencer(source: str) -> Callable[[Diagnostic], bool]:
-    """Whether a ``# noqa`` comment silences a diagnostic, as flake8 decides for the plugin."""
-    lines = physical_lines(source)
-    if file_is_silenced(lines):
-        return lambda diagnostic: True
-    return lambda diagnostic: (
-        0 < diagnostic.line <= len(lines) and is_silenced(lines[diagnostic.line - 1], diagnostic.code)
-    )
-
-
 def _unanalysable(display: str, reason: str) -> Report:
     return Report(display, None, 1, 1, UnanalysableFile.code, UnanalysableFile.message(reason), None)
 
 
 def _fix(path: Path, display: str, document: _Document, options: RunOptions, mode: FixMode) -> FileResult:
-    note = _fix_silenced(document, options, mode)
-    if note is not None:
-        return FileResult(display, _lint(display, document, options), note=note)
     outcome = fix_source(document.source, options.settings, options.rules, unsafe=mode.unsafe)
     if outcome.source == document.source:
         return FileResult(display, _reports(display, document, outcome.remaining, options))
@@ -206,20 +193,6 @@ def _fix(path: Path, display: str, document: _Document, options: RunOptions, mod
     except OSError as error:
         return FileResult(display, _lint(display, document, options), error=f"cannot write: {error}")
     return result
-
-
-def _fix_silenced(document: _Document, options: RunOptions, mode: FixMode) -> Optional[str]:
-    """Why the file's fixes wait: ``# noqa`` silences a fixable finding, and fix_source cannot skip one."""
-    if "noqa" not in document.source.lower():
-        return None
-    silenced = _silencer(document.source)
-    for diagnostic in lint_source(document.source, options.settings, options.rules):
-        fixable = diagnostic.fix == "safe" or (diagnostic.fix == "unsafe" and mode.unsafe)
-        if fixable and silenced(diagnostic):
-            cell, line = document.locate(diagnostic.line)
-            where = f"line {line}" if cell is None else f"cell {cell}, line {line}"
-            return f"fixes left out: a `# noqa` comment silences a fixable {diagnostic.code} at {where}"
-    return None
 
 
 def _breaks_python(before: str, after: str) -> bool:

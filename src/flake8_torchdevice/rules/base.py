@@ -50,10 +50,24 @@ def keyword(name: str, value: cst.BaseExpression) -> cst.Arg:
 
 
 def with_argument(call: cst.Call, argument: cst.Arg) -> cst.Call:
-    """``call`` with one more argument; a trailing comma before it is dropped (no ``x,, y``)."""
+    """``call`` with one more argument, laid out like the ones before it.
+
+    On one line it follows ``, ``; in a call written one argument per line it gets a line of its
+    own; a trailing comma moves to the new last argument (never ``x,, y``).
+    """
     arguments = list(call.args)
-    if arguments:
-        arguments[-1] = arguments[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
+    if not arguments:
+        return call.with_changes(args=[argument])
+    last = arguments[-1]
+    one_per_line = isinstance(call.whitespace_before_args, cst.ParenthesizedWhitespace)
+    separator = call.whitespace_before_args if one_per_line else cst.SimpleWhitespace(" ")
+    if isinstance(last.comma, cst.Comma):
+        arguments[-1] = last.with_changes(comma=last.comma.with_changes(whitespace_after=separator))
+        argument = argument.with_changes(comma=last.comma)
+    else:
+        no_space = cst.SimpleWhitespace("")
+        arguments[-1] = last.with_changes(comma=cst.Comma(whitespace_after=separator), whitespace_after_arg=no_space)
+        argument = argument.with_changes(whitespace_after_arg=last.whitespace_after_arg)
     return call.with_changes(args=[*arguments, argument])
 
 
