@@ -6,9 +6,13 @@ parse or analyse yields a single TDV900 diagnostic.
 
 from __future__ import annotations
 
+import io
+import re
 import sys
+import tokenize
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from itertools import accumulate
 from typing import Iterator, List, Optional, Sequence, Tuple, Type
 
 import libcst as cst
@@ -22,6 +26,11 @@ from .settings import Settings
 # default limit. From 3.11 Python-to-Python calls do not grow the C stack, so a higher limit is
 # safe there; older versions keep their default.
 _RECURSION_LIMIT = 20_000 if sys.version_info >= (3, 11) else 0
+
+# CPython refuses brackets nested deeper than 200 ("too many nested parentheses"), and libcst's
+# native parser overflows its stack (a segmentation fault, not an exception) from about 1,500.
+_MAX_BRACKET_DEPTH = 200
+_NOT_A_BRACKET = re.compile(r"[^()\[\]{}]+")
 
 # A file that mentions neither can hold no finding; skipping it costs one substring search.
 _RELEVANT_WORDS = ("torch", "cuda")
@@ -68,6 +77,8 @@ def check_source(
 ) -> CheckedSource:
     if not could_have_findings(source):
         return CheckedSource(None, [], [])
+    if _nested_deeper_than(source, _MAX_BRACKET_DEPTH):
+        return _unanalysable(f"brackets nested deeper than {_MAX_BRACKET_DEPTH} levels, which Python refuses")
     try:
         module = cst.parse_module(source)
     except RecursionError:
@@ -84,6 +95,28 @@ def check_source(
         return _unanalysable("nested too deeply to analyse")
     except Exception as error:  # an analysis bug must not abort the user's whole flake8 run
         return _unanalysable(f"internal error {type(error).__name__}: {_first_line(error)}")
+
+
+def _nested_deeper_than(source: str, limit: int) -> bool:
+    """Brackets nested deeper than ``limit``, not counting those inside strings and comments.
+
+    Counting characters is a cheap upper bound; only a file that passes it is tokenized.
+    """
+    brackets = _NOT_A_BRACKET.sub("", source)
+    if max(accumulate(1 if bracket in "([{" else -1 for bracket in brackets), default=0) <= limit:
+        return False
+    depth = 0
+    try:
+        for token in tokenize.generate_tokens(io.StringIO(source).readline):
+            if token.type == tokenize.OP and token.string in "([{":
+                depth += 1
+                if depth > limit:
+                    return True
+            elif token.type == tokenize.OP and token.string in ")]}":
+                depth -= 1
+    except (tokenize.TokenError, SyntaxError):
+        return False  # let the parser report what is wrong
+    return False
 
 
 @contextmanager
