@@ -105,9 +105,21 @@ def run(
     work = partial(process_file, options=options)
     if jobs <= 1 or len(paths) <= 1:
         return _collect(map(work, paths), progress)
+    # Largest files first, one at a time: the last file to finish is then a small one, and the
+    # workers end together (path-order batches left one worker alone with the biggest files).
+    order = sorted(range(len(paths)), key=lambda index: _size(paths[index]), reverse=True)
     with ProcessPoolExecutor(max_workers=min(jobs, len(paths))) as pool:
-        chunk = max(1, len(paths) // (jobs * 8))
-        return _collect(pool.map(work, paths, chunksize=chunk), progress)
+        futures = {index: pool.submit(work, paths[index]) for index in order}
+        results = _collect((futures[index].result() for index in order), progress)
+    by_index = dict(zip(order, results))
+    return [by_index[index] for index in range(len(paths))]
+
+
+def _size(path: Path) -> int:
+    try:
+        return path.stat().st_size
+    except OSError:
+        return 0
 
 
 def _collect(results: Iterable[FileResult], progress: Optional[Callable[[], None]]) -> List[FileResult]:

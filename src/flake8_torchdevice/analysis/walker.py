@@ -465,6 +465,8 @@ class Walker:
             with self.guarded(polarity is Polarity.NEGATIVE):
                 return body.join(self.value(node.orelse))
         if isinstance(node, cst.SimpleString):
+            if "cpu" not in node.value and "cuda" not in node.value:
+                return UNKNOWN  # most strings: no need to decode them
             if is_cpu_literal(node):
                 return Value(kind=Kind.DEVICE, place=CPU)
             if is_cuda_literal(node):

@@ -103,7 +103,7 @@ class CreateThenMove(Rule):
             fix = _create_on_device(created.node, site.node)
             factory = created.qualified.rsplit(".", 1)[-1]
             advice = (
-                f"create it on the device: `{analysis.module.code_for_node(fix.replacement)}`"
+                f"create it on the device: `{source_text(analysis, fix.replacement)}`"
                 if fix is not None
                 else f"pass device= (and dtype=) to torch.{factory}() instead"
             )
