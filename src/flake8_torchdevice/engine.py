@@ -6,6 +6,7 @@ parse or analyse yields a single TDV900 diagnostic.
 
 from __future__ import annotations
 
+import ast
 import io
 import re
 import sys
@@ -31,6 +32,9 @@ _RECURSION_LIMIT = 20_000 if sys.version_info >= (3, 11) else 0
 # native parser overflows its stack (a segmentation fault, not an exception) from about 1,500.
 _MAX_BRACKET_DEPTH = 200
 _NOT_A_BRACKET = re.compile(r"[^()\[\]{}]+")
+# Python's parser refuses a chain of about 3,000 binary operators; libcst's overflows past 7,000.
+_OPERATOR = re.compile(r"[-+*/%@&|^]")
+_MAX_OPERATORS_UNCHECKED = 2_500
 
 # A file that mentions neither can hold no finding; skipping it costs one substring search.
 _RELEVANT_WORDS = ("torch", "cuda")
@@ -79,13 +83,13 @@ def check_source(
         return CheckedSource(None, [], [])
     if _nested_deeper_than(source, _MAX_BRACKET_DEPTH):
         return _unanalysable(f"brackets nested deeper than {_MAX_BRACKET_DEPTH} levels, which Python refuses")
+    if _too_deep_for_python(source):
+        return _unanalysable("an expression nested deeper than Python's own parser accepts")
     try:
         module = cst.parse_module(source)
     except RecursionError:
         return _unanalysable("nested too deeply for the parser")
-    except cst.ParserSyntaxError as error:
-        return _unanalysable(f"libcst could not parse it: {error.message}", error.raw_line, error.raw_column)
-    except Exception as error:  # anything else libcst's native parser raises
+    except Exception as error:  # libcst's ParserSyntaxError, or anything else its native parser raises
         return _unanalysable(f"libcst could not parse it: {_first_line(error)}")
     try:
         with _recursion_limit(_RECURSION_LIMIT):
@@ -95,6 +99,22 @@ def check_source(
         return _unanalysable("nested too deeply to analyse")
     except Exception as error:  # an analysis bug must not abort the user's whole flake8 run
         return _unanalysable(f"internal error {type(error).__name__}: {_first_line(error)}")
+
+
+def _too_deep_for_python(source: str) -> bool:
+    """An operator chain Python's parser refuses (a 3,000-term sum); libcst crashes on longer ones.
+
+    Only a file with that many operators at all pays for the check: Python's parser, in C.
+    """
+    if len(_OPERATOR.findall(source)) <= _MAX_OPERATORS_UNCHECKED:
+        return False
+    try:
+        ast.parse(source)
+    except (RecursionError, MemoryError):
+        return True
+    except Exception:  # a syntax error: libcst reports it
+        return False
+    return False
 
 
 def _nested_deeper_than(source: str, limit: int) -> bool:
@@ -149,9 +169,10 @@ def _locate(module: cst.Module, findings: List[Finding]) -> List[Tuple[Finding, 
     return located
 
 
-def _unanalysable(reason: str, line: int = 1, column: int = 0) -> CheckedSource:
-    """One TDV900, at the parser's error position when it gave one."""
-    diagnostic = Diagnostic(max(line, 1), max(column, 0), UnanalysableFile.code, UnanalysableFile.message(reason))
+def _unanalysable(reason: str) -> CheckedSource:
+    """One TDV900 at the top of the file. The parser's own position stays in the message: libcst
+    counts lines its own way (a lone carriage return is no line break to it), so it is not ours to report."""
+    diagnostic = Diagnostic(1, 0, UnanalysableFile.code, UnanalysableFile.message(reason))
     return CheckedSource(None, [], [diagnostic])
 
 
