@@ -32,9 +32,9 @@ _RECURSION_LIMIT = 20_000 if sys.version_info >= (3, 11) else 0
 # native parser overflows its stack (a segmentation fault, not an exception) from about 1,500.
 _MAX_BRACKET_DEPTH = 200
 _NOT_A_BRACKET = re.compile(r"[^()\[\]{}]+")
-# Python's parser refuses a chain of about 3,000 binary operators; libcst's overflows past 7,000.
-_OPERATOR = re.compile(r"[-+*/%@&|^]")
-_MAX_OPERATORS_UNCHECKED = 2_500
+_BRACKET = re.compile(r"[()\[\]{}]")
+# The shortest expression deep enough to crash libcst (3,500 nested ``lambda:``) is far longer.
+_LONG_EXPRESSION = 5_000
 
 # A file that mentions neither can hold no finding; skipping it costs one substring search.
 _RELEVANT_WORDS = ("torch", "cuda")
@@ -102,11 +102,13 @@ def check_source(
 
 
 def _too_deep_for_python(source: str) -> bool:
-    """An operator chain Python's parser refuses (a 3,000-term sum); libcst crashes on longer ones.
+    """An expression nested deeper than Python's parser accepts (a 3,000-term sum, 3,600 nested
+    lambdas): libcst's native parser crashes on such files instead of raising.
 
-    Only a file with that many operators at all pays for the check: Python's parser, in C.
+    Only a file with a very long expression can hold one, so only such a file pays for the
+    check: Python's own parser, in C.
     """
-    if len(_OPERATOR.findall(source)) <= _MAX_OPERATORS_UNCHECKED:
+    if not _has_long_expression(source, _LONG_EXPRESSION):
         return False
     try:
         ast.parse(source)
@@ -114,6 +116,23 @@ def _too_deep_for_python(source: str) -> bool:
         return True
     except Exception:  # a syntax error: libcst reports it
         return False
+    return False
+
+
+def _has_long_expression(source: str, limit: int) -> bool:
+    """A physical line, or a bracketed stretch, longer than ``limit`` characters."""
+    if any(len(line) > limit for line in source.splitlines()):
+        return True
+    depth = opened_at = 0
+    for bracket in _BRACKET.finditer(source):
+        if bracket.group() in "([{":
+            if depth == 0:
+                opened_at = bracket.start()
+            depth += 1
+        elif depth > 0:
+            depth -= 1
+            if depth == 0 and bracket.start() - opened_at > limit:
+                return True
     return False
 
 

@@ -54,7 +54,15 @@ class _Replacer(cst.CSTTransformer):
         if key in self._deferred:
             return updated_node
         self.applied += 1
-        return self._replacements[key]
+        return _keep_parentheses(updated_node, self._replacements[key])
+
+
+def _keep_parentheses(original: cst.CSTNode, replacement: cst.CSTNode) -> cst.CSTNode:
+    """``(torch.zeros(3).to(d))`` keeps its parentheses: they belong to the replaced node."""
+    lpar = getattr(original, "lpar", None)
+    if lpar and isinstance(replacement, cst.BaseExpression) and not replacement.lpar:
+        return replacement.with_changes(lpar=lpar, rpar=original.rpar)  # type: ignore[attr-defined]
+    return replacement
 
 
 def fix_source(
