@@ -51,6 +51,7 @@ import json
 import os
 import platform
 import random
+import re
 import statistics
 import subprocess
 import sys
@@ -190,7 +191,12 @@ def run_timed(command: Sequence[str], env: Dict[str, str], cwd: str, stdin: Opti
         stdout, stderr = out.read().decode(errors="replace"), err.read().decode(errors="replace")
     if "critical error" in stderr or "Traceback" in stderr:
         raise RuntimeError(f"{' '.join(command[:6])} ... failed:\n{stderr[-3000:]}")
-    return Sample(wall, cpu, peak, process.returncode, len(stdout.splitlines()), {"stdout": stdout})
+    reports = len(_REPORT_LINE.findall(stdout))
+    stray = len(stdout.splitlines()) - reports  # e.g. a message that spans lines breaks flake8's format
+    return Sample(wall, cpu, peak, process.returncode, reports, {"stray_lines": stray})
+
+
+_REPORT_LINE = re.compile(r"^.+?:\d+:\d+: [A-Z]+\d+ ", re.MULTILINE)
 
 
 @dataclass
@@ -225,7 +231,7 @@ def _timed_loop(
     function: Callable[[str], Any],
     sources: List[str],
     order: Sequence[int],
-    after_first: Callable[[], None] = None,
+    after_first: Optional[Callable[[], None]] = None,
 ) -> Dict[str, list]:
     """Per file: wall seconds and CPU seconds of this process (the CPU figure resists a busy machine)."""
     times, cpu_times, errors = [0.0] * len(sources), [0.0] * len(sources), []
@@ -393,9 +399,17 @@ def _environment(extra_path: Optional[str] = None, plugins: str = "") -> Dict[st
 
 # ---------------------------------------------------------------------------------- the benchmark
 def plan(
-    files: List[SourceFile], list_file: Path, torchfix: Optional[str], check: Optional[List[str]], skip: set
+    files: List[SourceFile],
+    list_file: Path,
+    torchfix: Optional[str],
+    check: Optional[List[str]],
+    skip: set,
+    jobs: Optional[int],
 ):
+    """The measurements; ``jobs`` replaces each tool's default worker count in the parallel runs."""
     paths = [item.path for item in files]
+    flake8_jobs, check_jobs = ([f"-j{jobs}"], ["--jobs", str(jobs)]) if jobs else ([], [])
+    parallel = f"-j{jobs}" if jobs else "default -j"
     count, lines = len(files), sum(item.lines for item in files)
     flake8 = [sys.executable, str(FLAKE8_ONLY), "--isolated"]
     worker_command = [sys.executable, str(Path(__file__).resolve()), "--worker"]
@@ -410,8 +424,8 @@ def plan(
         ),
         Measurement(
             "tdv",
-            "(a) flake8 --select=TDV (default -j)",
-            [*flake8, "--select=TDV", *paths],
+            f"(a) flake8 --select=TDV ({parallel})",
+            [*flake8, "--select=TDV", *flake8_jobs, *paths],
             _environment(plugins=OUR_DISTRIBUTION),
             count,
             lines,
@@ -426,8 +440,8 @@ def plan(
         ),
         Measurement(
             "floor",
-            "(b) flake8 --select=E9 (floor, default -j)",
-            [*flake8, "--select=E9", *paths],
+            f"(b) flake8 --select=E9 (floor, {parallel})",
+            [*flake8, "--select=E9", *flake8_jobs, *paths],
             _environment(),
             count,
             lines,
@@ -445,15 +459,20 @@ def plan(
                 lines,
             ),
             Measurement(
-                "check", "(c) torchdevice check (default jobs)", [*base, *paths], _environment(), count, lines
+                "check",
+                f"(c) torchdevice check ({'--jobs ' + str(jobs) if jobs else 'default jobs'})",
+                [*base, *check_jobs, *paths],
+                _environment(),
+                count,
+                lines,
             ),
         ]
     if torchfix is not None:
         measurements.append(
             Measurement(
                 "torchfix",
-                "(d) TorchFix: flake8 --select=TOR (default -j)",
-                [*flake8, "--select=TOR", *paths],
+                f"(d) TorchFix: flake8 --select=TOR ({parallel})",
+                [*flake8, "--select=TOR", *flake8_jobs, *paths],
                 _environment(torchfix or None, TORCHFIX_DISTRIBUTION),
                 count,
                 lines,
@@ -498,6 +517,16 @@ def stdin_latency(typical: SourceFile, cwd: str, repeats: int) -> Dict[str, floa
     return results
 
 
+def ideal_speedup(costs: Sequence[float], workers: int, chunk: int) -> float:
+    """Serial time over the makespan when chunks of files go, in order, to whichever worker is free."""
+    finish = [0.0] * workers
+    for start in range(0, len(costs), chunk):
+        index = finish.index(min(finish))
+        end = start + chunk
+        finish[index] += sum(costs[start:end])
+    return sum(costs) / max(finish) if max(finish) else 1.0
+
+
 def percentile(values: Sequence[float], fraction: float) -> float:
     ordered = sorted(values)
     if not ordered:
@@ -534,6 +563,7 @@ def _fmt(value: Optional[float], digits: int = 2) -> str:
 
 def report(
     measurements: List[Measurement],
+    jobs: Optional[int],
     files: List[SourceFile],
     runs: int,
     info: Dict[str, Any],
@@ -663,26 +693,53 @@ def report(
     overhead_wall = _ratio(
         _minus(get("engine_parsed", "wall_s"), get("libcst_parsed", "wall_s")), get("libcst_parsed", "wall_s")
     )
+    text = (
+        f"(g) vs (e), CPU: {_pct(overhead)} (engine {_fmt(get('engine_parsed'))} s, "
+        f"parse alone {_fmt(get('libcst_parsed'))} s, {len(parsed_ids):,} files; wall {_pct(overhead_wall)})"
+    )
+    if phases is not None and "totals" in phases and phases["totals"]["parse"]:
+        totals = phases["totals"]
+        overhead = (totals["analysis"] + totals["rules"] + totals["positions"]) / totals["parse"]
+        text = f"{_pct(overhead)} in one pass (phases: analysis + rules + positions over parse); " + text
     checks.append(
         (
             "Analysis ≤ +50% over bare `libcst.parse_module` (the files we parse)",
-            f"CPU {_pct(overhead)} (engine {_fmt(get('engine_parsed'))} s, "
-            f"parse alone {_fmt(get('libcst_parsed'))} s, "
-            f"{len(parsed_ids):,} files); wall {_pct(overhead_wall)}",
+            text,
             None if overhead is None else overhead <= 0.5,
         )
     )
     parallel = _ratio(get("check_j1", "wall_s"), get("check", "wall_s"))
+    workers = jobs or cores
+    engine_wall, engine_cpu = per_file("engine", "times"), per_file("engine", "cpu_times")
+    text = (
+        f"{_x(parallel)} (`flake8 --select=TDV` -j1 → -j{workers}: "
+        f"{_x(_ratio(get('tdv_j1', 'wall_s'), get('tdv', 'wall_s')))})"
+    )
+    if engine_cpu is not None and sum(engine_cpu) > 0:
+        chunk = max(1, len(engine_cpu) // (2 * 8))  # the runner's chunks for 2 workers
+        in_order, largest_first = (
+            ideal_speedup(engine_cpu, 2, chunk),
+            ideal_speedup(sorted(engine_cpu)[::-1], 2, 1),
+        )
+        share = max(engine_cpu) / sum(engine_cpu)
+        summary["ideal_speedup_2_workers"] = {
+            "in_order": in_order,
+            "largest_first": largest_first,
+            "share": share,
+        }
+        text += (
+            f"; from the per-file CPU times an idle machine allows at most {_x(in_order)} with 2 workers in "
+            f"this file order (chunks of {chunk}), {_x(largest_first)} largest file first; the largest file "
+            f"is {100 * share:.0f}% of the work"
+        )
     checks.append(
         (
             f"`torchdevice check` ≥ 1.7× faster with 2 workers than 1 (wall; {cores} cores here)",
-            f"{_x(parallel)} (`flake8 --select=TDV` -j1 → default: "
-            f"{_x(_ratio(get('tdv_j1', 'wall_s'), get('tdv', 'wall_s')))})",
+            text,
             None if parallel is None else parallel >= 1.7,
         )
     )
     latency: Dict[str, Any] = {}
-    engine_wall, engine_cpu = per_file("engine", "times"), per_file("engine", "cpu_times")
     parse_cpu = per_file("libcst", "cpu_times")
     if engine_wall is not None and engine_cpu is not None:
         small = [index for index in parsed_ids if files[index].lines <= LATENCY_MAX_LINES]
@@ -781,10 +838,19 @@ def report(
     for key in ("libcst", "ast"):
         if key in by_key:
             counts[f"{key} parse errors"] = len(by_key[key].samples[-1].detail.get("errors", []))
-    out.append(
-        "\nOutput lines (sanity check): " + ", ".join(f"{key} {value}" for key, value in counts.items())
-    )
+    out.append("\nReports (sanity check): " + ", ".join(f"{key} {value}" for key, value in counts.items()))
+    for key in ("tdv", "tdv_j1", "torchfix"):
+        stray = by_key[key].samples[-1].detail.get("stray_lines", 0) if key in by_key else 0
+        if stray:
+            out.append(
+                f"**{key}: {stray} output lines outside flake8's `path:line:column: CODE message` format** "
+                "(a message that spans lines?)"
+            )
     summary["output_counts"] = counts
+    for key in ("engine", "libcst", "ast"):  # per file, in the order of summary["files"]
+        values = per_file(key, "cpu_times")
+        if values is not None:
+            summary.setdefault("per_file_cpu_s", {})[key] = values
     return "\n".join(out), summary
 
 
@@ -850,6 +916,9 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         help="comma-separated measurement keys to leave out "
         "(tdv_j1, tdv, floor_j1, floor, check_j1, check, torchfix, libcst, ast, engine, phases, stdin)",
     )
+    parser.add_argument(
+        "--jobs", type=int, help="workers of the parallel runs (default: each tool's own default, all cores)"
+    )
     parser.add_argument("--no-install", action="store_true", help="do not pip-install TorchFix when missing")
     parser.add_argument("--json", type=Path, help="also write every figure to this JSON file")
     parser.add_argument("--worker", nargs=3, metavar=("KIND", "LIST", "OUT"), help=argparse.SUPPRESS)
@@ -887,7 +956,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     with tempfile.TemporaryDirectory(prefix="torchdevice-bench-") as cwd:
         list_file = Path(cwd) / "files.txt"
         list_file.write_text("\n".join(item.path for item in files) + "\n")
-        measurements = plan(files, list_file, torchfix, check, skip)
+        measurements = plan(files, list_file, torchfix, check, skip, args.jobs)
         for run in range(runs):
             for measurement in measurements:
                 print(f"[run {run + 1}/{runs}] {measurement.label} ...", end=" ", file=sys.stderr, flush=True)
@@ -928,7 +997,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         " ".join(f"{value:.2f}" for value in os.getloadavg()) if hasattr(os, "getloadavg") else "-"
     )
     info["benchmark wall time"] = f"{time.perf_counter() - started:.0f} s"
-    text, summary = report(measurements, files, runs, info, phases, stdin, typical)
+    text, summary = report(measurements, args.jobs, files, runs, info, phases, stdin, typical)
     print()
     print(text)
     if args.json:

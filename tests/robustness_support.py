@@ -15,6 +15,7 @@ from __future__ import annotations
 import ast
 import difflib
 import re
+import warnings
 from pathlib import Path
 from typing import Dict, Iterable, List, Optional, Set, Tuple
 
@@ -114,11 +115,14 @@ def _newline_kinds(text: str) -> Set[str]:
     return set(NEWLINE.findall(text))
 
 
-def _python_parses(source: str) -> bool:
-    try:
-        ast.parse(source)
-    except (SyntaxError, ValueError):
-        return False
+def python_parses(source: str) -> bool:
+    """Does the running Python parse it? (Its SyntaxWarnings, like ``3(x)``, are not our business.)"""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            ast.parse(source)
+        except (SyntaxError, ValueError):
+            return False
     return True
 
 
@@ -151,7 +155,7 @@ def fix_errors(
         cst.parse_module(fixed)
     except Exception as error:  # noqa: BLE001
         errors.append(f"the fixed text does not parse with libcst: {error}")
-    if _python_parses(source) and not _python_parses(fixed):
+    if python_parses(source) and not python_parses(fixed):
         errors.append("the fixed text is not valid Python any more")
     if not _newline_kinds(fixed) <= _newline_kinds(source):
         errors.append(f"line endings changed: {_newline_kinds(source)} -> {_newline_kinds(fixed)}")
@@ -211,7 +215,7 @@ def scan_file(path: str) -> Dict[str, object]:
             message = unanalysable[0].message
             kind = next((name for key, name in _TDV900_KINDS if key in message), "internal error")
             result["outcome"] = kind
-            result["python_parses"] = _python_parses(source)
+            result["python_parses"] = python_parses(source)
             if kind == "internal error":
                 result["problems"] = [f"{message}\n{_raw_traceback(source)}"]
             return result
@@ -235,7 +239,9 @@ def _raw_traceback(source: str) -> str:
     try:
         module = cst.parse_module(source)
         with engine._recursion_limit(engine._RECURSION_LIMIT):
-            engine._diagnostics(module, engine._unique(engine._run_rules(module, Settings(), engine.ALL_RULES)))
+            engine._diagnostics(
+                module, engine._unique(engine._run_rules(module, Settings(), engine.ALL_RULES))
+            )
     except BaseException:  # noqa: BLE001
         return traceback.format_exc()
     return "(not reproduced without the engine's safety net)"

@@ -10,7 +10,6 @@ a subprocess, which prints columns 1-based and in characters.
 
 from __future__ import annotations
 
-import ast
 import io
 import re
 import subprocess
@@ -19,10 +18,10 @@ import tokenize
 from typing import Callable, Dict, List, Optional, Tuple
 
 import pytest
+from robustness_support import BOM, NEWLINE, fixture_paths, position_errors, python_parses, read_source
 
 from flake8_torchdevice.engine import check_source, lint_source
 from flake8_torchdevice.plugin import TorchDeviceChecker
-from robustness_support import BOM, NEWLINE, fixture_paths, position_errors, read_source
 
 FIXTURES = fixture_paths()
 FIXTURE_IDS = [f"{path.parent.name}/{path.name}" for path in FIXTURES]
@@ -39,14 +38,6 @@ Variant = Callable[[str], Optional[Tuple[str, Callable[[Found], Found]]]]
 
 def found(source: str) -> List[Found]:
     return sorted((d.line, d.column, d.code) for d in lint_source(source))
-
-
-def _python_ok(source: str) -> bool:
-    try:
-        ast.parse(source)
-    except SyntaxError:
-        return False
-    return True
 
 
 # Each variant returns the transformed text and where each original finding must move, or None
@@ -70,13 +61,14 @@ def with_tabs(source: str):
     pieces = re.split(r"(\r\n|\r|\n)", source)
     shift: Dict[int, int] = {}
     for index in range(0, len(pieces), 2):
-        match = re.match(r"(?:    )+", pieces[index])
-        if match and pieces[index][match.end() : match.end() + 1] not in (" ", "\t"):
-            units = match.end() // 4
-            pieces[index] = "\t" * units + pieces[index][match.end() :]
+        match = re.match(r"((?:    )+)(?![ \t])", pieces[index])
+        if match:
+            end = match.end()
+            units = end // 4
+            pieces[index] = "\t" * units + pieces[index][end:]
             shift[index // 2 + 1] = 3 * units
     text = "".join(pieces)
-    if not shift or not _python_ok(text):
+    if not shift or not python_parses(text):
         return None
     return text, lambda hit: (hit[0], hit[1] - shift.get(hit[0], 0), hit[2])
 
@@ -109,7 +101,7 @@ def with_multibyte_prefix(source: str):
         text = pieces[2 * (line - 1)]
         pieces[2 * (line - 1)] = text[:column] + MULTIBYTE_PREFIX + text[column:]
     text = "".join(pieces)
-    if not starts or not _python_ok(text):
+    if not starts or not python_parses(text):
         return None
 
     def move(hit: Found) -> Found:
@@ -166,7 +158,9 @@ def test_the_multibyte_variants_really_move_columns():
 
 def plugin_view(source: str) -> List[Found]:
     lines = io.StringIO(source, newline="").readlines()  # flake8 hands lines with their endings
-    return sorted((line, column, text.split()[0]) for line, column, text, _ in TorchDeviceChecker(None, lines).run())
+    return sorted(
+        (line, column, text.split()[0]) for line, column, text, _ in TorchDeviceChecker(None, lines).run()
+    )
 
 
 @pytest.mark.parametrize("variant", VARIANTS)
@@ -235,7 +229,6 @@ def test_position_edge_cases(name):
     checked = check_source(source)
     assert position_errors(source, checked) == []
     lines = NEWLINE.split(source)
-    texts = [lines[d.line - 1][d.column :] for d in checked.diagnostics]
-    assert len(texts) == len(starts), checked.diagnostics
-    for text, start in zip(texts, starts):
-        assert text.startswith(start)
+    assert len(checked.diagnostics) == len(starts), checked.diagnostics
+    for diagnostic, start in zip(checked.diagnostics, starts):
+        assert lines[diagnostic.line - 1].startswith(start, diagnostic.column)

@@ -26,16 +26,30 @@ import libcst as cst
 import pytest
 from hypothesis import HealthCheck, example, given, note, settings
 from hypothesis import strategies as st
+from robustness_support import (
+    NEWLINE,
+    fix_errors,
+    fixture_paths,
+    position_errors,
+    python_parses,
+    read_source,
+    source_lines,
+)
 
 from flake8_torchdevice.engine import Diagnostic, check_source, lint_source
+from flake8_torchdevice.fixes import fix_source
 from flake8_torchdevice.plugin import TorchDeviceChecker
 from flake8_torchdevice.settings import Settings
-from robustness_support import fix_errors, fixture_paths, position_errors, read_source, source_lines
+
+# Generated programs like ``3(x)`` are valid syntax that Python warns about while compiling them.
+pytestmark = pytest.mark.filterwarnings("ignore::SyntaxWarning")
 
 SLOW_GENERATION = [HealthCheck.too_slow, HealthCheck.filter_too_much, HealthCheck.data_too_large]
 SETTINGS = [
     Settings(),
-    Settings(guard_functions=frozenset({"has_gpu", "is_torch_cuda_available"}), report_unknown_receivers=True),
+    Settings(
+        guard_functions=frozenset({"has_gpu", "is_torch_cuda_available"}), report_unknown_receivers=True
+    ),
 ]
 FIXTURE_SOURCES = [read_source(path) for path in fixture_paths()]
 
@@ -64,9 +78,10 @@ def lint_everywhere(source: str, lint_settings: Settings = Settings()) -> List[D
     if unanalysable:
         assert diagnostics == unanalysable and len(unanalysable) == 1
         assert (unanalysable[0].line, unanalysable[0].column) == (1, 0)
-    line_count = len(source_lines(source))
+    lines = source_lines(source)
     for diagnostic in diagnostics:
-        assert 1 <= diagnostic.line <= line_count and diagnostic.column >= 0, diagnostic
+        assert 1 <= diagnostic.line <= len(lines), diagnostic
+        assert 0 <= diagnostic.column <= len(lines[diagnostic.line - 1]), diagnostic
     return diagnostics
 
 
@@ -80,7 +95,7 @@ def check_valid_program(source: str, lint_settings: Settings = Settings()) -> No
             cst.parse_module(source)
         except Exception:  # noqa: BLE001 - libcst's own limits: TDV900 is the right answer
             return
-        assert "nested too deeply" in diagnostic.message, diagnostic
+        assert "nested" in diagnostic.message, diagnostic  # a depth limit, never a parse failure
         return
     checked = check_source(source, lint_settings)
     assert position_errors(source, checked) == []
@@ -91,18 +106,67 @@ def check_valid_program(source: str, lint_settings: Settings = Settings()) -> No
 
 IDENTIFIERS = st.one_of(
     st.sampled_from(
-        ["x", "y", "t", "model", "net", "device", "dev", "batch", "out", "data", "cuda", "use_cuda", "gpu",
-         "loss", "np", "nn", "th", "self", "é", "数据", "match", "case", "type", "_"]
+        [
+            "x",
+            "y",
+            "t",
+            "model",
+            "net",
+            "device",
+            "dev",
+            "batch",
+            "out",
+            "data",
+            "cuda",
+            "use_cuda",
+            "gpu",
+            "loss",
+            "np",
+            "nn",
+            "th",
+            "self",
+            "é",
+            "数据",
+            "match",
+            "case",
+            "type",
+            "_",
+        ]
     ),  # fmt: skip
     st.from_regex(r"\A[a-z_][a-z0-9_]{0,6}\Z").filter(lambda name: not keyword.iskeyword(name)),
 )
 LEAVES = st.one_of(
     IDENTIFIERS,
     st.sampled_from(
-        ['"cuda"', "'cuda:0'", '"cpu"', '"mps"', "device", "0", "3", "1.5", "None", "True", "...",
-         "torch.device('cuda')", "torch.device(device)", "torch.cuda.current_device()", 'f"cuda:{rank}"',
-         "torch.float16", "args.device", "self.device", "x.device", "torch.zeros(3)", "torch.randn(2, 3)",
-         "nn.Linear(3, 3)", "model(x)", "torch.load('m.pt')", "batch[0]", "'naïve 中文 🔥'", "[1, 2]"]
+        [
+            '"cuda"',
+            "'cuda:0'",
+            '"cpu"',
+            '"mps"',
+            "device",
+            "0",
+            "3",
+            "1.5",
+            "None",
+            "True",
+            "...",
+            "torch.device('cuda')",
+            "torch.device(device)",
+            "torch.cuda.current_device()",
+            'f"cuda:{rank}"',
+            "torch.float16",
+            "args.device",
+            "self.device",
+            "x.device",
+            "torch.zeros(3)",
+            "torch.randn(2, 3)",
+            "nn.Linear(3, 3)",
+            "model(x)",
+            "torch.load('m.pt')",
+            "batch[0]",
+            "'naïve 中文 🔥'",
+            "[1, 2]",
+        ]
     ),  # fmt: skip
 )
 
@@ -157,6 +221,7 @@ EXPRESSION_SHAPES = [
     lambda d, e: f"{receiver(e())}[{e()}]",
     lambda d, e: f"({e()})",
     lambda d, e: f"(\n    {e()}  # é\n)",
+    lambda d, e: f"[\n    {e()},  # é\n][0]",
     lambda d, e: f"not {e()}",
     lambda d, e: f"(lambda {d(IDENTIFIERS)}: {e()})",
     lambda d, e: f"[{e()} for {d(IDENTIFIERS)} in ({e()})]",
@@ -216,7 +281,9 @@ HEADER_SHAPES = [
     lambda d: f"for {d(IDENTIFIERS)} in {d(expressions())}:",
     lambda d: f"with {d(expressions())} as {d(IDENTIFIERS)}:",
     lambda d: f"def {d(IDENTIFIERS)}({d(st.sampled_from(PARAMETERS))}):",
-    lambda d: f"class {d(IDENTIFIERS)}({d(st.sampled_from(['', 'nn.Module', 'torch.nn.Module, metaclass=M']))}):",
+    lambda d: (
+        f"class {d(IDENTIFIERS)}({d(st.sampled_from(['', 'nn.Module', 'torch.nn.Module, metaclass=M']))}):"
+    ),
 ]
 
 
@@ -254,7 +321,9 @@ def render(statement, indent: str, level: int = 0) -> List[str]:
 def torch_programs(draw) -> str:
     indent = draw(st.sampled_from(["    ", "  ", "\t"]))
     preamble = draw(
-        st.sampled_from(["import torch\n", "import torch\nimport torch.nn as nn\n", "from torch import nn\n# torch\n", ""])
+        st.sampled_from(
+            ["import torch\n", "import torch\nimport torch.nn as nn\n", "from torch import nn\n# torch\n", ""]
+        )
     )
     body = draw(st.lists(statements(), min_size=1, max_size=6))
     newline = draw(st.sampled_from(["\n", "\n", "\r\n"]))
@@ -275,7 +344,8 @@ def damaged_fixtures(draw) -> str:
         return source[:start] + source[end:]
     if how == "duplicate":
         return source[:end] + source[start:end] + source[end:]
-    noise = draw(st.text(alphabet=st.sampled_from(list("()[]{}:.,=\"'#\\\n\r\t\x0c\x00 é中🔥") + ["cuda", "\n    ", "torch", "lambda", "yield"]), max_size=10))
+    pieces = list("()[]{}:.,=\"'#\\\n\r\t\x0c\x00 é中🔥") + ["cuda", "\n    ", "torch", "lambda", "yield"]
+    noise = "".join(draw(st.lists(st.sampled_from(pieces), max_size=10)))
     return source[:start] + noise + source[end:]
 
 
@@ -289,17 +359,22 @@ def decoded(data: bytes) -> str:
 @settings(suppress_health_check=SLOW_GENERATION)
 @given(torch_programs(), st.sampled_from(SETTINGS))
 def test_torch_programs_are_analysed_exactly(program, lint_settings):
-    assert ast.parse(program) is not None  # the generator writes valid Python
+    assert python_parses(program)  # the generator writes valid Python
     check_valid_program(program, lint_settings)
 
 
 @settings(suppress_health_check=SLOW_GENERATION)
-@given(hypothesmith.from_grammar(), st.sampled_from(["import torch\n", "import torch as cuda\nfrom torch import nn\n"]))
+@given(
+    hypothesmith.from_grammar(),
+    st.sampled_from(["import torch\n", "import torch as cuda\nfrom torch import nn\n"]),
+)
 def test_random_grammar_programs(program, preamble):
     check_valid_program(preamble + program)
 
 
-@settings(suppress_health_check=SLOW_GENERATION)
+# hypothesmith builds these through libcst node strategies: about 0.7 s an example, so a fifth of
+# the profile's budget.
+@settings(suppress_health_check=SLOW_GENERATION, max_examples=max(10, settings().max_examples // 5))
 @given(hypothesmith.from_node(), st.sampled_from(["import torch\n", "from torch import cuda\n"]))
 def test_random_libcst_programs(program, preamble):
     check_valid_program(preamble + program)
@@ -331,6 +406,24 @@ def test_every_fixture_truncated(cut):
         lint_everywhere(decoded(source.encode("utf-8")[: int(len(source) * cut)]))
 
 
+# --- autofix safety on the fixtures --------------------------------------------------------------
+# (Every corpus file with findings gets the same check in test_corpus_scan.)
+
+FIXTURE_IDS = [f"{path.parent.name}/{path.name}" for path in fixture_paths()]
+
+
+@pytest.mark.parametrize("source", FIXTURE_SOURCES, ids=FIXTURE_IDS)
+def test_fixing_a_fixture_damages_nothing(source):
+    """Parses, idempotent, same line endings, and only lines of findings change (LF and CRLF)."""
+    for text in (source, NEWLINE.sub("\r\n", source)):
+        for lint_settings in SETTINGS:
+            assert fix_errors(text, lint_settings) == []
+
+
+def test_the_fixture_fixes_really_change_something():
+    assert sum(fix_source(source, unsafe=True).applied for source in FIXTURE_SOURCES) > 20
+
+
 # --- explicit hard cases -------------------------------------------------------------------------
 
 CUDA_LINE = 'x = torch.zeros(3, device="cuda")'
@@ -357,21 +450,35 @@ HARD_CASES = {
     "only whitespace": "torch" + " \t\x0c\n" * 5,
     "empty after prefix": "torch",
     "no final newline": f"import torch\n{CUDA_LINE}",
-    "deep indentation": "import torch\n" + "".join(" " * i + "if x:\n" for i in range(90)) + " " * 90 + CUDA_LINE + "\n",
-    "pep 695 generics": "import torch\ndef f[T](x: T) -> T:\n    return x.to('cuda')\nclass Box[T: torch.Tensor]:\n    pass\n",
+    "deep indentation": (
+        "import torch\n" + "".join(" " * i + "if x:\n" for i in range(90)) + " " * 90 + CUDA_LINE + "\n"
+    ),
+    "pep 695 generics": (
+        "import torch\ndef f[T](x: T) -> T:\n    return x.to('cuda')\nclass Box[T: torch.Tensor]:\n    pass\n"
+    ),
     "pep 695 type alias": "import torch\ntype Device = str\ntype Pair[T] = tuple[T, T]\n",
     "pep 696 defaults": "import torch\ndef f[T = int, *Ts, **P](): pass\n",
-    "pep 701 f-strings": 'import torch\nd = {"a": "cuda"}\nx = f"{d["a"]} {f"{f"{1}"}"}"\nt = torch.zeros(3, device=f"{d["a"]}")\n',
+    "pep 701 f-strings": (
+        'import torch\nd = {"a": "cuda"}\nx = f"{d["a"]} {f"{f"{1}"}"}"\nt = torch.zeros(3, device=f"{d["a"]}")\n'
+    ),
     "f-string with comment": "import torch\nx = f'{1 # c\n}'\n",
     "f-string format spec": "import torch\nx = f'{x!r:>{width}} {y=}'\n",
-    "match statement": f"import torch\nmatch x:\n    case [1, *rest] if rest:\n        {CUDA_LINE}\n    case {{'a': b, **kw}}:\n        pass\n    case Point(x=0) | None:\n        pass\n    case _:\n        pass\n",
-    "except star": "import torch\ntry:\n    pass\nexcept* (ValueError, RuntimeError) as group:\n    torch.cuda.synchronize()\n",
+    "match statement": (
+        f"import torch\nmatch x:\n    case [1, *rest] if rest:\n        {CUDA_LINE}\n"
+        "    case {'a': b, **kw}:\n        pass\n    case Point(x=0) | None:\n        pass\n    case _:\n        pass\n"
+    ),
+    "except star": (
+        "import torch\ntry:\n    pass\nexcept* (ValueError, RuntimeError) as group:\n    torch.cuda.synchronize()\n"
+    ),
     "parenthesised with": "import torch\nwith (open(a) as f, torch.cuda.device(0),):\n    pass\n",
     "walrus and lambda": "import torch\nif (d := 'cuda'):\n    f = lambda t=torch.zeros(3, device=d): t.numpy()\n",
     "async comprehension": "import torch\nasync def f():\n    return [await x.cuda() async for x in y]\n",
     "decorators": "import torch\n@torch.no_grad()\n@(lambda f: f)\ndef f(x):\n    return x.cuda().numpy()\n",
     "star expressions": "import torch\na, *b = torch.zeros(3).cuda(), *c\nprint(*a, **{'device': 'cuda'})\n",
-    "global nonlocal": "import torch\ndef f():\n    x = 1\n    def g():\n        nonlocal x\n        global device\n        device = 'cuda'\n",
+    "global nonlocal": (
+        "import torch\ndef f():\n    x = 1\n    def g():\n"
+        "        nonlocal x\n        global device\n        device = 'cuda'\n"
+    ),
     "annotated parenthesised target": "import torch\n(x): int = 1\n",
     "annotated parenthesised attribute": "import torch\n(x.y): int = 1\n",
     "return outside function": "import torch\nreturn torch.zeros(3).cuda()\n",
@@ -380,7 +487,10 @@ HARD_CASES = {
     "semicolons": f"import torch; {CUDA_LINE}; {CUDA_LINE};\n",
     "self-referencing names": "import torch\nx = x\nx = x.to(x)\nx.to(x)\n",
     "shadowed torch": "import torch\ntorch = torch.cuda\ntorch.zeros(3).to('cuda')\ndef torch(): pass\n",
-    "class attribute shadowing": "import torch\nclass nn:\n    Module = object\nclass M(nn.Module):\n    def forward(self, x):\n        return x.cuda()\n",
+    "class attribute shadowing": (
+        "import torch\nclass nn:\n    Module = object\nclass M(nn.Module):\n    def forward(self, x):\n"
+        "        return x.cuda()\n"
+    ),
     "recursion in values": "import torch\na = b\nb = a\na.to(b)\nb.cuda().numpy()\n",
     "huge integer": "import torch\nx = torch.zeros(" + "9" * 5000 + ", device='cuda')\n",
     "deeply nested data": "import torch\nx = " + "[" * 90 + "1" + "]" * 90 + "\n",
@@ -414,20 +524,26 @@ def test_modern_and_unusual_syntax_is_analysed(name):
     assert [d for d in lint_source(HARD_CASES[name]) if d.code == "TDV900"] == []
 
 
-@pytest.mark.parametrize("name", ["tabs", "form feeds", "crlf", "mixed endings", "bom", "lone cr", "deep indentation", "match statement"])
+@pytest.mark.parametrize(
+    "name",
+    ["tabs", "form feeds", "crlf", "mixed endings", "bom", "lone cr", "deep indentation", "match statement"],
+)
 def test_unusual_layout_still_reports_the_cuda_lines(name):
     source = HARD_CASES[name]
     reported = [d for d in lint_source(source) if d.code == "TDV001"]
     assert len(reported) == source.count(CUDA_LINE), reported
     lines = source_lines(source)
     for diagnostic in reported:
-        assert lines[diagnostic.line - 1][diagnostic.column :].startswith('"cuda"')
+        line = lines[diagnostic.line - 1]
+        assert line.startswith('"cuda"', diagnostic.column), line
 
 
-# Valid Python (ast.parse and flake8 accept it) that libcst cannot parse: exactly one TDV900.
+# Valid Python (ast.parse and flake8 accept it) that libcst cannot parse: exactly one TDV900, at 1:1.
 LIBCST_REJECTS = {
-    "parenthesised annotated name": "import torch\n(x): int = 1\n" + CUDA_LINE + "\n",
+    "parenthesised annotated name": "import torch\n(x): int = 1\n",
     "parenthesised annotated attribute": "import torch\n(self.device): str = 'cuda'\n",
+    "followed by code": "import torch\n(x): int = 1\n" + CUDA_LINE + "\n",
+    "followed by blank lines": "import torch\n(x): int = 1\n\n\n\nprint(1)\n",
 }
 
 
@@ -441,8 +557,7 @@ def test_valid_python_that_libcst_rejects_is_one_tdv900(name, tmp_path):
     assert (diagnostic.line, diagnostic.column, diagnostic.code) == (1, 0, "TDV900")
     path = tmp_path / "rejected.py"
     path.write_text(source, encoding="utf-8")
-    output = run_flake8(path)
-    assert output == [f"{path}:1:1: TDV900"], output
+    assert run_flake8(path) == [f"{path}:1:1: TDV900"]
 
 
 def run_flake8(*paths, select="TDV,E999") -> List[str]:
@@ -458,14 +573,14 @@ def run_flake8(*paths, select="TDV,E999") -> List[str]:
 
 def test_hard_cases_through_flake8(tmp_path):
     """Every hard case as a real file: flake8 exits normally, no traceback, TDV900 only at 1:1."""
-    paths = []
+    paths = {}
     for index, (name, source) in enumerate(HARD_CASES.items()):
         path = tmp_path / f"case_{index:02d}.py"
         path.write_bytes(source.encode("utf-8", errors="surrogatepass"))
-        paths.append(path)
+        paths[str(path)] = source
     for line in run_flake8(*paths):
         if line.endswith("TDV900"):
-            assert line.split(":")[-3:-1] == ["1", "1"], line
+            assert line.endswith(":1:1: TDV900"), line
 
 
 def test_latin1_coding_cookie_through_flake8(tmp_path):
@@ -509,14 +624,16 @@ def timed_lint(source: str, bound: float) -> List[Diagnostic]:
 
 
 def test_fifty_thousand_lines():
-    body = ["import torch", CUDA_LINE] + ["y = y + 1"] * 24_998 + [CUDA_LINE] + ["z = 2"] * 24_998 + [CUDA_LINE]
+    body = (
+        ["import torch", CUDA_LINE] + ["y = y + 1"] * 24_998 + [CUDA_LINE] + ["z = 2"] * 24_998 + [CUDA_LINE]
+    )
     diagnostics = timed_lint("\n".join(body) + "\n", bound=120)
     assert [(d.line, d.code) for d in diagnostics] == [(2, "TDV001"), (25_001, "TDV001"), (50_000, "TDV001")]
     assert {d.column for d in diagnostics} == {len("x = torch.zeros(3, device=")}
 
 
 def test_five_thousand_character_line():
-    line = "x = [" + ", ".join(["1"] * 1_600) + '] + [torch.zeros(3, device="cuda")]'
+    line = "x = [" + ", ".join(["1"] * 2_000) + '] + [torch.zeros(3, device="cuda")]'
     assert len(line) > 5_000
     (diagnostic,) = timed_lint("import torch\n" + line + "\n", bound=30)
     assert diagnostic.column == line.index('"cuda"')
@@ -531,18 +648,51 @@ def test_five_hundred_nested_parentheses():
 
 
 def test_thousand_term_binary_operation():
-    source = "import torch\nx = " + " + ".join(["torch.zeros(3)"] * 999 + ['torch.zeros(3, device="cuda")']) + "\n"
+    source = (
+        "import torch\nx = " + " + ".join(["torch.zeros(3)"] * 999 + ['torch.zeros(3, device="cuda")']) + "\n"
+    )
     diagnostics = timed_lint(source, bound=60)
-    assert [d.code for d in diagnostics] in (["TDV001"], ["TDV900"])
+    codes = [d.code for d in diagnostics]
+    assert codes == ["TDV900"] or "TDV001" in codes  # (and TDV005: CPU tensors added to a CUDA one)
 
 
-def test_deep_nesting_beyond_every_limit():
-    """Past libcst's (or the analysis') limits the answer is one TDV900, never a RecursionError."""
-    for depth in (1_000, 5_000):
-        lint_everywhere("import torch\nx = " + "(" * depth + "1" + ")" * depth + "\n")
-        lint_everywhere("import torch\nx = " + "-" * depth + "1\n")
-        lint_everywhere("import torch\nx = " + "[" * depth + "]" * depth + "\n")
-    lint_everywhere("import torch\nx = " + " + ".join(["a"] * 10_000) + "\n")
+LINT_IN_A_CHILD = (
+    "import sys; from flake8_torchdevice.engine import lint_source; "
+    "print(*[d.code for d in lint_source(open(sys.argv[1], encoding='utf-8').read())])"
+)
+
+
+def lint_in_a_child(source: str, folder) -> subprocess.CompletedProcess:
+    """A crash in libcst's native parser is a segmentation fault: only a child process survives it."""
+    path = folder / "deep.py"
+    path.write_text(source, encoding="utf-8")
+    return subprocess.run(
+        [sys.executable, "-c", LINT_IN_A_CHILD, str(path)], capture_output=True, text=True, timeout=300
+    )
+
+
+DEEP_INPUTS = {
+    # name: (source, what the child must print)
+    "199 brackets": ("import torch\nx = " + "(" * 199 + CUDA_LINE[4:] + ")" * 199 + "\n", "TDV001"),
+    "1,500 parentheses": ("import torch\nx = " + "(" * 1_500 + "1" + ")" * 1_500 + "\n", "TDV900"),
+    "5,000 square brackets": ("import torch\nx = " + "[" * 5_000 + "]" * 5_000 + "\n", "TDV900"),
+    "100,000 mixed brackets": ("import torch\nx = " + "([{" * 33_333 + "}])" * 33_333 + "\n", "TDV900"),
+    "brackets in strings and comments": (
+        "import torch\n# " + "(" * 5_000 + "\ns = '" + "[" * 5_000 + "'\n",
+        "",
+    ),
+    "unbalanced closers": ("import torch\nx = " + ")" * 5_000 + "\n", "TDV900"),
+    "1,000 unary minus": ("import torch\nx = " + "-" * 1_000 + "1\n", ""),
+}
+
+
+@pytest.mark.parametrize("name", DEEP_INPUTS)
+def test_deep_nesting_in_a_child_process(name, tmp_path):
+    """Past libcst's (or the analysis') limits the answer is one TDV900, never a crash."""
+    source, expected = DEEP_INPUTS[name]
+    result = lint_in_a_child(source, tmp_path)
+    assert result.returncode == 0, f"exit status {result.returncode}: {result.stderr[-2000:]}"
+    assert result.stdout.strip() == expected
 
 
 # --- never runs user code ------------------------------------------------------------------------
@@ -604,7 +754,37 @@ def test_the_cli_never_runs_the_code(hostile_file):
 # Minimal inputs found by the tests above. A crasher raised (or made the engine report "internal
 # error"); a breakage made fix_source damage a file. Each stays here as a regression case.
 
-KNOWN_CRASHERS: List[str] = []
+KNOWN_CRASHERS = {
+    # libcst's native parser overflows its stack (SIGSEGV: the whole flake8 / torchdevice process
+    # dies) on deep expressions without brackets; the engine's bracket-depth guard does not see
+    # them. CPython rejects these files (RecursionError / MemoryError), so flake8 never calls the
+    # plugin on them, but lint_source and the torchdevice CLI do. Thresholds measured here:
+    # `not` x ~8,100, `lambda:` x ~3,500, unary `-` x ~8,150, `a + a + ...` ~6,950 terms (the last
+    # two take 20-40 s before crashing, too slow for this list).
+    "8,200 nested not": "import torch\nx = " + "not " * 8_200 + "a\n",
+    "3,600 nested lambda": "import torch\nx = " + "lambda: " * 3_600 + "a\n",
+}
+
+
+@pytest.mark.parametrize("name", KNOWN_CRASHERS)
+def test_known_crashers(name, tmp_path):
+    result = lint_in_a_child(KNOWN_CRASHERS[name], tmp_path)
+    assert result.returncode == 0, f"exit status {result.returncode}"
+    assert result.stdout.strip() == "TDV900"
+
+
+TDV900_POSITION_REGRESSIONS = {
+    # TDV900 once took libcst's raw error position: a line after the error, past that line's end.
+    "blank line after the error": "import torch\n(x): int = 1\n\n\nprint(1)\n",
+    "lone CR then CRLF": "# torch\rrom torch import nn\r\n\r\n# c\r\nmodel = nn.Sequential(nn.Linear(10, 10))\r\n",
+}
+
+
+@pytest.mark.parametrize("name", TDV900_POSITION_REGRESSIONS)
+def test_tdv900_position_regressions(name):
+    (diagnostic,) = lint_everywhere(TDV900_POSITION_REGRESSIONS[name])
+    assert (diagnostic.line, diagnostic.column, diagnostic.code) == (1, 0, "TDV900")
+
 
 KNOWN_FIX_BREAKAGES = {
     # TDV004 inserts map_location="cpu" and TDV007 device="cuda" with double quotes, inside a
@@ -613,6 +793,16 @@ KNOWN_FIX_BREAKAGES = {
     "tdv004 in an f-string": 'import torch\nprint(f"{torch.load(path)}")\n',
     "tdv007 in an f-string": 'import torch\nprint(f"{torch.zeros(3).cuda()}")\n',
 }
+KNOWN_FIX_BREAKAGES_ALL_VERSIONS = {
+    # libcst drops a leading BOM from Module.code, so fix_source(text) loses a BOM the text starts
+    # with. (The CLI decodes with utf-8-sig and re-encodes, so files on disk keep theirs.)
+    "fix_source drops a leading BOM": "\ufeffimport torch\nx = torch.zeros(3)\nx.to(device)  # keep me\n",
+}
+FIX_REGRESSIONS = {
+    # TDV007's fix once replaced a parenthesised move by a call without the parentheses: the lines
+    # of "(" and ")" changed and the comment inside them was deleted (found by the torch programs).
+    "tdv007 kept its parentheses": "import torch\nx = (\n    torch.tensor([1, 2]).to(device)  # keep me\n)\n",
+}
 _PRE_PEP_701 = pytest.mark.xfail(
     sys.version_info < (3, 12),
     strict=True,
@@ -620,18 +810,26 @@ _PRE_PEP_701 = pytest.mark.xfail(
 )
 
 
-@pytest.mark.parametrize("source", KNOWN_CRASHERS or [pytest.param("", marks=pytest.mark.skip("none yet"))])
-def test_known_crashers(source):
-    lint_everywhere(source)
-    for lint_settings in SETTINGS:
-        fix_errors(source, lint_settings)
-
-
 @pytest.mark.parametrize("name", [pytest.param(name, marks=_PRE_PEP_701) for name in KNOWN_FIX_BREAKAGES])
 def test_known_fix_breakages(name):
     source = KNOWN_FIX_BREAKAGES[name]
     assert lint_source(source)  # there is something to fix
     assert fix_errors(source) == []
+
+
+@pytest.mark.parametrize("name", KNOWN_FIX_BREAKAGES_ALL_VERSIONS)
+def test_known_fix_breakages_on_every_version(name):
+    source = KNOWN_FIX_BREAKAGES_ALL_VERSIONS[name]
+    assert lint_source(source)
+    assert fix_errors(source) == []
+
+
+@pytest.mark.parametrize("name", FIX_REGRESSIONS)
+def test_fix_regressions(name):
+    source = FIX_REGRESSIONS[name]
+    assert lint_source(source)
+    assert fix_errors(source) == []
+    assert "# keep me" in fix_source(source, unsafe=True).source
 
 
 @example("import torch\n")

@@ -20,6 +20,7 @@ from .rules.base import Fix
 from .settings import Settings
 
 _MAX_ROUNDS = 8
+_BOM = "\ufeff"
 
 
 @dataclass
@@ -88,6 +89,8 @@ def fix_source(
             return FixOutcome(source, applied, checked.diagnostics)
         replacer = _Replacer(fixes)
         fixed = checked.module.visit(replacer).code
+        if source.startswith(_BOM) and not fixed.startswith(_BOM):
+            fixed = _BOM + fixed  # libcst's Module.code drops a leading byte-order mark
         if replacer.applied == 0 or not _parses(fixed):
             return FixOutcome(source, applied, checked.diagnostics)
         source, applied = fixed, applied + replacer.applied
