@@ -754,19 +754,39 @@ def test_the_cli_never_runs_the_code(hostile_file):
 # Minimal inputs found by the tests above. A crasher raised (or made the engine report "internal
 # error"); a breakage made fix_source damage a file. Each stays here as a regression case.
 
-KNOWN_CRASHERS = {
+CRASHER_REGRESSIONS = {
     # libcst's native parser overflows its stack (SIGSEGV: the whole flake8 / torchdevice process
-    # dies) on deep expressions without brackets; the engine's bracket-depth guard does not see
-    # them. CPython rejects these files (RecursionError / MemoryError), so flake8 never calls the
-    # plugin on them, but lint_source and the torchdevice CLI do. Thresholds measured here:
-    # `not` x ~8,100, `lambda:` x ~3,500, unary `-` x ~8,150, `a + a + ...` ~6,950 terms (the last
-    # two take 20-40 s before crashing, too slow for this list).
+    # dies) on expressions nested deeper than CPython accepts; the engine now refuses them first.
+    # Sizes just past the thresholds measured with libcst 1.9 on Python 3.11.
+    "1,300 parentheses": "import torch\nx = " + "(" * 1_300 + "1" + ")" * 1_300 + "\n",
     "8,200 nested not": "import torch\nx = " + "not " * 8_200 + "a\n",
     "3,600 nested lambda": "import torch\nx = " + "lambda: " * 3_600 + "a\n",
+    "8,300 unary minus": "import torch\nx = " + "-" * 8_300 + "1\n",
+    "7,000-term sum": "import torch\nx = " + " + ".join(["a"] * 7_000) + "\n",
+    "5,000 attributes": "import torch\nx = a" + ".b" * 5_000 + "\n",
+    "5,000 calls": "import torch\nx = a" + "()" * 5_000 + "\n",
 }
 
 
-@pytest.mark.parametrize("name", KNOWN_CRASHERS)
+@pytest.mark.parametrize("name", CRASHER_REGRESSIONS)
+def test_crasher_regressions(name, tmp_path):
+    result = lint_in_a_child(CRASHER_REGRESSIONS[name], tmp_path)
+    assert result.returncode == 0, f"exit status {result.returncode}"
+    assert result.stdout.strip() == "TDV900"
+
+
+KNOWN_CRASHERS = {
+    # The engine's depth gate measures physical lines and bracketed stretches, so a deep expression
+    # continued with backslashes slips through and libcst segfaults: `not \`, `- \`, `a + \`,
+    # `a ** \`, `.b \` do too (8,000-9,000 lines; 20-90 s before the crash, too slow to list).
+    "3,600 nested lambda over backslash continuations": "import torch\nx = " + "lambda: \\\n" * 3_600 + "a\n",
+}
+_SEGFAULT = pytest.mark.xfail(
+    strict=True, reason="src bug: libcst segfaults; the engine's depth gate misses backslash-continued lines"
+)
+
+
+@pytest.mark.parametrize("name", [pytest.param(name, marks=_SEGFAULT) for name in KNOWN_CRASHERS])
 def test_known_crashers(name, tmp_path):
     result = lint_in_a_child(KNOWN_CRASHERS[name], tmp_path)
     assert result.returncode == 0, f"exit status {result.returncode}"
@@ -793,12 +813,10 @@ KNOWN_FIX_BREAKAGES = {
     "tdv004 in an f-string": 'import torch\nprint(f"{torch.load(path)}")\n',
     "tdv007 in an f-string": 'import torch\nprint(f"{torch.zeros(3).cuda()}")\n',
 }
-KNOWN_FIX_BREAKAGES_ALL_VERSIONS = {
-    # libcst drops a leading BOM from Module.code, so fix_source(text) loses a BOM the text starts
-    # with. (The CLI decodes with utf-8-sig and re-encodes, so files on disk keep theirs.)
-    "fix_source drops a leading BOM": "\ufeffimport torch\nx = torch.zeros(3)\nx.to(device)  # keep me\n",
-}
 FIX_REGRESSIONS = {
+    # libcst drops a leading BOM from Module.code, so fix_source(text) once lost a BOM the text
+    # started with. (The CLI decodes with utf-8-sig and re-encodes, so files on disk kept theirs.)
+    "fix_source keeps a leading BOM": "\ufeffimport torch\nx = torch.zeros(3)\nx.to(device)  # keep me\n",
     # TDV007's fix once replaced a parenthesised move by a call without the parentheses: the lines
     # of "(" and ")" changed and the comment inside them was deleted (found by the torch programs).
     "tdv007 kept its parentheses": "import torch\nx = (\n    torch.tensor([1, 2]).to(device)  # keep me\n)\n",
@@ -814,13 +832,6 @@ _PRE_PEP_701 = pytest.mark.xfail(
 def test_known_fix_breakages(name):
     source = KNOWN_FIX_BREAKAGES[name]
     assert lint_source(source)  # there is something to fix
-    assert fix_errors(source) == []
-
-
-@pytest.mark.parametrize("name", KNOWN_FIX_BREAKAGES_ALL_VERSIONS)
-def test_known_fix_breakages_on_every_version(name):
-    source = KNOWN_FIX_BREAKAGES_ALL_VERSIONS[name]
-    assert lint_source(source)
     assert fix_errors(source) == []
 
 
