@@ -775,20 +775,16 @@ def test_crasher_regressions(name, tmp_path):
     assert result.stdout.strip() == "TDV900"
 
 
-KNOWN_CRASHERS = {
-    # The engine's depth gate measures physical lines and bracketed stretches, so a deep expression
-    # continued with backslashes slips through and libcst segfaults: `not \`, `- \`, `a + \`,
-    # `a ** \`, `.b \` do too (8,000-9,000 lines; 20-90 s before the crash, too slow to list).
+BACKSLASH_CRASHER_REGRESSIONS = {
+    # The depth gate once measured physical lines only, so a deep expression continued with
+    # backslashes slipped through and libcst segfaulted; continuations are now joined first.
     "3,600 nested lambda over backslash continuations": "import torch\nx = " + "lambda: \\\n" * 3_600 + "a\n",
 }
-_SEGFAULT = pytest.mark.xfail(
-    strict=True, reason="src bug: libcst segfaults; the engine's depth gate misses backslash-continued lines"
-)
 
 
-@pytest.mark.parametrize("name", [pytest.param(name, marks=_SEGFAULT) for name in KNOWN_CRASHERS])
-def test_known_crashers(name, tmp_path):
-    result = lint_in_a_child(KNOWN_CRASHERS[name], tmp_path)
+@pytest.mark.parametrize("name", BACKSLASH_CRASHER_REGRESSIONS)
+def test_backslash_crasher_regressions(name, tmp_path):
+    result = lint_in_a_child(BACKSLASH_CRASHER_REGRESSIONS[name], tmp_path)
     assert result.returncode == 0, f"exit status {result.returncode}"
     assert result.stdout.strip() == "TDV900"
 

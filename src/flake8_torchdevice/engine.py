@@ -121,7 +121,8 @@ def _too_deep_for_python(source: str) -> bool:
 
 def _has_long_expression(source: str, limit: int) -> bool:
     """A physical line, or a bracketed stretch, longer than ``limit`` characters."""
-    if any(len(line) > limit for line in source.splitlines()):
+    logical = source.replace("\\\r\n", "").replace("\\\n", "")  # join backslash continuations
+    if any(len(line) > limit for line in logical.splitlines()):
         return True
     depth = opened_at = 0
     for bracket in _BRACKET.finditer(source):
