@@ -804,8 +804,8 @@ def test_tdv900_position_regressions(name):
 
 KNOWN_FIX_BREAKAGES = {
     # TDV004 inserts map_location="cpu" and TDV007 device="cuda" with double quotes, inside a
-    # double-quoted f-string: valid only from Python 3.12 (PEP 701). fixes._parses checks with
-    # libcst, which accepts PEP 701 syntax on every Python, so fix_source returns the broken text.
+    # double-quoted f-string: valid only from Python 3.12 (PEP 701). libcst accepts that on every
+    # Python, so fix_source once returned broken text; it now asks Python's own parser too.
     "tdv004 in an f-string": 'import torch\nprint(f"{torch.load(path)}")\n',
     "tdv007 in an f-string": 'import torch\nprint(f"{torch.zeros(3).cuda()}")\n',
 }
@@ -817,14 +817,9 @@ FIX_REGRESSIONS = {
     # of "(" and ")" changed and the comment inside them was deleted (found by the torch programs).
     "tdv007 kept its parentheses": "import torch\nx = (\n    torch.tensor([1, 2]).to(device)  # keep me\n)\n",
 }
-_PRE_PEP_701 = pytest.mark.xfail(
-    sys.version_info < (3, 12),
-    strict=True,
-    reason="src bug: fix_source writes double quotes into a double-quoted f-string (invalid before 3.12)",
-)
 
 
-@pytest.mark.parametrize("name", [pytest.param(name, marks=_PRE_PEP_701) for name in KNOWN_FIX_BREAKAGES])
+@pytest.mark.parametrize("name", KNOWN_FIX_BREAKAGES)
 def test_known_fix_breakages(name):
     source = KNOWN_FIX_BREAKAGES[name]
     assert lint_source(source)  # there is something to fix
@@ -844,4 +839,4 @@ def test_fix_regressions(name):
 def test_profile_is_loaded(source):
     """The budget comes from conftest's profiles: CI=true selects "ci", otherwise "dev"."""
     expected = "ci" if os.environ.get("CI") else "dev"
-    assert settings.get_current_profile_name() == os.environ.get("HYPOTHESIS_PROFILE", expected)
+    assert settings.get_current_profile_name() == (os.environ.get("HYPOTHESIS_PROFILE") or expected)

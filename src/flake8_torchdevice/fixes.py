@@ -8,6 +8,8 @@ result; rounds stop when nothing changes, so fixing twice changes nothing.
 
 from __future__ import annotations
 
+import ast
+import warnings
 from dataclasses import dataclass
 from typing import Dict, List, Sequence, Set, Type
 
@@ -91,15 +93,30 @@ def fix_source(
         fixed = checked.module.visit(replacer).code
         if source.startswith(_BOM) and not fixed.startswith(_BOM):
             fixed = _BOM + fixed  # libcst's Module.code drops a leading byte-order mark
-        if replacer.applied == 0 or not _parses(fixed):
+        if replacer.applied == 0 or not _still_parses(source, fixed):
             return FixOutcome(source, applied, checked.diagnostics)
         source, applied = fixed, applied + replacer.applied
     return FixOutcome(source, applied, check_source(source, settings, rules).diagnostics)
 
 
-def _parses(source: str) -> bool:
+def _still_parses(before: str, after: str) -> bool:
+    """The fixed text parses with libcst, and with this Python if the original did.
+
+    libcst accepts PEP 701 f-strings on every version, so ``f"{torch.load(p, map_location="cpu")}"``
+    passes it yet breaks Python before 3.12; Python's own parser has the last word.
+    """
     try:
-        cst.parse_module(source)
+        cst.parse_module(after)
     except Exception:
+        return False
+    return not _python_parses(before) or _python_parses(after)
+
+
+def _python_parses(source: str) -> bool:
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # invalid escape sequences and the like
+            ast.parse(source)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
         return False
     return True
