@@ -7,6 +7,9 @@ machine lacks, or the simulated meta device cannot hold the data), or mismatch. 
 findings on the file are cross-checked: a finding must be a failure some device confirms (or one
 only an absent device could show), and a file the linter passes must run everywhere.
 
+Each bad fixture that its rule's autofix repairs entirely also runs fixed, as
+``<CODE>/good_fixed_<name>.py``: the fixed program must run clean on every device (fixed.py).
+
 Devices: cpu always; cuda and mps when torch can use them; on a machine with neither, the
 simulated ``meta`` device stands in for an accelerator (it proves device mixing raises, it is not
 real hardware).
@@ -34,14 +37,16 @@ from __future__ import annotations
 import argparse
 import contextlib
 import sys
+import tempfile
 from pathlib import Path
 from typing import List, Optional
 
 from .devices import KNOWN_DEVICES, DeviceError, probe_machine
+from .fixed import write_fixed_copies
 from .fixtures import SelectionError, fixture_paths, select_paths
 from .launch import DEFAULT_START_METHOD, START_METHODS, make_launcher
 from .report import json_report, markdown_report, text_report
-from .runner import check_all
+from .runner import check_all, load_all
 
 DEFAULT_TIMEOUT = 60.0
 
@@ -106,14 +111,17 @@ def main(argv: Optional[List[str]] = None) -> int:
     if not paths:
         options.error("no fixture files found")
     # Started first: the fork server imports torch while the probe does the same.
-    with contextlib.closing(make_launcher(arguments.start_method)) as launcher:
+    with contextlib.closing(make_launcher(arguments.start_method)) as launcher, tempfile.TemporaryDirectory(
+        prefix="fixed-fixtures-"
+    ) as scratch:
         machine = probe_machine()
         requested = list(dict.fromkeys(name for names in arguments.device for name in names))
         try:
             devices = machine.choose(requested)
         except DeviceError as error:
             options.error(str(error))
-        results = check_all(paths, machine, devices, arguments.timeout, launcher)
+        fixed = write_fixed_copies(load_all(paths)[0], Path(scratch))
+        results = check_all([*paths, *fixed], machine, devices, arguments.timeout, launcher)
     sys.stdout.write(text_report(results))
     if arguments.json:
         arguments.json.write_text(json_report(results), encoding="utf-8")

@@ -94,17 +94,22 @@ def parse_runtime(body: str) -> RuntimeExpectation:
     return RuntimeExpectation(tuple(match.group("types").split("|")), messages, match.group("condition"))
 
 
-def _comments(source: str) -> List[Tuple[int, str]]:
-    """(line, text) of every comment token: ``# expect:`` inside a string is not one."""
+def comments(source: str) -> List[Tuple[Tuple[int, int], str]]:
+    """((line, column), text) of every comment token: ``# expect:`` inside a string is not one."""
     tokens = tokenize.generate_tokens(io.StringIO(source).readline)
-    return [(token.start[0], token.string) for token in tokens if token.type == tokenize.COMMENT]
+    return [(token.start, token.string) for token in tokens if token.type == tokenize.COMMENT]
+
+
+def is_annotation(comment: str) -> bool:
+    """An ``# expect:`` or ``# runtime:`` comment: what a fixture declares, not what it does."""
+    return bool(_EXPECT.search(comment) or _RUNTIME.match(comment))
 
 
 def load_fixture(path: Path) -> Fixture:
     source = path.read_bytes().decode("utf-8")
     expected: Counter = Counter()
     runtime = []
-    for line, comment in _comments(source):
+    for (line, _), comment in comments(source):
         expect = _EXPECT.search(comment)
         if expect is not None:
             for code in expect.group("codes").split(","):

@@ -9,6 +9,8 @@ from flake8_torchdevice import runner
 from flake8_torchdevice.cli import main
 from flake8_torchdevice.fixes import FixOutcome, fix_source
 from flake8_torchdevice.rules import ALL_RULES, RULES_BY_CODE
+from runtime_checks.fixed import declared_good, fixed_program
+from runtime_checks.fixtures import discover, load_fixture
 
 PAIRS_ROOT = Path(__file__).parent / "fixtures" / "fixes"
 PAIRS = sorted(PAIRS_ROOT.glob("*.in.py"))
@@ -54,6 +56,39 @@ def test_unsafe_fixes_apply_only_when_asked(pair):
     outcome = fix_source(source, rules=(RULES_BY_CODE[code_of(pair)],), unsafe=False)
     assert (outcome.source, outcome.applied) == (source, 0)
     assert outcome.remaining
+
+
+def test_every_fixing_rule_repairs_bad_fixtures_that_the_runtime_companion_then_runs():
+    """The runs themselves are in test_runtime_checks (the real suite runs every fixed copy)."""
+    repaired = {fixture.code for fixture in discover() if fixed_program(fixture) is not None}
+    assert repaired == set(FIXING)
+
+
+def test_a_fixed_program_declares_itself_good_and_keeps_its_code(tmp_path):
+    bad = tmp_path / "TDV003" / "bad_scores.py"
+    bad.parent.mkdir()
+    bad.write_bytes(
+        b'# runtime: raises TypeError "numpy" on accelerator\r\n'
+        b"import torch\r\n"
+        b"scores = torch.rand(4, device=device)\r\n"
+        b"array = scores.numpy()  # expect: TDV003\r\n"
+    )
+    fixed = fixed_program(load_fixture(bad))
+    assert fixed == (
+        "# runtime: passes\r\n"
+        "import torch\r\n"
+        "scores = torch.rand(4, device=device)\r\n"
+        "array = scores.cpu().numpy()\r\n"
+    )
+
+
+def test_declaring_good_leaves_other_comments_and_strings_alone():
+    source = (
+        's = "# expect: TDV003"  # a note\n'
+        '# runtime: raises TypeError "numpy" on any\n'
+        "x = 1  # expect: TDV003\n"
+    )
+    assert declared_good(source) == '# runtime: passes\ns = "# expect: TDV003"  # a note\nx = 1\n'
 
 
 BUGGY = (

@@ -339,6 +339,13 @@ def test_synthetic_run_fails_on_its_deliberate_mismatches(synthetic):
     assert results["ok"] is False
 
 
+def test_a_bad_fixture_that_its_fix_repairs_runs_fixed_and_clean(synthetic):
+    _, _, results, _ = synthetic
+    assert verdicts_of(results, "TDV002/good_fixed_discarded_to.py") == {"cpu": CLEAN, "meta": CLEAN}
+    fixed = [f["name"] for f in results["fixtures"] if "good_fixed_" in f["name"]]
+    assert fixed == ["TDV002/good_fixed_discarded_to.py"]  # TDV001 has no fix; TDV999 is no rule
+
+
 def test_bad_fixtures_confirmed_or_not_applicable(synthetic):
     _, _, results, _ = synthetic
     cpu_only = NOT_APPLICABLE if results["cuda_usable"] else CONFIRMED
@@ -412,7 +419,7 @@ def test_the_table_covers_every_fixture_and_marks_meta_simulated(synthetic):
             for line in stdout.splitlines()
         )
     summary = stdout.strip().splitlines()[-1]
-    assert "10 fixtures x 2 devices" in summary and "1 fixture errors" in summary
+    assert "11 fixtures x 2 devices" in summary and "1 fixture errors" in summary
     assert all(
         f"{results['summary'][kind]} {kind}" in summary
         for kind in (CONFIRMED, CLEAN, NOT_APPLICABLE, MISMATCH)
@@ -426,7 +433,7 @@ def test_json_report_describes_the_machine(synthetic):
         {"name": "cpu", "simulated": False, "hardware": ""},
         {"name": "meta", "simulated": True, "hardware": ""},
     ]
-    assert sum(results["summary"][kind] for kind in (CONFIRMED, CLEAN, NOT_APPLICABLE, MISMATCH)) == 20
+    assert sum(results["summary"][kind] for kind in (CONFIRMED, CLEAN, NOT_APPLICABLE, MISMATCH)) == 22
 
 
 def test_markdown_report(synthetic):
@@ -487,6 +494,9 @@ def test_every_fixture_behaves_as_declared_on_cpu_and_meta(tmp_path):
         if fixture["cross_check"]
     ]
     assert disagreements == []
+    # Each fixing rule's fixes are proven too: fixed bad fixtures ran, declared good, without a mismatch.
+    fixed_rules = {fixture["rule"] for fixture in results["fixtures"] if "/good_fixed_" in fixture["name"]}
+    assert fixed_rules == {"TDV002", "TDV003", "TDV004", "TDV007", "TDV008"}
 
 
 def test_performance_fixtures_must_run_clean_and_be_reported():
