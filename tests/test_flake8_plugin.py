@@ -123,3 +123,27 @@ def test_report_unknown_receivers_option():
 def test_syntax_error_is_left_to_flake8():
     out = flake8("--select=E9,TDV", "--stdin-display-name", "x.py", "-", stdin="import torch\ndef (:\n")
     assert "E999" in out and "TDV" not in out
+
+
+LINT_WITHOUT_TORCH = """
+import sys
+from flake8_torchdevice.plugin import TorchDeviceChecker
+assert list(TorchDeviceChecker(None, ["import numpy\\n", "x = numpy.ones(3)\\n"]).run()) == []
+print("libcst" in sys.modules)
+print(len(list(TorchDeviceChecker(None, ["import torch\\n", "torch.device('cuda')\\n"]).run())))
+print("libcst" in sys.modules)
+"""
+
+
+def test_a_file_without_torch_never_loads_libcst():
+    """An editor starts flake8 for each file: one that cannot hold a finding must not pay for libcst."""
+    result = subprocess.run([sys.executable, "-c", LINT_WITHOUT_TORCH], capture_output=True, text=True)
+    assert result.stdout.split() == ["False", "1", "True"], result.stderr
+
+
+def test_rules_off_by_default_say_so_in_their_documentation():
+    from flake8_torchdevice.rules import ALL_RULES
+    from flake8_torchdevice.selection import OFF_BY_DEFAULT
+
+    assert OFF_BY_DEFAULT == {rule.code for rule in ALL_RULES if "Off by default" in rule.documentation()}
+    assert OFF_BY_DEFAULT == {rule.code for rule in ALL_RULES if not rule.enabled_by_default}

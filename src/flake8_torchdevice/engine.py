@@ -19,6 +19,7 @@ from typing import Iterator, List, Optional, Sequence, Tuple, Type
 import libcst as cst
 
 from .analysis import analyse, positions_of
+from .prefilter import could_have_findings
 from .rules import ALL_RULES, Finding, Rule
 from .rules.tdv900_unanalysable import UnanalysableFile
 from .settings import Settings
@@ -35,10 +36,6 @@ _NOT_A_BRACKET = re.compile(r"[^()\[\]{}]+")
 _BRACKET = re.compile(r"[()\[\]{}]")
 # The shortest expression deep enough to crash libcst (3,500 nested ``lambda:``) is far longer.
 _LONG_EXPRESSION = 5_000
-
-# A file that mentions neither can hold no finding; skipping it costs one substring search.
-_RELEVANT_WORDS = ("torch", "cuda")
-
 
 @dataclass(frozen=True, order=True)
 class Diagnostic:
@@ -64,10 +61,6 @@ class CheckedSource:
     @property
     def findings(self) -> List[Finding]:
         return [finding for finding, _ in self.located]
-
-
-def could_have_findings(source: str) -> bool:
-    return any(word in source for word in _RELEVANT_WORDS)
 
 
 def lint_source(

@@ -6,8 +6,8 @@ import argparse
 from typing import Any, ClassVar, Iterator, List, Tuple, Type
 
 from . import __version__
-from .engine import lint_source
-from .rules import ALL_RULES
+from .prefilter import could_have_findings
+from .selection import OFF_BY_DEFAULT
 from .settings import Settings
 
 
@@ -24,7 +24,7 @@ class TorchDeviceChecker:
     @classmethod
     def add_options(cls, parser: Any) -> None:
         # Rules too noisy on library code to be on by default; ``--extend-select TDV004`` enables one.
-        parser.extend_default_ignore([rule.code for rule in ALL_RULES if not rule.enabled_by_default])
+        parser.extend_default_ignore(sorted(OFF_BY_DEFAULT))
         parser.add_option(
             "--torchdevice-guard-functions",
             default="",
@@ -48,5 +48,12 @@ class TorchDeviceChecker:
         )
 
     def run(self) -> Iterator[Tuple[int, int, str, Type["TorchDeviceChecker"]]]:
-        for diagnostic in lint_source("".join(self._lines), self.settings):
+        source = "".join(self._lines)
+        if not could_have_findings(source):
+            return
+        # Imported on the first file that needs it: libcst takes a quarter of a second to import,
+        # which an editor would otherwise pay on every file it lints, torch or not.
+        from .engine import lint_source
+
+        for diagnostic in lint_source(source, self.settings):
             yield diagnostic.line, diagnostic.column, diagnostic.flake8_text(), type(self)

@@ -17,6 +17,7 @@ from typing import ClassVar, Dict, Iterator, Optional
 import libcst as cst
 
 from ..analysis import ModuleAnalysis
+from ..selection import OFF_BY_DEFAULT
 from ..settings import Settings
 
 
@@ -77,7 +78,11 @@ class Code:
     code: ClassVar[str]
     name: ClassVar[str]
     summary: ClassVar[str]
-    enabled_by_default: ClassVar[bool] = True
+    enabled_by_default: ClassVar[bool]
+
+    def __init_subclass__(cls, **kwargs: object) -> None:
+        super().__init_subclass__(**kwargs)
+        cls.enabled_by_default = getattr(cls, "code", None) not in OFF_BY_DEFAULT
 
     @classmethod
     def documentation(cls) -> str:

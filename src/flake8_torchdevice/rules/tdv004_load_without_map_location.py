@@ -64,7 +64,6 @@ class LoadWithoutMapLocation(Rule):
     """
 
     code = "TDV004"
-    enabled_by_default = False
     name = "load-without-map-location"
     summary = "`torch.load()` without `map_location` (or `map_location=` given to `load_state_dict`)"
 

@@ -85,7 +85,6 @@ class CreateThenMove(Rule):
     """
 
     code = "TDV007"
-    enabled_by_default = False
     name = "create-then-move"
     summary = "Tensor created on the CPU then moved (`torch.zeros(n).to(device)`); pass `device=` (performance)"
 

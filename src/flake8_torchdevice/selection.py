@@ -1,0 +1,8 @@
+"""The rules that run only when selected: each rule's ``enabled_by_default`` reads it from here.
+
+It lives outside ``rules/`` because the flake8 adapter declares flake8's default ignore list when
+flake8 starts, for every run, and importing the rules would load libcst even for a file that never
+mentions torch. Why each of these rules is off is in its own documentation.
+"""
+
+OFF_BY_DEFAULT = frozenset({"TDV004", "TDV007"})
