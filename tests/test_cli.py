@@ -195,11 +195,7 @@ def test_noqa_silences_what_it_silences_for_the_flake8_plugin(project, capsys):
 
 def test_fix_keeps_what_noqa_silences_and_fixes_the_rest(project):
     source = (
-        "import torch\n"
-        "x = torch.zeros(3)\n"
-        "y = torch.zeros(3)\n"
-        "x.to(device)  # noqa: TDV002\n"
-        "y.to(device)\n"
+        "import torch\nx = torch.zeros(3)\ny = torch.zeros(3)\nx.to(device)  # noqa: TDV002\ny.to(device)\n"
     )
     path = write(project, "noqa.py", source)
     assert main(["fix", "noqa.py"]) == 0
@@ -232,9 +228,29 @@ def test_default_excludes_skip_environments_and_build_output(project, capsys):
 
 def test_gitignore_at_the_root_of_a_directory(project, capsys):
     make_tree(project)
-    write(project, ".gitignore", "# comment\nscratch/\n/logs\n*.txt\n!data/keep.py\nvendored/lib\n")
+    write(project, ".gitignore", "# comment\nscratch/\n/logs\n*.txt\ndata/*\n!data/keep.py\nvendored/lib\n")
     paths = {path for path, _ in found(check(capsys, ".")[1])}
     assert paths == {"src/app.py", "data/keep.py"}
+
+
+def test_nested_gitignore_files_and_negations_follow_git(project, capsys):
+    make_tree(project)
+    write(project, ".gitignore", "*.py\n!vendored/**/*.py\n")
+    # A deeper file overrides a shallower one, either way.
+    write(project, "vendored/.gitignore", "lib/third.py\n")
+    write(project, "src/.gitignore", "!app.py\n")
+    paths = {path for path, _ in found(check(capsys, ".")[1])}
+    assert paths == {"src/app.py"}
+
+
+def test_gitignore_files_above_the_searched_directory_apply_inside_a_repository(project, capsys):
+    make_tree(project)
+    (project / ".git").mkdir()
+    write(project, ".gitignore", "lib/\n")
+    assert found(check(capsys, "vendored")[1]) == []
+    assert {path for path, _ in found(check(capsys, "vendored/lib/third.py")[1])} == {"vendored/lib/third.py"}
+    (project / ".git").rmdir()  # outside a repository, only the directory searched and below count
+    assert {path for path, _ in found(check(capsys, "vendored")[1])} == {"vendored/lib/third.py"}
 
 
 def test_exclude_replaces_the_defaults_and_extend_exclude_adds(project, capsys):
