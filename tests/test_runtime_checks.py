@@ -318,7 +318,8 @@ def synthetic(tmp_path_factory):
     """One run over every synthetic fixture: each runner start costs a torch import, so share it."""
     root = write_fixtures(tmp_path_factory.mktemp("fixtures"), SYNTHETIC)
     reports = tmp_path_factory.mktemp("reports")
-    argv = ["--fixtures", str(root), "--device", "cpu,meta", "--timeout", "2"]
+    # Long enough for a loaded CI machine to fork and run a one-line fixture; short for good_sleeps.
+    argv = ["--fixtures", str(root), "--device", "cpu,meta", "--timeout", "5"]
     code, stdout = run_main([*argv, "--json", str(reports / "r.json"), "--markdown", str(reports / "r.md")])
     results = json.loads((reports / "r.json").read_text())
     return code, stdout, results, (reports / "r.md").read_text()
@@ -329,8 +330,19 @@ def runs_of(results, name):
     return {device: run for device, run in fixture["runs"].items()}
 
 
+class Verdicts(dict):
+    """{device: verdict}, whose repr also shows each run's reason when an assertion fails."""
+
+    def __init__(self, runs):
+        super().__init__({device: run["verdict"] for device, run in runs.items()})
+        self.reasons = {device: run["reason"] for device, run in runs.items()}
+
+    def __repr__(self):
+        return f"{dict(self)!r} (reasons: {self.reasons!r})"
+
+
 def verdicts_of(results, name):
-    return {device: run["verdict"] for device, run in runs_of(results, name).items()}
+    return Verdicts(runs_of(results, name))
 
 
 def test_synthetic_run_fails_on_its_deliberate_mismatches(synthetic):
@@ -373,7 +385,7 @@ def test_a_wrong_expectation_is_a_mismatch(synthetic):
 @pytest.mark.parametrize(
     "name, reason",
     [
-        ("TDV999/good_sleeps.py", "timed out after 2 s"),
+        ("TDV999/good_sleeps.py", "timed out after 5 s"),
         ("TDV999/good_exits.py", "exited with code 3 without a result"),
         ("TDV999/good_segfaults.py", "killed by SIGSEGV without a result"),
     ],
@@ -442,7 +454,7 @@ def test_markdown_report(synthetic):
     assert title.startswith(f"# Runtime checks: torch {results['torch']}, 20")
     assert "- cpu: real" in markdown and "- meta: simulated accelerator" in markdown
     assert "| rule | fixture | linter | cpu | meta (simulated) | cross-check |" in markdown
-    assert "## Problems" in markdown and "timed out after 2 s" in markdown
+    assert "## Problems" in markdown and "timed out after 5 s" in markdown
 
 
 def test_a_correct_suite_passes_in_fresh_interpreters(tmp_path):

