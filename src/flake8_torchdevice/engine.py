@@ -107,8 +107,9 @@ def _cyclic_gc_paused() -> Iterator[None]:
 
     libcst builds hundreds of thousands of nodes without reference cycles (reference counting
     frees them); meanwhile the collector, triggered by the allocations, walks the growing tree
-    again and again and finds nothing. Pausing it saved 11 % of the engine's time on the
-    benchmark corpus. Any cycle made meanwhile is collected once the collector is back on.
+    again and again and finds nothing. Pausing it made the engine about 7 % faster on the
+    benchmark's 201,689-line sample (three alternating runs each way; the p95 per-file time fell
+    from 90 to 78 ms). Any cycle made meanwhile is collected once the collector is back on.
     """
     was_enabled = gc.isenabled()
     gc.disable()
