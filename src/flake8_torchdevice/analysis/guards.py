@@ -74,9 +74,12 @@ class GuardClassifier:
         self._guard_variable = guard_variable
 
     def polarity(self, test: cst.BaseExpression) -> Polarity:
-        if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+        # Exact types (libcst's node classes are ABCs, slow to ``isinstance``): asked of every
+        # assigned value and every condition.
+        test_type = type(test)
+        if test_type is cst.UnaryOperation and type(test.operator) is cst.Not:
             return self.polarity(test.expression).flipped()
-        if isinstance(test, cst.BooleanOperation):
+        if test_type is cst.BooleanOperation:
             # ``a and b`` is true only if both are: one POSITIVE operand guards the body.
             # ``a or b`` is false only if both are: one NEGATIVE operand guards the ``else``.
             sides = {self.polarity(test.left), self.polarity(test.right)} - {Polarity.NONE}
@@ -84,11 +87,11 @@ class GuardClassifier:
             if preferred in sides or not sides:
                 return preferred if sides else Polarity.NONE
             return sides.pop()
-        if isinstance(test, cst.Call):
+        if test_type is cst.Call:
             return self._call_polarity(test)
-        if isinstance(test, cst.Comparison):
+        if test_type is cst.Comparison:
             return self._comparison_polarity(test)
-        if isinstance(test, (cst.Name, cst.Attribute)):
+        if test_type is cst.Name or test_type is cst.Attribute:
             return self._reference_polarity(test)
         return Polarity.NONE
 

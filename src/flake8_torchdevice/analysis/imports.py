@@ -16,10 +16,11 @@ import libcst as cst
 def dotted_name(node: cst.BaseExpression) -> Optional[str]:
     """``a.b.c`` for a chain of attributes on a name, else None."""
     parts = []
-    while isinstance(node, cst.Attribute):
+    # Exact types: libcst's node classes are ABCs, slow to ``isinstance``, and never subclassed.
+    while type(node) is cst.Attribute:
         parts.append(node.attr.value)
         node = node.value
-    if not isinstance(node, cst.Name):
+    if type(node) is not cst.Name:
         return None
     parts.append(node.value)
     return ".".join(reversed(parts))

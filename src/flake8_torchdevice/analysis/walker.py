@@ -15,6 +15,7 @@ about as much as the parse; walking the fields costs a tenth of it.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import re
 from contextlib import contextmanager
 from typing import Dict, FrozenSet, Iterator, List, Optional, Sequence, Set, Tuple
@@ -60,14 +61,22 @@ def _child_fields(node_type: type) -> Tuple[str, ...]:
     return names
 
 
+@functools.lru_cache(maxsize=None)
+def _is_a(kind: type, base: type) -> bool:
+    """``issubclass``, remembered: libcst's node classes are ABCs, and ``isinstance`` on an ABC
+    costs several times a plain one; the walk asks it millions of times about a few hundred types.
+    """
+    return issubclass(kind, base)
+
+
 def _children(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
     for name in _child_fields(type(node)):
         value = getattr(node, name)
-        if isinstance(value, cst.CSTNode):
+        if _is_a(type(value), cst.CSTNode):
             yield value
         elif isinstance(value, (tuple, list)):
             for item in value:
-                if isinstance(item, cst.CSTNode):
+                if _is_a(type(item), cst.CSTNode):
                     yield item
 
 
@@ -429,26 +438,27 @@ class Walker:
     # ------------------------------------------------------------- expressions
     def value(self, node: cst.BaseExpression) -> Value:
         """Evaluate an expression, recording every call inside it."""
-        if isinstance(node, (cst.Name, cst.Attribute)):
+        node_type = type(node)  # exact types, as in ``dotted_name``: the walk's hottest test
+        if node_type is cst.Name or node_type is cst.Attribute:
             name = dotted_name(node)
             if name is not None:
                 known = self.env.get(name)
                 if known is not None:
                     return known
-            if isinstance(node, cst.Attribute):
+            if node_type is cst.Attribute:
                 owner = self.value(node.value)
                 if owner.kind is Kind.TENSOR and node.attr.value in torch_api.TENSOR_ATTRIBUTES:
                     return dataclasses.replace(owner, requires_grad=False)
                 if owner.kind is Kind.MODULE and node.attr.value in torch_api.MODULE_PARAMETERS:
                     return Value(kind=Kind.TENSOR, place=owner.place, requires_grad=True)
             return UNKNOWN
-        if isinstance(node, cst.Call):
+        if node_type is cst.Call:
             return self.call(node)
-        if isinstance(node, cst.BinaryOperation):
+        if node_type is cst.BinaryOperation:
             left, right = self.value(node.left), self.value(node.right)
             self.analysis.operations.append(Operation(node, left, right))
             return self._arithmetic(left, right)
-        if isinstance(node, cst.Subscript):
+        if node_type is cst.Subscript:
             owner = self.value(node.value)
             for element in node.slice:
                 self.scan(element)
@@ -457,14 +467,14 @@ class Walker:
             if owner is BATCH:
                 return Value(kind=Kind.TENSOR, place=CPU)
             return UNKNOWN
-        if isinstance(node, cst.IfExp):
+        if node_type is cst.IfExp:
             self.value(node.test)
             polarity = self.guards.polarity(node.test)
             with self.guarded(polarity is Polarity.POSITIVE):
                 body = self.value(node.body)
             with self.guarded(polarity is Polarity.NEGATIVE):
                 return body.join(self.value(node.orelse))
-        if isinstance(node, cst.SimpleString):
+        if node_type is cst.SimpleString:
             if "cpu" not in node.value and "cuda" not in node.value:
                 return UNKNOWN  # most strings: no need to decode them
             if is_cpu_literal(node):
@@ -472,7 +482,7 @@ class Walker:
             if is_cuda_literal(node):
                 return Value(kind=Kind.DEVICE, place=on_device(f'"{string_value(node)}"'))
             return UNKNOWN
-        if isinstance(node, (cst.Lambda, cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp)):
+        if node_type in _SHADOWING_EXPRESSIONS:
             self._scan_shadowed(node)
             return UNKNOWN
         self.scan(node)
@@ -496,20 +506,18 @@ class Walker:
 
     def scan(self, node: cst.CSTNode) -> None:
         """Record the calls inside a node the walker does not model."""
-        if isinstance(node, cst.BaseExpression) and not isinstance(
-            node, (cst.Tuple, cst.List, cst.Set, cst.Dict)
-        ):
-            if type(node) in _MODELLED_EXPRESSIONS:
-                self.value(node)
-                return
-        if isinstance(node, cst.BaseStatement):
+        node_type = type(node)
+        if node_type in _MODELLED_EXPRESSIONS:
+            self.value(node)
+            return
+        if _is_a(node_type, cst.BaseStatement):
             self.statement(node)
             return
-        if isinstance(node, cst.Arg) and node.star == "**":
+        if node_type is cst.Arg and node.star == "**":
             name = dotted_name(node.value)
             if name is not None:
                 self.scopes[-1].mapping_names.add(name)
-        if isinstance(node, cst.StarredDictElement):
+        if node_type is cst.StarredDictElement:
             name = dotted_name(node.value)
             if name is not None:
                 self.scopes[-1].mapping_names.add(name)
@@ -795,21 +803,12 @@ class Walker:
 # Names that hold a device by convention (``device``, ``dev``, ``gpu_id``, ``local_rank``).
 _DEVICE_LIKE_NAME = re.compile(r"dev|cuda|gpu|rank", re.IGNORECASE)
 
+# Expressions that bind names of their own, hiding the enclosing ones.
+_SHADOWING_EXPRESSIONS = frozenset({cst.Lambda, cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp})
+# The expressions ``Walker.value`` models; ``scan`` hands them over.
 _MODELLED_EXPRESSIONS = frozenset(
-    {
-        cst.Name,
-        cst.Attribute,
-        cst.Call,
-        cst.BinaryOperation,
-        cst.Subscript,
-        cst.IfExp,
-        cst.SimpleString,
-        cst.Lambda,
-        cst.ListComp,
-        cst.SetComp,
-        cst.DictComp,
-        cst.GeneratorExp,
-    }
+    {cst.Name, cst.Attribute, cst.Call, cst.BinaryOperation, cst.Subscript, cst.IfExp, cst.SimpleString}
+    | _SHADOWING_EXPRESSIONS
 )
 
 
