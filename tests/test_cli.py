@@ -243,6 +243,41 @@ def test_nested_gitignore_files_and_negations_follow_git(project, capsys):
     assert paths == {"src/app.py"}
 
 
+@pytest.mark.parametrize(
+    "gitignore, expected",
+    [
+        # What is inside a directory, not the directory: a negation below it still works.
+        (
+            "data/**\n!data/keep.py\nscratch/**\n",
+            {"src/app.py", "data/keep.py", "logs/debug.py", "vendored/lib/third.py"},
+        ),
+        # The whitelist idiom: ignore everything, re-include directories and Python files.
+        (
+            "*\n!*/\n!*.py\n",
+            {"src/app.py", "data/keep.py", "logs/debug.py", "vendored/lib/third.py", "scratch/tmp.py"},
+        ),
+        # Lines git skips (a lone "!", a trailing backslash, a reversed range) are skipped.
+        (
+            "!\nscratch\\\n[z-a].py\nlogs/\n",
+            {"src/app.py", "data/keep.py", "vendored/lib/third.py", "scratch/tmp.py"},
+        ),
+    ],
+    ids=["inside-a-directory", "whitelist", "invalid-lines"],
+)
+def test_gitignore_patterns_decide_as_git_does(project, capsys, gitignore, expected):
+    make_tree(project)
+    write(project, ".gitignore", gitignore)
+    assert {path for path, _ in found(check(capsys, ".")[1])} == expected
+
+
+def test_a_nested_repository_does_not_inherit_the_outer_gitignore(project, capsys):
+    make_tree(project)
+    (project / ".git").mkdir()
+    (project / "vendored" / ".git").mkdir()
+    write(project, ".gitignore", "lib/\n")
+    assert "vendored/lib/third.py" in {path for path, _ in found(check(capsys, ".")[1])}
+
+
 def test_gitignore_files_above_the_searched_directory_apply_inside_a_repository(project, capsys):
     make_tree(project)
     (project / ".git").mkdir()

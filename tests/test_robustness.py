@@ -829,3 +829,20 @@ def test_profile_is_loaded(source):
     """The budget comes from conftest's profiles: CI=true selects "ci", otherwise "dev"."""
     expected = "ci" if os.environ.get("CI") else "dev"
     assert settings.get_current_profile_name() == (os.environ.get("HYPOTHESIS_PROFILE") or expected)
+
+
+def test_the_engine_leaves_the_garbage_collector_as_it_found_it():
+    """The engine pauses the cyclic GC around each file, also when threads lint at once."""
+    import gc
+    from concurrent.futures import ThreadPoolExecutor
+
+    source = "import torch\nx = torch.zeros(3)\nx.to('cuda')\n" * 200
+    with ThreadPoolExecutor(4) as pool:
+        assert all(pool.map(lint_source, [source] * 16))
+    assert gc.isenabled()
+    gc.disable()
+    try:
+        lint_source(source)
+        assert not gc.isenabled()
+    finally:
+        gc.enable()

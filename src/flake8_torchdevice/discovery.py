@@ -17,9 +17,10 @@ from __future__ import annotations
 import fnmatch
 import glob
 import os
+import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Dict, Iterable, Iterator, List, Optional, Sequence, Tuple
+from typing import Any, Dict, Iterable, Iterator, List, Optional, Sequence, Tuple
 
 import pathspec
 
@@ -66,36 +67,69 @@ DEFAULT_EXCLUDES: Tuple[Pattern, ...] = exclude_patterns(
 
 @dataclass(frozen=True)
 class GitIgnore:
-    """The ``.gitignore`` files that apply in one directory: (directory holding it, its spec), root first."""
+    """The ``.gitignore`` files that apply in one directory: (directory holding it, its patterns),
+    from the repository's root down."""
 
-    files: Tuple[Tuple[Path, pathspec.GitIgnoreSpec], ...] = ()
+    files: Tuple[Tuple[Path, Tuple[Any, ...]], ...] = ()
 
     @classmethod
     def above(cls, directory: Path) -> "GitIgnore":
         """The files of the repository holding ``directory``, from its root down to ``directory``."""
         start = _absolute(directory)
-        repository = next((folder for folder in (start, *start.parents) if (folder / ".git").exists()), start)
+        repository = next((folder for folder in (start, *start.parents) if _is_repository(folder)), start)
         ignores = cls()
         for folder in (*reversed(start.relative_to(repository).parents), start.relative_to(repository)):
             ignores = ignores.entering(repository / folder)
         return ignores
 
     def entering(self, directory: Path) -> "GitIgnore":
+        """The files for a subdirectory; a nested repository (a submodule) starts afresh, as in git."""
+        inherited = () if _is_repository(directory) else self.files
         try:
             lines = (directory / ".gitignore").read_text(encoding="utf-8", errors="replace").splitlines()
         except OSError:
-            return self
-        return GitIgnore((*self.files, (_absolute(directory), pathspec.GitIgnoreSpec.from_lines(lines))))
+            return GitIgnore(inherited)
+        return GitIgnore((*inherited, (_absolute(directory), _patterns(lines))))
 
     def ignores(self, path: Path, is_directory: bool) -> bool:
         """The deepest file with a pattern matching the path decides; within it, the last such pattern."""
         absolute = _absolute(path)
-        for directory, spec in reversed(self.files):
-            relative = absolute.relative_to(directory).as_posix() + ("/" if is_directory else "")
-            decision: Optional[bool] = spec.check_file(relative).include
+        for directory, patterns in reversed(self.files):
+            decision = _decision(patterns, absolute.relative_to(directory).as_posix(), is_directory)
             if decision is not None:
                 return decision
         return False
+
+
+def _is_repository(directory: Path) -> bool:
+    return (directory / ".git").exists()  # a folder, or a file in a worktree or submodule
+
+
+def _patterns(lines: Sequence[str]) -> Tuple[Any, ...]:
+    """Each line's pattern; a line pathspec rejects (``!`` alone, a trailing backslash, ``[z-a]``)
+    is skipped, as git skips it."""
+    patterns = []
+    for line in lines:
+        try:
+            patterns.extend(pathspec.GitIgnoreSpec.from_lines([line]).patterns)
+        except (ValueError, re.error):
+            continue
+    return tuple(pattern for pattern in patterns if pattern.include is not None)  # not comments or blanks
+
+
+def _decision(patterns: Sequence[Any], relative: str, is_directory: bool) -> Optional[bool]:
+    """Ignored (True), re-included (False) or not mentioned (None): the last matching pattern decides.
+
+    pathspec matches file paths; for a directory, a pattern that ends with ``/`` is matched against
+    ``dir/`` and any other against ``dir``, so that ``foo/**`` ignores what is inside ``foo`` but
+    not ``foo`` itself, and ``!*/`` re-includes every directory, as in git.
+    """
+    decision = None
+    for pattern in patterns:
+        directory_only = is_directory and str(pattern.pattern).rstrip().endswith("/")
+        if pattern.match_file(relative + "/" if directory_only else relative) is not None:
+            decision = pattern.include
+    return decision
 
 
 def discover(paths: Sequence[Path], excludes: Sequence[Pattern]) -> List[Path]:
