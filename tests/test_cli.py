@@ -195,7 +195,11 @@ def test_noqa_silences_what_it_silences_for_the_flake8_plugin(project, capsys):
 
 def test_fix_keeps_what_noqa_silences_and_fixes_the_rest(project):
     source = (
-        "import torch\nx = torch.zeros(3)\ny = torch.zeros(3)\nx.to(device)  # noqa: TDV002\ny.to(device)\n"
+        "import torch\n"
+        "x = torch.zeros(3)\n"
+        "y = torch.zeros(3)\n"
+        "x.to(device)  # noqa: TDV002\n"
+        "y.to(device)\n"
     )
     path = write(project, "noqa.py", source)
     assert main(["fix", "noqa.py"]) == 0

@@ -65,12 +65,16 @@ DEFAULT_EXCLUDES: Tuple[Pattern, ...] = exclude_patterns(
 )
 
 
+# A pathspec pattern, and whether its line ends with ``/`` (it then matches directories only).
+_IgnoreLine = Tuple[Any, bool]
+
+
 @dataclass(frozen=True)
 class GitIgnore:
     """The ``.gitignore`` files that apply in one directory: (directory holding it, its patterns),
     from the repository's root down."""
 
-    files: Tuple[Tuple[Path, Tuple[Any, ...]], ...] = ()
+    files: Tuple[Tuple[Path, Tuple[_IgnoreLine, ...]], ...] = ()
 
     @classmethod
     def above(cls, directory: Path) -> "GitIgnore":
@@ -105,7 +109,7 @@ def _is_repository(directory: Path) -> bool:
     return (directory / ".git").exists()  # a folder, or a file in a worktree or submodule
 
 
-def _patterns(lines: Sequence[str]) -> Tuple[Any, ...]:
+def _patterns(lines: Sequence[str]) -> Tuple[_IgnoreLine, ...]:
     """Each line's pattern; a line pathspec rejects (``!`` alone, a trailing backslash, ``[z-a]``)
     is skipped, as git skips it."""
     patterns = []
@@ -114,10 +118,14 @@ def _patterns(lines: Sequence[str]) -> Tuple[Any, ...]:
             patterns.extend(pathspec.GitIgnoreSpec.from_lines([line]).patterns)
         except (ValueError, re.error):
             continue
-    return tuple(pattern for pattern in patterns if pattern.include is not None)  # not comments or blanks
+    return tuple(
+        (pattern, str(pattern.pattern).rstrip().endswith("/"))
+        for pattern in patterns
+        if pattern.include is not None  # not comments or blanks
+    )
 
 
-def _decision(patterns: Sequence[Any], relative: str, is_directory: bool) -> Optional[bool]:
+def _decision(patterns: Sequence[_IgnoreLine], relative: str, is_directory: bool) -> Optional[bool]:
     """Ignored (True), re-included (False) or not mentioned (None): the last matching pattern decides.
 
     pathspec matches file paths; for a directory, a pattern that ends with ``/`` is matched against
@@ -125,9 +133,8 @@ def _decision(patterns: Sequence[Any], relative: str, is_directory: bool) -> Opt
     not ``foo`` itself, and ``!*/`` re-includes every directory, as in git.
     """
     decision = None
-    for pattern in patterns:
-        directory_only = is_directory and str(pattern.pattern).rstrip().endswith("/")
-        if pattern.match_file(relative + "/" if directory_only else relative) is not None:
+    for pattern, directory_only in patterns:
+        if pattern.match_file(relative + "/" if is_directory and directory_only else relative) is not None:
             decision = pattern.include
     return decision
 
