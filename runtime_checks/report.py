@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from datetime import datetime, timezone
-from typing import List, Sequence
+from collections.abc import Sequence
+from datetime import UTC, datetime
 
 from .devices import Device
 from .runner import FixtureResult, Results
@@ -27,11 +27,11 @@ def verdict_cell(verdict: Verdict) -> str:
     return verdict.kind
 
 
-def header(results: Results) -> List[str]:
+def header(results: Results) -> list[str]:
     return ["rule", "fixture", "linter", *(device.label for device in results.devices), "cross-check"]
 
 
-def rows(results: Results) -> List[List[str]]:
+def rows(results: Results) -> list[list[str]]:
     return [
         [
             result.fixture.code,
@@ -62,16 +62,14 @@ def summary_line(results: Results) -> str:
     )
 
 
-def problems(results: Results) -> List[str]:
+def problems(results: Results) -> list[str]:
     """One line per mismatch, cross-check failure and malformed fixture, with the output's last lines."""
     lines = [f"fixture error: {error}" for error in results.fixture_errors]
     for result in results.fixtures:
         for device in results.devices:
             device_run = result.runs[device.name]
             if device_run.verdict.kind == MISMATCH:
-                lines.append(
-                    f"mismatch: {result.fixture.name} on {device.label}: {device_run.verdict.reason}"
-                )
+                lines.append(f"mismatch: {result.fixture.name} on {device.label}: {device_run.verdict.reason}")
                 lines.extend(f"    | {line}" for line in _last_lines(device_run.run.output_tail))
         if result.cross_check:
             lines.append(f"cross-check: {result.fixture.name}: {result.cross_check}")
@@ -122,7 +120,7 @@ def markdown_report(results: Results) -> str:
 def _facts(results: Results) -> dict:
     return {
         "torch": results.machine.torch_version,
-        "date": datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
+        "date": datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"),
         "cuda_usable": results.machine.cuda_usable,
         "start_method": results.start_method,
         "timeout": results.timeout,
@@ -163,16 +161,16 @@ def _device_words(device: Device) -> str:
     return f"{device.name}: real, {device.hardware}" if device.hardware else f"{device.name}: real"
 
 
-def _last_lines(text: str) -> List[str]:
+def _last_lines(text: str) -> list[str]:
     return [line[:TAIL_WIDTH] for line in text.rstrip().splitlines()[-TAIL_LINES:]]
 
 
-def _aligned(table: Sequence[Sequence[str]]) -> List[str]:
+def _aligned(table: Sequence[Sequence[str]]) -> list[str]:
     widths = [max(len(row[column]) for row in table) for column in range(len(table[0]))]
     return ["  ".join(cell.ljust(width) for cell, width in zip(row, widths)).rstrip() for row in table]
 
 
-def _markdown_table(table: Sequence[Sequence[str]]) -> List[str]:
+def _markdown_table(table: Sequence[Sequence[str]]) -> list[str]:
     head, *body = table
     return [_markdown_row(head), _markdown_row(["---"] * len(head)), *(_markdown_row(row) for row in body)]
 

@@ -7,10 +7,10 @@ from __future__ import annotations
 
 import os
 import time
+from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Dict, List, Sequence, Tuple
 
 from flake8_torchdevice.engine import lint_source
 
@@ -29,19 +29,19 @@ class DeviceRun:
 @dataclass(frozen=True)
 class FixtureResult:
     fixture: Fixture
-    linter_codes: Tuple[str, ...]  # distinct codes the linter reports on the file
-    runs: Dict[str, DeviceRun]  # by device name, in the order of the devices
+    linter_codes: tuple[str, ...]  # distinct codes the linter reports on the file
+    runs: dict[str, DeviceRun]  # by device name, in the order of the devices
     cross_check: str  # empty when the linter and the runs agree
 
 
 @dataclass(frozen=True)
 class Results:
     machine: Machine
-    devices: Tuple[Device, ...]
+    devices: tuple[Device, ...]
     start_method: str
     timeout: float
-    fixtures: List[FixtureResult]
-    fixture_errors: List[str]  # fixtures whose annotations do not parse
+    fixtures: list[FixtureResult]
+    fixture_errors: list[str]  # fixtures whose annotations do not parse
     seconds: float
 
     @property
@@ -52,7 +52,7 @@ class Results:
         )
 
 
-def load_all(paths: Sequence[Path]) -> Tuple[List[Fixture], List[str]]:
+def load_all(paths: Sequence[Path]) -> tuple[list[Fixture], list[str]]:
     """The fixtures that parse, and an error line per one that does not: a broken file spoils no run."""
     fixtures, errors = [], []
     for path in paths:
@@ -72,9 +72,7 @@ def check_all(
     pool = ThreadPoolExecutor(max_workers=max(1, min(os.cpu_count() or 1, len(pairs))))
     try:
         pending = {
-            (fixture.path, device.name): pool.submit(
-                run_fixture, fixture.path, device.name, launcher, timeout
-            )
+            (fixture.path, device.name): pool.submit(run_fixture, fixture.path, device.name, launcher, timeout)
             for fixture, device in pairs
         }
         linted = {fixture.path: lint_codes(fixture) for fixture in fixtures}  # while the runs run
@@ -89,7 +87,7 @@ def check_all(
     return Results(machine, tuple(devices), launcher.start_method, timeout, results, errors, seconds)
 
 
-def lint_codes(fixture: Fixture) -> Tuple[str, ...]:
+def lint_codes(fixture: Fixture) -> tuple[str, ...]:
     # Bytes, decoded without newline translation: CRLF fixtures are linted as CRLF, as in the tests.
     source = fixture.path.read_bytes().decode("utf-8")
     return tuple(sorted({diagnostic.code for diagnostic in lint_source(source)}))
@@ -97,8 +95,8 @@ def lint_codes(fixture: Fixture) -> Tuple[str, ...]:
 
 def _result(
     fixture: Fixture,
-    codes: Tuple[str, ...],
-    runs: Dict[Tuple[Path, str], Run],
+    codes: tuple[str, ...],
+    runs: dict[tuple[Path, str], Run],
     devices: Sequence[Device],
     machine: Machine,
 ) -> FixtureResult:

@@ -6,8 +6,8 @@ is decided here from data, so each can be unit-tested on its own.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Sequence, Tuple
 
 from .devices import Device
 from .fixtures import RuntimeExpectation
@@ -34,7 +34,7 @@ class Outcome:
     """What one run did: passed, raised, or died leaving no result."""
 
     # The raised exception's class and its bases, most derived first; empty when nothing was raised.
-    exception_types: Tuple[str, ...] = ()
+    exception_types: tuple[str, ...] = ()
     message: str = ""
     no_result: str = ""  # why the process left no result ("timed out after 2 s"); empty when it did
 
@@ -73,9 +73,7 @@ def applies(condition: str, device: Device, cuda_usable: bool) -> bool:
     return condition == "any"
 
 
-def decide(
-    expectations: Sequence[RuntimeExpectation], outcome: Outcome, device: Device, cuda_usable: bool
-) -> Verdict:
+def decide(expectations: Sequence[RuntimeExpectation], outcome: Outcome, device: Device, cuda_usable: bool) -> Verdict:
     """The verdict for one fixture on one device, from its ``# runtime:`` lines and what the run did."""
     if outcome.no_result:
         return Verdict(MISMATCH, outcome.no_result)

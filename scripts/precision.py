@@ -31,17 +31,17 @@ import time
 import tokenize
 import traceback
 from collections import Counter
+from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Dict, Iterable, List, Optional, Sequence
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-import corpora  # noqa: E402  (a sibling script, importable once its folder is on the path)
+import corpora
 
-from flake8_torchdevice import engine  # noqa: E402
-from flake8_torchdevice.rules import ALL_RULES  # noqa: E402
-from flake8_torchdevice.rules.tdv900_unanalysable import UnanalysableFile  # noqa: E402
+from flake8_torchdevice import engine
+from flake8_torchdevice.rules import ALL_RULES
+from flake8_torchdevice.rules.tdv900_unanalysable import UnanalysableFile
 
 RULE_CODES = [rule.code for rule in ALL_RULES]
 UNANALYSABLE = UnanalysableFile.code
@@ -78,9 +78,9 @@ class Tally:
     seconds: float = 0.0
     skipped: int = 0  # files without "torch" or "cuda": the engine does not parse them
     findings: Counter = field(default_factory=Counter)
-    records: List[Record] = field(default_factory=list)
-    unanalysable: List[Record] = field(default_factory=list)
-    crashes: List[str] = field(default_factory=list)
+    records: list[Record] = field(default_factory=list)
+    unanalysable: list[Record] = field(default_factory=list)
+    crashes: list[str] = field(default_factory=list)
 
 
 def lint_files(name: str, paths: Iterable[Path], root: Path) -> Tally:
@@ -96,16 +96,14 @@ def lint_files(name: str, paths: Iterable[Path], root: Path) -> Tally:
         start = time.perf_counter()
         try:
             diagnostics = engine.lint_source(source)
-        except Exception:  # noqa: BLE001  (the point is to count what escapes)
+        except Exception:
             tally.seconds += time.perf_counter() - start
             tally.crashes.append(f"{relative}\n{traceback.format_exc()}")
             continue
         tally.seconds += time.perf_counter() - start
         for diagnostic in diagnostics:
             text = lines[diagnostic.line - 1].strip() if 0 < diagnostic.line <= len(lines) else ""
-            record = Record(
-                relative, diagnostic.line, diagnostic.column, diagnostic.code, diagnostic.message, text
-            )
+            record = Record(relative, diagnostic.line, diagnostic.column, diagnostic.code, diagnostic.message, text)
             tally.findings[diagnostic.code] += 1
             (tally.unanalysable if diagnostic.code == UNANALYSABLE else tally.records).append(record)
     return tally
@@ -138,7 +136,7 @@ def markdown_table(tallies: Sequence[Tally]) -> str:
     return "\n".join("| " + " | ".join(row) + " |" for row in rows)
 
 
-def run_corpora(dest: Path, names: Optional[Sequence[str]], out: Path) -> int:
+def run_corpora(dest: Path, names: Sequence[str] | None, out: Path) -> int:
     files = corpora.corpus_files(dest, names)
     tallies = [lint_files(name, paths, dest / name) for name, paths in files.items()]
     print(f"linter: {Path(engine.__file__).parent}\n")
@@ -168,10 +166,10 @@ def run_corpora(dest: Path, names: Optional[Sequence[str]], out: Path) -> int:
 CORE_RULES = ALL_RULES[:3]  # TDV001-TDV003, the rules of the first release
 
 
-def compare_rule_cost(files: Dict[str, List[Path]], runs: int = 3) -> None:
+def compare_rule_cost(files: dict[str, list[Path]], runs: int = 3) -> None:
     """Lint time with the core rules alone and with every rule, on the same files, in one run."""
     sources = [read_source(path) for paths in files.values() for path in paths]
-    timings: Dict[str, List[float]] = {"core": [], "all": []}
+    timings: dict[str, list[float]] = {"core": [], "all": []}
     for _ in range(runs):  # alternate, so that machine noise hits both sides alike
         for label, rules in (("core", CORE_RULES), ("all", ALL_RULES)):
             start = time.perf_counter()
@@ -185,7 +183,7 @@ def compare_rule_cost(files: Dict[str, List[Path]], runs: int = 3) -> None:
     )
 
 
-def stdlib_files() -> tuple[Path, List[Path]]:
+def stdlib_files() -> tuple[Path, list[Path]]:
     root = Path(sysconfig.get_paths()["stdlib"])
     excluded = {"site-packages", "dist-packages"}
     paths = sorted(path for path in root.rglob("*.py") if excluded.isdisjoint(path.relative_to(root).parts))
@@ -222,7 +220,7 @@ def python_accepts(path: Path) -> bool:
 
 
 def _print_unanalysable(tally: Tally, root: Path) -> None:
-    groups: Dict[str, List[str]] = {}
+    groups: dict[str, list[str]] = {}
     for record in tally.unanalysable:
         verdict = "valid Python" if python_accepts(root / record.path) else "invalid Python"
         groups.setdefault(f"[{verdict}] {record.message}", []).append(record.path)
@@ -237,15 +235,13 @@ def _report_crashes(tallies: Sequence[Tally]) -> int:
     return 1 if crashes else 0
 
 
-def main(argv: Optional[Sequence[str]] = None) -> int:
+def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("names", nargs="*", metavar="NAME", help="corpora to lint (default: all)")
     parser.add_argument("--dest", type=Path, default=corpora.DEFAULT_DEST, help="corpora cache directory")
     parser.add_argument("--out", type=Path, help="findings JSON (default: DEST/findings.json)")
     parser.add_argument("--stdlib", action="store_true", help="lint the CPython standard library instead")
-    parser.add_argument(
-        "--all-files", action="store_true", help="with --stdlib: also analyse files without torch/cuda"
-    )
+    parser.add_argument("--all-files", action="store_true", help="with --stdlib: also analyse files without torch/cuda")
     parser.add_argument(
         "--compare-core", action="store_true", help="also time the core rules (TDV001-TDV003) against all rules"
     )

@@ -24,6 +24,4 @@ from hypothesis import settings as _hypothesis_settings  # noqa: E402
 
 _hypothesis_settings.register_profile("dev", max_examples=50, deadline=_timedelta(seconds=5))
 _hypothesis_settings.register_profile("ci", max_examples=300, deadline=None, database=None, print_blob=True)
-_hypothesis_settings.load_profile(
-    _os.environ.get("HYPOTHESIS_PROFILE") or ("ci" if _os.environ.get("CI") else "dev")
-)
+_hypothesis_settings.load_profile(_os.environ.get("HYPOTHESIS_PROFILE") or ("ci" if _os.environ.get("CI") else "dev"))

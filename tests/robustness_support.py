@@ -16,8 +16,8 @@ import ast
 import difflib
 import re
 import warnings
+from collections.abc import Iterable
 from pathlib import Path
-from typing import Dict, Iterable, List, Optional, Set, Tuple
 
 import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
@@ -32,7 +32,7 @@ NEWLINE = re.compile(r"\r\n|\r|\n")  # what libcst (and our positions) count as 
 BOM = "\ufeff"
 
 
-def fixture_paths() -> List[Path]:
+def fixture_paths() -> list[Path]:
     return sorted(FIXTURES_ROOT.glob("TDV*/*.py"))
 
 
@@ -41,7 +41,7 @@ def read_source(path: Path) -> str:
     return path.read_bytes().decode("utf-8")
 
 
-def source_lines(source: str) -> List[str]:
+def source_lines(source: str) -> list[str]:
     """Lines as positions count them; a leading BOM is not text (libcst and flake8 drop it)."""
     if source.startswith(BOM):
         source = source[1:]
@@ -55,7 +55,7 @@ def own_code(module: cst.Module, node: cst.CSTNode) -> str:
     return module.code_for_node(node)
 
 
-def position_errors(source: str, checked: CheckedSource, cross_check: bool = True) -> List[str]:
+def position_errors(source: str, checked: CheckedSource, cross_check: bool = True) -> list[str]:
     """Where a reported position does not start the reported node's text."""
     if checked.module is None:
         return [] if not checked.findings else ["findings without a module"]
@@ -89,12 +89,12 @@ def position_errors(source: str, checked: CheckedSource, cross_check: bool = Tru
     return errors
 
 
-def _line_ranges(module: cst.Module, nodes: Iterable[cst.CSTNode]) -> Set[int]:
+def _line_ranges(module: cst.Module, nodes: Iterable[cst.CSTNode]) -> set[int]:
     wanted = list(nodes)
     if not wanted:
         return set()
     ranges = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
-    lines: Set[int] = set()
+    lines: set[int] = set()
     for node in wanted:
         code_range = ranges.get(node)
         if code_range is not None:
@@ -102,7 +102,7 @@ def _line_ranges(module: cst.Module, nodes: Iterable[cst.CSTNode]) -> Set[int]:
     return lines
 
 
-def finding_lines(checked: CheckedSource) -> Set[int]:
+def finding_lines(checked: CheckedSource) -> set[int]:
     """Every line a finding reported, of a reported node, or of a fix's target (1-based)."""
     if checked.module is None:
         return set()
@@ -111,7 +111,7 @@ def finding_lines(checked: CheckedSource) -> Set[int]:
     return {d.line for d in checked.diagnostics} | _line_ranges(checked.module, nodes)
 
 
-def _newline_kinds(text: str) -> Set[str]:
+def _newline_kinds(text: str) -> set[str]:
     return set(NEWLINE.findall(text))
 
 
@@ -126,11 +126,11 @@ def python_parses(source: str) -> bool:
     return True
 
 
-def changed_lines(before: str, after: str) -> Set[int]:
+def changed_lines(before: str, after: str) -> set[int]:
     """1-based lines of ``before`` that ``after`` replaced or deleted, or next to which it inserted."""
     old = NEWLINE.split(before)
     new = NEWLINE.split(after)
-    changed: Set[int] = set()
+    changed: set[int] = set()
     for tag, i1, i2, _, _ in difflib.SequenceMatcher(None, old, new, autojunk=False).get_opcodes():
         if tag in ("replace", "delete"):
             changed.update(range(i1 + 1, i2 + 1))
@@ -139,13 +139,11 @@ def changed_lines(before: str, after: str) -> Set[int]:
     return changed
 
 
-def fix_errors(
-    source: str, settings: Settings = Settings(), checked: Optional[CheckedSource] = None
-) -> List[str]:
+def fix_errors(source: str, settings: Settings = Settings(), checked: CheckedSource | None = None) -> list[str]:
     """What ``fix_source(source, unsafe=True)`` damaged (an empty list when it damaged nothing)."""
     try:
         outcome = fix_source(source, settings, unsafe=True)
-    except Exception as error:  # noqa: BLE001 - the point is that nothing escapes
+    except Exception as error:
         return [f"fix_source raised {type(error).__name__}: {error}"]
     fixed = outcome.source
     if outcome.applied == 0:
@@ -153,7 +151,7 @@ def fix_errors(
     errors = []
     try:
         cst.parse_module(fixed)
-    except Exception as error:  # noqa: BLE001
+    except Exception as error:
         errors.append(f"the fixed text does not parse with libcst: {error}")
     if python_parses(source) and not python_parses(fixed):
         errors.append("the fixed text is not valid Python any more")
@@ -178,8 +176,8 @@ def fix_report(source: str, path: str = "<source>") -> str:
     return "\n".join(difflib.unified_diff(before, after, path, path + " (fixed)", lineterm=""))
 
 
-def findings_by_line(checked: CheckedSource) -> Dict[Tuple[int, str], int]:
-    counts: Dict[Tuple[int, str], int] = {}
+def findings_by_line(checked: CheckedSource) -> dict[tuple[int, str], int]:
+    counts: dict[tuple[int, str], int] = {}
     for diagnostic in checked.diagnostics:
         counts[(diagnostic.line, diagnostic.code)] = counts.get((diagnostic.line, diagnostic.code), 0) + 1
     return counts
@@ -190,7 +188,7 @@ def findings_by_line(checked: CheckedSource) -> Dict[Tuple[int, str], int]:
 _TDV900_KINDS = (("libcst could not parse", "libcst rejected"), ("nested too deeply", "too deep"))
 
 
-def scan_file(path: str) -> Dict[str, object]:
+def scan_file(path: str) -> dict[str, object]:
     """Lint one real file as users get it (plus a ``# torch`` line so the analysis really runs).
 
     Never raises: whatever escapes is returned as ``{"escaped": traceback}``.
@@ -199,7 +197,7 @@ def scan_file(path: str) -> Dict[str, object]:
     import tokenize
     import traceback
 
-    result: Dict[str, object] = {"path": path, "outcome": "analysed", "findings": 0, "problems": []}
+    result: dict[str, object] = {"path": path, "outcome": "analysed", "findings": 0, "problems": []}
     try:
         data = Path(path).read_bytes()
         try:
@@ -224,7 +222,7 @@ def scan_file(path: str) -> Dict[str, object]:
         if checked.findings:
             problems += fix_errors(source, checked=checked)
         result["problems"] = problems
-    except BaseException:  # noqa: BLE001 - exactly what must never happen
+    except BaseException:
         result["outcome"] = "escaped"
         result["problems"] = [traceback.format_exc()]
     return result
@@ -239,9 +237,7 @@ def _raw_traceback(source: str) -> str:
     try:
         module = cst.parse_module(source)
         with engine._recursion_limit(engine._RECURSION_LIMIT):
-            engine._diagnostics(
-                module, engine._unique(engine._run_rules(module, Settings(), engine.ALL_RULES))
-            )
-    except BaseException:  # noqa: BLE001
+            engine._diagnostics(module, engine._unique(engine._run_rules(module, Settings(), engine.ALL_RULES)))
+    except BaseException:
         return traceback.format_exc()
     return "(not reproduced without the engine's safety net)"

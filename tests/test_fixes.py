@@ -75,19 +75,12 @@ def test_a_fixed_program_declares_itself_good_and_keeps_its_code(tmp_path):
     )
     fixed = fixed_program(load_fixture(bad))
     assert fixed == (
-        "# runtime: passes\r\n"
-        "import torch\r\n"
-        "scores = torch.rand(4, device=device)\r\n"
-        "array = scores.cpu().numpy()\r\n"
+        "# runtime: passes\r\nimport torch\r\nscores = torch.rand(4, device=device)\r\narray = scores.cpu().numpy()\r\n"
     )
 
 
 def test_declaring_good_leaves_other_comments_and_strings_alone():
-    source = (
-        's = "# expect: TDV003"  # a note\n'
-        '# runtime: raises TypeError "numpy" on any\n'
-        "x = 1  # expect: TDV003\n"
-    )
+    source = 's = "# expect: TDV003"  # a note\n# runtime: raises TypeError "numpy" on any\nx = 1  # expect: TDV003\n'
     assert declared_good(source) == '# runtime: passes\ns = "# expect: TDV003"  # a note\nx = 1\n'
 
 

@@ -77,9 +77,7 @@ def test_select_and_extend_ignore(tmp_path):
     assert {"TDV001", "TDV002"} <= set(re.findall(r"TDV\d{3}", both))
     only_002 = flake8("--select=TDV002", "--stdin-display-name", "x.py", "-", stdin=source)
     assert set(re.findall(r"TDV\d{3}", only_002)) == {"TDV002"}
-    ignored = flake8(
-        "--select=TDV", "--extend-ignore=TDV001", "--stdin-display-name", "x.py", "-", stdin=source
-    )
+    ignored = flake8("--select=TDV", "--extend-ignore=TDV001", "--stdin-display-name", "x.py", "-", stdin=source)
     assert set(re.findall(r"TDV\d{3}", ignored)) == {"TDV002"}
 
 
@@ -145,5 +143,5 @@ def test_rules_off_by_default_say_so_in_their_documentation():
     from flake8_torchdevice.rules import ALL_RULES
     from flake8_torchdevice.selection import OFF_BY_DEFAULT
 
-    assert OFF_BY_DEFAULT == {rule.code for rule in ALL_RULES if "Off by default" in rule.documentation()}
-    assert OFF_BY_DEFAULT == {rule.code for rule in ALL_RULES if not rule.enabled_by_default}
+    assert {rule.code for rule in ALL_RULES if "Off by default" in rule.documentation()} == OFF_BY_DEFAULT
+    assert {rule.code for rule in ALL_RULES if not rule.enabled_by_default} == OFF_BY_DEFAULT

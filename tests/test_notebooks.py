@@ -169,10 +169,7 @@ def test_other_kernels_and_broken_notebooks(tmp_path, monkeypatch, capsys):
     r_notebook = notebook(code('x <- "cuda"\ntorch$zeros(2)$to("cuda")'), language="R")
     assert lint(tmp_path, monkeypatch, r_notebook) == 0
     assert lint(tmp_path, monkeypatch, "{not json", name="broken.ipynb") == 1
-    assert (
-        "broken.ipynb:1:1: TDV900 could not analyse this file (not a readable notebook"
-        in capsys.readouterr().out
-    )
+    assert "broken.ipynb:1:1: TDV900 could not analyse this file (not a readable notebook" in capsys.readouterr().out
 
 
 def test_directories_include_notebooks(tmp_path, monkeypatch, capsys):

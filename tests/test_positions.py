@@ -15,7 +15,7 @@ import re
 import subprocess
 import sys
 import tokenize
-from typing import Callable, Dict, List, Optional, Tuple
+from collections.abc import Callable
 
 import pytest
 from robustness_support import BOM, NEWLINE, fixture_paths, position_errors, python_parses, read_source
@@ -32,11 +32,11 @@ COMPOUND_STARTS = {
     "async", "match", "case", "type", "@",
 }  # fmt: skip
 
-Found = Tuple[int, int, str]  # line, 0-based column, code
-Variant = Callable[[str], Optional[Tuple[str, Callable[[Found], Found]]]]
+Found = tuple[int, int, str]  # line, 0-based column, code
+Variant = Callable[[str], tuple[str, Callable[[Found], Found]] | None]
 
 
-def found(source: str) -> List[Found]:
+def found(source: str) -> list[Found]:
     return sorted((d.line, d.column, d.code) for d in lint_source(source))
 
 
@@ -59,7 +59,7 @@ def with_bom(source: str):
 def with_tabs(source: str):
     """Every leading run of 4-space units becomes tabs; columns shrink by 3 per unit."""
     pieces = re.split(r"(\r\n|\r|\n)", source)
-    shift: Dict[int, int] = {}
+    shift: dict[int, int] = {}
     for index in range(0, len(pieces), 2):
         match = re.match(r"((?:    )+)(?![ \t])", pieces[index])
         if match:
@@ -77,9 +77,9 @@ def with_comment_line_first(source: str):
     return MULTIBYTE_COMMENT + source, lambda hit: (hit[0] + 1, hit[1], hit[2])
 
 
-def _simple_statement_starts(source: str) -> Dict[int, int]:
+def _simple_statement_starts(source: str) -> dict[int, int]:
     """{line: column} of the first token of every logical line that is a simple statement."""
-    starts: Dict[int, int] = {}
+    starts: dict[int, int] = {}
     at_start = True
     for token in tokenize.generate_tokens(io.StringIO(source).readline):
         if token.type in (tokenize.NEWLINE, tokenize.INDENT, tokenize.DEDENT):
@@ -113,7 +113,7 @@ def with_multibyte_prefix(source: str):
     return text, move
 
 
-VARIANTS: Dict[str, Variant] = {
+VARIANTS: dict[str, Variant] = {
     "crlf": with_crlf,
     "lone-cr": with_lone_cr,
     "bom": with_bom,
@@ -151,16 +151,14 @@ def test_the_multibyte_variants_really_move_columns():
         for variant in (with_multibyte_prefix, with_tabs):
             transformed = variant(source)
             if transformed is not None:
-                text, move = transformed
+                _text, move = transformed
                 moved += sum(move(hit) != hit for hit in found(source))
     assert moved > 100
 
 
-def plugin_view(source: str) -> List[Found]:
+def plugin_view(source: str) -> list[Found]:
     lines = io.StringIO(source, newline="").readlines()  # flake8 hands lines with their endings
-    return sorted(
-        (line, column, text.split()[0]) for line, column, text, _ in TorchDeviceChecker(None, lines).run()
-    )
+    return sorted((line, column, text.split()[0]) for line, column, text, _ in TorchDeviceChecker(None, lines).run())
 
 
 @pytest.mark.parametrize("variant", VARIANTS)
@@ -176,7 +174,7 @@ _FLAKE8_LINE = re.compile(r"^(?P<path>.+?):(?P<line>\d+):(?P<column>\d+): (?P<co
 
 def test_flake8_prints_the_same_positions_on_variants(tmp_path):
     """Real flake8 reading real files: 1-based character columns, after decoding, for every variant."""
-    expected: Dict[str, List[Found]] = {}
+    expected: dict[str, list[Found]] = {}
     for variant in ("crlf", "bom", "tabs", "multibyte-prefix"):
         folder = tmp_path / variant
         folder.mkdir()
@@ -199,7 +197,7 @@ def test_flake8_prints_the_same_positions_on_variants(tmp_path):
     )
     assert result.returncode in (0, 1), result.stderr
     assert "Traceback" not in result.stderr, result.stderr
-    printed: Dict[str, List[Found]] = {name: [] for name in expected}
+    printed: dict[str, list[Found]] = {name: [] for name in expected}
     for line in result.stdout.splitlines():
         match = _FLAKE8_LINE.match(line)
         assert match, line

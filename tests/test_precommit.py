@@ -20,17 +20,13 @@ FIXED = BUGGY.replace("bias.to(device)", "bias = bias.to(device)")
 
 pytestmark = [
     pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed: pre-commit needs it"),
-    pytest.mark.skipif(
-        not (ROOT / ".git").exists(), reason="not a git checkout: nothing to hand to pre-commit"
-    ),
+    pytest.mark.skipif(not (ROOT / ".git").exists(), reason="not a git checkout: nothing to hand to pre-commit"),
 ]
 
 
 def git(*args, cwd):
     identity = ("-c", "user.name=test", "-c", "user.email=test@example.com", "-c", "commit.gpgsign=false")
-    return subprocess.run(
-        ["git", *identity, *args], cwd=cwd, check=True, capture_output=True, text=True
-    ).stdout
+    return subprocess.run(["git", *identity, *args], cwd=cwd, check=True, capture_output=True, text=True).stdout
 
 
 @pytest.fixture(scope="module")

@@ -19,7 +19,6 @@ import subprocess
 import sys
 import textwrap
 import time
-from typing import List
 
 import hypothesmith
 import libcst as cst
@@ -47,9 +46,7 @@ pytestmark = pytest.mark.filterwarnings("ignore::SyntaxWarning")
 SLOW_GENERATION = [HealthCheck.too_slow, HealthCheck.filter_too_much, HealthCheck.data_too_large]
 SETTINGS = [
     Settings(),
-    Settings(
-        guard_functions=frozenset({"has_gpu", "is_torch_cuda_available"}), report_unknown_receivers=True
-    ),
+    Settings(guard_functions=frozenset({"has_gpu", "is_torch_cuda_available"}), report_unknown_receivers=True),
 ]
 FIXTURE_SOURCES = [read_source(path) for path in fixture_paths()]
 
@@ -57,11 +54,11 @@ FIXTURE_SOURCES = [read_source(path) for path in fixture_paths()]
 # --- the invariants ------------------------------------------------------------------------------
 
 
-def plugin_lines(source: str) -> List[str]:
+def plugin_lines(source: str) -> list[str]:
     return source.splitlines(keepends=True)
 
 
-def lint_everywhere(source: str, lint_settings: Settings = Settings()) -> List[Diagnostic]:
+def lint_everywhere(source: str, lint_settings: Settings = Settings()) -> list[Diagnostic]:
     """Lint through the engine and the flake8 plugin class; check what any input must satisfy."""
     diagnostics = lint_source(source, lint_settings)
     assert isinstance(diagnostics, list)
@@ -93,7 +90,7 @@ def check_valid_program(source: str, lint_settings: Settings = Settings()) -> No
         (diagnostic,) = diagnostics
         try:
             cst.parse_module(source)
-        except Exception:  # noqa: BLE001 - libcst's own limits: TDV900 is the right answer
+        except Exception:
             return
         assert "nested" in diagnostic.message, diagnostic  # a depth limit, never a parse failure
         return
@@ -132,7 +129,7 @@ IDENTIFIERS = st.one_of(
             "type",
             "_",
         ]
-    ),  # fmt: skip
+    ),
     st.from_regex(r"\A[a-z_][a-z0-9_]{0,6}\Z").filter(lambda name: not keyword.iskeyword(name)),
 )
 LEAVES = st.one_of(
@@ -167,7 +164,7 @@ LEAVES = st.one_of(
             "'naïve 中文 🔥'",
             "[1, 2]",
         ]
-    ),  # fmt: skip
+    ),
 )
 
 
@@ -175,7 +172,7 @@ def receiver(text: str) -> str:
     """Parenthesise an expression unless it can take ``.attr`` as it is (``3.to`` is a float)."""
     try:
         node = cst.parse_expression(text)
-    except Exception:  # noqa: BLE001
+    except Exception:
         return f"({text})"
     simple = (cst.Name, cst.Attribute, cst.Call, cst.Subscript, cst.SimpleString, cst.List)
     return text if isinstance(node, simple) or node.lpar else f"({text})"
@@ -185,7 +182,7 @@ def operand(text: str) -> str:
     """Parenthesise an expression unless it is an atom (``x + not y`` is a syntax error)."""
     try:
         node = cst.parse_expression(text)
-    except Exception:  # noqa: BLE001
+    except Exception:
         return f"({text})"
     atoms = (cst.Name, cst.Attribute, cst.Call, cst.Subscript, cst.BaseString, cst.List, cst.Integer,
              cst.Float, cst.Ellipsis, cst.BaseComp, cst.Dict)  # fmt: skip
@@ -281,9 +278,7 @@ HEADER_SHAPES = [
     lambda d: f"for {d(IDENTIFIERS)} in {d(expressions())}:",
     lambda d: f"with {d(expressions())} as {d(IDENTIFIERS)}:",
     lambda d: f"def {d(IDENTIFIERS)}({d(st.sampled_from(PARAMETERS))}):",
-    lambda d: (
-        f"class {d(IDENTIFIERS)}({d(st.sampled_from(['', 'nn.Module', 'torch.nn.Module, metaclass=M']))}):"
-    ),
+    lambda d: f"class {d(IDENTIFIERS)}({d(st.sampled_from(['', 'nn.Module', 'torch.nn.Module, metaclass=M']))}):",
 ]
 
 
@@ -298,7 +293,7 @@ def statements(draw, depth: int = 2):
     return ("block", draw(st.sampled_from(HEADER_SHAPES))(draw), body)
 
 
-def render(statement, indent: str, level: int = 0) -> List[str]:
+def render(statement, indent: str, level: int = 0) -> list[str]:
     pad = indent * level
     kind = statement[0]
     if kind == "simple":
@@ -344,7 +339,7 @@ def damaged_fixtures(draw) -> str:
         return source[:start] + source[end:]
     if how == "duplicate":
         return source[:end] + source[start:end] + source[end:]
-    pieces = list("()[]{}:.,=\"'#\\\n\r\t\x0c\x00 é中🔥") + ["cuda", "\n    ", "torch", "lambda", "yield"]
+    pieces = [*list("()[]{}:.,=\"'#\\\n\r\t\x0c\x00 é中🔥"), "cuda", "\n    ", "torch", "lambda", "yield"]
     noise = "".join(draw(st.lists(st.sampled_from(pieces), max_size=10)))
     return source[:start] + noise + source[end:]
 
@@ -506,7 +501,7 @@ def test_hard_cases_never_raise(name):
         lint_everywhere(source, lint_settings)
     try:
         cst.parse_module(source)
-    except Exception:  # noqa: BLE001
+    except Exception:
         return
     checked = check_source(source)
     assert position_errors(source, checked) == []
@@ -551,7 +546,7 @@ LIBCST_REJECTS = {
 def test_valid_python_that_libcst_rejects_is_one_tdv900(name, tmp_path):
     source = LIBCST_REJECTS[name]
     ast.parse(source)
-    with pytest.raises(Exception):
+    with pytest.raises(Exception):  # noqa: B017  (libcst raises several types; any will do)
         cst.parse_module(source)
     (diagnostic,) = lint_everywhere(source)
     assert (diagnostic.line, diagnostic.column, diagnostic.code) == (1, 0, "TDV900")
@@ -560,7 +555,7 @@ def test_valid_python_that_libcst_rejects_is_one_tdv900(name, tmp_path):
     assert run_flake8(path) == [f"{path}:1:1: TDV900"]
 
 
-def run_flake8(*paths, select="TDV,E999") -> List[str]:
+def run_flake8(*paths, select="TDV,E999") -> list[str]:
     result = subprocess.run(
         [sys.executable, "-m", "flake8", "--isolated", f"--select={select}", *map(str, paths)],
         capture_output=True,
@@ -574,7 +569,7 @@ def run_flake8(*paths, select="TDV,E999") -> List[str]:
 def test_hard_cases_through_flake8(tmp_path):
     """Every hard case as a real file: flake8 exits normally, no traceback, TDV900 only at 1:1."""
     paths = {}
-    for index, (name, source) in enumerate(HARD_CASES.items()):
+    for index, (_name, source) in enumerate(HARD_CASES.items()):
         path = tmp_path / f"case_{index:02d}.py"
         path.write_bytes(source.encode("utf-8", errors="surrogatepass"))
         paths[str(path)] = source
@@ -615,7 +610,7 @@ def test_python_312_syntax_through_flake8(tmp_path):
 # Safety bounds, not benchmarks: each is several times what it takes on a laptop.
 
 
-def timed_lint(source: str, bound: float) -> List[Diagnostic]:
+def timed_lint(source: str, bound: float) -> list[Diagnostic]:
     start = time.perf_counter()
     diagnostics = lint_everywhere(source)
     elapsed = time.perf_counter() - start
@@ -624,9 +619,7 @@ def timed_lint(source: str, bound: float) -> List[Diagnostic]:
 
 
 def test_fifty_thousand_lines():
-    body = (
-        ["import torch", CUDA_LINE] + ["y = y + 1"] * 24_998 + [CUDA_LINE] + ["z = 2"] * 24_998 + [CUDA_LINE]
-    )
+    body = ["import torch", CUDA_LINE] + ["y = y + 1"] * 24_998 + [CUDA_LINE] + ["z = 2"] * 24_998 + [CUDA_LINE]
     diagnostics = timed_lint("\n".join(body) + "\n", bound=120)
     assert [(d.line, d.code) for d in diagnostics] == [(2, "TDV001"), (25_001, "TDV001"), (50_000, "TDV001")]
     assert {d.column for d in diagnostics} == {len("x = torch.zeros(3, device=")}
@@ -648,9 +641,7 @@ def test_five_hundred_nested_parentheses():
 
 
 def test_thousand_term_binary_operation():
-    source = (
-        "import torch\nx = " + " + ".join(["torch.zeros(3)"] * 999 + ['torch.zeros(3, device="cuda")']) + "\n"
-    )
+    source = "import torch\nx = " + " + ".join(["torch.zeros(3)"] * 999 + ['torch.zeros(3, device="cuda")']) + "\n"
     diagnostics = timed_lint(source, bound=60)
     codes = [d.code for d in diagnostics]
     assert codes == ["TDV900"] or "TDV001" in codes  # (and TDV005: CPU tensors added to a CUDA one)

@@ -34,13 +34,9 @@ ON_CPU_ONLY = [parse_runtime('raises AssertionError|RuntimeError "not compiled w
 ON_ANY = [parse_runtime('raises TypeError "numpy" on any')]
 
 PASSED = Outcome()
-DEVICE_MIX = Outcome(
-    ("RuntimeError", "Exception"), "Tensor on device cpu is not on the expected device meta!"
-)
+DEVICE_MIX = Outcome(("RuntimeError", "Exception"), "Tensor on device cpu is not on the expected device meta!")
 NO_CUDA = Outcome(("AssertionError", "Exception"), "Torch not compiled with CUDA enabled")
-NO_DATA = Outcome(
-    ("NotImplementedError", "RuntimeError", "Exception"), "Cannot copy out of meta tensor; no data!"
-)
+NO_DATA = Outcome(("NotImplementedError", "RuntimeError", "Exception"), "Cannot copy out of meta tensor; no data!")
 NO_ITEM = Outcome(("RuntimeError", "Exception"), "Tensor.item() cannot be called on meta tensors")
 
 
@@ -163,9 +159,7 @@ def test_verdict_cells():
 
 def test_outcome_from_a_result_file():
     assert outcome_from('{"raised": null}', Exit(0, False), 60).passed
-    raised = outcome_from(
-        '{"raised": {"types": ["ValueError", "Exception"], "message": "bad"}}', Exit(0, False), 60
-    )
+    raised = outcome_from('{"raised": {"types": ["ValueError", "Exception"], "message": "bad"}}', Exit(0, False), 60)
     assert (raised.exception_type, raised.message) == ("ValueError", "bad")
 
 
@@ -427,15 +421,11 @@ def test_the_table_covers_every_fixture_and_marks_meta_simulated(synthetic):
     assert header.split() == ["rule", "fixture", "linter", "cpu", "meta", "(simulated)", "cross-check"]
     for fixture in results["fixtures"]:
         assert any(
-            line.startswith(fixture["rule"]) and fixture["name"].split("/")[1] in line
-            for line in stdout.splitlines()
+            line.startswith(fixture["rule"]) and fixture["name"].split("/")[1] in line for line in stdout.splitlines()
         )
     summary = stdout.strip().splitlines()[-1]
     assert "11 fixtures x 2 devices" in summary and "1 fixture errors" in summary
-    assert all(
-        f"{results['summary'][kind]} {kind}" in summary
-        for kind in (CONFIRMED, CLEAN, NOT_APPLICABLE, MISMATCH)
-    )
+    assert all(f"{results['summary'][kind]} {kind}" in summary for kind in (CONFIRMED, CLEAN, NOT_APPLICABLE, MISMATCH))
 
 
 def test_json_report_describes_the_machine(synthetic):
@@ -501,9 +491,7 @@ def test_every_fixture_behaves_as_declared_on_cpu_and_meta(tmp_path):
     ]
     assert mismatches == []
     disagreements = [
-        f"{fixture['name']}: {fixture['cross_check']}"
-        for fixture in results["fixtures"]
-        if fixture["cross_check"]
+        f"{fixture['name']}: {fixture['cross_check']}" for fixture in results["fixtures"] if fixture["cross_check"]
     ]
     assert disagreements == []
     # Each fixing rule's fixes are proven too: fixed bad fixtures ran, declared good, without a mismatch.

@@ -9,8 +9,8 @@ from __future__ import annotations
 import argparse
 import sys
 import traceback
+from collections.abc import Sequence
 from pathlib import Path
-from typing import List, Optional, Sequence, Tuple
 
 from . import __version__
 from .config import Config, ConfigError, Resolved, load_config, resolve
@@ -23,7 +23,7 @@ from .runner import FileResult, FixMode, ProgressBar, RunOptions, default_jobs, 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
 
 
-def main(argv: Optional[Sequence[str]] = None) -> int:
+def main(argv: Sequence[str] | None = None) -> int:
     parser = _parser()
     args = parser.parse_args(argv)
     if not hasattr(args, "handler"):
@@ -41,9 +41,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
 
 
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
-        prog="torchdevice", description="Find and fix PyTorch device-placement bugs."
-    )
+    parser = argparse.ArgumentParser(prog="torchdevice", description="Find and fix PyTorch device-placement bugs.")
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     commands = parser.add_subparsers(title="commands", metavar="COMMAND")
     linting = _linting_options()
@@ -64,14 +62,10 @@ def _linting_options() -> argparse.ArgumentParser:
     options = argparse.ArgumentParser(add_help=False)
     options.add_argument("paths", nargs="*", default=["."], metavar="PATH", help="files and directories")
     codes = "comma-separated codes or prefixes (TDV, TDV00, TDV002)"
-    options.add_argument(
-        "--select", type=_comma_list, action="extend", help=f"{codes}; default: the default rules"
-    )
+    options.add_argument("--select", type=_comma_list, action="extend", help=f"{codes}; default: the default rules")
     options.add_argument("--ignore", type=_comma_list, action="extend", help=codes)
     patterns = "comma-separated patterns (fnmatch, .gitignore-like)"
-    options.add_argument(
-        "--exclude", type=_comma_list, action="extend", help=f"{patterns}, replacing the default"
-    )
+    options.add_argument("--exclude", type=_comma_list, action="extend", help=f"{patterns}, replacing the default")
     options.add_argument("--extend-exclude", type=_comma_list, action="extend", help=f"{patterns}, added")
     options.add_argument(
         "--guard-functions", type=_comma_list, action="extend", help="your functions that check for CUDA"
@@ -81,22 +75,16 @@ def _linting_options() -> argparse.ArgumentParser:
         action=argparse.BooleanOptionalAction,
         help="TDV002: also report x.to(...) when the code does not show what x is",
     )
-    options.add_argument(
-        "--format", choices=sorted(FORMATS), default="text", help="output format (default: text)"
-    )
+    options.add_argument("--format", choices=sorted(FORMATS), default="text", help="output format (default: text)")
     options.add_argument("--statistics", action="store_true", help="count findings per code")
     options.add_argument("--exit-zero", action="store_true", help="exit 0 even when there are findings")
-    options.add_argument(
-        "--diff", action="store_true", help="print the fixes as a unified diff; write nothing"
-    )
-    options.add_argument(
-        "--unsafe-fixes", action="store_true", help="also apply fixes that may change behaviour"
-    )
+    options.add_argument("--diff", action="store_true", help="print the fixes as a unified diff; write nothing")
+    options.add_argument("--unsafe-fixes", action="store_true", help="also apply fixes that may change behaviour")
     options.add_argument("--jobs", type=_positive, help="worker processes (default: all CPUs above 20 files)")
     return options
 
 
-def _comma_list(value: str) -> List[str]:
+def _comma_list(value: str) -> list[str]:
     return [item.strip() for item in value.split(",") if item.strip()]
 
 
@@ -116,16 +104,14 @@ def _lint(args: argparse.Namespace) -> int:
         print("torchdevice: no Python files or notebooks found", file=sys.stderr)
     options = _run_options(args, resolved)
     progress = ProgressBar(len(files)) if ProgressBar.wanted(len(files)) else None
-    results = run(
-        files, options, args.jobs or default_jobs(len(files)), progress.advance if progress else None
-    )
+    results = run(files, options, args.jobs or default_jobs(len(files)), progress.advance if progress else None)
     if progress is not None:
         progress.close()
     return _report(results, args, resolved, root)
 
 
 def _flags(args: argparse.Namespace, root: Path) -> Config:
-    def given(values: Optional[List[str]]) -> Optional[Tuple[str, ...]]:
+    def given(values: list[str] | None) -> tuple[str, ...] | None:
         return None if values is None else tuple(values)
 
     return Config(
@@ -146,7 +132,7 @@ def _run_options(args: argparse.Namespace, resolved: Resolved) -> RunOptions:
     return RunOptions(resolved.settings, rules, resolved.codes, mode)
 
 
-def _report(results: List[FileResult], args: argparse.Namespace, resolved: Resolved, root: Path) -> int:
+def _report(results: list[FileResult], args: argparse.Namespace, resolved: Resolved, root: Path) -> int:
     reports = [report for result in results for report in result.reports]
     rules = [rule for rule in DOCUMENTED if rule.code in resolved.codes]
     for result in results:
@@ -168,13 +154,11 @@ def _report(results: List[FileResult], args: argparse.Namespace, resolved: Resol
     return EXIT_FINDINGS if (reports or changed) and not args.exit_zero else EXIT_CLEAN
 
 
-def _fix_summary(results: List[FileResult], remaining: int, would: bool) -> None:
+def _fix_summary(results: list[FileResult], remaining: int, would: bool) -> None:
     fixed = sum(result.fixed for result in results)
     files = sum(1 for result in results if result.fixed)
     verb = "would fix" if would else "fixed"
-    print(
-        f"torchdevice: {verb} {fixed} finding(s) in {files} file(s); {remaining} remaining", file=sys.stderr
-    )
+    print(f"torchdevice: {verb} {fixed} finding(s) in {files} file(s); {remaining} remaining", file=sys.stderr)
 
 
 def _explain(args: argparse.Namespace) -> int:

@@ -7,25 +7,18 @@ directory, is the configuration (as ruff does for ``[tool.ruff]``). Without a TO
 
 from __future__ import annotations
 
-import sys
+import tomllib
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any, Dict, FrozenSet, Iterable, Mapping, Optional, Tuple
+from typing import Any
 
 from .discovery import DEFAULT_EXCLUDES, Pattern, exclude_patterns
 from .docs import DOCUMENTED
 from .settings import Settings
 
-if sys.version_info >= (3, 11):
-    import tomllib as _toml
-else:  # pragma: no cover - exercised on Python < 3.11 only
-    try:
-        import tomli as _toml
-    except ImportError:
-        _toml = None
-
-ALL_CODES: Tuple[str, ...] = tuple(rule.code for rule in DOCUMENTED)
-DEFAULT_SELECT: Tuple[str, ...] = tuple(rule.code for rule in DOCUMENTED if rule.enabled_by_default)
+ALL_CODES: tuple[str, ...] = tuple(rule.code for rule in DOCUMENTED)
+DEFAULT_SELECT: tuple[str, ...] = tuple(rule.code for rule in DOCUMENTED if rule.enabled_by_default)
 
 _LIST_KEYS = ("select", "ignore", "exclude", "extend-exclude", "guard-functions")
 _BOOL_KEYS = ("report-unknown-receivers",)
@@ -39,12 +32,12 @@ class ConfigError(Exception):
 class Config:
     """Options from pyproject.toml or the command line; None means "not given"."""
 
-    select: Optional[Tuple[str, ...]] = None
-    ignore: Optional[Tuple[str, ...]] = None
-    exclude: Optional[Tuple[str, ...]] = None
-    extend_exclude: Tuple[str, ...] = ()
-    guard_functions: Optional[Tuple[str, ...]] = None
-    report_unknown_receivers: Optional[bool] = None
+    select: tuple[str, ...] | None = None
+    ignore: tuple[str, ...] | None = None
+    exclude: tuple[str, ...] | None = None
+    extend_exclude: tuple[str, ...] = ()
+    guard_functions: tuple[str, ...] | None = None
+    report_unknown_receivers: bool | None = None
     # Patterns with a "/" are relative to this directory (the config file's, or the working directory).
     root: Path = Path(".")
 
@@ -53,25 +46,21 @@ class Config:
 class Resolved:
     """The configuration with the command line's flags applied: what a run uses."""
 
-    codes: FrozenSet[str]
+    codes: frozenset[str]
     settings: Settings
-    excludes: Tuple[Pattern, ...]
+    excludes: tuple[Pattern, ...]
 
 
 def resolve(config: Config, flags: Config) -> Resolved:
     """Each flag given on the command line replaces the configured value; extend-exclude adds up."""
-    chosen = replace(
-        config, **{name: getattr(flags, name) for name in _REPLACED if getattr(flags, name) is not None}
-    )
+    chosen = replace(config, **{name: getattr(flags, name) for name in _REPLACED if getattr(flags, name) is not None})
     if flags.exclude is not None:
         excludes = exclude_patterns(flags.exclude, flags.root)
     elif config.exclude is not None:
         excludes = exclude_patterns(config.exclude, config.root)
     else:
         excludes = DEFAULT_EXCLUDES
-    extended = exclude_patterns(config.extend_exclude, config.root) + exclude_patterns(
-        flags.extend_exclude, flags.root
-    )
+    extended = exclude_patterns(config.extend_exclude, config.root) + exclude_patterns(flags.extend_exclude, flags.root)
     settings = Settings(
         guard_functions=frozenset(chosen.guard_functions or ()),
         report_unknown_receivers=bool(chosen.report_unknown_receivers),
@@ -85,12 +74,11 @@ _REPLACED = ("select", "ignore", "guard_functions", "report_unknown_receivers")
 
 def load_config(start: Path) -> Config:
     """The ``[tool.torchdevice]`` table of the nearest pyproject.toml at or above ``start`` that has one."""
-    if _toml is not None:
-        for directory in (start, *start.parents):
-            candidate = directory / "pyproject.toml"
-            table = _tool_table(candidate) if candidate.is_file() else None
-            if table is not None:
-                return _config_from_table(table, directory, str(candidate))
+    for directory in (start, *start.parents):
+        candidate = directory / "pyproject.toml"
+        table = _tool_table(candidate) if candidate.is_file() else None
+        if table is not None:
+            return _config_from_table(table, directory, str(candidate))
     return Config(root=start)
 
 
@@ -98,9 +86,7 @@ def _config_from_table(table: Mapping[str, Any], root: Path, origin: str) -> Con
     unknown = sorted(set(table) - set(_LIST_KEYS) - set(_BOOL_KEYS))
     if unknown:
         raise ConfigError(f"{origin}: unknown [tool.torchdevice] key(s): {', '.join(unknown)}")
-    values: Dict[str, Any] = {
-        key.replace("-", "_"): _list(table, key, origin) for key in _LIST_KEYS if key in table
-    }
+    values: dict[str, Any] = {key.replace("-", "_"): _list(table, key, origin) for key in _LIST_KEYS if key in table}
     for key in _BOOL_KEYS:
         if key in table:
             if not isinstance(table[key], bool):
@@ -109,21 +95,17 @@ def _config_from_table(table: Mapping[str, Any], root: Path, origin: str) -> Con
     return Config(root=root, **values)
 
 
-def selected_codes(select: Optional[Iterable[str]], ignore: Iterable[str]) -> FrozenSet[str]:
+def selected_codes(select: Iterable[str] | None, ignore: Iterable[str]) -> frozenset[str]:
     """Codes chosen by prefixes: the longest matching prefix decides, and a tie goes to ``ignore``.
 
     Without ``select``, the candidates are the rules enabled by default and any ``ignore`` removes them.
     """
     ignored = _known_prefixes(ignore)
-    candidates, selected = (
-        (DEFAULT_SELECT, ("TDV",)) if select is None else (ALL_CODES, _known_prefixes(select))
-    )
-    return frozenset(
-        code for code in candidates if _longest_match(code, selected) > _longest_match(code, ignored)
-    )
+    candidates, selected = (DEFAULT_SELECT, ("TDV",)) if select is None else (ALL_CODES, _known_prefixes(select))
+    return frozenset(code for code in candidates if _longest_match(code, selected) > _longest_match(code, ignored))
 
 
-def _known_prefixes(prefixes: Iterable[str]) -> Tuple[str, ...]:
+def _known_prefixes(prefixes: Iterable[str]) -> tuple[str, ...]:
     cleaned = tuple(prefix.strip().upper() for prefix in prefixes if prefix.strip())
     for prefix in cleaned:
         if not any(code.startswith(prefix) for code in ALL_CODES):
@@ -131,14 +113,14 @@ def _known_prefixes(prefixes: Iterable[str]) -> Tuple[str, ...]:
     return cleaned
 
 
-def _longest_match(code: str, prefixes: Tuple[str, ...]) -> int:
+def _longest_match(code: str, prefixes: tuple[str, ...]) -> int:
     return max((len(prefix) for prefix in prefixes if code.startswith(prefix)), default=-1)
 
 
-def _tool_table(path: Path) -> Optional[Mapping[str, Any]]:
+def _tool_table(path: Path) -> Mapping[str, Any] | None:
     try:
         with path.open("rb") as file:
-            document = _toml.load(file)
+            document = tomllib.load(file)
     except (OSError, ValueError) as error:  # tomllib.TOMLDecodeError is a ValueError
         raise ConfigError(f"{path}: {error}") from error
     tool = document.get("tool")
@@ -146,7 +128,7 @@ def _tool_table(path: Path) -> Optional[Mapping[str, Any]]:
     return table if isinstance(table, dict) else None
 
 
-def _list(table: Mapping[str, Any], key: str, origin: str) -> Tuple[str, ...]:
+def _list(table: Mapping[str, Any], key: str, origin: str) -> tuple[str, ...]:
     value = table[key]
     if isinstance(value, str):
         value = value.split(",")

@@ -18,9 +18,10 @@ import fnmatch
 import glob
 import os
 import re
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Dict, Iterable, Iterator, List, Optional, Sequence, Tuple
+from typing import Any
 
 import pathspec
 
@@ -50,11 +51,11 @@ def exclude_pattern(text: str, root: Path) -> Pattern:
     return Pattern(anchored, anchored=True, directory_only=directory_only)
 
 
-def exclude_patterns(texts: Iterable[str], root: Path) -> Tuple[Pattern, ...]:
+def exclude_patterns(texts: Iterable[str], root: Path) -> tuple[Pattern, ...]:
     return tuple(exclude_pattern(text, root) for text in texts if text.strip("/"))
 
 
-DEFAULT_EXCLUDES: Tuple[Pattern, ...] = exclude_patterns(
+DEFAULT_EXCLUDES: tuple[Pattern, ...] = exclude_patterns(
     (
         f"{name}/"
         for name in (
@@ -66,7 +67,7 @@ DEFAULT_EXCLUDES: Tuple[Pattern, ...] = exclude_patterns(
 
 
 # A pathspec pattern, and whether its line ends with ``/`` (it then matches directories only).
-_IgnoreLine = Tuple[Any, bool]
+_IgnoreLine = tuple[Any, bool]
 
 
 @dataclass(frozen=True)
@@ -74,10 +75,10 @@ class GitIgnore:
     """The ``.gitignore`` files that apply in one directory: (directory holding it, its patterns),
     from the repository's root down."""
 
-    files: Tuple[Tuple[Path, Tuple[_IgnoreLine, ...]], ...] = ()
+    files: tuple[tuple[Path, tuple[_IgnoreLine, ...]], ...] = ()
 
     @classmethod
-    def above(cls, directory: Path) -> "GitIgnore":
+    def above(cls, directory: Path) -> GitIgnore:
         """The files of the repository holding ``directory``, from its root down to ``directory``."""
         start = _absolute(directory)
         repository = next((folder for folder in (start, *start.parents) if _is_repository(folder)), start)
@@ -86,7 +87,7 @@ class GitIgnore:
             ignores = ignores.entering(repository / folder)
         return ignores
 
-    def entering(self, directory: Path) -> "GitIgnore":
+    def entering(self, directory: Path) -> GitIgnore:
         """The files for a subdirectory; a nested repository (a submodule) starts afresh, as in git."""
         inherited = () if _is_repository(directory) else self.files
         try:
@@ -109,7 +110,7 @@ def _is_repository(directory: Path) -> bool:
     return (directory / ".git").exists()  # a folder, or a file in a worktree or submodule
 
 
-def _patterns(lines: Sequence[str]) -> Tuple[_IgnoreLine, ...]:
+def _patterns(lines: Sequence[str]) -> tuple[_IgnoreLine, ...]:
     """Each line's pattern; a line pathspec rejects (``!`` alone, a trailing backslash, ``[z-a]``)
     is skipped, as git skips it."""
     patterns = []
@@ -125,7 +126,7 @@ def _patterns(lines: Sequence[str]) -> Tuple[_IgnoreLine, ...]:
     )
 
 
-def _decision(patterns: Sequence[_IgnoreLine], relative: str, is_directory: bool) -> Optional[bool]:
+def _decision(patterns: Sequence[_IgnoreLine], relative: str, is_directory: bool) -> bool | None:
     """Ignored (True), re-included (False) or not mentioned (None): the last matching pattern decides.
 
     pathspec matches file paths; for a directory, a pattern that ends with ``/`` is matched against
@@ -139,9 +140,9 @@ def _decision(patterns: Sequence[_IgnoreLine], relative: str, is_directory: bool
     return decision
 
 
-def discover(paths: Sequence[Path], excludes: Sequence[Pattern]) -> List[Path]:
+def discover(paths: Sequence[Path], excludes: Sequence[Pattern]) -> list[Path]:
     """Files to lint, in a stable order, each once. A directory given is walked even if it matches."""
-    found: Dict[str, None] = {}
+    found: dict[str, None] = {}
     for path in paths:
         if path.is_dir():
             found.update(dict.fromkeys(_walk(path, excludes, GitIgnore.above(path))))

@@ -13,10 +13,10 @@ import re
 import sys
 import threading
 import tokenize
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from itertools import accumulate
-from typing import Iterator, List, Optional, Sequence, Tuple, Type
 
 import libcst as cst
 
@@ -47,7 +47,7 @@ class Diagnostic:
     code: str
     message: str
     # "safe" or "unsafe" when the finding carries an autofix (see ``fixes``).
-    fix: Optional[str] = field(default=None, compare=False)
+    fix: str | None = field(default=None, compare=False)
 
     def flake8_text(self) -> str:
         return f"{self.code} {self.message}"
@@ -57,23 +57,23 @@ class Diagnostic:
 class CheckedSource:
     """The parsed module (None when it could not be parsed) and each finding with its diagnostic."""
 
-    module: Optional[cst.Module]
-    located: List[Tuple[Finding, Diagnostic]]
-    diagnostics: List[Diagnostic]
+    module: cst.Module | None
+    located: list[tuple[Finding, Diagnostic]]
+    diagnostics: list[Diagnostic]
 
     @property
-    def findings(self) -> List[Finding]:
+    def findings(self) -> list[Finding]:
         return [finding for finding, _ in self.located]
 
 
 def lint_source(
-    source: str, settings: Settings = Settings(), rules: Sequence[Type[Rule]] = ALL_RULES
-) -> List[Diagnostic]:
+    source: str, settings: Settings = Settings(), rules: Sequence[type[Rule]] = ALL_RULES
+) -> list[Diagnostic]:
     return check_source(source, settings, rules).diagnostics
 
 
 def check_source(
-    source: str, settings: Settings = Settings(), rules: Sequence[Type[Rule]] = ALL_RULES
+    source: str, settings: Settings = Settings(), rules: Sequence[type[Rule]] = ALL_RULES
 ) -> CheckedSource:
     if not could_have_findings(source):
         return CheckedSource(None, [], [])
@@ -85,7 +85,7 @@ def check_source(
         return _parse_and_check(source, settings, rules)
 
 
-def _parse_and_check(source: str, settings: Settings, rules: Sequence[Type[Rule]]) -> CheckedSource:
+def _parse_and_check(source: str, settings: Settings, rules: Sequence[type[Rule]]) -> CheckedSource:
     try:
         module = cst.parse_module(source)
     except RecursionError:
@@ -206,17 +206,17 @@ def _recursion_limit(limit: int) -> Iterator[None]:
         sys.setrecursionlimit(previous)
 
 
-def _run_rules(module: cst.Module, settings: Settings, rules: Sequence[Type[Rule]]) -> List[Finding]:
+def _run_rules(module: cst.Module, settings: Settings, rules: Sequence[type[Rule]]) -> list[Finding]:
     analysis = analyse(module, settings.guard_functions)
     return [finding for rule in rules for finding in rule().check(analysis, settings)]
 
 
-def _unique(findings: List[Finding]) -> List[Finding]:
+def _unique(findings: list[Finding]) -> list[Finding]:
     """One finding per (node, code): two checks of a rule may reach the same literal."""
     return list({(id(finding.node), finding.code): finding for finding in findings}.values())
 
 
-def _locate(module: cst.Module, findings: List[Finding]) -> List[Tuple[Finding, Diagnostic]]:
+def _locate(module: cst.Module, findings: list[Finding]) -> list[tuple[Finding, Diagnostic]]:
     positions = positions_of(module, (finding.node for finding in findings))
     located = []
     for finding in findings:

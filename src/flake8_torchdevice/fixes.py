@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import ast
 import warnings
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Dict, List, Sequence, Set, Type
 
 import libcst as cst
 
@@ -29,7 +29,7 @@ _BOM = "\ufeff"
 class FixOutcome:
     source: str
     applied: int
-    remaining: List[Diagnostic]
+    remaining: list[Diagnostic]
 
 
 class _Replacer(cst.CSTTransformer):
@@ -37,9 +37,9 @@ class _Replacer(cst.CSTTransformer):
 
     def __init__(self, fixes: Sequence[Fix]) -> None:
         super().__init__()
-        self._replacements: Dict[int, cst.CSTNode] = {id(fix.target): fix.replacement for fix in fixes}
-        self._open_targets: List[int] = []
-        self._deferred: Set[int] = set()
+        self._replacements: dict[int, cst.CSTNode] = {id(fix.target): fix.replacement for fix in fixes}
+        self._open_targets: list[int] = []
+        self._deferred: set[int] = set()
         self.applied = 0
 
     def on_visit(self, node: cst.CSTNode) -> bool:
@@ -71,7 +71,7 @@ def _keep_parentheses(original: cst.CSTNode, replacement: cst.CSTNode) -> cst.CS
 def fix_source(
     source: str,
     settings: Settings = Settings(),
-    rules: Sequence[Type[Rule]] = ALL_RULES,
+    rules: Sequence[type[Rule]] = ALL_RULES,
     unsafe: bool = False,
 ) -> FixOutcome:
     """Apply every applicable fix; return the new text, how many fixes applied, and what remains.

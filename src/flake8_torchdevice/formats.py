@@ -11,8 +11,8 @@ from __future__ import annotations
 import json
 import os
 from collections import Counter
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Callable, Dict, Sequence, Type
 from urllib.parse import quote
 
 from . import __version__
@@ -25,16 +25,16 @@ INFORMATION_URI = "https://pypi.org/project/flake8-torchdevice/"
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 
 
-def text(reports: Sequence[Report], rules: Sequence[Type[Code]], root: Path) -> str:
+def text(reports: Sequence[Report], rules: Sequence[type[Code]], root: Path) -> str:
     return "".join(f"{_position(report)}: {report.code} {report.message}\n" for report in reports)
 
 
-def json_list(reports: Sequence[Report], rules: Sequence[Type[Code]], root: Path) -> str:
+def json_list(reports: Sequence[Report], rules: Sequence[type[Code]], root: Path) -> str:
     keys = ("path", "cell", "line", "column", "code", "message", "fix")
     return json.dumps([{key: getattr(report, key) for key in keys} for report in reports], indent=2) + "\n"
 
 
-def github(reports: Sequence[Report], rules: Sequence[Type[Code]], root: Path) -> str:
+def github(reports: Sequence[Report], rules: Sequence[type[Code]], root: Path) -> str:
     lines = []
     for report in reports:
         where = f"file={_property(report.path)}"
@@ -44,7 +44,7 @@ def github(reports: Sequence[Report], rules: Sequence[Type[Code]], root: Path) -
     return "".join(lines)
 
 
-def sarif(reports: Sequence[Report], rules: Sequence[Type[Code]], root: Path) -> str:
+def sarif(reports: Sequence[Report], rules: Sequence[type[Code]], root: Path) -> str:
     index = {rule.code: position for position, rule in enumerate(rules)}
     run = {
         "tool": {
@@ -61,7 +61,7 @@ def sarif(reports: Sequence[Report], rules: Sequence[Type[Code]], root: Path) ->
     return json.dumps({"$schema": SARIF_SCHEMA, "version": "2.1.0", "runs": [run]}, indent=2) + "\n"
 
 
-FORMATS: Dict[str, Callable[[Sequence[Report], Sequence[Type[Code]], Path], str]] = {
+FORMATS: dict[str, Callable[[Sequence[Report], Sequence[type[Code]], Path], str]] = {
     "text": text,
     "json": json_list,
     "sarif": sarif,
@@ -69,13 +69,11 @@ FORMATS: Dict[str, Callable[[Sequence[Report], Sequence[Type[Code]], Path], str]
 }
 
 
-def statistics(reports: Sequence[Report], rules: Sequence[Type[Code]]) -> str:
+def statistics(reports: Sequence[Report], rules: Sequence[type[Code]]) -> str:
     """One line per code: how many findings, the code, the rule's summary (flake8's --statistics)."""
     summaries = {rule.code: rule.summary for rule in rules}
     counts = Counter(report.code for report in reports)
-    return "".join(
-        f"{counts[code]:<5} {code} {summaries.get(code, '')}".rstrip() + "\n" for code in sorted(counts)
-    )
+    return "".join(f"{counts[code]:<5} {code} {summaries.get(code, '')}".rstrip() + "\n" for code in sorted(counts))
 
 
 def _position(report: Report) -> str:
@@ -89,7 +87,7 @@ def _message(report: Report) -> str:
     return f"cell {report.cell}, line {report.line}, column {report.column}: {report.message}"
 
 
-def _sarif_rule(rule: Type[Code]) -> dict:
+def _sarif_rule(rule: type[Code]) -> dict:
     documentation = explain(rule)
     return {
         "id": rule.code,
@@ -101,7 +99,7 @@ def _sarif_rule(rule: Type[Code]) -> dict:
     }
 
 
-def _sarif_result(report: Report, index: Dict[str, int], root: Path) -> dict:
+def _sarif_result(report: Report, index: dict[str, int], root: Path) -> dict:
     location: dict = {"artifactLocation": _artifact(report.path, root)}
     if report.cell is None:
         location["region"] = {"startLine": report.line, "startColumn": report.column}

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import io
 import re
-from typing import Callable, List
+from collections.abc import Callable
 
 from .engine import Diagnostic
 
@@ -17,7 +17,7 @@ _INLINE = re.compile(r"# noqa(?::[\s]?(?P<codes>([A-Z]+[0-9]+(?:[,\s]+)?)+))?", 
 _FILE = re.compile(r"\s*# flake8[:=]\s*noqa", re.IGNORECASE)
 
 
-def file_is_silenced(lines: List[str]) -> bool:
+def file_is_silenced(lines: list[str]) -> bool:
     return any(_FILE.match(line) for line in lines)
 
 

@@ -18,8 +18,9 @@ from __future__ import annotations
 import io
 import json
 import re
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
-from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence, Tuple
+from typing import Any
 
 _PLACEHOLDER = "pass  # torchdevice: IPython line {}"
 _PLACEHOLDER_LINE = re.compile(r"^[ \t]*pass  # torchdevice: IPython line (\d+)(?:\r\n|\r|\n)?$")
@@ -42,27 +43,25 @@ class _CodeCell:
 @dataclass(frozen=True)
 class Notebook:
     text: str  # the file as read
-    document: Dict[str, Any]
-    cells: Tuple[_CodeCell, ...]
+    document: dict[str, Any]
+    cells: tuple[_CodeCell, ...]
     source: str  # the virtual module
-    line_map: Tuple[Tuple[int, int], ...]  # module line - 1 -> (cell number, line in cell)
+    line_map: tuple[tuple[int, int], ...]  # module line - 1 -> (cell number, line in cell)
 
-    def locate(self, line: int) -> Tuple[Optional[int], int]:
+    def locate(self, line: int) -> tuple[int | None, int]:
         """(cell number, line in that cell) of a line of the virtual module."""
         if not self.line_map:
             return None, line
         return self.line_map[min(max(line, 1), len(self.line_map)) - 1]
 
-    def rewritten(self, fixed_source: str) -> Optional[str]:
+    def rewritten(self, fixed_source: str) -> str | None:
         """The notebook's text with ``fixed_source`` put back into its cells; None when that cannot be
         done without touching anything else (markers lost, or formatting this module cannot reproduce)."""
         fixed_cells = _split_cells(fixed_source, [cell.number for cell in self.cells])
         if fixed_cells is None:
             return None
         changed = {
-            cell.number: _restored(cell, fixed)
-            for cell, fixed in zip(self.cells, fixed_cells)
-            if fixed != cell.code
+            cell.number: _restored(cell, fixed) for cell, fixed in zip(self.cells, fixed_cells) if fixed != cell.code
         }
         if not changed:
             return self.text
@@ -84,21 +83,19 @@ def parse_notebook(text: str) -> Notebook:
     if not isinstance(document, dict) or not isinstance(document.get("cells"), list):
         raise NotANotebook("no list of cells")
     cells = tuple(_code_cells(document)) if _is_python(document) else ()
-    line_map = [
-        (cell.number, line) for cell in cells for line in range(1, len(physical_lines(cell.code)) + 2)
-    ]
+    line_map = [(cell.number, line) for cell in cells for line in range(1, len(physical_lines(cell.code)) + 2)]
     source = "".join(cell.code + _CELL_END.format(cell.number) + "\n" for cell in cells)
     return Notebook(text, document, cells, source, tuple(line_map))
 
 
-def _is_python(document: Dict[str, Any]) -> bool:
+def _is_python(document: dict[str, Any]) -> bool:
     metadata = document.get("metadata") or {}
     kernel, info = metadata.get("kernelspec") or {}, metadata.get("language_info") or {}
     language = kernel.get("language") or info.get("name")
     return language is None or str(language).lower() == "python"
 
 
-def _code_cells(document: Dict[str, Any]) -> Iterator[_CodeCell]:
+def _code_cells(document: dict[str, Any]) -> Iterator[_CodeCell]:
     for number, cell in enumerate(document["cells"], 1):
         if not isinstance(cell, dict) or cell.get("cell_type") != "code":
             continue
@@ -117,7 +114,7 @@ def _cell_text(source: Any) -> str:
     return "".join(source) if isinstance(source, list) else str(source)
 
 
-def physical_lines(text: str) -> List[str]:
+def physical_lines(text: str) -> list[str]:
     """Lines with their endings, split where Python splits them (\\n, \\r\\n, \\r)."""
     return io.StringIO(text, newline="").readlines()
 
@@ -187,10 +184,10 @@ def _placeholder(line: str, index: int) -> str:
     return body.removesuffix(body.lstrip()) + _PLACEHOLDER.format(index) + line.removeprefix(body)
 
 
-def _split_cells(source: str, numbers: Sequence[int]) -> Optional[List[str]]:
+def _split_cells(source: str, numbers: Sequence[int]) -> list[str] | None:
     """The module's text between cell markers, one string per cell; None if the markers moved."""
-    cells: List[str] = []
-    current: List[str] = []
+    cells: list[str] = []
+    current: list[str] = []
     for line in physical_lines(source):
         if len(cells) < len(numbers) and line.rstrip("\r\n") == _CELL_END.format(numbers[len(cells)]):
             cells.append("".join(current))
@@ -211,24 +208,19 @@ def _restored(cell: _CodeCell, fixed: str) -> str:
     return text[:-1] if not cell.original.endswith(("\n", "\r")) and text.endswith("\n") else text
 
 
-def _with_source(cell: Dict[str, Any], code: str) -> Dict[str, Any]:
+def _with_source(cell: dict[str, Any], code: str) -> dict[str, Any]:
     return {**cell, "source": physical_lines(code) if isinstance(cell.get("source"), list) else code}
 
 
-def _serializer(text: str, document: Dict[str, Any]) -> Optional[Callable[[Dict[str, Any]], str]]:
+def _serializer(text: str, document: dict[str, Any]) -> Callable[[dict[str, Any]], str] | None:
     """The ``json.dumps`` settings that reproduce ``text`` exactly (Jupyter writes indent 1, no ASCII escapes)."""
     newline = "\r\n" if "\r\n" in text else "\n"
     trailing = newline if text.endswith(newline) else ""
     for indent in (1, 2, 4, None):
         for ensure_ascii in (False, True):
 
-            def dump(
-                value: Dict[str, Any], indent: Optional[int] = indent, ensure_ascii: bool = ensure_ascii
-            ) -> str:
-                return (
-                    json.dumps(value, indent=indent, ensure_ascii=ensure_ascii).replace("\n", newline)
-                    + trailing
-                )
+            def dump(value: dict[str, Any], indent: int | None = indent, ensure_ascii: bool = ensure_ascii) -> str:
+                return json.dumps(value, indent=indent, ensure_ascii=ensure_ascii).replace("\n", newline) + trailing
 
             if dump(document) == text:
                 return dump

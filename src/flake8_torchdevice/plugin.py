@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import argparse
-from typing import Any, ClassVar, Iterator, List, Tuple, Type
+from collections.abc import Iterator
+from typing import Any, ClassVar
 
 from . import __version__
 from .prefilter import could_have_findings
@@ -16,7 +17,7 @@ class TorchDeviceChecker:
     version = __version__
     settings: ClassVar[Settings] = Settings()
 
-    def __init__(self, tree: Any, lines: List[str]) -> None:
+    def __init__(self, tree: Any, lines: list[str]) -> None:
         # ``tree`` is requested only so that flake8 runs us on files Python can parse (it reports
         # E999 for the others); we analyse the ``lines`` flake8 read, which also covers stdin.
         self._lines = lines
@@ -47,7 +48,7 @@ class TorchDeviceChecker:
             report_unknown_receivers=bool(options.torchdevice_report_unknown_receivers),
         )
 
-    def run(self) -> Iterator[Tuple[int, int, str, Type["TorchDeviceChecker"]]]:
+    def run(self) -> Iterator[tuple[int, int, str, type[TorchDeviceChecker]]]:
         source = "".join(self._lines)
         if not could_have_findings(source):
             return

@@ -16,11 +16,12 @@ import tempfile
 import time
 import tokenize
 import warnings
+from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
-from typing import Callable, FrozenSet, Iterable, List, Optional, Sequence, TextIO, Tuple, Type, Union
+from typing import TextIO
 
 from .engine import Diagnostic, lint_source
 from .fixes import fix_source
@@ -39,22 +40,22 @@ class Report:
     """One finding in user coordinates: 1-based line and column, and the notebook cell if any."""
 
     path: str
-    cell: Optional[int]
+    cell: int | None
     line: int
     column: int
     code: str
     message: str
-    fix: Optional[str]
+    fix: str | None
 
 
 @dataclass
 class FileResult:
     path: str
-    reports: List[Report] = field(default_factory=list)
+    reports: list[Report] = field(default_factory=list)
     fixed: int = 0  # fixes applied (or, with --diff, that would be)
     diff: str = ""
-    note: Optional[str] = None  # why fixes were left out of this file
-    error: Optional[str] = None  # the file could not be read or written
+    note: str | None = None  # why fixes were left out of this file
+    error: str | None = None  # the file could not be read or written
 
 
 @dataclass(frozen=True)
@@ -66,9 +67,9 @@ class FixMode:
 @dataclass(frozen=True)
 class RunOptions:
     settings: Settings
-    rules: Tuple[Type[Rule], ...]
-    codes: FrozenSet[str]
-    fix: Optional[FixMode] = None
+    rules: tuple[type[Rule], ...]
+    codes: frozenset[str]
+    fix: FixMode | None = None
 
 
 @dataclass(frozen=True)
@@ -80,14 +81,14 @@ class _PythonFile:
     def source(self) -> str:
         return self.text
 
-    def locate(self, line: int) -> Tuple[Optional[int], int]:
+    def locate(self, line: int) -> tuple[int | None, int]:
         return None, line
 
-    def rewritten(self, fixed_source: str) -> Optional[str]:
+    def rewritten(self, fixed_source: str) -> str | None:
         return fixed_source
 
 
-_Document = Union[_PythonFile, Notebook]
+_Document = _PythonFile | Notebook
 
 
 class _Unreadable(ValueError):
@@ -99,8 +100,8 @@ def default_jobs(file_count: int) -> int:
 
 
 def run(
-    paths: Sequence[Path], options: RunOptions, jobs: int, progress: Optional[Callable[[], None]] = None
-) -> List[FileResult]:
+    paths: Sequence[Path], options: RunOptions, jobs: int, progress: Callable[[], None] | None = None
+) -> list[FileResult]:
     """One result per path, in the order given, whether the files ran in this process or in workers."""
     work = partial(process_file, options=options)
     if jobs <= 1 or len(paths) <= 1:
@@ -122,7 +123,7 @@ def _size(path: Path) -> int:
         return 0
 
 
-def _collect(results: Iterable[FileResult], progress: Optional[Callable[[], None]]) -> List[FileResult]:
+def _collect(results: Iterable[FileResult], progress: Callable[[], None] | None) -> list[FileResult]:
     collected = []
     for result in results:
         collected.append(result)
@@ -160,22 +161,18 @@ def _read_document(path: Path, data: bytes) -> _Document:
         raise _Unreadable(f"cannot decode it: {error}") from error
 
 
-def _lint(display: str, document: _Document, options: RunOptions) -> List[Report]:
+def _lint(display: str, document: _Document, options: RunOptions) -> list[Report]:
     return _reports(display, document, lint_source(document.source, options.settings, options.rules), options)
 
 
-def _reports(
-    display: str, document: _Document, diagnostics: Sequence[Diagnostic], options: RunOptions
-) -> List[Report]:
+def _reports(display: str, document: _Document, diagnostics: Sequence[Diagnostic], options: RunOptions) -> list[Report]:
     silenced = silencer(document.source)
     reports = []
     for diagnostic in diagnostics:
         if diagnostic.code in options.codes and not silenced(diagnostic):
             cell, line = document.locate(diagnostic.line)
             column = diagnostic.column + 1
-            reports.append(
-                Report(display, cell, line, column, diagnostic.code, diagnostic.message, diagnostic.fix)
-            )
+            reports.append(Report(display, cell, line, column, diagnostic.code, diagnostic.message, diagnostic.fix))
     return reports
 
 
@@ -189,11 +186,7 @@ def _fix(path: Path, display: str, document: _Document, options: RunOptions, mod
         return FileResult(display, _reports(display, document, outcome.remaining, options))
     text = document.rewritten(outcome.source)
     if text is None or _breaks_python(document.source, outcome.source):
-        reason = (
-            "the fixed code would not parse"
-            if text
-            else "the notebook cannot be rewritten without other changes"
-        )
+        reason = "the fixed code would not parse" if text else "the notebook cannot be rewritten without other changes"
         return FileResult(display, _lint(display, document, options), note=f"fixes left out: {reason}")
     data = text.encode(document.encoding if isinstance(document, _PythonFile) else "utf-8")
     result = FileResult(display, _lint(display, _read_document(path, data), options), fixed=outcome.applied)
@@ -244,12 +237,8 @@ def write_atomically(path: Path, data: bytes) -> None:
 
 
 def unified_diff(before: str, after: str, display: str) -> str:
-    lines = difflib.unified_diff(
-        physical_lines(before), physical_lines(after), fromfile=display, tofile=display
-    )
-    return "".join(
-        line if line.endswith("\n") else line + "\n\\ No newline at end of file\n" for line in lines
-    )
+    lines = difflib.unified_diff(physical_lines(before), physical_lines(after), fromfile=display, tofile=display)
+    return "".join(line if line.endswith("\n") else line + "\n\\ No newline at end of file\n" for line in lines)
 
 
 class ProgressBar:
@@ -258,14 +247,14 @@ class ProgressBar:
     MINIMUM_FILES = 200
     _WIDTH = 30
 
-    def __init__(self, total: int, stream: Optional[TextIO] = None) -> None:
+    def __init__(self, total: int, stream: TextIO | None = None) -> None:
         self._total = total
         self._stream = stream or sys.stderr
         self._done = 0
         self._drawn_at = 0.0
 
     @classmethod
-    def wanted(cls, total: int, stream: Optional[TextIO] = None) -> bool:
+    def wanted(cls, total: int, stream: TextIO | None = None) -> bool:
         terminal = (stream or sys.stderr).isatty()
         return total > cls.MINIMUM_FILES and terminal and not os.environ.get("CI")
 

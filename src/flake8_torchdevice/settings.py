@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import FrozenSet
 
 
 @dataclass(frozen=True)
 class Settings:
     # Extra functions that check for CUDA, like ``torch.cuda.is_available`` (``is_torch_cuda_available``).
-    guard_functions: FrozenSet[str] = frozenset()
+    guard_functions: frozenset[str] = frozenset()
     # TDV002: also report ``x.to(device)`` statements when the code does not show what ``x`` is.
     report_unknown_receivers: bool = False

@@ -7,7 +7,6 @@ at that point of the program (guards, values), so a rule never re-walks the tree
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Dict, List, Optional, Set, Tuple
 
 import libcst as cst
 
@@ -20,29 +19,29 @@ class Scope:
     """What the walk learns about a function (or the module) by the time it ends."""
 
     # Names unpacked with ``**name``: mappings (a ``BatchEncoding``), not tensors.
-    mapping_names: Set[str] = field(default_factory=set)
+    mapping_names: set[str] = field(default_factory=set)
     # Names used as a device: ``.to(name)``, ``device=name``, ``torch.device(name)``...
     # A use inside a nested function counts for every enclosing scope.
-    placement_names: Set[str] = field(default_factory=set)
+    placement_names: set[str] = field(default_factory=set)
 
 
 @dataclass
 class CallSite:
     node: cst.Call
     # ``torch.cuda.synchronize`` for a call of an imported name, else None.
-    qualified: Optional[str]
+    qualified: str | None
     # ``to`` for ``x.to(...)``: the attribute called on a receiver that is not an import.
-    method: Optional[str]
-    receiver: Optional[cst.BaseExpression]
+    method: str | None
+    receiver: cst.BaseExpression | None
     receiver_value: Value
     value: Value
     # Under a CUDA availability or device check (see ``guards``).
     guarded: bool
     # The expression statement this call is the whole of: its result is discarded.
-    statement: Optional[cst.Expr] = None
+    statement: cst.Expr | None = None
     scope: Scope = field(default_factory=Scope)
     # Values of the arguments, in order (elements of a literal list or tuple argument included).
-    argument_values: Tuple[Value, ...] = ()
+    argument_values: tuple[Value, ...] = ()
     # What the called name holds, for ``model(x)``-style calls of a local value.
     callee_value: Value = UNKNOWN
 
@@ -78,11 +77,11 @@ class Assignment:
 class ModuleAnalysis:
     module: cst.Module
     imports: ImportTable
-    calls: List[CallSite] = field(default_factory=list)
-    parameter_defaults: List[ParameterDefault] = field(default_factory=list)
-    assignments: List[Assignment] = field(default_factory=list)
-    operations: List[Operation] = field(default_factory=list)
-    _calls_by_node: Dict[int, CallSite] = field(default_factory=dict)
+    calls: list[CallSite] = field(default_factory=list)
+    parameter_defaults: list[ParameterDefault] = field(default_factory=list)
+    assignments: list[Assignment] = field(default_factory=list)
+    operations: list[Operation] = field(default_factory=list)
+    _calls_by_node: dict[int, CallSite] = field(default_factory=dict)
 
     @property
     def uses_torch(self) -> bool:
@@ -92,5 +91,5 @@ class ModuleAnalysis:
         self.calls.append(site)
         self._calls_by_node[id(site.node)] = site
 
-    def call_at(self, node: cst.CSTNode) -> Optional[CallSite]:
+    def call_at(self, node: cst.CSTNode) -> CallSite | None:
         return self._calls_by_node.get(id(node))

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import enum
 import re
-from typing import Callable, FrozenSet, Optional
+from collections.abc import Callable
 
 import libcst as cst
 
@@ -31,7 +31,7 @@ class Polarity(enum.Enum):
     POSITIVE = 1
     NEGATIVE = 2
 
-    def flipped(self) -> "Polarity":
+    def flipped(self) -> Polarity:
         if self is Polarity.POSITIVE:
             return Polarity.NEGATIVE
         if self is Polarity.NEGATIVE:
@@ -39,7 +39,7 @@ class Polarity(enum.Enum):
         return self
 
 
-AVAILABILITY_CHECKS: FrozenSet[str] = frozenset(
+AVAILABILITY_CHECKS: frozenset[str] = frozenset(
     {
         "torch.cuda.is_available",
         "torch.cuda.device_count",
@@ -66,8 +66,8 @@ class GuardClassifier:
     def __init__(
         self,
         imports: ImportTable,
-        guard_functions: FrozenSet[str],
-        guard_variable: Callable[[str], Optional[Polarity]],
+        guard_functions: frozenset[str],
+        guard_variable: Callable[[str], Polarity | None],
     ) -> None:
         self._imports = imports
         self._guard_functions = guard_functions
@@ -170,7 +170,7 @@ def _is_zero(node: cst.BaseExpression) -> bool:
     return isinstance(node, cst.Integer) and node.value == "0"
 
 
-_EXIT_CALLS: FrozenSet[str] = frozenset({"skip", "skipTest", "exit", "_exit", "abort", "fail"})
+_EXIT_CALLS: frozenset[str] = frozenset({"skip", "skipTest", "exit", "_exit", "abort", "fail"})
 
 
 def always_leaves(statement: cst.CSTNode) -> bool:

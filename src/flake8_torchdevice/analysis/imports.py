@@ -8,12 +8,12 @@ question our rules ask ("is this ``torch.device``?").
 
 from __future__ import annotations
 
-from typing import AbstractSet, Dict, Optional
+from collections.abc import Set as AbstractSet
 
 import libcst as cst
 
 
-def dotted_name(node: cst.BaseExpression) -> Optional[str]:
+def dotted_name(node: cst.BaseExpression) -> str | None:
     """``a.b.c`` for a chain of attributes on a name, else None."""
     parts = []
     # Exact types: libcst's node classes are ABCs, slow to ``isinstance``, and never subclassed.
@@ -34,7 +34,7 @@ class ImportTable:
     """Maps local names to the fully qualified names they were imported as."""
 
     def __init__(self) -> None:
-        self._aliases: Dict[str, str] = {}
+        self._aliases: dict[str, str] = {}
 
     def record(self, statement: cst.CSTNode) -> None:
         """Learn the names bound by an ``import`` or ``from ... import`` statement."""
@@ -59,7 +59,7 @@ class ImportTable:
                 local = _module_path(alias.asname.name) if alias.asname else imported
                 self._aliases[local] = f"{module}.{imported}"
 
-    def qualify(self, node: cst.BaseExpression) -> Optional[str]:
+    def qualify(self, node: cst.BaseExpression) -> str | None:
         """The qualified name an expression refers to, when it starts at an import.
 
         ``T.cuda.is_available`` after ``import torch as T`` gives

@@ -7,13 +7,13 @@ module's code generation only until the last wanted node has started and stop th
 
 from __future__ import annotations
 
-from contextlib import contextmanager
-from typing import Dict, Iterable, Iterator, Optional, Tuple
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager, suppress
 
 import libcst as cst
 from libcst._nodes.internal import CodegenState
 
-Position = Tuple[int, int]  # 1-based line, 0-based column in characters
+Position = tuple[int, int]  # 1-based line, 0-based column in characters
 
 
 class _AllFound(Exception):
@@ -24,7 +24,7 @@ class _PositionRecorder(CodegenState):
     def __init__(self, module: cst.Module, wanted: Iterable[cst.CSTNode]) -> None:
         super().__init__(default_indent=module.default_indent, default_newline=module.default_newline)
         self.wanted = {id(node) for node in wanted}
-        self.found: Dict[int, Position] = {}
+        self.found: dict[int, Position] = {}
         self.line = 1
         self.column = 0
 
@@ -45,8 +45,8 @@ class _PositionRecorder(CodegenState):
         self,
         node: cst.CSTNode,
         *,
-        start_node: Optional[cst.CSTNode] = None,
-        end_node: Optional[cst.CSTNode] = None,
+        start_node: cst.CSTNode | None = None,
+        end_node: cst.CSTNode | None = None,
     ) -> Iterator[None]:
         key = id(node)
         if key in self.wanted and key not in self.found:
@@ -56,13 +56,11 @@ class _PositionRecorder(CodegenState):
         yield
 
 
-def positions_of(module: cst.Module, nodes: Iterable[cst.CSTNode]) -> Dict[int, Position]:
+def positions_of(module: cst.Module, nodes: Iterable[cst.CSTNode]) -> dict[int, Position]:
     """Map ``id(node)`` to the start of each node's own text (parentheses excluded)."""
     recorder = _PositionRecorder(module, nodes)
     if not recorder.wanted:
         return {}
-    try:
+    with suppress(_AllFound):
         module._codegen(recorder)
-    except _AllFound:
-        pass
     return recorder.found

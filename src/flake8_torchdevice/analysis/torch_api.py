@@ -6,10 +6,8 @@ Only facts that decide a value's kind or place live here; rule-specific lists
 
 from __future__ import annotations
 
-from typing import FrozenSet, Optional
-
 # Tensor factories: a tensor on the CPU unless ``device=`` says otherwise.
-TENSOR_FACTORIES: FrozenSet[str] = frozenset(
+TENSOR_FACTORIES: frozenset[str] = frozenset(
     f"torch.{name}"
     for name in (
         "zeros ones empty full rand randn randint randperm arange range linspace logspace eye "
@@ -19,12 +17,12 @@ TENSOR_FACTORIES: FrozenSet[str] = frozenset(
 )
 
 # ``torch.zeros_like(x)`` lives where ``x`` lives.
-LIKE_FACTORIES: FrozenSet[str] = frozenset(
+LIKE_FACTORIES: frozenset[str] = frozenset(
     f"torch.{name}_like" for name in "zeros ones empty full rand randn randint".split()
 )
 
 # Single-segment ``torch.*`` callables that do not return a tensor.
-NON_TENSOR_FUNCTIONS: FrozenSet[str] = frozenset(
+NON_TENSOR_FUNCTIONS: frozenset[str] = frozenset(
     f"torch.{name}"
     for name in (
         "device load save no_grad enable_grad inference_mode set_grad_enabled autocast manual_seed "
@@ -42,7 +40,7 @@ NON_TENSOR_FUNCTIONS: FrozenSet[str] = frozenset(
 TENSOR_FUNCTION_NAMESPACES = ("torch.nn.functional.", "torch.linalg.", "torch.fft.", "torch.special.")
 
 # Methods that return a tensor on the same device as their receiver.
-PLACE_PRESERVING_METHODS: FrozenSet[str] = frozenset(
+PLACE_PRESERVING_METHODS: frozenset[str] = frozenset(
     (
         "detach clone contiguous float double half bfloat16 long int short bool byte char type_as "
         "view view_as reshape reshape_as permute transpose t squeeze unsqueeze flatten unflatten "
@@ -56,21 +54,21 @@ PLACE_PRESERVING_METHODS: FrozenSet[str] = frozenset(
 )
 
 # Methods only tensors have: seeing one proves the result is a tensor.
-TENSOR_ONLY_METHODS: FrozenSet[str] = frozenset(
+TENSOR_ONLY_METHODS: frozenset[str] = frozenset(
     "detach contiguous unsqueeze permute requires_grad_ type_as view_as expand_as masked_select "
     "index_select pin_memory bfloat16".split()
 )
 
 # Reductions that return a 0-dim tensor when called without a dimension.
-REDUCTIONS: FrozenSet[str] = frozenset("sum mean std var prod max min norm all any".split())
+REDUCTIONS: frozenset[str] = frozenset("sum mean std var prod max min norm all any".split())
 
 # Module attributes that are parameters (tensors that require grad) in nn.Linear, nn.Conv*...
-MODULE_PARAMETERS: FrozenSet[str] = frozenset({"weight", "bias"})
+MODULE_PARAMETERS: frozenset[str] = frozenset({"weight", "bias"})
 
 # Tensor attributes that are tensors themselves.
-TENSOR_ATTRIBUTES: FrozenSet[str] = frozenset({"data", "grad", "T", "mT", "H", "mH", "real", "imag"})
+TENSOR_ATTRIBUTES: frozenset[str] = frozenset({"data", "grad", "T", "mT", "H", "mH", "real", "imag"})
 
-DTYPES: FrozenSet[str] = frozenset(
+DTYPES: frozenset[str] = frozenset(
     f"torch.{name}"
     for name in (
         "float float16 float32 float64 half double bfloat16 int int8 int16 int32 int64 uint8 long short "
@@ -78,11 +76,11 @@ DTYPES: FrozenSet[str] = frozenset(
     ).split()
 )
 
-GRAD_DISABLING_CONTEXTS: FrozenSet[str] = frozenset({"torch.no_grad", "torch.inference_mode"})
+GRAD_DISABLING_CONTEXTS: frozenset[str] = frozenset({"torch.no_grad", "torch.inference_mode"})
 
 # Calls whose ``device=`` names a device *type* for mixed precision, not a placement; they
 # disable themselves where that device is missing.
-DEVICE_TYPE_CALLS: FrozenSet[str] = frozenset(
+DEVICE_TYPE_CALLS: frozenset[str] = frozenset(
     {
         "torch.amp.GradScaler",
         "torch.cuda.amp.GradScaler",
@@ -95,14 +93,12 @@ DEVICE_TYPE_CALLS: FrozenSet[str] = frozenset(
     }
 )
 
-DATA_LOADERS: FrozenSet[str] = frozenset(
-    {"torch.utils.data.DataLoader", "torch.utils.data.dataloader.DataLoader"}
-)
+DATA_LOADERS: frozenset[str] = frozenset({"torch.utils.data.DataLoader", "torch.utils.data.dataloader.DataLoader"})
 
 # Functions of other libraries that build an ``nn.Module`` (whose ``.to()`` is in place).
-MODEL_FACTORIES: FrozenSet[str] = frozenset({"timm.create_model", "torch.hub.load"})
+MODEL_FACTORIES: frozenset[str] = frozenset({"timm.create_model", "torch.hub.load"})
 
-MODULE_BASES: FrozenSet[str] = frozenset(
+MODULE_BASES: frozenset[str] = frozenset(
     {
         "torch.nn.Module",
         "torch.nn.modules.module.Module",
@@ -115,11 +111,11 @@ MODULE_BASES: FrozenSet[str] = frozenset(
 )
 
 # ``nn.*`` names that are not module classes.
-NOT_MODULE_CLASSES: FrozenSet[str] = frozenset({"torch.nn.Parameter", "torch.nn.parameter.Parameter"})
+NOT_MODULE_CLASSES: frozenset[str] = frozenset({"torch.nn.Parameter", "torch.nn.parameter.Parameter"})
 
-PARAMETER_CLASSES: FrozenSet[str] = NOT_MODULE_CLASSES | {"torch.nn.Buffer"}
+PARAMETER_CLASSES: frozenset[str] = NOT_MODULE_CLASSES | {"torch.nn.Buffer"}
 
-TENSOR_TYPES: FrozenSet[str] = frozenset({"torch.Tensor", "torch.FloatTensor", "torch.nn.Parameter"})
+TENSOR_TYPES: frozenset[str] = frozenset({"torch.Tensor", "torch.FloatTensor", "torch.nn.Parameter"})
 
 # ``from_pretrained`` objects that are not models (their ``.to()`` differs or does not exist).
 _NOT_MODEL_HINTS = ("Tokenizer", "Processor", "FeatureExtractor", "Config", "ImageProcessor")
@@ -131,9 +127,7 @@ def is_tensor_function(qualified: str) -> bool:
     if qualified.startswith(TENSOR_FUNCTION_NAMESPACES):
         return True
     head, _, name = qualified.partition(".")
-    return (
-        head == "torch" and "." not in name and name[:1].islower() and qualified not in NON_TENSOR_FUNCTIONS
-    )
+    return head == "torch" and "." not in name and name[:1].islower() and qualified not in NON_TENSOR_FUNCTIONS
 
 
 def is_module_class(qualified: str) -> bool:
@@ -151,5 +145,5 @@ def is_module_class(qualified: str) -> bool:
     return qualified in MODEL_FACTORIES
 
 
-def pretrained_kind_is_model(receiver_name: Optional[str]) -> bool:
+def pretrained_kind_is_model(receiver_name: str | None) -> bool:
     return receiver_name is not None and not any(hint in receiver_name for hint in _NOT_MODEL_HINTS)

@@ -14,7 +14,6 @@ from __future__ import annotations
 import enum
 import re
 from dataclasses import dataclass, replace
-from typing import Optional
 
 import libcst as cst
 
@@ -33,7 +32,7 @@ class Kind(enum.Enum):
 class Place:
     """Where a value lives. ``device`` is the source text of the device expression."""
 
-    device: Optional[str] = None
+    device: str | None = None
     known: bool = False
 
     @property
@@ -62,10 +61,10 @@ class Value:
     # A 0-dim tensor (``torch.tensor(2.0)``, ``x.sum()``): PyTorch lets a CPU scalar meet any device.
     scalar: bool = False
 
-    def moved_to(self, place: Place) -> "Value":
+    def moved_to(self, place: Place) -> Value:
         return replace(self, place=place)
 
-    def join(self, other: "Value") -> "Value":
+    def join(self, other: Value) -> Value:
         """What is known on both sides of a branch."""
         if self == other:
             return self
@@ -84,7 +83,7 @@ _CUDA_DEVICE = re.compile(r"cuda(:\d+)?")
 _CPU_DEVICE = re.compile(r"cpu(:\d+)?")
 
 
-def string_value(node: cst.BaseExpression) -> Optional[str]:
+def string_value(node: cst.BaseExpression) -> str | None:
     """The value of a plain (non-f, non-bytes) string literal."""
     if isinstance(node, cst.SimpleString) and "b" not in node.prefix.lower():
         try:

@@ -17,8 +17,8 @@ from __future__ import annotations
 import dataclasses
 import functools
 import re
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from typing import Dict, FrozenSet, Iterator, List, Optional, Sequence, Set, Tuple
 
 import libcst as cst
 
@@ -41,15 +41,15 @@ from .values import (
     string_value,
 )
 
-Env = Dict[str, Value]
+Env = dict[str, Value]
 
 _SKIPPED_FIELDS = frozenset(
     {"lpar", "rpar", "comma", "semicolon", "header", "footer", "leading_lines", "lines_after_decorators"}
 )
-_FIELDS_BY_TYPE: Dict[type, Tuple[str, ...]] = {}
+_FIELDS_BY_TYPE: dict[type, tuple[str, ...]] = {}
 
 
-def _child_fields(node_type: type) -> Tuple[str, ...]:
+def _child_fields(node_type: type) -> tuple[str, ...]:
     names = _FIELDS_BY_TYPE.get(node_type)
     if names is None:
         names = tuple(
@@ -61,7 +61,7 @@ def _child_fields(node_type: type) -> Tuple[str, ...]:
     return names
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _is_a(kind: type, base: type) -> bool:
     """``issubclass``, remembered: libcst's node classes are ABCs, and ``isinstance`` on an ABC
     costs several times a plain one; the walk asks it millions of times about a few hundred types.
@@ -102,20 +102,20 @@ def _join(left: Env, right: Env) -> Env:
 
 
 class Walker:
-    def __init__(self, module: cst.Module, guard_functions: FrozenSet[str]) -> None:
+    def __init__(self, module: cst.Module, guard_functions: frozenset[str]) -> None:
         self.imports = ImportTable()
         self.analysis = ModuleAnalysis(module=module, imports=self.imports)
         self.env: Env = {}
-        self.guard_variables: Dict[str, Polarity] = {}
+        self.guard_variables: dict[str, Polarity] = {}
         self.guards = GuardClassifier(self.imports, guard_functions, self.guard_variables.get)
         self.guard_depth = 0
-        self.module_classes: Set[str] = set()
-        self.class_attributes: Optional[Env] = None  # ``self.x`` values of the enclosing Module class
-        self.scopes: List[Scope] = [Scope()]
+        self.module_classes: set[str] = set()
+        self.class_attributes: Env | None = None  # ``self.x`` values of the enclosing Module class
+        self.scopes: list[Scope] = [Scope()]
         self.default_place: Place = CPU  # where a factory without ``device=`` allocates
-        self.expression_statement: Optional[cst.Expr] = None  # the expression statement being walked
+        self.expression_statement: cst.Expr | None = None  # the expression statement being walked
         self.grad_enabled = True  # False inside ``torch.no_grad()`` / ``inference_mode()``
-        self.module_self: Optional[str] = None  # ``self`` while walking a method of an nn.Module class
+        self.module_self: str | None = None  # ``self`` while walking a method of an nn.Module class
 
     # ------------------------------------------------------------------ blocks
     def walk(self) -> ModuleAnalysis:
@@ -152,13 +152,13 @@ class Walker:
         finally:
             self.guard_depth -= int(active)
 
-    def branch(self, suite: cst.BaseSuite, env: Env, guarded: bool) -> Tuple[Env, bool]:
+    def branch(self, suite: cst.BaseSuite, env: Env, guarded: bool) -> tuple[Env, bool]:
         self.env = dict(env)
         with self.guarded(guarded):
             leaves = self.block(_statements(suite))
         return self.env, leaves
 
-    def join_branches(self, outcomes: List[Tuple[Env, bool]]) -> None:
+    def join_branches(self, outcomes: list[tuple[Env, bool]]) -> None:
         flowing = [env for env, leaves in outcomes if not leaves] or [env for env, _ in outcomes]
         joined = flowing[0]
         for env in flowing[1:]:
@@ -417,19 +417,13 @@ class Walker:
         if isinstance(target, (cst.Tuple, cst.List)):
             for element in target.elements:
                 for name in _bound_names(element.value):
-                    env[name] = (
-                        Value(kind=Kind.TENSOR, place=CPU) if isinstance(element.value, cst.Name) else UNKNOWN
-                    )
+                    env[name] = Value(kind=Kind.TENSOR, place=CPU) if isinstance(element.value, cst.Name) else UNKNOWN
         else:
             for name in _bound_names(target):
                 env[name] = BATCH
 
-    def _wrapped_loader(self, node: cst.BaseExpression) -> Optional[cst.BaseExpression]:
-        if (
-            isinstance(node, cst.Call)
-            and node.args
-            and dotted_name(node.func) in ("enumerate", "tqdm", "tqdm.tqdm")
-        ):
+    def _wrapped_loader(self, node: cst.BaseExpression) -> cst.BaseExpression | None:
+        if isinstance(node, cst.Call) and node.args and dotted_name(node.func) in ("enumerate", "tqdm", "tqdm.tqdm"):
             inner = node.args[0].value
             if self.env.get(dotted_name(inner) or "", UNKNOWN).kind is Kind.LOADER:
                 return inner
@@ -490,7 +484,7 @@ class Walker:
 
     def _scan_shadowed(self, node: cst.CSTNode) -> None:
         """Lambdas and comprehensions bind names that hide the enclosing ones."""
-        hidden: List[str] = []
+        hidden: list[str] = []
         if isinstance(node, cst.Lambda):
             hidden = [param.name.value for param in _all_params(node.params)]
         else:
@@ -534,8 +528,8 @@ class Walker:
         self.expression_statement = None
         func = node.func
         qualified = self.imports.qualify(func)
-        method: Optional[str] = None
-        receiver: Optional[cst.BaseExpression] = None
+        method: str | None = None
+        receiver: cst.BaseExpression | None = None
         receiver_value = callee = UNKNOWN
         if qualified is None:
             if isinstance(func, cst.Attribute):
@@ -581,7 +575,7 @@ class Walker:
             return UNKNOWN
         return self.value(arg.value)
 
-    def _element_values(self, node: cst.Call) -> Tuple[Value, ...]:
+    def _element_values(self, node: cst.Call) -> tuple[Value, ...]:
         """Values of a literal list/tuple argument's elements (``torch.cat([a, b])``), already walked."""
         values = []
         for arg in node.args:
@@ -594,12 +588,12 @@ class Walker:
     def _call_result(
         self,
         node: cst.Call,
-        qualified: Optional[str],
-        method: Optional[str],
-        receiver: Optional[cst.BaseExpression],
+        qualified: str | None,
+        method: str | None,
+        receiver: cst.BaseExpression | None,
         receiver_value: Value,
         callee: Value,
-        arguments: List[Value],
+        arguments: list[Value],
     ) -> Value:
         if qualified is not None:
             return self._function_result(node, qualified, arguments)
@@ -614,7 +608,7 @@ class Walker:
             return Value(kind=Kind.LOADER)
         return UNKNOWN
 
-    def _function_result(self, node: cst.Call, qualified: str, arguments: List[Value]) -> Value:
+    def _function_result(self, node: cst.Call, qualified: str, arguments: list[Value]) -> Value:
         if qualified in torch_api.DATA_LOADERS:
             return Value(kind=Kind.LOADER)
         if qualified == "torch.device":
@@ -660,7 +654,7 @@ class Walker:
         return UNKNOWN
 
     def _method_result(
-        self, node: cst.Call, method: str, receiver: Optional[cst.BaseExpression], receiver_value: Value
+        self, node: cst.Call, method: str, receiver: cst.BaseExpression | None, receiver_value: Value
     ) -> Value:
         kind = receiver_value.kind
         if method in ("to", "cuda", "cpu"):
@@ -793,11 +787,12 @@ class Walker:
         subject = dotted_name(test.args[0].value)
         if subject is None:
             return
-        if self.imports.qualify(test.func) == "torch.is_tensor":
+        if self.imports.qualify(test.func) == "torch.is_tensor" or (
+            dotted_name(test.func) == "isinstance"
+            and len(test.args) == 2
+            and self.imports.qualify(test.args[1].value) in torch_api.TENSOR_TYPES
+        ):
             yield subject
-        elif dotted_name(test.func) == "isinstance" and len(test.args) == 2:
-            if self.imports.qualify(test.args[1].value) in torch_api.TENSOR_TYPES:
-                yield subject
 
 
 # Names that hold a device by convention (``device``, ``dev``, ``gpu_id``, ``local_rank``).
@@ -819,9 +814,7 @@ def _element_of(value: Value) -> Value:
     return UNKNOWN
 
 
-def _placement_arguments(
-    node: cst.Call, qualified: Optional[str], method: Optional[str]
-) -> Iterator[cst.BaseExpression]:
+def _placement_arguments(node: cst.Call, qualified: str | None, method: str | None) -> Iterator[cst.BaseExpression]:
     """The arguments of a call that say where something is placed."""
     if qualified not in torch_api.DEVICE_TYPE_CALLS:
         for name in ("device", "map_location"):
@@ -869,9 +862,7 @@ def _all_params(params: cst.Parameters) -> Iterator[cst.Param]:
         yield params.star_kwarg
 
 
-_BROAD_EXCEPTIONS = frozenset(
-    {"Exception", "BaseException", "RuntimeError", "AssertionError", "AttributeError"}
-)
+_BROAD_EXCEPTIONS = frozenset({"Exception", "BaseException", "RuntimeError", "AssertionError", "AttributeError"})
 
 
 def _catches_device_errors(handler: cst.ExceptHandler) -> bool:
@@ -886,6 +877,6 @@ def _catches_device_errors(handler: cst.ExceptHandler) -> bool:
     return False
 
 
-def analyse(module: cst.Module, guard_functions: FrozenSet[str] = frozenset()) -> ModuleAnalysis:
+def analyse(module: cst.Module, guard_functions: frozenset[str] = frozenset()) -> ModuleAnalysis:
     """Build the shared analysis of a parsed module in one pass."""
     return Walker(module, guard_functions).walk()

@@ -1,7 +1,5 @@
 """The rules, one module each; ``ALL_RULES`` is the registry every front end reads."""
 
-from typing import Dict, Tuple, Type
-
 from .base import Finding, Rule
 from .tdv001_hardcoded_cuda import HardcodedCudaDevice
 from .tdv002_discarded_conversion import DiscardedConversion
@@ -12,7 +10,7 @@ from .tdv006_input_left_behind import InputLeftBehind
 from .tdv007_create_then_move import CreateThenMove
 from .tdv008_numpy_requires_grad import NumpyRequiresGrad
 
-ALL_RULES: Tuple[Type[Rule], ...] = (
+ALL_RULES: tuple[type[Rule], ...] = (
     HardcodedCudaDevice,
     DiscardedConversion,
     NumpyOnAccelerator,
@@ -23,6 +21,6 @@ ALL_RULES: Tuple[Type[Rule], ...] = (
     NumpyRequiresGrad,
 )
 
-RULES_BY_CODE: Dict[str, Type[Rule]] = {rule.code: rule for rule in ALL_RULES}
+RULES_BY_CODE: dict[str, type[Rule]] = {rule.code: rule for rule in ALL_RULES}
 
 __all__ = ["ALL_RULES", "RULES_BY_CODE", "Finding", "Rule"]

@@ -9,10 +9,11 @@ from __future__ import annotations
 
 import inspect
 import io
-import tokenize
 import re
+import tokenize
+from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import ClassVar, Dict, Iterator, Optional
+from typing import ClassVar
 
 import libcst as cst
 
@@ -40,7 +41,7 @@ class Finding:
     node: cst.CSTNode
     code: str
     message: str
-    fix: Optional[Fix] = None
+    fix: Fix | None = None
 
 
 def keyword(name: str, value: cst.BaseExpression) -> cst.Arg:
@@ -90,7 +91,7 @@ class Code:
         return inspect.cleandoc(cls.__doc__ or "")
 
     @classmethod
-    def sections(cls) -> Dict[str, str]:
+    def sections(cls) -> dict[str, str]:
         """``{"What it does": ..., "Example": ...}`` from the documentation's ``##`` headings."""
         parts = re.split(r"^## +(.+)$", cls.documentation(), flags=re.MULTILINE)
         return {title.strip(): body.strip() for title, body in zip(parts[1::2], parts[2::2])}
@@ -108,7 +109,7 @@ class Rule(Code):
     def check(self, analysis: ModuleAnalysis, settings: Settings) -> Iterator[Finding]:
         raise NotImplementedError
 
-    def finding(self, node: cst.CSTNode, message: str, fix: Optional[Fix] = None) -> Finding:
+    def finding(self, node: cst.CSTNode, message: str, fix: Fix | None = None) -> Finding:
         return Finding(node, self.code, message, fix)
 
 

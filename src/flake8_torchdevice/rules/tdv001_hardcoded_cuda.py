@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-from typing import Iterator, Optional
+from collections.abc import Iterator
 
 import libcst as cst
 
-from ..analysis import CallSite, ModuleAnalysis
-from ..analysis import torch_api
-from ..analysis.facts import Scope
+from ..analysis import CallSite, ModuleAnalysis, torch_api
 from ..analysis.arguments import keyword_argument, positional_argument
+from ..analysis.facts import Scope
 from ..analysis.values import is_cuda_literal, string_value
 from ..settings import Settings
 from .base import Finding, Rule
@@ -33,8 +32,7 @@ NEEDS_GPU = frozenset(
 CUDA_ONLY_LIBRARIES = frozenset({"apex", "cupy", "flash_attn", "megatron", "pycuda", "transformer_engine", "triton"})
 
 LEGACY_TENSOR_TYPES = frozenset(
-    f"torch.cuda.{dtype}Tensor"
-    for dtype in "Float Double Half BFloat16 Long Int Short Char Byte Bool".split()
+    f"torch.cuda.{dtype}Tensor" for dtype in "Float Double Half BFloat16 Long Int Short Char Byte Bool".split()
 )
 
 
@@ -46,7 +44,7 @@ def _places(name: str, scope: Scope) -> bool:
     return name in scope.placement_names
 
 
-def _legacy_type_name(node: cst.BaseExpression, analysis: ModuleAnalysis) -> Optional[str]:
+def _legacy_type_name(node: cst.BaseExpression, analysis: ModuleAnalysis) -> str | None:
     """``torch.cuda.FloatTensor`` given as a type object or a string."""
     name = analysis.imports.qualify(node) or string_value(node)
     return name if name in LEGACY_TENSOR_TYPES else None

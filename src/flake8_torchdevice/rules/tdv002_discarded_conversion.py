@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Iterator, Optional
+from collections.abc import Iterator
 
 import libcst as cst
 
@@ -18,7 +18,7 @@ def _is_in_place_method(name: str) -> bool:
     return name.endswith("_") and not name.startswith("_")
 
 
-def lost_conversion(statement_call: cst.Call) -> Optional[cst.Call]:
+def lost_conversion(statement_call: cst.Call) -> cst.Call | None:
     """The conversion whose result a statement throws away.
 
     ``x.to(d)`` loses its own result; ``x.to(d).add_(1)`` mutates the copy and loses it
@@ -35,7 +35,7 @@ def lost_conversion(statement_call: cst.Call) -> Optional[cst.Call]:
     return None
 
 
-def _assign_back(site: CallSite, statement: Optional[cst.Expr]) -> Optional[Fix]:
+def _assign_back(site: CallSite, statement: cst.Expr | None) -> Fix | None:
     """``x.to(d)`` becomes ``x = x.to(d)`` when ``x`` is a name or an attribute."""
     if statement is None or not isinstance(site.receiver, (cst.Name, cst.Attribute)):
         return None
@@ -95,9 +95,7 @@ class DiscardedConversion(Rule):
 
     code = "TDV002"
     name = "discarded-tensor-conversion"
-    summary = (
-        "Result of a tensor's `.to()` / `.cuda()` / `.cpu()` is discarded (only `nn.Module.to()` is in place)"
-    )
+    summary = "Result of a tensor's `.to()` / `.cuda()` / `.cpu()` is discarded (only `nn.Module.to()` is in place)"
 
     def check(self, analysis: ModuleAnalysis, settings: Settings) -> Iterator[Finding]:
         for site in analysis.calls:
@@ -118,9 +116,7 @@ class DiscardedConversion(Rule):
         name = dotted_name(site.receiver)
         return name is not None and name not in site.scope.mapping_names and name.split(".", 1)[0] != "self"
 
-    def _report(
-        self, analysis: ModuleAnalysis, site: CallSite, chained: bool, statement: Optional[cst.Expr]
-    ) -> Finding:
+    def _report(self, analysis: ModuleAnalysis, site: CallSite, chained: bool, statement: cst.Expr | None) -> Finding:
         receiver = source_text(analysis, site.receiver) if site.receiver is not None else "x"
         call = source_text(analysis, site.node)
         if chained:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Iterator, Optional, Sequence, Tuple
+from collections.abc import Iterator, Sequence
 
 import libcst as cst
 
@@ -14,7 +14,7 @@ from .base import Finding, Rule, source_text
 CROSS_DEVICE_METHODS = frozenset({"to", "cuda", "cpu", "copy_", "type_as", "new_tensor", "set_"})
 
 
-def split_places(values: Sequence[Value]) -> Optional[Tuple[Value, Value]]:
+def split_places(values: Sequence[Value]) -> tuple[Value, Value] | None:
     """A (CPU tensor, device tensor) pair among the values, if the code proves one.
 
     CPU 0-dim tensors are left out: PyTorch lets them meet tensors on any device.
@@ -93,7 +93,7 @@ class MixedDevices(Rule):
                 yield self._report(analysis, site.node, self._cpu_argument(site, pair[0]), pair[1])
 
     @staticmethod
-    def _cpu_argument(site: CallSite, cpu_value: Value) -> Optional[cst.CSTNode]:
+    def _cpu_argument(site: CallSite, cpu_value: Value) -> cst.CSTNode | None:
         """The expression holding the CPU tensor: the receiver, an argument or a list element."""
         if site.receiver is not None and site.receiver_value is cpu_value:
             return site.receiver
@@ -110,7 +110,7 @@ class MixedDevices(Rule):
         return None
 
     def _report(
-        self, analysis: ModuleAnalysis, node: cst.CSTNode, cpu_node: Optional[cst.CSTNode], device_value: Value
+        self, analysis: ModuleAnalysis, node: cst.CSTNode, cpu_node: cst.CSTNode | None, device_value: Value
     ) -> Finding:
         device = device_value.place.device
         cpu = f"`{source_text(analysis, cpu_node)}`" if cpu_node is not None else "one of its tensors"

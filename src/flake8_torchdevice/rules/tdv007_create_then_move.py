@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Iterator, Optional
+from collections.abc import Iterator
 
 import libcst as cst
 
@@ -21,12 +21,12 @@ FACTORIES_WITH_DEVICE = frozenset(
 )
 
 
-def _is_device_of(node: Optional[cst.BaseExpression]) -> bool:
+def _is_device_of(node: cst.BaseExpression | None) -> bool:
     """``x.device`` / ``self.device``: a device, wherever it is."""
     return isinstance(node, cst.Attribute) and node.attr.value == "device"
 
 
-def _only_device(move: cst.Call) -> Optional[cst.BaseExpression]:
+def _only_device(move: cst.Call) -> cst.BaseExpression | None:
     """The device of a move whose only argument is the device (``.to(device, dtype)`` has none)."""
     if isinstance(move.func, cst.Attribute) and move.func.attr.value == "cuda" and not move.args:
         return cst.SimpleString('"cuda"')
@@ -38,7 +38,7 @@ def _only_device(move: cst.Call) -> Optional[cst.BaseExpression]:
     return None
 
 
-def _create_on_device(factory: cst.Call, move: cst.Call) -> Optional[Fix]:
+def _create_on_device(factory: cst.Call, move: cst.Call) -> Fix | None:
     """``torch.zeros(n).to(device)`` becomes ``torch.zeros(n, device=device)``."""
     device = _only_device(move)
     if device is None:
