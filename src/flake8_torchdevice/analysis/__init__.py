@@ -1,18 +1,26 @@
-"""What the code means, computed once per file and read by every rule."""
+"""What the code means, computed once per file and read by every rule through ``queries``.
 
-from .facts import Assignment, CallSite, ModuleAnalysis, ParameterDefault
+Layers, each in its own module: ``domain`` (values and places), ``state`` (the flow state),
+``conditions`` (narrowing), ``definitions`` (what the file defines, and evidence), the
+interpreter (``interpreter``, ``statements``, ``loops``, ``expressions``, ``calls``,
+``methods``), ``summaries`` (functions and classes of the file), ``knowledge`` (torch's API),
+``facts`` (what is recorded) and ``queries`` (the face rules see).
+"""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from .interpreter import Interpreter
 from .positions import positions_of
-from .values import Kind, Place, Value
-from .walker import analyse
+from .queries import Analysis
 
-__all__ = [
-    "Assignment",
-    "CallSite",
-    "Kind",
-    "ModuleAnalysis",
-    "ParameterDefault",
-    "Place",
-    "Value",
-    "analyse",
-    "positions_of",
-]
+
+def analyse(module: cst.Module, guard_functions: frozenset[str] = frozenset()) -> Analysis:
+    """Analyse a parsed module: one syntactic pass, then the flow analysis."""
+    interpreter = Interpreter(module, guard_functions)
+    facts = interpreter.run()
+    return Analysis(module, interpreter.imports, interpreter.definitions, facts)
+
+
+__all__ = ["Analysis", "analyse", "positions_of"]

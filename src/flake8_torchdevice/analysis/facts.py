@@ -1,32 +1,34 @@
-"""The facts the analysis records for rules to read.
+"""The facts the rules read, written once per node from the final flow state.
 
-Each fact points at the CST node it describes and carries what the walker knew
-at that point of the program (guards, values), so a rule never re-walks the tree.
+The interpreter evaluates code several times (each loop to a fixpoint, each function summary
+at its call sites) but records only in its *recording* pass, where every node is seen with the
+state that holds there for good. A later recording pass over the same node (a class whose
+attributes were learned late) replaces the earlier fact, so each node has one fact.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import libcst as cst
 
-from .imports import ImportTable
-from .values import UNKNOWN, Value
+from .definitions import FunctionInfo
+from .domain import Value
 
 
-@dataclass
+@dataclass(frozen=True, slots=True)
 class Scope:
-    """What the walk learns about a function (or the module) by the time it ends."""
+    """Where a fact was seen: the enclosing function (None at module level) and its context."""
 
-    # Names unpacked with ``**name``: mappings (a ``BatchEncoding``), not tensors.
-    mapping_names: set[str] = field(default_factory=set)
-    # Names used as a device: ``.to(name)``, ``device=name``, ``torch.device(name)``...
-    # A use inside a nested function counts for every enclosing scope.
-    placement_names: set[str] = field(default_factory=set)
+    function: FunctionInfo | None
+    # The function or class is named for CUDA, or decorated with a CUDA check.
+    cuda_specific: bool = False
+    # An ``nn.Module`` method.
+    in_module: bool = False
 
 
-@dataclass
-class CallSite:
+@dataclass(frozen=True, slots=True)
+class CallFact:
     node: cst.Call
     # ``torch.cuda.synchronize`` for a call of an imported name, else None.
     qualified: str | None
@@ -34,62 +36,63 @@ class CallSite:
     method: str | None
     receiver: cst.BaseExpression | None
     receiver_value: Value
-    value: Value
-    # Under a CUDA availability or device check (see ``guards``).
+    # What the called expression holds (``model`` in ``model(x)``).
+    callee: Value
+    # One value per argument, in order; ``**kwargs`` gives an unknown value.
+    arguments: tuple[Value, ...]
+    result: Value
     guarded: bool
+    grad_enabled: bool
+    scope: Scope
     # The expression statement this call is the whole of: its result is discarded.
-    statement: cst.Expr | None = None
-    scope: Scope = field(default_factory=Scope)
-    # Values of the arguments, in order (elements of a literal list or tuple argument included).
-    argument_values: tuple[Value, ...] = ()
-    # What the called name holds, for ``model(x)``-style calls of a local value.
-    callee_value: Value = UNKNOWN
+    statement: cst.Expr | None
 
 
-@dataclass
-class Operation:
-    """A binary operator applied to two values (``w + b``, ``x @ w``)."""
+@dataclass(frozen=True, slots=True)
+class OperationFact:
+    """``left <op> right`` (``w + b``, ``x @ w``); ``in_place`` for ``x += y``."""
 
-    node: cst.BinaryOperation
+    node: cst.BinaryOperation | cst.AugAssign
     left: Value
     right: Value
+    in_place: bool
+    scope: Scope
 
 
-@dataclass
-class ParameterDefault:
+@dataclass(frozen=True, slots=True)
+class StoreFact:
+    """``container[index] = value``: written into a tensor, an array, a list or a dict."""
+
+    node: cst.Subscript
+    container: Value
+    value: Value
+    scope: Scope
+
+
+@dataclass(frozen=True, slots=True)
+class DefaultFact:
+    """A parameter default, with what the function does with the parameter."""
+
     param: cst.Param
-    default: cst.BaseExpression
-    guarded: bool
-    scope: Scope  # the function's own
-
-
-@dataclass
-class Assignment:
-    """``target = value`` for a name or attribute target (``device = "cuda"``)."""
-
-    target: str
-    value: cst.BaseExpression
+    function: FunctionInfo
     guarded: bool
     scope: Scope
 
 
-@dataclass
-class ModuleAnalysis:
-    module: cst.Module
-    imports: ImportTable
-    calls: list[CallSite] = field(default_factory=list)
-    parameter_defaults: list[ParameterDefault] = field(default_factory=list)
-    assignments: list[Assignment] = field(default_factory=list)
-    operations: list[Operation] = field(default_factory=list)
-    _calls_by_node: dict[int, CallSite] = field(default_factory=dict)
+@dataclass(frozen=True, slots=True)
+class LiteralFact:
+    """A device literal (``"cuda"``, ``torch.device("cuda")``) where it was written."""
 
-    @property
-    def uses_torch(self) -> bool:
-        return self.imports.imports_torch()
+    node: cst.BaseExpression
+    guarded: bool
+    scope: Scope
 
-    def add_call(self, site: CallSite) -> None:
-        self.calls.append(site)
-        self._calls_by_node[id(site.node)] = site
 
-    def call_at(self, node: cst.CSTNode) -> CallSite | None:
-        return self._calls_by_node.get(id(node))
+class Facts:
+    def __init__(self) -> None:
+        self.calls: dict[int, CallFact] = {}
+        self.operations: dict[int, OperationFact] = {}
+        self.stores: dict[int, StoreFact] = {}
+        self.defaults: dict[int, DefaultFact] = {}
+        self.literals: dict[int, LiteralFact] = {}
+        self.values: dict[int, Value] = {}

@@ -1,0 +1,239 @@
+"""Calls: what a call returns and what it changes (part of the interpreter).
+
+A call of something imported is looked up in the torch knowledge (factories allocate on
+``device=`` or the default device, computations happen where their tensor arguments are,
+moves go where their device argument says); a call of a module runs where the module is; a
+method call on a tensor keeps its place; a call of a function or class of this file is
+summarised (``summaries``). Calls are also evidence: ``x.unsqueeze(0)`` shows ``x`` is a
+tensor, ``m.eval()`` a module, and the state remembers it from there on.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import libcst as cst
+
+from .domain import CPU, NONE, NOWHERE, UNKNOWN, Kind, Origin, Value, accelerator, sequence, tensor, with_module
+from .facts import CallFact
+from .imports import dotted_name
+from .knowledge import api
+from .knowledge.api import Effect
+from .methods import MethodEvaluator, keyword_value
+from .syntax import keyword_argument
+
+_TENSOR_KINDS = frozenset({Kind.TENSOR, Kind.OUTPUT, Kind.ARRAYLIKE})
+
+
+class CallEvaluator(MethodEvaluator):
+    def call(self, node: cst.Call) -> Value:
+        statement = self.expression_statement
+        if statement is not None and statement.value is not node:
+            statement = None
+        self.expression_statement = None
+        func = node.func
+        qualified = self.imports.qualify(func)
+        method: str | None = None
+        receiver: cst.BaseExpression | None = None
+        receiver_value = callee = UNKNOWN
+        if qualified is None:
+            if type(func) is cst.Attribute:
+                method, receiver = func.attr.value, func.value
+                receiver_value = self.evaluate(receiver)
+                callee = self.state.get(dotted_name(func) or "") or self._member(receiver_value, method)
+            else:
+                callee = self.evaluate(func)
+        arguments = tuple(self._argument(arg) for arg in node.args)
+        result = self._result(node, qualified, method, receiver, receiver_value, callee, arguments)
+        if self.recording:
+            self.facts.calls[id(node)] = CallFact(
+                node,
+                qualified,
+                method,
+                receiver,
+                receiver_value,
+                callee,
+                arguments,
+                result,
+                self.state.cuda_checked,
+                self.state.grad_enabled,
+                self.frame.scope,
+                statement,
+            )
+        if method is not None and receiver is not None:
+            self._learn_kind(receiver, receiver_value, method)
+        return result
+
+    def _argument(self, arg: cst.Arg) -> Value:
+        value = self.evaluate(arg.value)
+        return UNKNOWN if arg.star == "**" else value
+
+    def _member(self, owner: Value, name: str) -> Value:
+        """What ``owner.name`` holds when called (``self.encoder(x)``: a submodule)."""
+        if owner.kind is Kind.MODULE or owner.kind is Kind.OBJECT:
+            return self.summaries.attribute(owner, name)
+        return UNKNOWN
+
+    def _result(
+        self,
+        node: cst.Call,
+        qualified: str | None,
+        method: str | None,
+        receiver: cst.BaseExpression | None,
+        receiver_value: Value,
+        callee: Value,
+        arguments: tuple[Value, ...],
+    ) -> Value:
+        if _returns_torch_tensors(node):  # a tokenizer with ``return_tensors="pt"``
+            origin = Origin(node, "made on the CPU by the tokenizer")
+            if method == "encode":
+                return tensor(CPU, origin)
+            return Value(kind=Kind.MAPPING, item=tensor(CPU, origin), origin=origin)
+        if qualified is not None:
+            return self._function_result(node, qualified, arguments)
+        if callee.kind is Kind.MODULE:
+            return self._module_call(node, callee, arguments)
+        if method is not None and receiver is not None:
+            return self._method_result(node, method, receiver, receiver_value, arguments)
+        name = dotted_name(node.func)
+        if name is not None:
+            return self._named_call(node, name, arguments)
+        return UNKNOWN
+
+    # -------------------------------------------------------- imported functions
+    def _function_result(self, node: cst.Call, qualified: str, arguments: tuple[Value, ...]) -> Value:
+        first = arguments[0] if arguments else UNKNOWN
+        origin = Origin(node, f"made by {qualified}()")
+        if qualified == "torch.device":
+            places = self.device_places(node.args[0].value, first) if node.args else NOWHERE
+            return Value(kind=Kind.DEVICE, places=places or NOWHERE, origin=first.origin or origin)
+        if qualified == "torch.set_default_device":
+            if node.args:
+                self.state.default_places = self.device_places(node.args[0].value, first) or NOWHERE
+            return NONE
+        if qualified in api.PARAMETER_CLASSES:
+            grad = qualified != "torch.nn.Buffer" and not _flag(node, "requires_grad", False)
+            return Value(kind=Kind.TENSOR, places=first.places, grad=grad, scalar=first.scalar, origin=first.origin)
+        if qualified in api.LEGACY_CPU_CONSTRUCTORS:
+            return self._legacy(node, qualified, first, origin)
+        if qualified in api.LEGACY_CUDA_CONSTRUCTORS:
+            return tensor(accelerator(qualified), origin)
+        if qualified in api.MODULE_WRAPPERS:
+            return first.with_kind(Kind.MODULE)
+        if api.is_module_class(qualified) or qualified.endswith(".from_pretrained"):
+            return self._new_module(node, qualified)
+        if qualified in api.DATA_LOADERS:
+            return Value(kind=Kind.LOADER, origin=origin)
+        if qualified.startswith("numpy."):
+            return Value(kind=Kind.NDARRAY, places=CPU, origin=origin)
+        if qualified in ("tqdm.tqdm", "tqdm.auto.tqdm", "tqdm.notebook.tqdm"):
+            return sequence(item=self.iterated(first))
+        effect = api.function_effect(qualified)
+        if effect is None:
+            return UNKNOWN
+        return self._torch_result(node, qualified, effect, arguments, origin)
+
+    def _torch_result(
+        self, node: cst.Call, qualified: str, effect: Effect, arguments: tuple[Value, ...], origin: Origin
+    ) -> Value:
+        first = arguments[0] if arguments else UNKNOWN
+        device = keyword_argument(node, "device")
+        places = self.device_places(device, keyword_value(node, arguments, "device")) if device is not None else None
+        grad = _flag(node, "requires_grad", True) and self.state.grad_enabled
+        if effect is Effect.FACTORY:
+            return tensor(places or self.state.default_places, origin, grad=grad)
+        if effect is Effect.HOST_DATA:
+            if qualified == "torch.from_numpy":
+                return tensor(CPU, origin)
+            if places is None:
+                places = first.places if first.kind in _TENSOR_KINDS else self.state.default_places
+            return tensor(places, origin, grad=grad, scalar=_is_number(node))
+        if effect is Effect.LIKE:
+            return tensor(places or first.places, first.origin or origin, grad=grad)
+        if effect is Effect.OTHER:
+            return UNKNOWN
+        computed = self.computed(arguments, qualified not in api.NO_GRAD_FUNCTIONS)
+        if effect is Effect.COMPUTE_MANY:
+            return sequence(item=computed)
+        return computed
+
+    def computed(self, operands: tuple[Value, ...], differentiable: bool = True) -> Value:
+        """A tensor computed from these operands (elements of list operands included)."""
+        tensors = [value for value in _flattened(operands) if value.kind in _TENSOR_KINDS]
+        if not tensors:
+            return Value(kind=Kind.TENSOR)
+        sized = [value for value in tensors if not value.scalar] or tensors
+        places = sized[0].places
+        for value in sized[1:]:
+            places = places | value.places
+        grad = differentiable and self.state.grad_enabled and any(value.grad for value in tensors)
+        return Value(kind=Kind.TENSOR, places=places, grad=grad, origin=sized[0].origin)
+
+    def _legacy(self, node: cst.Call, qualified: str, first: Value, origin: Origin) -> Value:
+        if qualified.endswith("Variable"):  # a wrapper that changes nothing
+            return first.with_kind(Kind.TENSOR) if first.kind in (Kind.UNKNOWN, Kind.ARRAYLIKE) else first
+        if qualified == "torch.Tensor":
+            return tensor(self.state.default_places, origin)
+        return tensor(CPU, origin)  # typed constructors always allocate on the CPU
+
+    def _new_module(self, node: cst.Call, qualified: str) -> Value:
+        if qualified.endswith(".from_pretrained"):
+            if not api.pretrained_is_model(qualified):
+                return UNKNOWN
+            if (
+                keyword_argument(node, "device_map") is not None
+                or keyword_argument(node, "quantization_config") is not None
+            ):
+                return Value(kind=Kind.MODULE, places=accelerator("device_map"), cls=qualified)
+        return Value(kind=Kind.MODULE, places=CPU, cls=qualified, origin=Origin(node, "built on the CPU"))
+
+    # ------------------------------------------------------------- module calls
+    def _module_call(self, node: cst.Call, module: Value, arguments: tuple[Value, ...]) -> Value:
+        summarised = self.summaries.call_method(module, "forward", node, arguments)
+        if summarised is not None:
+            return summarised
+        stateless = module.cls in api.STATELESS_MODULES
+        inputs = [value for value in arguments if value.kind in _TENSOR_KINDS]
+        if stateless:
+            places = inputs[0].places if inputs else NOWHERE
+        elif module.places == NOWHERE:
+            places = with_module(dotted_name(node.func) or "model")
+        else:
+            places = module.places
+        kind = Kind.TENSOR if (module.cls or "").startswith("torch.nn.") else Kind.OUTPUT
+        grad = self.state.grad_enabled and (not stateless or any(value.grad for value in inputs))
+        return Value(
+            kind=kind, places=places, grad=grad, origin=module.origin or Origin(node, "computed by the module")
+        )
+
+
+def _returns_torch_tensors(node: cst.Call) -> bool:
+    """``tokenizer(text, return_tensors="pt")``: Hugging Face tokenizers return CPU tensors."""
+    argument = keyword_argument(node, "return_tensors")
+    return type(argument) is cst.SimpleString and argument.value.strip("\"'") == "pt"
+
+
+def _flag(node: cst.Call, keyword: str, expected: bool) -> bool:
+    """Is ``keyword=`` given as the literal ``expected`` (``requires_grad=True``)?"""
+    argument = keyword_argument(node, keyword)
+    return type(argument) is cst.Name and argument.value == str(expected)
+
+
+def _is_number(node: cst.Call) -> bool:
+    """``torch.tensor(2.0)``: one number, a 0-dim tensor."""
+    data = node.args[0].value if node.args else None
+    if type(data) is cst.UnaryOperation:
+        data = data.expression
+    return type(data) in (cst.Integer, cst.Float)
+
+
+def _flattened(values: tuple[Value, ...]) -> Iterator[Value]:
+    """The values, with the elements of sequences in their place (``torch.cat([a, b])``)."""
+    for value in values:
+        if value.kind is Kind.SEQUENCE:
+            if value.elements:
+                yield from value.elements
+            elif value.item is not None:
+                yield value.item
+        else:
+            yield value

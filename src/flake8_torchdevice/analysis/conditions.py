@@ -1,0 +1,260 @@
+"""What a condition proves, when true and when false: narrowing as data.
+
+``narrow(state, test, truth)`` returns the state in which ``test`` evaluated to ``truth``.
+``and`` / ``or`` / ``not`` compose their operands the way Python evaluates them, so a guard
+in the left operand covers the right one. What an atomic test proves:
+
+* a CUDA check (``torch.cuda.is_available()``, ``x.is_cuda``, ``device.type == "cuda"``,
+  ``args.use_gpu``, a user guard function, a variable assigned from one of these): the
+  branch where CUDA is usable is *guarded*;
+* a type check (``isinstance(x, torch.Tensor)``, ``torch.is_tensor(x)``,
+  ``isinstance(m, nn.Module)``): ``x`` has that kind in the true branch;
+* ``x is None`` / ``x is not None``: nothing about devices, left alone.
+
+A name or attribute that mentions CUDA or a GPU (``use_cuda``, ``args.gpu``) counts as a
+CUDA check: the author made CUDA an explicit choice, and reporting it would be noise.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+
+import libcst as cst
+
+from .domain import Kind, Polarity, Value
+from .imports import ImportTable, dotted_name
+from .literals import string_value
+from .state import State
+
+AVAILABILITY_CHECKS = frozenset(
+    {
+        "torch.cuda.is_available",
+        "torch.cuda.device_count",
+        "torch.cuda.is_initialized",
+        "torch.cuda.default_generators",
+        "torch.accelerator.is_available",
+        "torch.accelerator.device_count",
+        "torch.accelerator.current_accelerator",
+        "torch.backends.cudnn.is_available",
+        "torch.backends.cudnn.enabled",
+    }
+)
+_MENTIONS_CUDA = re.compile(r"cuda|gpu|device_ids|nccl", re.IGNORECASE)
+_REFUSES_CUDA = re.compile(r"(no|disable|without|skip)_?(cuda|gpu)|cpu", re.IGNORECASE)
+# Functions that pass their argument's truth on: ``len(torch.cuda.default_generators) > 0``.
+_TRANSPARENT_CALLS = frozenset({"len", "bool", "int", "any", "all"})
+_ZERO_COMPARISONS = (cst.Equal, cst.LessThanEqual)  # ``device_count() == 0`` means no CUDA
+_NEGATED = (cst.NotEqual, cst.NotIn, cst.IsNot)
+_MODULE_TYPES = frozenset({"torch.nn.Module", "torch.nn.modules.module.Module"})
+
+
+def mentions_cuda(identifier: str) -> bool:
+    return _MENTIONS_CUDA.search(identifier) is not None
+
+
+class Conditions:
+    """Classifies and narrows on tests; knows the imports and the user's guard functions."""
+
+    def __init__(
+        self,
+        imports: ImportTable,
+        guard_functions: frozenset[str],
+        tensor_types: frozenset[str],
+        current_value: Callable[[cst.BaseExpression, State], Value],
+    ) -> None:
+        self._imports = imports
+        self._guard_functions = guard_functions
+        self._tensor_types = tensor_types
+        # The value an expression has in a state, evaluated without recording anything.
+        self._current_value = current_value
+
+    # ------------------------------------------------------------------ narrowing
+    def narrow(self, state: State, test: cst.BaseExpression, truth: bool) -> State:
+        """The state in which ``test`` was ``truth`` (the same object when it proves nothing)."""
+        test_type = type(test)
+        if test_type is cst.UnaryOperation and type(test.operator) is cst.Not:
+            return self.narrow(state, test.expression, not truth)
+        if test_type is cst.BooleanOperation:
+            return self._narrow_boolean(state, test, truth)
+        if test_type is cst.NamedExpr:
+            return self.narrow(state, test.target, truth)
+        narrowed = state
+        polarity = self.polarity(test, state)
+        if (polarity is Polarity.POSITIVE and truth) or (polarity is Polarity.NEGATIVE and not truth):
+            narrowed = _with_cuda_checked(narrowed)
+        if truth and test_type is cst.Call:
+            narrowed = self._narrow_type_check(narrowed, test)
+        return narrowed
+
+    def _narrow_boolean(self, state: State, test: cst.BooleanOperation, truth: bool) -> State:
+        is_and = type(test.operator) is cst.And
+        if is_and == truth:  # ``a and b`` true, or ``a or b`` false: both operands had that truth
+            return self.narrow(self.narrow(state, test.left, truth), test.right, truth)
+        # Either the left operand decided, or it passed and the right one decided.
+        decided_left = self.narrow(state, test.left, truth)
+        decided_right = self.narrow(self.narrow(state, test.left, not truth), test.right, truth)
+        if decided_left is state and decided_right is state:
+            return state
+        return decided_left.join(decided_right)
+
+    def _narrow_type_check(self, state: State, call: cst.Call) -> State:
+        if not call.args:
+            return state
+        subject = dotted_name(call.args[0].value)
+        if subject is None:
+            return state
+        kind = self._checked_kind(call)
+        if kind is None:
+            return state
+        known = state.get(subject)
+        if known is None:
+            # Bound in the state both branches start from, so the other branch keeps it too.
+            known = self._current_value(call.args[0].value, state)
+            state.bind(subject, known)
+        narrowed = state.copy()
+        narrowed.bind(subject, known.with_kind(kind))
+        return narrowed
+
+    def _checked_kind(self, call: cst.Call) -> Kind | None:
+        if self._imports.qualify(call.func) == "torch.is_tensor":
+            return Kind.TENSOR
+        if dotted_name(call.func) != "isinstance" or len(call.args) != 2:
+            return None
+        checked = self._imports.qualify(call.args[1].value)
+        if checked in self._tensor_types:
+            return Kind.TENSOR
+        if checked in _MODULE_TYPES:
+            return Kind.MODULE
+        return None
+
+    # --------------------------------------------------------------- CUDA checks
+    def polarity(self, test: cst.BaseExpression, state: State) -> Polarity:
+        # Exact types (libcst's node classes are ABCs, slow to ``isinstance``).
+        test_type = type(test)
+        if test_type is cst.UnaryOperation and type(test.operator) is cst.Not:
+            return self.polarity(test.expression, state).flipped()
+        if test_type is cst.BooleanOperation:
+            # ``a and b`` is true only if both are: one POSITIVE operand guards the body.
+            # ``a or b`` is false only if both are: one NEGATIVE operand guards the ``else``.
+            sides = {self.polarity(test.left, state), self.polarity(test.right, state)} - {Polarity.NONE}
+            preferred = Polarity.POSITIVE if type(test.operator) is cst.And else Polarity.NEGATIVE
+            if preferred in sides or not sides:
+                return preferred if sides else Polarity.NONE
+            return sides.pop()
+        if test_type is cst.Call:
+            return self._call_polarity(test, state)
+        if test_type is cst.Comparison:
+            return self._comparison_polarity(test, state)
+        if test_type is cst.Name or test_type is cst.Attribute:
+            return self._reference_polarity(test, state)
+        if test_type is cst.NamedExpr:
+            return self.polarity(test.value, state)
+        return Polarity.NONE
+
+    def mentions_guard(self, node: cst.CSTNode, state: State) -> bool:
+        """Anywhere inside ``node`` (a decorator, say), is there a CUDA check?"""
+        if isinstance(node, cst.BaseExpression) and self.polarity(node, state) is not Polarity.NONE:
+            return True
+        return any(self.mentions_guard(child, state) for child in node.children)
+
+    def _call_polarity(self, call: cst.Call, state: State) -> Polarity:
+        qualified = self._imports.qualify(call.func)
+        if qualified in AVAILABILITY_CHECKS:
+            return Polarity.POSITIVE
+        func = call.func
+        if type(func) is cst.Attribute and func.attr.value == "startswith" and call.args:
+            return _literal_polarity(call.args[0].value)  # ``str(device).startswith("cuda")``
+        name = dotted_name(func)
+        if name is None:
+            return Polarity.NONE
+        if name in _TRANSPARENT_CALLS and call.args:
+            return self.polarity(call.args[0].value, state)
+        last = name.rsplit(".", 1)[-1]
+        if last in self._guard_functions or name in self._guard_functions:
+            return Polarity.POSITIVE
+        if mentions_cuda(last) and last != "cuda":  # ``x.cuda()`` moves, it does not check
+            return Polarity.POSITIVE
+        return Polarity.NONE
+
+    def _comparison_polarity(self, comparison: cst.Comparison, state: State) -> Polarity:
+        left = comparison.left
+        for target in comparison.comparisons:
+            operator, right = target.operator, target.comparator
+            negated = isinstance(operator, _NEGATED)
+            literal = _literal_polarity(left)
+            if literal is Polarity.NONE:
+                literal = _literal_polarity(right)
+            if literal is not Polarity.NONE:
+                return literal.flipped() if negated else literal
+            inner = self.polarity(left, state)
+            if inner is Polarity.NONE:
+                inner = self.polarity(right, state)
+            if inner is not Polarity.NONE:
+                counts_zero = isinstance(operator, _ZERO_COMPARISONS) and _is_zero(right)
+                return inner.flipped() if counts_zero or negated else inner
+            left = right
+        return Polarity.NONE
+
+    def _reference_polarity(self, reference: cst.BaseExpression, state: State) -> Polarity:
+        name = dotted_name(reference)
+        if name is not None:
+            known = state.get(name)
+            if known is not None and known.polarity is not Polarity.NONE:
+                return known.polarity
+            if self._imports.qualify(reference) in AVAILABILITY_CHECKS:
+                return Polarity.POSITIVE
+        elif type(reference) is cst.Attribute:
+            name = reference.attr.value  # ``batch[0].is_cuda``: the attribute alone decides
+        else:
+            return Polarity.NONE
+        last = name.rsplit(".", 1)[-1]
+        if _REFUSES_CUDA.search(last):  # ``args.no_cuda``, ``cpu_only``
+            return Polarity.NEGATIVE
+        if mentions_cuda(last):
+            return Polarity.POSITIVE
+        return Polarity.NONE
+
+
+def _with_cuda_checked(state: State) -> State:
+    if state.cuda_checked:
+        return state
+    narrowed = state.copy()
+    narrowed.cuda_checked = True
+    return narrowed
+
+
+def _literal_polarity(node: cst.BaseExpression) -> Polarity:
+    """A string naming a CUDA/GPU device type or backend (``"cuda"``, ``"nccl"``), or the CPU;
+    a tuple, list or set of such strings has their common polarity."""
+    node_type = type(node)
+    if node_type is cst.Tuple or node_type is cst.List or node_type is cst.Set:
+        return _common_polarity([_literal_polarity(element.value) for element in node.elements])
+    value = string_value(node)
+    if value is None:
+        return Polarity.NONE
+    if mentions_cuda(value):
+        return Polarity.POSITIVE
+    if value.lower().startswith("cpu"):
+        return Polarity.NEGATIVE
+    return Polarity.NONE
+
+
+def _common_polarity(polarities: Sequence[Polarity]) -> Polarity:
+    distinct = set(polarities)
+    return distinct.pop() if len(distinct) == 1 else Polarity.NONE
+
+
+def _is_zero(node: cst.BaseExpression) -> bool:
+    return type(node) is cst.Integer and node.value == "0"
+
+
+_EXIT_CALLS = frozenset({"skip", "skipTest", "exit", "_exit", "abort", "fail"})
+
+
+def is_exit_call(statement: cst.BaseSmallStatement) -> bool:
+    """``pytest.skip(...)``, ``sys.exit()``, ``self.skipTest(...)``: the block ends here."""
+    if type(statement) is not cst.Expr or type(statement.value) is not cst.Call:
+        return False
+    name = dotted_name(statement.value.func)
+    return name is not None and name.rsplit(".", 1)[-1] in _EXIT_CALLS

@@ -1,0 +1,273 @@
+"""One syntactic pass before the flow analysis: what the file defines, and what each scope shows.
+
+It finds the functions and classes of the file (for summaries and class state), the call sites
+of each function name (to know which arguments callers pass), the names each loop rebinds (to
+widen them), and per scope the *evidence* a careful reader uses to tell what a name is: the
+methods called on it (``x.size(0)`` shows a tensor, ``m.eval()`` a module), the names used as
+devices, the names unpacked with ``**``. Evidence is flow-insensitive: it says what a name is
+used as anywhere in its scope, and only refines a value the flow analysis does not know.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+import libcst as cst
+
+from .imports import dotted_name
+from .literals import string_value
+from .syntax import all_params, bound_names, children
+
+# Methods whose arguments are tensors: ``y.expand_as(x)`` shows ``x`` is a tensor too.
+_TENSOR_ARGUMENT_METHODS = frozenset({"expand_as", "view_as", "type_as", "reshape_as", "copy_", "new_tensor"})
+# Module methods that add an attribute named by their first argument.
+_REGISTERS = frozenset({"register_buffer", "register_parameter", "register_module", "add_module"})
+# Calls that check their first argument's type.
+_TYPE_CHECKS = frozenset({"isinstance", "is_tensor", "type", "hasattr", "is_floating_point"})
+# Calls whose first argument is a module.
+_MODULE_ARGUMENT_CALLS = frozenset({"DataParallel", "DistributedDataParallel", "compile"})
+
+
+@dataclass
+class Evidence:
+    """What a scope shows about its names, wherever in the scope it shows it."""
+
+    methods: defaultdict[str, set[str]] = field(default_factory=lambda: defaultdict(set))
+    tensor_arguments: set[str] = field(default_factory=set)
+    module_arguments: set[str] = field(default_factory=set)
+    # Names used as a device: ``.to(name)``, ``device=name``, ``torch.device(name)``...
+    placements: set[str] = field(default_factory=set)
+    # Names unpacked with ``**name``: mappings (a ``BatchEncoding``), not tensors.
+    mappings: set[str] = field(default_factory=set)
+    # Names whose type the scope checks (``isinstance(x, ...)``): they may be several things.
+    type_checked: set[str] = field(default_factory=set)
+    # Attributes assigned on the first parameter (``self.x = ...``) and methods called on it.
+    self_assigned: set[str] = field(default_factory=set)
+    self_called: set[str] = field(default_factory=set)
+
+
+@dataclass
+class FunctionInfo:
+    node: cst.FunctionDef
+    owner: ClassInfo | None
+    evidence: Evidence
+
+    @property
+    def name(self) -> str:
+        return self.node.name.value
+
+    @property
+    def self_name(self) -> str | None:
+        """The first parameter of a method (``self``), unless it is a static method."""
+        if self.owner is None or any(_decorator_name(d) == "staticmethod" for d in self.node.decorators):
+            return None
+        params = self.node.params.posonly_params or self.node.params.params
+        return params[0].name.value if params else None
+
+
+@dataclass
+class ClassInfo:
+    node: cst.ClassDef
+    methods: dict[str, FunctionInfo] = field(default_factory=dict)
+
+    @property
+    def name(self) -> str:
+        return self.node.name.value
+
+    def base_names(self) -> list[str]:
+        return [name for name in (dotted_name(base.value) for base in self.node.bases) if name is not None]
+
+
+@dataclass
+class Definitions:
+    functions: dict[int, FunctionInfo] = field(default_factory=dict)  # by id(FunctionDef)
+    # Functions and classes at the top of the module, by name (what calls of a bare name reach).
+    top_functions: dict[str, FunctionInfo] = field(default_factory=dict)
+    classes: dict[str, ClassInfo] = field(default_factory=dict)
+    # Every call whose callee ends in a given name (``f(...)``, ``self.f(...)``).
+    call_sites: defaultdict[str, list[cst.Call]] = field(default_factory=lambda: defaultdict(list))
+    # Names (and attribute paths) each loop may rebind: what a loop's back edge can change.
+    loop_targets: dict[int, frozenset[str]] = field(default_factory=dict)
+    module_evidence: Evidence = field(default_factory=Evidence)
+
+    def function(self, node: cst.FunctionDef) -> FunctionInfo:
+        return self.functions[id(node)]
+
+
+def collect(module: cst.Module) -> Definitions:
+    definitions = Definitions()
+    _Collector(definitions).scope(module.body, definitions.module_evidence, None)
+    return definitions
+
+
+class _Collector:
+    def __init__(self, definitions: Definitions) -> None:
+        self.definitions = definitions
+        self.evidence_stack: list[Evidence] = []
+        self.self_names: list[str | None] = []
+        self.loop_stack: list[set[str]] = []
+        self.depth = 0  # functions and classes around the node being visited
+
+    def scope(self, body: Sequence[cst.CSTNode], evidence: Evidence, self_name: str | None) -> None:
+        self.evidence_stack.append(evidence)
+        self.self_names.append(self_name)
+        saved_loops, self.loop_stack = self.loop_stack, []
+        try:
+            for statement in body:
+                self.visit(statement)
+        finally:
+            self.evidence_stack.pop()
+            self.self_names.pop()
+            self.loop_stack = saved_loops
+
+    def visit(self, node: cst.CSTNode) -> None:
+        node_type = type(node)
+        if node_type is cst.FunctionDef:
+            self.function(node, None)
+            return
+        if node_type is cst.ClassDef:
+            self.klass(node)
+            return
+        if node_type is cst.Call:
+            self.call(node)
+        elif node_type is cst.Attribute:
+            self.attribute(node)
+        elif (node_type is cst.Arg and node.star == "**") or node_type is cst.StarredDictElement:
+            self._note(self.evidence_stack[-1].mappings, node.value)
+        elif node_type is cst.Assign:
+            for target in node.targets:
+                self.bind(target.target)
+        elif node_type is cst.AugAssign or node_type is cst.AnnAssign or node_type is cst.NamedExpr:
+            self.bind(node.target)
+        if node_type is cst.For or node_type is cst.While:
+            self.loop(node)
+            return
+        for child in children(node):
+            self.visit(child)
+
+    def loop(self, node: cst.For | cst.While) -> None:
+        rebound: set[str] = set()
+        self.loop_stack.append(rebound)
+        try:
+            if type(node) is cst.For:
+                self.bind(node.target)
+            for child in children(node):
+                self.visit(child)
+        finally:
+            self.loop_stack.pop()
+        self.definitions.loop_targets[id(node)] = frozenset(rebound)
+        if self.loop_stack:
+            self.loop_stack[-1].update(rebound)
+
+    def bind(self, target: cst.CSTNode) -> None:
+        names = set(bound_names(target)) if type(target) is not cst.Attribute else set()
+        dotted = dotted_name(target) if type(target) is cst.Attribute else None
+        if dotted is not None:
+            names.add(dotted)
+            root, _, attribute = dotted.partition(".")
+            if root == self.self_names[-1] and "." not in attribute:
+                self.evidence_stack[-1].self_assigned.add(attribute)
+        for rebound in self.loop_stack:
+            rebound.update(names)
+
+    def function(self, node: cst.FunctionDef, owner: ClassInfo | None) -> None:
+        for decorator in node.decorators:
+            self.visit(decorator)
+        for param in all_params(node.params):
+            if param.default is not None:
+                self.visit(param.default)
+        info = FunctionInfo(node, owner, Evidence())
+        self.definitions.functions[id(node)] = info
+        if owner is not None:
+            owner.methods[info.name] = info
+        elif self.depth == 0:
+            self.definitions.top_functions[info.name] = info
+        self.depth += 1
+        try:
+            self.scope(_body(node), info.evidence, info.self_name)
+        finally:
+            self.depth -= 1
+        # A device named inside a nested function was chosen by the enclosing one too.
+        for outer in self.evidence_stack:
+            outer.placements |= info.evidence.placements
+
+    def klass(self, node: cst.ClassDef) -> None:
+        for decorator in node.decorators:
+            self.visit(decorator)
+        for base in node.bases:
+            self.visit(base)
+        info = ClassInfo(node)
+        if self.depth == 0:
+            self.definitions.classes[info.name] = info
+        self.depth += 1
+        try:
+            for statement in _body(node):
+                if type(statement) is cst.FunctionDef:
+                    self.function(statement, info)
+                else:
+                    self.visit(statement)
+        finally:
+            self.depth -= 1
+
+    def call(self, node: cst.Call) -> None:
+        func = node.func
+        evidence = self.evidence_stack[-1]
+        name = dotted_name(func)
+        if name is not None:
+            self.definitions.call_sites[name.rsplit(".", 1)[-1]].append(node)
+            if name.rsplit(".", 1)[-1] in _TYPE_CHECKS and node.args:
+                self._note(evidence.type_checked, node.args[0].value)
+            if name.rsplit(".", 1)[-1] in _MODULE_ARGUMENT_CALLS and node.args:
+                self._note(evidence.module_arguments, node.args[0].value)
+        if type(func) is not cst.Attribute:
+            return
+        method = func.attr.value
+        receiver = dotted_name(func.value)
+        if receiver is not None:
+            evidence.methods[receiver].add(method)
+            if receiver == self.self_names[-1]:
+                evidence.self_called.add(method)
+                if method in _REGISTERS and node.args:
+                    registered = string_value(node.args[0].value)
+                    if registered is not None:
+                        evidence.self_assigned.add(registered)
+        if method in _TENSOR_ARGUMENT_METHODS and node.args:
+            self._note(evidence.tensor_arguments, node.args[0].value)
+        if method in ("to", "cuda") and node.args:
+            self._placement(node.args[0].value)
+        for arg in node.args:
+            if arg.keyword is not None and arg.keyword.value in ("device", "map_location"):
+                self._placement(arg.value)
+
+    def attribute(self, node: cst.Attribute) -> None:
+        """``x.device`` read somewhere: ``x`` has a device, so it is a tensor or a module."""
+        if node.attr.value == "device":
+            receiver = dotted_name(node.value)
+            if receiver is not None:
+                self.evidence_stack[-1].methods[receiver].add("device")
+
+    def _placement(self, device: cst.BaseExpression) -> None:
+        name = dotted_name(device)
+        if name is not None:
+            for evidence in self.evidence_stack:
+                evidence.placements.add(name)
+        elif type(device) is cst.Call and device.args:  # ``torch.device(name)``
+            self._placement(device.args[0].value)
+
+    @staticmethod
+    def _note(names: set[str], node: cst.BaseExpression) -> None:
+        name = dotted_name(node)
+        if name is not None:
+            names.add(name)
+
+
+def _body(node: cst.FunctionDef | cst.ClassDef) -> Sequence[cst.CSTNode]:
+    body = node.body
+    return body.body if type(body) is cst.IndentedBlock else [body]
+
+
+def _decorator_name(decorator: cst.Decorator) -> str | None:
+    target = decorator.decorator
+    return dotted_name(target.func if type(target) is cst.Call else target)

@@ -1,0 +1,287 @@
+"""What a value is and where it may live: the lattice every other layer computes with.
+
+A ``Value`` is a kind (tensor, module, device, container...) times a *set* of places, plus a
+few facts (may require grad, is 0-dim, a CUDA check it encodes, where its place came from).
+
+Places are sets so the analysis can say both "must be on the CPU" (``{cpu}``) and "may be on
+the accelerator" (``{cpu, device}``). An accelerator place is named by the device expression
+that chose it (``device``, ``self.device``, ``"cuda"``) or by the module it lives in (``self``
+for the inputs and parameters of a module, ``model`` for the outputs of a module whose place
+is not shown). ``?`` is a place the code does not show. Joins take unions: they forget
+"must", never invent it, so a rule that needs a "must" stays silent where paths disagree.
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass, field, replace
+
+import libcst as cst
+
+
+class Kind(enum.Enum):
+    UNKNOWN = "unknown"
+    TENSOR = "tensor"
+    # A tensor or a NumPy array: shown by methods both have (``reshape``, ``transpose``).
+    ARRAYLIKE = "arraylike"
+    # What calling a module returned: a tensor or a structure of tensors, all where the module is.
+    OUTPUT = "output"
+    MODULE = "module"
+    DEVICE = "device"
+    NDARRAY = "ndarray"
+    # A dict of values, a ``BatchEncoding``; ``items`` holds what literal keys map to.
+    MAPPING = "mapping"
+    # A tuple or list; ``elements`` holds known positions, ``item`` what any element may be.
+    SEQUENCE = "sequence"
+    LOADER = "loader"
+    # One item of a data loader: a tensor or a collection of CPU tensors.
+    BATCH = "batch"
+    SCALAR = "scalar"
+    NONE = "none"
+    # An instance of a class defined in the analysed file; ``cls`` names it.
+    OBJECT = "object"
+
+
+# Kinds that hold tensor data somewhere a device matters.
+TENSOR_KINDS = frozenset({Kind.TENSOR, Kind.OUTPUT})
+_JOIN_TO_ARRAYLIKE = frozenset({Kind.TENSOR, Kind.ARRAYLIKE, Kind.NDARRAY})
+
+
+class PlaceKind(enum.Enum):
+    CPU = "cpu"
+    # The device a device expression chose: the accelerator when one is present.
+    ACCELERATOR = "accelerator"
+    # Wherever a module is (its inputs, parameters and outputs): the accelerator once it is moved.
+    WITH_MODULE = "module"
+    UNKNOWN = "?"
+
+
+@dataclass(frozen=True, slots=True)
+class Place:
+    kind: PlaceKind
+    # For an accelerator: the device expression (``device``, ``"cuda"``) or the module (``self``).
+    name: str = ""
+
+    def __str__(self) -> str:
+        if self.kind is PlaceKind.ACCELERATOR:
+            return self.name
+        if self.kind is PlaceKind.WITH_MODULE:
+            return f"module:{self.name}"
+        return self.kind.value
+
+
+CPU_PLACE = Place(PlaceKind.CPU)
+UNKNOWN_PLACE = Place(PlaceKind.UNKNOWN)
+CPU = frozenset({CPU_PLACE})
+NOWHERE = frozenset({UNKNOWN_PLACE})
+# Beyond this many places a value is "somewhere": sets stay small and joins cheap.
+_MAX_PLACES = 4
+
+
+def accelerator(name: str) -> frozenset[Place]:
+    """On the device chosen by ``name`` (the accelerator when one is present)."""
+    return frozenset({Place(PlaceKind.ACCELERATOR, name)})
+
+
+def with_module(name: str) -> frozenset[Place]:
+    """Wherever the module ``name`` is."""
+    return frozenset({Place(PlaceKind.WITH_MODULE, name)})
+
+
+@dataclass(frozen=True, slots=True)
+class Origin:
+    """Why a value is where it is: the node that put it there and a few words."""
+
+    node: cst.CSTNode = field(compare=False, repr=False)
+    reason: str = field(compare=False)
+
+
+class Polarity(enum.Enum):
+    """What a boolean says about CUDA: usable when true (POSITIVE), when false (NEGATIVE), nothing."""
+
+    NONE = 0
+    POSITIVE = 1
+    NEGATIVE = 2
+
+    def flipped(self) -> Polarity:
+        if self is Polarity.POSITIVE:
+            return Polarity.NEGATIVE
+        if self is Polarity.NEGATIVE:
+            return Polarity.POSITIVE
+        return self
+
+
+@dataclass(frozen=True, slots=True)
+class Value:
+    kind: Kind = Kind.UNKNOWN
+    places: frozenset[Place] = NOWHERE
+    # Must require grad (a parameter, a model output with grad enabled); joins keep it only if both do.
+    grad: bool = False
+    # Must be 0-dim: PyTorch lets a CPU 0-dim tensor meet tensors on any device as an operand.
+    scalar: bool = False
+    # A boolean that is a CUDA check (``use_cuda = torch.cuda.is_available()``).
+    polarity: Polarity = Polarity.NONE
+    elements: tuple[Value, ...] | None = None
+    item: Value | None = None
+    items: tuple[tuple[str, Value], ...] = ()
+    cls: str | None = None
+    origin: Origin | None = field(default=None, compare=False)
+
+    # ------------------------------------------------------------------ derived values
+    def placed(self, places: frozenset[Place], origin: Origin | None = None) -> Value:
+        return replace(self, places=places, origin=origin or self.origin)
+
+    def with_kind(self, kind: Kind) -> Value:
+        return replace(self, kind=kind)
+
+    def element(self, index: int | None = None) -> Value:
+        """What subscripting or unpacking gives at a position (None: any position)."""
+        if self.elements is not None and index is not None and -len(self.elements) <= index < len(self.elements):
+            return self.elements[index]
+        if self.item is not None:
+            return self.item
+        if self.elements:
+            return join_all(self.elements)
+        return UNKNOWN
+
+    def keyed(self, key: str) -> Value:
+        for name, value in self.items:
+            if name == key:
+                return value
+        return self.item or UNKNOWN
+
+    # -------------------------------------------------------------------------- lattice
+    def join(self, other: Value) -> Value:
+        """What is known on both of two paths that meet (``None`` on one path is ignored)."""
+        if self == other:
+            return self
+        if other.kind is Kind.NONE:
+            return self
+        if self.kind is Kind.NONE:
+            return other
+        return Value(
+            kind=_join_kinds(self.kind, other.kind),
+            places=_join_places(self.places, other.places),
+            grad=self.grad and other.grad,
+            scalar=self.scalar and other.scalar,
+            polarity=self.polarity if self.polarity is other.polarity else Polarity.NONE,
+            elements=_join_elements(self.elements, other.elements),
+            item=_join_optional(self.item, other.item),
+            items=_join_items(self.items, other.items),
+            cls=self.cls if self.cls == other.cls else None,
+            origin=self.origin or other.origin,
+        )
+
+    # ------------------------------------------------------------------------- display
+    def describe(self) -> str:
+        """The canonical text of the reveal fixtures: ``tensor {cpu}``, ``output may{cpu, device} grad``."""
+        words = [self.cls if self.kind is Kind.OBJECT and self.cls else self.kind.value]
+        if self.kind is Kind.SEQUENCE and self.elements is not None:
+            words[0] = "tuple(" + ", ".join(element.describe() for element in self.elements) + ")"
+        elif self.item is not None and self.kind in (Kind.SEQUENCE, Kind.MAPPING):
+            words[0] = f"{self.kind.value}[{self.item.describe()}]"
+        if self.items:
+            words.append("{" + ", ".join(f"{key}: {value.describe()}" for key, value in self.items) + "}")
+        if self.places != NOWHERE and self.kind not in _PLACELESS:
+            words.append(describe_places(self.places))
+        if self.grad:
+            words.append("grad")
+        if self.scalar:
+            words.append("0-dim")
+        if self.polarity is not Polarity.NONE:
+            words.append("cuda-check" if self.polarity is Polarity.POSITIVE else "no-cuda-check")
+        return " ".join(words)
+
+
+_PLACELESS = frozenset({Kind.SCALAR, Kind.NONE, Kind.SEQUENCE, Kind.MAPPING, Kind.LOADER, Kind.OBJECT})
+
+
+def describe_places(places: frozenset[Place]) -> str:
+    names = sorted(str(place) for place in places)
+    if len(names) == 1:
+        return "{" + names[0] + "}"
+    return "may{" + ", ".join(names) + "}"
+
+
+def _join_kinds(left: Kind, right: Kind) -> Kind:
+    if left is right:
+        return left
+    if left in _JOIN_TO_ARRAYLIKE and right in _JOIN_TO_ARRAYLIKE:
+        return Kind.ARRAYLIKE
+    if {left, right} == {Kind.TENSOR, Kind.OUTPUT}:
+        return Kind.OUTPUT
+    return Kind.UNKNOWN
+
+
+def _join_places(left: frozenset[Place], right: frozenset[Place]) -> frozenset[Place]:
+    if left is right or left == right:
+        return left
+    joined = left | right
+    return joined if len(joined) <= _MAX_PLACES else NOWHERE
+
+
+def _join_optional(left: Value | None, right: Value | None) -> Value | None:
+    if left is None or right is None:
+        return left or right
+    return left.join(right)
+
+
+def _join_elements(left: tuple[Value, ...] | None, right: tuple[Value, ...] | None) -> tuple[Value, ...] | None:
+    if left is None or right is None or len(left) != len(right):
+        return None
+    return tuple(a.join(b) for a, b in zip(left, right))
+
+
+def _join_items(
+    left: tuple[tuple[str, Value], ...], right: tuple[tuple[str, Value], ...]
+) -> tuple[tuple[str, Value], ...]:
+    if not left or not right:
+        return ()
+    theirs = dict(right)
+    return tuple((key, value.join(theirs[key])) for key, value in left if key in theirs)
+
+
+def join_all(values: tuple[Value, ...] | list[Value]) -> Value:
+    if not values:
+        return UNKNOWN
+    joined = values[0]
+    for value in values[1:]:
+        joined = joined.join(value)
+    return joined
+
+
+UNKNOWN = Value()
+NONE = Value(kind=Kind.NONE)
+SCALAR = Value(kind=Kind.SCALAR)
+
+
+def tensor(places: frozenset[Place], origin: Origin | None = None, grad: bool = False, scalar: bool = False) -> Value:
+    return Value(kind=Kind.TENSOR, places=places, grad=grad, scalar=scalar, origin=origin)
+
+
+def sequence(elements: tuple[Value, ...] | None = None, item: Value | None = None) -> Value:
+    return Value(kind=Kind.SEQUENCE, elements=elements, item=item)
+
+
+def mapping(items: tuple[tuple[str, Value], ...] = (), item: Value | None = None) -> Value:
+    return Value(kind=Kind.MAPPING, items=items, item=item)
+
+
+# --------------------------------------------------------------------- place questions
+_DEVICE_PLACES = frozenset({PlaceKind.ACCELERATOR, PlaceKind.WITH_MODULE})
+
+
+def must_be_on_cpu(value: Value) -> bool:
+    return value.places == CPU
+
+
+def may_be_on_accelerator(value: Value, through_modules: bool = True) -> bool:
+    """Some place is an accelerator (or, ``through_modules``, wherever a module is)."""
+    kinds = _DEVICE_PLACES if through_modules else {PlaceKind.ACCELERATOR}
+    return any(place.kind in kinds for place in value.places)
+
+
+def must_be_on_accelerator(value: Value, through_modules: bool = True) -> bool:
+    """Every place is an accelerator: on the device wherever a device is present."""
+    kinds = _DEVICE_PLACES if through_modules else {PlaceKind.ACCELERATOR}
+    return bool(value.places) and all(place.kind in kinds for place in value.places)

@@ -1,0 +1,372 @@
+"""Expressions: what each one evaluates to in the current state (part of the interpreter).
+
+Names and attribute paths are read from the state (``self.x`` falls back to the class
+summary); subscripts, arithmetic and comparisons of tensors are tensors where their operands
+are; ``and`` / ``or`` / conditional expressions evaluate their later operands in the state
+their test narrowed, so a guard on the left covers a call on the right. Every expression the
+interpreter does not model still has its sub-expressions evaluated, so no call goes unseen.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import libcst as cst
+
+from .domain import (
+    CPU,
+    NONE,
+    SCALAR,
+    UNKNOWN,
+    Kind,
+    Origin,
+    Value,
+    accelerator,
+    mapping,
+    sequence,
+    tensor,
+)
+from .facts import LiteralFact, OperationFact, StoreFact
+from .imports import dotted_name
+from .knowledge.api import TENSOR_ATTRIBUTES, TENSOR_TYPES
+from .literals import cuda_fstring, is_cpu_literal, is_cuda_literal
+from .syntax import all_params, children, is_a
+
+if TYPE_CHECKING:
+    from .interpreter import Interpreter
+
+    _Base = Interpreter
+else:
+    _Base = object
+
+_ARRAY_KINDS = frozenset({Kind.TENSOR, Kind.OUTPUT, Kind.ARRAYLIKE, Kind.NDARRAY})
+_NUMBERS = (cst.Integer, cst.Float, cst.Imaginary)
+
+
+class ExpressionEvaluator(_Base):
+    def evaluate(self, node: cst.BaseExpression) -> Value:
+        handler = _EXPRESSIONS.get(type(node))
+        if handler is None:
+            self.evaluate_children(node)
+            return UNKNOWN
+        value = handler(self, node)
+        if self.recording:
+            self.facts.values[id(node)] = value
+        return value
+
+    def evaluate_children(self, node: cst.CSTNode) -> None:
+        """Evaluate the expressions inside a node the interpreter does not model."""
+        for child in children(node):
+            child_type = type(child)
+            if child_type in _EXPRESSIONS:
+                self.evaluate(child)
+            elif is_a(child_type, cst.BaseStatement):
+                self.statement(child)
+            else:
+                self.evaluate_children(child)
+
+    # ------------------------------------------------------------------ names
+    def _name(self, node: cst.Name) -> Value:
+        known = self.state.get(node.value)
+        if known is not None:
+            return known
+        if node.value == "None":
+            return NONE
+        if node.value in ("True", "False"):
+            return SCALAR
+        return UNKNOWN
+
+    def _attribute(self, node: cst.Attribute) -> Value:
+        path = dotted_name(node)
+        if path is not None:
+            known = self.state.get(path)
+            if known is not None:
+                return known
+        owner = self.evaluate(node.value)
+        return self.attribute_of(owner, node.attr.value, node)
+
+    def attribute_of(self, owner: Value, attribute: str, node: cst.CSTNode) -> Value:
+        kind = owner.kind
+        if kind is Kind.TENSOR or kind is Kind.ARRAYLIKE:
+            if attribute in TENSOR_ATTRIBUTES:
+                return Value(kind=Kind.TENSOR, places=owner.places, origin=owner.origin)
+            if attribute == "device":
+                return Value(kind=Kind.DEVICE, places=owner.places, origin=owner.origin)
+            return UNKNOWN
+        if kind is Kind.OUTPUT:  # ``model(x).logits``: part of what the module returned
+            return Value(kind=Kind.OUTPUT, places=owner.places, grad=owner.grad, origin=owner.origin)
+        if kind is Kind.BATCH:  # ``batch.x`` of a graph batch: a CPU tensor
+            return tensor(owner.places, owner.origin)
+        if kind is Kind.MAPPING:  # ``encoding.input_ids``
+            return owner.keyed(attribute)
+        if kind is Kind.MODULE or kind is Kind.OBJECT:
+            return self.summaries.attribute(owner, attribute)
+        return UNKNOWN
+
+    # -------------------------------------------------------------- subscripts
+    def _subscript(self, node: cst.Subscript) -> Value:
+        owner = self.evaluate(node.value)
+        for element in node.slice:
+            self.evaluate_children(element)
+        return self.subscripted(owner, node)
+
+    def subscripted(self, owner: Value, node: cst.Subscript) -> Value:
+        kind = owner.kind
+        if kind in _ARRAY_KINDS:
+            return Value(kind=kind, places=owner.places, grad=owner.grad, origin=owner.origin)
+        if kind is Kind.BATCH:
+            return tensor(owner.places, owner.origin)
+        index = _literal_index(node)
+        if kind is Kind.SEQUENCE:
+            return owner.element(index if type(index) is int else None)
+        if kind is Kind.MAPPING:
+            return owner.keyed(index) if type(index) is str else (owner.item or UNKNOWN)
+        return UNKNOWN
+
+    def store(self, target: cst.Subscript, value: Value) -> None:
+        """``container[index] = value``: a tensor written in place, or a list/dict that grows."""
+        container = self.evaluate(target.value)
+        for element in target.slice:
+            self.evaluate_children(element)
+        if self.recording:
+            self.facts.stores[id(target)] = StoreFact(target, container, value, self.frame.scope)
+        name = dotted_name(target.value)
+        if name is None:
+            return
+        if container.kind is Kind.SEQUENCE:
+            self.state.bind(name, sequence(item=value if container.item is None else container.item.join(value)))
+        elif container.kind is Kind.MAPPING:
+            key = _literal_index(target)
+            if type(key) is str:
+                items = tuple((k, v) for k, v in container.items if k != key) + ((key, value),)
+                self.state.bind(name, mapping(items, container.item))
+            else:
+                self.state.bind(
+                    name, mapping(container.items, value if container.item is None else container.item.join(value))
+                )
+
+    # -------------------------------------------------------------- arithmetic
+    def _binary(self, node: cst.BinaryOperation) -> Value:
+        left, right = self.evaluate(node.left), self.evaluate(node.right)
+        if self.recording:
+            self.facts.operations[id(node)] = OperationFact(node, left, right, False, self.frame.scope)
+        return self.arithmetic(left, right)
+
+    def arithmetic(self, left: Value, right: Value) -> Value:
+        """``left <op> right``: a tensor where its non-0-dim tensor operands are."""
+        tensors = [value for value in (left, right) if value.kind in _ARRAY_KINDS]
+        if not tensors:
+            return SCALAR if left.kind is Kind.SCALAR and right.kind is Kind.SCALAR else UNKNOWN
+        if all(value.kind is Kind.NDARRAY for value in tensors):
+            return Value(kind=Kind.NDARRAY, places=CPU)
+        sized = [value for value in tensors if not value.scalar] or tensors
+        places = sized[0].places
+        for value in sized[1:]:
+            places = places | value.places
+        kind = Kind.TENSOR if any(value.kind in (Kind.TENSOR, Kind.OUTPUT) for value in tensors) else Kind.ARRAYLIKE
+        return Value(
+            kind=kind,
+            places=places,
+            grad=self.state.grad_enabled and any(value.grad for value in tensors),
+            scalar=all(value.scalar for value in tensors) and all(_shapeless(value) for value in (left, right)),
+            origin=sized[0].origin,
+        )
+
+    def _unary(self, node: cst.UnaryOperation) -> Value:
+        operand = self.evaluate(node.expression)
+        return SCALAR if type(node.operator) is cst.Not else operand
+
+    def _comparison(self, node: cst.Comparison) -> Value:
+        left = self.evaluate(node.left)
+        for target in node.comparisons:
+            self.evaluate(target.comparator)
+        if left.kind in _ARRAY_KINDS:
+            return Value(kind=left.kind, places=left.places, scalar=left.scalar, origin=left.origin)
+        return SCALAR
+
+    # ---------------------------------------------------------- control in expressions
+    def _boolean(self, node: cst.BooleanOperation) -> Value:
+        left = self.evaluate(node.left)
+        before = self.state
+        self.state = self.conditions.narrow(before, node.left, type(node.operator) is cst.And).copy()
+        right = self.evaluate(node.right)
+        self.state = before.join(self.state)
+        return left.join(right)
+
+    def _if_expression(self, node: cst.IfExp) -> Value:
+        self.evaluate(node.test)
+        before = self.state
+        self.state = self.conditions.narrow(before, node.test, True).copy()
+        body = self.evaluate(node.body)
+        after_body = self.state
+        self.state = self.conditions.narrow(before, node.test, False).copy()
+        orelse = self.evaluate(node.orelse)
+        self.state = after_body.join(self.state)
+        return body.join(orelse)
+
+    def _named(self, node: cst.NamedExpr) -> Value:
+        value = self.evaluate(node.value)
+        self.bind_target(node.target, value)
+        return value
+
+    # ------------------------------------------------------------------ literals
+    def _string(self, node: cst.SimpleString) -> Value:
+        text = node.value
+        if "cuda" not in text and "cpu" not in text:
+            return UNKNOWN  # most strings: no need to decode them
+        if is_cpu_literal(node):
+            return Value(kind=Kind.DEVICE, places=CPU)
+        if is_cuda_literal(node):
+            if self.recording:
+                self.facts.literals[id(node)] = LiteralFact(node, self.state.cuda_checked, self.frame.scope)
+            return Value(kind=Kind.DEVICE, places=accelerator(text), origin=Origin(node, "a hard-coded device"))
+        return UNKNOWN
+
+    def _formatted(self, node: cst.FormattedString) -> Value:
+        self.evaluate_children(node)
+        if cuda_fstring(node):  # ``f"cuda:{rank}"``: a CUDA device chosen at run time
+            return Value(kind=Kind.DEVICE, places=accelerator(self.module.code_for_node(node)))
+        return UNKNOWN
+
+    def _number(self, node: cst.BaseNumber) -> Value:
+        return SCALAR
+
+    def _collection(self, node: cst.Tuple | cst.List | cst.Set) -> Value:
+        values = []
+        starred = False
+        for element in node.elements:
+            value = self.evaluate(element.value)
+            if type(element) is cst.StarredElement:
+                starred = True
+                value = value.element()
+            values.append(value)
+        if type(node) is cst.Tuple and not starred:
+            return sequence(elements=tuple(values))
+        joined = None
+        for value in values:
+            joined = value if joined is None else joined.join(value)
+        return sequence(elements=None if starred or type(node) is cst.Set else tuple(values), item=joined)
+
+    def _dict(self, node: cst.Dict) -> Value:
+        items = []
+        joined = None
+        for element in node.elements:
+            if type(element) is cst.DictElement:
+                self.evaluate(element.key)
+                value = self.evaluate(element.value)
+                literal = element.key.evaluated_value if type(element.key) is cst.SimpleString else None
+                if type(literal) is str:
+                    items.append((literal, value))
+            else:
+                value = self.evaluate(element.value).item or UNKNOWN
+            joined = value if joined is None else joined.join(value)
+        return mapping(tuple(items), joined)
+
+    # ------------------------------------------------------- nested scopes
+    def _comprehension(self, node: cst.ListComp | cst.SetComp | cst.GeneratorExp | cst.DictComp) -> Value:
+        """Walk the clauses in a copy of the state (their names are their own)."""
+        before = self.state
+        self.state = before.copy()
+        clause = node.for_in
+        while clause is not None:
+            element = self.iterated(self.evaluate(clause.iter))
+            self.bind_target(clause.target, element)
+            for condition in clause.ifs:
+                self.evaluate(condition.test)
+                self.state = self.conditions.narrow(self.state, condition.test, True).copy()
+            clause = clause.inner_for_in
+        if type(node) is cst.DictComp:
+            self.evaluate(node.key)
+            result = mapping(item=self.evaluate(node.value))
+        else:
+            result = sequence(item=self.evaluate(node.elt))
+        self.state = before
+        return result
+
+    def _lambda(self, node: cst.Lambda) -> Value:
+        before = self.state
+        self.state = before.copy()
+        for param in all_params(node.params):
+            if param.default is not None:
+                self.evaluate(param.default)
+            self.state.bind(param.name.value, UNKNOWN)
+        self.evaluate(node.body)
+        self.state = before
+        return UNKNOWN
+
+    def _call(self, node: cst.Call) -> Value:
+        return self.call(node)
+
+    def _await(self, node: cst.Await) -> Value:
+        return self.evaluate(node.expression)
+
+    # -------------------------------------------------------------- iteration
+    def iterated(self, value: Value) -> Value:
+        """What ``for x in value`` binds to ``x``."""
+        kind = value.kind
+        if kind is Kind.LOADER:
+            return Value(kind=Kind.BATCH, places=CPU, origin=value.origin)
+        if kind is Kind.BATCH:
+            return tensor(value.places, value.origin)
+        if kind in _ARRAY_KINDS:
+            return Value(kind=kind, places=value.places, grad=value.grad, origin=value.origin)
+        if kind is Kind.SEQUENCE:
+            return value.element()
+        return UNKNOWN
+
+    def annotation_kind(self, annotation: cst.BaseExpression) -> Kind | None:
+        if self.imports.qualify(annotation) in TENSOR_TYPES:
+            return Kind.TENSOR
+        return None
+
+
+def _literal_index(node: cst.Subscript) -> int | str | None:
+    if len(node.slice) != 1 or type(node.slice[0].slice) is not cst.Index:
+        return None
+    index = node.slice[0].slice.value
+    if type(index) is cst.Integer:
+        return int(index.value, 0)
+    if (
+        type(index) is cst.UnaryOperation
+        and type(index.operator) is cst.Minus
+        and type(index.expression) is cst.Integer
+    ):
+        return -int(index.expression.value, 0)
+    if type(index) is cst.SimpleString:
+        literal = index.evaluated_value
+        return literal if type(literal) is str else None
+    return None
+
+
+def _shapeless(value: Value) -> bool:
+    """A 0-dim tensor or a Python number: combined, they stay 0-dim."""
+    return value.scalar or value.kind is Kind.SCALAR
+
+
+_EXPRESSIONS = {
+    cst.Name: ExpressionEvaluator._name,
+    cst.Attribute: ExpressionEvaluator._attribute,
+    cst.Subscript: ExpressionEvaluator._subscript,
+    cst.BinaryOperation: ExpressionEvaluator._binary,
+    cst.UnaryOperation: ExpressionEvaluator._unary,
+    cst.Comparison: ExpressionEvaluator._comparison,
+    cst.BooleanOperation: ExpressionEvaluator._boolean,
+    cst.IfExp: ExpressionEvaluator._if_expression,
+    cst.NamedExpr: ExpressionEvaluator._named,
+    cst.SimpleString: ExpressionEvaluator._string,
+    cst.FormattedString: ExpressionEvaluator._formatted,
+    cst.Integer: ExpressionEvaluator._number,
+    cst.Float: ExpressionEvaluator._number,
+    cst.Imaginary: ExpressionEvaluator._number,
+    cst.Tuple: ExpressionEvaluator._collection,
+    cst.List: ExpressionEvaluator._collection,
+    cst.Set: ExpressionEvaluator._collection,
+    cst.Dict: ExpressionEvaluator._dict,
+    cst.ListComp: ExpressionEvaluator._comprehension,
+    cst.SetComp: ExpressionEvaluator._comprehension,
+    cst.GeneratorExp: ExpressionEvaluator._comprehension,
+    cst.DictComp: ExpressionEvaluator._comprehension,
+    cst.Lambda: ExpressionEvaluator._lambda,
+    cst.Await: ExpressionEvaluator._await,
+    cst.Call: ExpressionEvaluator._call,
+}

@@ -1,0 +1,175 @@
+"""The flow analysis of one module: an abstract interpreter over the CST.
+
+It walks the module body, then every function and method (entered with the module's final
+state, or the enclosing function's state for nested ones), evaluating each expression to a
+``Value`` in the current ``State``. Statements (``statements``), expressions (``expressions``)
+and calls (``calls``) are the three parts of the interpreter; summaries of the file's own
+functions and classes come from ``summaries``.
+
+Evaluation is separate from recording: a loop body is evaluated until its state stops
+changing, and a function is evaluated at each call site for its summary, with recording
+off; facts are recorded once, in the pass that sees the final state. Each unit (the module
+body, a function) has a step budget: past it the unit is analysed again in a simple mode
+(loops widened in one pass, no summaries), which is linear and never guesses.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+import libcst as cst
+
+from .calls import CallEvaluator
+from .conditions import Conditions, mentions_cuda
+from .definitions import ClassInfo, Definitions, FunctionInfo, collect
+from .domain import Value
+from .expressions import ExpressionEvaluator
+from .facts import Facts, Scope
+from .frames import Frame, Pending
+from .imports import ImportTable
+from .knowledge.api import TENSOR_TYPES
+from .state import State
+from .statements import StatementWalker
+from .summaries import Summaries
+from .syntax import statements
+
+# Statements one unit may walk before it is analysed again in simple mode.
+UNIT_BUDGET = 60_000
+
+
+class BudgetExceeded(Exception):
+    """A unit took more steps than its budget."""
+
+
+class Interpreter(StatementWalker, ExpressionEvaluator, CallEvaluator):
+    def __init__(self, module: cst.Module, guard_functions: frozenset[str]) -> None:
+        self.module = module
+        self.imports = ImportTable()
+        self.definitions: Definitions = collect(module)
+        self.conditions = Conditions(self.imports, guard_functions, TENSOR_TYPES, self.peek)
+        self.facts = Facts()
+        self.summaries = Summaries(self)
+        self.state = State()
+        self.recording = True
+        self.simple = False  # past the budget: loops in one pass, no summaries
+        self.steps = 0
+        self.frame = Frame(None, Scope(None))
+        self.pending: list[Pending] = []
+        self.default_values: dict[int, Value] = {}  # by id(Param)
+        self.expression_statement: cst.Expr | None = None
+        self.module_state: State | None = None  # the module's state once its body is walked
+
+    # ------------------------------------------------------------------ the module
+    def run(self) -> Facts:
+        body = self.module.body
+        module_state = self.module_state = self._walk_unit(lambda: self.block(body), State())
+        while self.pending:
+            pending = self.pending.pop(0)
+            entry = pending.entry if pending.entry is not None else module_state
+            self.record_function(pending.info, entry)
+        return self.facts
+
+    def _walk_unit(self, walk: object, entry: State) -> State:
+        """Walk a unit from ``entry``; past its budget, walk it again in simple mode."""
+        pending_before = len(self.pending)
+        for simple in (False, True):
+            self.state, self.steps, self.simple = entry.copy(), 0, simple
+            try:
+                walk()  # type: ignore[operator]
+                return self.state
+            except BudgetExceeded:
+                del self.pending[pending_before:]
+        raise AssertionError("simple mode is linear")  # pragma: no cover
+
+    def globals_state(self) -> State:
+        """What a function of the module sees as globals: the module's final state, or, while
+        the module body is still being walked, its state so far."""
+        return self.module_state if self.module_state is not None else self.state
+
+    def step(self) -> None:
+        self.steps += 1
+        if self.steps > UNIT_BUDGET and not self.simple:
+            raise BudgetExceeded
+
+    # ------------------------------------------------------------------ functions
+    def record_function(self, info: FunctionInfo, outer: State) -> None:
+        """The recording walk of a function body, entered from ``outer``."""
+        self_value = self.summaries.self_value(info)
+        entry = self._entry_state(info, outer, self_value, self.summaries.parameter_values(info))
+        with self.frame_for(info, self_value):
+            self._walk_unit(lambda: self.block(statements(info.node.body)), entry)
+
+    def evaluate_function(
+        self, info: FunctionInfo, outer: State, arguments: dict[str, Value], self_value: Value | None
+    ) -> tuple[Value | None, State]:
+        """Evaluate a function without recording: its returned value (None if it never returns
+        a value) and its exit state. Used for summaries."""
+        # Its steps count against the unit that asked: a unit whose summaries explode goes simple.
+        saved = (self.state, self.recording, self.expression_statement)
+        self.recording = False
+        entry = self._entry_state(info, outer, self_value, arguments)
+        try:
+            with self.frame_for(info, self_value) as frame:
+                self.state = entry
+                self.block(statements(info.node.body))
+                exit_state = self.state
+                returned = frame.returns
+        finally:
+            self.state, self.recording, self.expression_statement = saved
+        value = None
+        for result in returned:
+            value = result if value is None else value.join(result)
+        return value, exit_state
+
+    def _entry_state(
+        self, info: FunctionInfo, outer: State, self_value: Value | None, arguments: dict[str, Value]
+    ) -> State:
+        names = outer.names
+        if self_value is not None and info.self_name is not None:
+            own = info.self_name + "."  # a method sees its instance through the class summary
+            names = {name: value for name, value in names.items() if not name.startswith(own)}
+        entry = State(dict(names), cuda_checked=outer.cuda_checked or self.cuda_specific(info))
+        if self_value is not None and info.self_name is not None:
+            entry.bind(info.self_name, self_value)
+        for name, value in arguments.items():
+            entry.bind(name, value)
+        return entry
+
+    @contextmanager
+    def frame_for(self, info: FunctionInfo, self_value: Value | None) -> Iterator[Frame]:
+        owner = info.owner
+        in_module = owner is not None and self.summaries.is_module_class(owner)
+        scope = Scope(info, cuda_specific=self.cuda_specific(info), in_module=in_module)
+        saved = self.frame
+        self.frame = Frame(info, scope, self_value)
+        try:
+            yield self.frame
+        finally:
+            self.frame = saved
+
+    def cuda_specific(self, info: FunctionInfo) -> bool:
+        """Named for CUDA, in a class named for CUDA, or decorated with a CUDA check."""
+        if mentions_cuda(info.name) or (info.owner is not None and self.class_is_cuda_specific(info.owner)):
+            return True
+        return any(self.conditions.mentions_guard(d.decorator, self.state) for d in info.node.decorators)
+
+    def class_is_cuda_specific(self, info: ClassInfo) -> bool:
+        return mentions_cuda(info.name) or any(
+            self.conditions.mentions_guard(d.decorator, self.state) for d in info.node.decorators
+        )
+
+    def peek(self, node: cst.BaseExpression, state: State) -> Value:
+        """The value of a name or attribute path in ``state``, recording nothing."""
+        saved = (self.state, self.recording)
+        self.state, self.recording = state.copy(), False
+        try:
+            return self.evaluate(node)
+        finally:
+            self.state, self.recording = saved
+
+    # ------------------------------------------------------------------ recording
+    def record_value(self, node: cst.CSTNode, value: Value) -> Value:
+        if self.recording:
+            self.facts.values[id(node)] = value
+        return value

@@ -1,0 +1,204 @@
+"""Questions about PyTorch's API by qualified name or method name, answered from the data
+generated from torch's stubs (``torch_generated``) and the overrides stubs cannot express.
+
+Only what decides a value's kind, place or grad lives here; rule-specific lists (which
+``torch.cuda`` functions need a GPU) live with their rule.
+"""
+
+from __future__ import annotations
+
+import enum
+
+from . import torch_generated as generated
+
+
+class Effect(enum.Enum):
+    """What a call does to where its result lives."""
+
+    FACTORY = "factory"  # a new tensor on ``device=`` or the default device
+    LIKE = "like"  # a new tensor where its first argument is, unless ``device=`` says otherwise
+    HOST_DATA = "host data"  # a tensor made from host data: on the CPU unless ``device=``
+    COMPUTE = "compute"  # a tensor computed from its tensor arguments, where they are
+    COMPUTE_MANY = "compute many"  # a tuple of such tensors
+    MOVE = "move"  # ``.to()``, ``.cuda()``, ``.cpu()``
+    IN_PLACE = "in place"  # returns its receiver, changed
+    OTHER = "other"  # not a tensor (a number, a Size, a device...)
+
+
+# Factories that wrap or copy host data (a list, an ndarray, a buffer).
+HOST_DATA_FACTORIES = frozenset(
+    f"torch.{name}" for name in "tensor as_tensor asarray from_numpy frombuffer from_dlpack".split()
+)
+# Legacy typed constructors: ``torch.FloatTensor(3, 4)`` / ``torch.Tensor(data)`` on the CPU.
+LEGACY_CPU_CONSTRUCTORS = frozenset(
+    f"torch.{dtype}Tensor" for dtype in "Float Double Half BFloat16 Long Int Short Char Byte Bool".split()
+) | {"torch.Tensor", "torch.autograd.Variable", "torch.autograd.variable.Variable"}
+LEGACY_CUDA_CONSTRUCTORS = frozenset(
+    f"torch.cuda.{dtype}Tensor" for dtype in "Float Double Half BFloat16 Long Int Short Char Byte Bool".split()
+)
+# Functions returning several tensors (beyond what stubs mark as tuples).
+_COMPUTE_MANY_FUNCTIONS = frozenset(
+    f"torch.{name}" for name in "meshgrid split chunk unbind broadcast_tensors tensor_split atleast_1d".split()
+)
+# Namespaces of functions that compute tensors from tensors.
+_TENSOR_NAMESPACES = ("torch.nn.functional.", "torch.linalg.", "torch.fft.", "torch.special.")
+# ``torch.*`` functions the stubs type as tensors that are not computations on their arguments.
+_NOT_COMPUTE = frozenset(f"torch.{name}" for name in "load save device".split())
+
+MOVE_METHODS = frozenset({"to", "cuda", "cpu"})
+# Methods whose result is a number, a list or another non-tensor.
+NON_TENSOR_METHODS = frozenset(
+    "item tolist numpy size dim ndimension numel element_size nelement is_contiguous is_floating_point "
+    "is_complex data_ptr get_device stride storage_offset untyped_storage equal __len__ type".split()
+)
+# Methods that never return a tensor that requires grad (integer or boolean results, detached copies).
+NO_GRAD_METHODS = frozenset(
+    "argmax argmin argsort nonzero eq ne lt le gt ge isnan isinf isfinite isclose logical_and logical_or "
+    "logical_not logical_xor bitwise_and bitwise_or bitwise_not bitwise_xor long int bool byte short char "
+    "detach sign signbit count_nonzero bincount unique unique_consecutive searchsorted".split()
+)
+NO_GRAD_FUNCTIONS = frozenset(f"torch.{name}" for name in NO_GRAD_METHODS | {"randint", "randperm", "where"})
+
+# Only modules have these: seeing one proves a module.
+MODULE_ONLY_METHODS = frozenset(
+    "eval train parameters named_parameters buffers named_buffers children named_children modules "
+    "named_modules state_dict load_state_dict register_buffer register_parameter register_module add_module "
+    "zero_grad requires_grad_ get_submodule apply".split()
+)
+# Module methods that return the module itself (in place).
+MODULE_CHAIN_METHODS = frozenset("eval train float half double bfloat16 requires_grad_ share_memory".split())
+# Calls whose first argument is a module.
+MODULE_WRAPPERS = frozenset(
+    {
+        "torch.nn.DataParallel",
+        "torch.nn.parallel.DataParallel",
+        "torch.nn.parallel.DistributedDataParallel",
+        "torch.compile",
+        "torch.jit.script",
+        "torch.jit.trace",
+    }
+)
+MODULE_BASES = frozenset(
+    {
+        "torch.nn.Module",
+        "torch.nn.modules.module.Module",
+        "pytorch_lightning.LightningModule",
+        "lightning.LightningModule",
+        "lightning.pytorch.LightningModule",
+        "transformers.PreTrainedModel",
+        "torchmetrics.Metric",
+    }
+)
+# Functions of other libraries that build a module.
+MODEL_FACTORIES = frozenset({"timm.create_model", "torch.hub.load"})
+# ``from_pretrained`` classes that are not models (their ``.to()`` differs or does not exist).
+_NOT_MODEL_HINTS = ("Tokenizer", "Processor", "FeatureExtractor", "Config", "ImageProcessor")
+PARAMETER_CLASSES = frozenset({"torch.nn.Parameter", "torch.nn.parameter.Parameter", "torch.nn.Buffer"})
+TENSOR_TYPES = frozenset({"torch.Tensor", "torch.FloatTensor", "torch.LongTensor", "torch.nn.Parameter"})
+DTYPES = frozenset(
+    f"torch.{name}"
+    for name in (
+        "float float16 float32 float64 half double bfloat16 int int8 int16 int32 int64 uint8 long short "
+        "bool complex64 complex128 cfloat cdouble float8_e4m3fn float8_e5m2"
+    ).split()
+)
+GRAD_DISABLING_CONTEXTS = frozenset({"torch.no_grad", "torch.inference_mode"})
+DATA_LOADERS = frozenset({"torch.utils.data.DataLoader", "torch.utils.data.dataloader.DataLoader"})
+# Calls whose ``device=`` names a device *type* for mixed precision, not a placement.
+DEVICE_TYPE_CALLS = frozenset(
+    {
+        "torch.amp.GradScaler",
+        "torch.cuda.amp.GradScaler",
+        "torch.autocast",
+        "torch.amp.autocast",
+        "torch.get_autocast_dtype",
+        "torch.is_autocast_enabled",
+        "torch.amp.custom_fwd",
+        "torch.amp.custom_bwd",
+    }
+)
+# torch.nn modules without parameters or buffers: they compute wherever their input is.
+STATELESS_MODULES = frozenset(
+    f"torch.nn.{name}"
+    for name in (
+        "ReLU ReLU6 LeakyReLU GELU SiLU Sigmoid Tanh Softmax LogSoftmax Softplus ELU Mish Hardswish Identity "
+        "Dropout Dropout2d Dropout1d AlphaDropout Flatten Unflatten Upsample MaxPool1d MaxPool2d MaxPool3d "
+        "AvgPool1d AvgPool2d AvgPool3d AdaptiveAvgPool1d AdaptiveAvgPool2d AdaptiveMaxPool2d PixelShuffle "
+        "MSELoss L1Loss SmoothL1Loss HuberLoss CrossEntropyLoss NLLLoss BCELoss BCEWithLogitsLoss KLDivLoss "
+        "CosineSimilarity PairwiseDistance"
+    ).split()
+)
+# Tensor attributes that are tensors themselves (``x.data``, ``x.grad``).
+TENSOR_ATTRIBUTES = frozenset({"data", "grad", "T", "mT", "H", "mH", "real", "imag"})
+
+
+def function_effect(qualified: str) -> Effect | None:
+    """What calling a ``torch``-namespace function does; None when it is not known to be torch's."""
+    if qualified in HOST_DATA_FACTORIES:
+        return Effect.HOST_DATA
+    if qualified.endswith("_like") and qualified in generated.TORCH_FACTORIES_WITH_DEVICE:
+        return Effect.LIKE
+    if qualified in generated.TORCH_FACTORIES_WITH_DEVICE:
+        return Effect.FACTORY
+    if qualified in _COMPUTE_MANY_FUNCTIONS:
+        return Effect.COMPUTE_MANY
+    if qualified in _NOT_COMPUTE:
+        return Effect.OTHER
+    if qualified in generated.TORCH_FUNCTIONS_RETURNING_TENSOR or qualified.startswith(_TENSOR_NAMESPACES):
+        return Effect.COMPUTE
+    return None
+
+
+def method_effect(method: str) -> Effect | None:
+    """What a tensor method does; None for a name that is not a tensor method."""
+    if method in MOVE_METHODS:
+        return Effect.MOVE
+    if method in NON_TENSOR_METHODS:
+        return Effect.OTHER
+    if method.endswith("_") and not method.startswith("_") and method in generated.TENSOR_METHODS:
+        return Effect.IN_PLACE
+    if method in generated.TENSOR_METHODS_RETURNING_TENSOR:
+        return Effect.COMPUTE
+    if method in generated.TENSOR_METHODS:
+        return Effect.OTHER
+    return None
+
+
+def proves_tensor(method: str) -> bool:
+    """A method only tensors have (``unsqueeze``, ``detach``): its receiver is a tensor."""
+    return method in generated.TENSOR_ONLY_METHODS
+
+
+def proves_array(method: str) -> bool:
+    """A method tensors share with NumPy arrays only (``reshape``, ``transpose``)."""
+    return (
+        method in generated.TENSOR_METHODS
+        and method in generated.NDARRAY_ATTRIBUTES
+        and method not in generated.MODULE_ATTRIBUTES
+        and method not in _CONTAINER_METHODS
+    )
+
+
+# Methods of Python's containers and strings: seeing one proves nothing about arrays.
+_CONTAINER_METHODS = frozenset(
+    {name for kind in (list, dict, tuple, str, set) for name in dir(kind) if not name.startswith("_")}
+)
+
+
+def is_module_class(qualified: str) -> bool:
+    """``torch.nn.Linear``, ``torchvision.models.resnet18``... construct a module."""
+    last = qualified.rsplit(".", 1)[-1]
+    if qualified in PARAMETER_CLASSES:
+        return False
+    if qualified.startswith("torch.nn."):
+        in_nn = qualified.count(".") == 2 or qualified.startswith("torch.nn.modules.")
+        return in_nn and last[:1].isupper()
+    if qualified.startswith("torchvision.models."):
+        return "eight" not in last and last != "list_models"  # not the weights helpers
+    if qualified.startswith("torchmetrics."):
+        return last[:1].isupper()
+    return qualified in MODEL_FACTORIES
+
+
+def pretrained_is_model(name: str) -> bool:
+    return not any(hint in name for hint in _NOT_MODEL_HINTS)

@@ -1,0 +1,126 @@
+"""Loops (part of the interpreter): iterate the body to a fixpoint, then record once.
+
+The body is evaluated without recording from the state before the loop; the state at the end
+of the body (and at each ``continue``) is joined back into the loop head until the head stops
+changing, or for at most ``LOOP_PASSES`` passes, after which the names the loop rebinds are
+widened to unknown. One recording pass then walks the body from that head, so every fact in
+a loop holds for every iteration. A loop met while not recording (inside another loop's
+fixpoint, in a summary, in simple mode) is walked once from a widened head: linear, and never
+a guess.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+import libcst as cst
+
+from .domain import UNKNOWN
+from .state import State
+from .syntax import statements
+
+if TYPE_CHECKING:
+    from .interpreter import Interpreter
+
+    _Base = Interpreter
+else:
+    _Base = object
+
+LOOP_PASSES = 3
+
+Body = Callable[[State], State]
+
+
+class LoopWalker(_Base):
+    def for_loop(self, node: cst.For) -> None:
+        element = self.iterated(self.evaluate(node.iter))
+
+        def body(head: State) -> State:
+            self.state = head
+            self.bind_target(node.target, element)
+            self.block(statements(node.body))
+            return self.state
+
+        head, breaks = self._run(node, body)
+        self._leave(head, breaks, node.orelse)
+
+    def while_loop(self, node: cst.While) -> None:
+        def body(head: State) -> State:
+            self.state = head
+            self.evaluate(node.test)
+            self.state = self.conditions.narrow(self.state, node.test, True).copy()
+            self.block(statements(node.body))
+            return self.state
+
+        head, breaks = self._run(node, body)
+        self.state = head
+        self.evaluate(node.test)
+        exit_state = self.conditions.narrow(self.state, node.test, False)
+        self._leave(exit_state if not _always_true(node.test) else _nowhere(head), breaks, node.orelse)
+
+    # ------------------------------------------------------------------ the driver
+    def _run(self, node: cst.For | cst.While, body: Body) -> tuple[State, list[State]]:
+        """The loop head that holds for every iteration, and the states at ``break``s, after
+        the one pass that records (or the only pass, when not recording)."""
+        before = self.state
+        if self.recording and not self.simple:
+            self.recording = False
+            try:
+                head = self._fixpoint(node, before, body)
+            finally:
+                self.recording = True
+        else:
+            head = self._widened(node, before)
+        end, breaks = self._pass(head, body)
+        return head.join(end), breaks
+
+    def _fixpoint(self, node: cst.For | cst.While, before: State, body: Body) -> State:
+        head = before
+        for _ in range(LOOP_PASSES):
+            end, _ = self._pass(head, body)
+            following = before.join(end)
+            if following.same_as(head):
+                return head
+            head = following
+        return self._widened(node, head)
+
+    def _pass(self, head: State, body: Body) -> tuple[State, list[State]]:
+        """One walk of the body: the state where iterations continue, and the ``break`` states."""
+        frame = self.frame
+        frame.breaks.append([])
+        frame.continues.append([])
+        try:
+            end = body(head.copy())
+        finally:
+            breaks = frame.breaks.pop()
+            continues = frame.continues.pop()
+        for state in continues:
+            end = end.join(state)
+        return end, breaks
+
+    def _widened(self, node: cst.For | cst.While, state: State) -> State:
+        widened = state.copy()
+        for name in self.definitions.loop_targets.get(id(node), ()):
+            if widened.get(name) is not None:
+                widened.bind(name, UNKNOWN)
+        return widened
+
+    def _leave(self, exit_state: State, breaks: list[State], orelse: cst.Else | None) -> None:
+        """After the loop: the normal exit (through ``else``, if any) joined with every break."""
+        self.state = exit_state.copy()
+        if orelse is not None and self.state.reachable:
+            self.block(statements(orelse.body))
+        for state in breaks:
+            self.state = self.state.join(state)
+
+
+def _always_true(test: cst.BaseExpression) -> bool:
+    """``while True:`` / ``while 1:``: the loop is left only by ``break``."""
+    return (type(test) is cst.Name and test.value == "True") or (type(test) is cst.Integer and test.value != "0")
+
+
+def _nowhere(state: State) -> State:
+    left = state.copy()
+    left.reachable = False
+    return left

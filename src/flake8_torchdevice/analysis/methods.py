@@ -1,0 +1,260 @@
+"""Method calls and moves (part of the interpreter): what ``x.method(...)`` returns, where
+``.to()`` / ``.cuda()`` / ``.cpu()`` put a value, and what a call teaches about its receiver.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import replace
+from typing import TYPE_CHECKING
+
+import libcst as cst
+
+from .domain import CPU, NOWHERE, SCALAR, UNKNOWN, Kind, Origin, Place, Value, accelerator, sequence, tensor
+from .imports import dotted_name
+from .knowledge import api
+from .knowledge.api import Effect
+from .literals import cuda_fstring, is_cpu_literal, string_value
+from .syntax import keyword_argument
+
+if TYPE_CHECKING:
+    from .interpreter import Interpreter
+
+    _Base = Interpreter
+else:
+    _Base = object
+
+# Names that hold a device by convention (``device``, ``dev``, ``gpu_id``, ``local_rank``).
+DEVICE_LIKE_NAME = re.compile(r"dev|cuda|gpu|rank", re.IGNORECASE)
+_ARRAYS = frozenset({Kind.TENSOR, Kind.OUTPUT, Kind.ARRAYLIKE})
+_REDUCTIONS = frozenset("sum mean std var prod max min norm all any amax amin logsumexp".split())
+# Module methods whose result is computed with the module's parameters (``model.generate(ids)``).
+_MODULE_BOOKKEEPING = api.MODULE_ONLY_METHODS | {"to", "cuda", "cpu", "type", "extra_repr", "get_parameter"}
+# Builtins whose result iterates over the same elements as their first argument.
+_PASS_THROUGH = frozenset({"iter", "list", "tuple", "sorted", "reversed", "tqdm", "set", "trange"})
+_TO_SCALAR = frozenset({"float", "int", "bool", "len", "round", "abs", "isinstance", "hasattr", "callable", "str"})
+# Receivers whose ``.to()`` changes them in place and returns them.
+_MOVED_IN_PLACE = frozenset({Kind.MODULE, Kind.MAPPING})
+
+
+class MethodEvaluator(_Base):
+    def _method_result(
+        self,
+        node: cst.Call,
+        method: str,
+        receiver: cst.BaseExpression,
+        receiver_value: Value,
+        arguments: tuple[Value, ...],
+    ) -> Value:
+        if method in api.MOVE_METHODS:
+            return self._moved(node, method, receiver, receiver_value, arguments)
+        summarised = self.summaries.call_method(receiver_value, method, node, arguments)
+        if summarised is not None:
+            return summarised
+        kind = receiver_value.kind
+        if kind is Kind.UNKNOWN:
+            kind = _kind_shown_by(method)
+            receiver_value = receiver_value.with_kind(kind)
+        if kind in _ARRAYS:
+            return self._array_method(node, method, receiver_value, arguments)
+        if kind is Kind.MODULE:
+            return self._module_method(node, method, receiver, receiver_value, arguments)
+        if kind is Kind.SEQUENCE:
+            return self._sequence_method(method, receiver, receiver_value, arguments)
+        if kind is Kind.MAPPING:
+            return self._mapping_method(node, method, receiver_value)
+        if kind is Kind.NDARRAY:
+            return receiver_value if method not in ("tolist", "item") else UNKNOWN
+        return UNKNOWN
+
+    def _array_method(self, node: cst.Call, method: str, receiver: Value, arguments: tuple[Value, ...]) -> Value:
+        effect = api.method_effect(method)
+        if effect is Effect.IN_PLACE:
+            if method == "requires_grad_":
+                return replace(receiver, grad=not _passes_false(node))
+            return receiver
+        if effect is Effect.OTHER or effect is None:
+            if method == "numpy":
+                return Value(kind=Kind.NDARRAY, places=CPU)
+            if method == "tolist":
+                return sequence(item=SCALAR)
+            if method == "item":
+                return SCALAR
+            return UNKNOWN
+        kind = Kind.TENSOR if receiver.kind is not Kind.ARRAYLIKE or api.proves_tensor(method) else Kind.ARRAYLIKE
+        grad = receiver.grad and self.state.grad_enabled and method not in api.NO_GRAD_METHODS
+        scalar = receiver.scalar or (method in _REDUCTIONS and not node.args)
+        if effect is Effect.COMPUTE_MANY:
+            return sequence(item=Value(kind=kind, places=receiver.places, grad=grad, origin=receiver.origin))
+        return Value(kind=kind, places=receiver.places, grad=grad, scalar=scalar, origin=receiver.origin)
+
+    def _module_method(
+        self, node: cst.Call, method: str, receiver: cst.BaseExpression, module: Value, arguments: tuple[Value, ...]
+    ) -> Value:
+        if method in api.MODULE_CHAIN_METHODS:
+            return module
+        if method in ("register_buffer", "register_parameter") and len(arguments) >= 2:
+            name, owner = string_value(node.args[0].value), dotted_name(receiver)
+            if name is not None and owner is not None:  # a buffer moves with its module
+                self.state.bind(f"{owner}.{name}", arguments[1].placed(module.places))
+            return UNKNOWN
+        if method in ("parameters", "buffers"):
+            return sequence(item=tensor(module.places, module.origin, grad=method == "parameters"))
+        if method == "state_dict":
+            return Value(kind=Kind.MAPPING, item=tensor(module.places, module.origin))
+        if method in _MODULE_BOOKKEEPING or method.startswith("_"):
+            return UNKNOWN
+        # ``model.generate(ids)``, ``clip.encode_image(x)``: computed with the module's parameters.
+        return self._module_call(node, module, ())
+
+    def _sequence_method(
+        self, method: str, receiver: cst.BaseExpression, value: Value, arguments: tuple[Value, ...]
+    ) -> Value:
+        name = dotted_name(receiver)
+        if method in ("append", "insert") and arguments:
+            added = arguments[-1]
+        elif method == "extend" and arguments:
+            added = arguments[0].element()
+        else:
+            return value.element() if method == "pop" else UNKNOWN
+        if name is not None:
+            item = added if value.item is None and not value.elements else value.element().join(added)
+            self.state.bind(name, sequence(item=item))
+        return UNKNOWN
+
+    def _mapping_method(self, node: cst.Call, method: str, value: Value) -> Value:
+        if method in ("values",):
+            return sequence(item=value.element())
+        if method == "items":
+            return sequence(item=sequence(elements=(UNKNOWN, value.element())))
+        if method in ("get", "pop") and node.args:
+            key = string_value(node.args[0].value)
+            return value.keyed(key) if key is not None else value.element()
+        return UNKNOWN
+
+    # ------------------------------------------------------------------- moves
+    def _moved(
+        self, node: cst.Call, method: str, receiver: cst.BaseExpression, value: Value, arguments: tuple[Value, ...]
+    ) -> Value:
+        places = self._move_target(node, method, arguments)
+        if places is None:  # ``.to(torch.float16)``, ``.to(memory_format=...)``: stays where it is
+            places = value.places
+        kind = Kind.TENSOR if value.kind is Kind.ARRAYLIKE else value.kind
+        moved = Value(
+            kind=kind,
+            places=places,
+            grad=value.grad,
+            scalar=value.scalar,
+            elements=value.elements,
+            item=value.item,
+            items=value.items,
+            cls=value.cls,
+            origin=Origin(node, f"moved by .{method}()"),
+        )
+        name = dotted_name(receiver)
+        if value.kind in _MOVED_IN_PLACE and name is not None:
+            self.state.bind(name, moved)
+        return moved
+
+    def _move_target(self, node: cst.Call, method: str, arguments: tuple[Value, ...]) -> frozenset[Place] | None:
+        if method == "cpu":
+            return CPU
+        if method == "cuda":
+            return accelerator('"cuda"')
+        device = keyword_argument(node, "device")
+        if device is not None:
+            return self.device_places(device, keyword_value(node, arguments, "device"))
+        if node.args and node.args[0].keyword is None and not node.args[0].star:
+            return self.device_places(node.args[0].value, arguments[0])
+        return None
+
+    def device_places(self, node: cst.BaseExpression, value: Value) -> frozenset[Place] | None:
+        """Where ``device=node`` / ``.to(node)`` puts a value; None when ``node`` is not a device
+        (a dtype). Places on a device variable are named by the variable."""
+        if is_cpu_literal(node) or (value.kind is Kind.DEVICE and value.places == CPU):
+            return CPU
+        if self.imports.qualify(node) in api.DTYPES or (type(node) is cst.Attribute and node.attr.value == "dtype"):
+            return None
+        if value.kind in _ARRAYS:  # ``.to(other)``: where the other tensor is
+            return value.places
+        name = dotted_name(node)
+        if value.kind is Kind.DEVICE:
+            if name is not None and not self._is_device_of_a_value(node):
+                return accelerator(name)
+            return value.places
+        if type(node) is cst.Integer:  # ``.to(0)``: CUDA device 0
+            return accelerator(f"cuda:{node.value}")
+        if cuda_fstring(node) or string_value(node) is not None:
+            return accelerator(self.module.code_for_node(node))
+        if name is not None and (DEVICE_LIKE_NAME.search(name.rsplit(".", 1)[-1]) or self._placed_with(name)):
+            return accelerator(name)
+        return NOWHERE
+
+    def _is_device_of_a_value(self, node: cst.BaseExpression) -> bool:
+        """``x.device`` of a tensor or module (where ``x`` is), not a stored ``self.device``."""
+        if type(node) is not cst.Attribute or node.attr.value != "device":
+            return False
+        return self.peek(node.value, self.state).kind in (*_ARRAYS, Kind.MODULE)
+
+    def _placed_with(self, name: str) -> bool:
+        function = self.frame.function
+        evidence = function.evidence if function is not None else self.definitions.module_evidence
+        return name in evidence.placements and name.endswith(("device", "dev"))
+
+    # --------------------------------------------------------------- named calls
+    def _named_call(self, node: cst.Call, name: str, arguments: tuple[Value, ...]) -> Value:
+        summarised = self.summaries.call_named(name, node, arguments)
+        if summarised is not None:
+            return summarised
+        first = arguments[0] if arguments else UNKNOWN
+        if name == "super":
+            return self.summaries.super_value(self.frame)
+        if name in _PASS_THROUGH:
+            return sequence(item=self.iterated(first))
+        if name == "enumerate":
+            return sequence(item=sequence(elements=(SCALAR, self.iterated(first))))
+        if name == "zip":
+            return sequence(item=sequence(elements=tuple(self.iterated(value) for value in arguments)))
+        if name == "next":
+            return self.iterated(first)
+        if name in _TO_SCALAR or name == "range":
+            return SCALAR if name != "range" else sequence(item=SCALAR)
+        if name == "getattr" and len(node.args) >= 2:
+            attribute = string_value(node.args[1].value)
+            return self.attribute_of(first, attribute, node) if attribute is not None else UNKNOWN
+        return UNKNOWN
+
+    # ---------------------------------------------------------------- evidence
+    def _learn_kind(self, receiver: cst.BaseExpression, value: Value, method: str) -> None:
+        """A method only one kind has: the receiver is of that kind from here on."""
+        if value.kind is Kind.UNKNOWN:
+            kind = _kind_shown_by(method)
+        elif value.kind is Kind.ARRAYLIKE and (api.proves_tensor(method) or method in api.MOVE_METHODS):
+            kind = Kind.TENSOR  # NumPy arrays have no ``.to()`` / ``.cpu()``
+        else:
+            return
+        name = dotted_name(receiver)
+        if name is not None and kind is not Kind.UNKNOWN:
+            self.state.bind(name, value.with_kind(kind))
+
+
+def _kind_shown_by(method: str) -> Kind:
+    if api.proves_tensor(method):
+        return Kind.TENSOR
+    if method in api.MODULE_ONLY_METHODS:
+        return Kind.MODULE
+    if api.proves_array(method):
+        return Kind.ARRAYLIKE
+    return Kind.UNKNOWN
+
+
+def _passes_false(node: cst.Call) -> bool:
+    return bool(node.args) and type(node.args[0].value) is cst.Name and node.args[0].value.value == "False"
+
+
+def keyword_value(node: cst.Call, arguments: tuple[Value, ...], keyword: str) -> Value:
+    """The value of argument ``keyword=`` among a call's evaluated arguments."""
+    for arg, value in zip(node.args, arguments):
+        if arg.keyword is not None and arg.keyword.value == keyword:
+            return value
+    return UNKNOWN

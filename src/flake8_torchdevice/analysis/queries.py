@@ -1,0 +1,191 @@
+"""The only face of the analysis that rules see: the recorded facts and questions about values.
+
+Rules import from here and nowhere else in ``analysis`` (a test enforces it), so the domain
+and the interpreter can change without touching a rule. A rule asks *what* (``is_tensor``,
+``must_be_on_cpu``, ``may_be_on_accelerator``, ``requires_grad``...), never reads a value's
+fields, and asks ``explain`` for the words that say *why*.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from collections.abc import Set as AbstractSet
+
+import libcst as cst
+
+from . import domain
+from .definitions import Definitions, FunctionInfo
+from .domain import Kind, PlaceKind, Value
+from .facts import CallFact, DefaultFact, Facts, LiteralFact, OperationFact, Scope, StoreFact
+from .imports import ImportTable, dotted_name
+from .literals import cuda_fstring, is_cpu_literal, is_cuda_literal, string_value
+from .positions import positions_of
+from .syntax import keyword_argument, positional_argument
+
+__all__ = [
+    "Analysis",
+    "CallFact",
+    "DefaultFact",
+    "FunctionInfo",
+    "LiteralFact",
+    "OperationFact",
+    "Scope",
+    "StoreFact",
+    "Value",
+    "cuda_fstring",
+    "describe",
+    "dotted_name",
+    "elements",
+    "is_cpu_literal",
+    "is_cuda_literal",
+    "is_device",
+    "is_module",
+    "is_ndarray",
+    "is_tensor",
+    "is_zero_dim",
+    "keyword_argument",
+    "may_be_on_accelerator",
+    "must_be_on_accelerator",
+    "must_be_on_cpu",
+    "place_name",
+    "positional_argument",
+    "requires_grad",
+    "string_value",
+]
+
+
+class Analysis:
+    """What the analysis learned about one module."""
+
+    def __init__(self, module: cst.Module, imports: ImportTable, definitions: Definitions, facts: Facts) -> None:
+        self.module = module
+        self._imports = imports
+        self._definitions = definitions
+        self._facts = facts
+        self._lines: dict[int, int] = {}
+
+    # ------------------------------------------------------------------ imports
+    @property
+    def uses_torch(self) -> bool:
+        return self._imports.imports_torch()
+
+    def imports_any(self, roots: AbstractSet[str]) -> bool:
+        return self._imports.imports_any(roots)
+
+    def qualify(self, node: cst.BaseExpression) -> str | None:
+        return self._imports.qualify(node)
+
+    # -------------------------------------------------------------------- facts
+    def calls(self) -> Iterable[CallFact]:
+        return self._facts.calls.values()
+
+    def call_at(self, node: cst.CSTNode | None) -> CallFact | None:
+        return self._facts.calls.get(id(node)) if node is not None else None
+
+    def operations(self) -> Iterable[OperationFact]:
+        return self._facts.operations.values()
+
+    def stores(self) -> Iterable[StoreFact]:
+        return self._facts.stores.values()
+
+    def defaults(self) -> Iterable[DefaultFact]:
+        return self._facts.defaults.values()
+
+    def literal_at(self, node: cst.CSTNode | None) -> LiteralFact | None:
+        return self._facts.literals.get(id(node)) if node is not None else None
+
+    def value_of(self, node: cst.CSTNode) -> Value:
+        """The value an expression had where it was evaluated (unknown if it never was)."""
+        return self._facts.values.get(id(node), domain.UNKNOWN)
+
+    def call_sites(self, function: FunctionInfo) -> list[cst.Call]:
+        """The calls in this file that name the function (``f(...)``, ``self.f(...)``)."""
+        return self._definitions.call_sites.get(function.name, [])
+
+    def places_a_device(self, function: FunctionInfo | None, name: str) -> bool:
+        """Is ``name`` used as a device (``.to(name)``, ``device=name``) in the function's scope?"""
+        evidence = function.evidence if function is not None else self._definitions.module_evidence
+        return name in evidence.placements
+
+    # --------------------------------------------------------------- explaining
+    def line_of(self, node: cst.CSTNode) -> int:
+        """The line a node starts on, computed only for the nodes a message mentions."""
+        line = self._lines.get(id(node))
+        if line is None:
+            line = positions_of(self.module, [node]).get(id(node), (1, 0))[0]
+            self._lines[id(node)] = line
+        return line
+
+    def explain(self, value: Value) -> str:
+        """Why a value is where it is, in a few words: "moved by .to() at line 12"."""
+        origin = value.origin
+        if origin is None:
+            return ""
+        return f"{origin.reason} at line {self.line_of(origin.node)}"
+
+    def origin_node(self, value: Value) -> cst.CSTNode | None:
+        return value.origin.node if value.origin is not None else None
+
+
+# ------------------------------------------------------------------ value questions
+def is_tensor(value: Value) -> bool:
+    """A tensor (or what a module returned, which holds tensors)."""
+    return value.kind in domain.TENSOR_KINDS
+
+
+def is_module(value: Value) -> bool:
+    return value.kind is Kind.MODULE
+
+
+def is_device(value: Value) -> bool:
+    return value.kind is Kind.DEVICE
+
+
+def is_ndarray(value: Value) -> bool:
+    return value.kind is Kind.NDARRAY
+
+
+def is_zero_dim(value: Value) -> bool:
+    return value.scalar
+
+
+def requires_grad(value: Value) -> bool:
+    return value.grad
+
+
+def must_be_on_cpu(value: Value) -> bool:
+    return domain.must_be_on_cpu(value)
+
+
+def may_be_on_accelerator(value: Value, through_modules: bool = True) -> bool:
+    return domain.may_be_on_accelerator(value, through_modules)
+
+
+def must_be_on_accelerator(value: Value, through_modules: bool = True) -> bool:
+    return domain.must_be_on_accelerator(value, through_modules)
+
+
+def place_name(value: Value) -> str:
+    """Where a value is, for a message: ``device``, ``"cuda"``, "the module's device"."""
+    names = []
+    for place in sorted(value.places, key=str):
+        if place.kind is PlaceKind.ACCELERATOR:
+            names.append(f"`{place.name}`" if not place.name.startswith(("'", '"')) else place.name)
+        elif place.kind is PlaceKind.WITH_MODULE:
+            names.append("the module's device" if place.name == "self" else f"`{place.name}`'s device")
+    return " or ".join(names) or "a device"
+
+
+def elements(value: Value) -> Iterator[Value]:
+    """The value itself and, for a list, tuple or dict, every value it may hold (nested)."""
+    yield value
+    for element in value.elements or ():
+        yield from elements(element)
+    if value.item is not None:
+        yield from elements(value.item)
+    for _, item in value.items:
+        yield from elements(item)
+
+
+def describe(value: Value) -> str:
+    return value.describe()

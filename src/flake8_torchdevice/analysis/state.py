@@ -1,0 +1,98 @@
+"""The flow state: everything the analysis knows at one point of a function, in one value.
+
+Names (``x``) and attribute paths (``self.net``, ``args.device``) map to values; beside them,
+the facts that narrow with conditions and meet at joins: whether a CUDA check guards this
+point, whether grad is enabled, where a factory without ``device=`` allocates. A branch works
+on a copy; where branches meet their states are joined; an unreachable state (after
+``return``/``raise``) joins as nothing.
+"""
+
+from __future__ import annotations
+
+from .domain import CPU, Place, Value
+
+
+class State:
+    __slots__ = ("cuda_checked", "default_places", "grad_enabled", "names", "owners", "reachable")
+
+    def __init__(
+        self,
+        names: dict[str, Value] | None = None,
+        cuda_checked: bool = False,
+        grad_enabled: bool = True,
+        default_places: frozenset[Place] = CPU,
+        reachable: bool = True,
+        owners: set[str] | None = None,
+    ) -> None:
+        self.names: dict[str, Value] = names if names is not None else {}
+        # Code here runs only where CUDA was checked for (``if torch.cuda.is_available():``).
+        self.cuda_checked = cuda_checked
+        # Must grad be enabled here (False under ``torch.no_grad()`` on some path).
+        self.grad_enabled = grad_enabled
+        # Where a factory without ``device=`` allocates (``with torch.device(d):`` changes it).
+        self.default_places = default_places
+        self.reachable = reachable
+        # Names with attribute paths bound (``self`` for ``self.net``): rebinding one forgets them.
+        self.owners: set[str] = (
+            owners if owners is not None else {name.split(".", 1)[0] for name in self.names if "." in name}
+        )
+
+    def copy(self) -> State:
+        return State(
+            dict(self.names),
+            self.cuda_checked,
+            self.grad_enabled,
+            self.default_places,
+            self.reachable,
+            set(self.owners),
+        )
+
+    def get(self, name: str) -> Value | None:
+        return self.names.get(name)
+
+    def bind(self, name: str, value: Value) -> None:
+        """Bind a name or attribute path; a rebound name forgets its old attributes."""
+        names = self.names
+        if "." in name:
+            self.owners.add(name.split(".", 1)[0])
+        elif name in self.owners:
+            prefix = name + "."
+            for key in [key for key in names if key.startswith(prefix)]:
+                del names[key]
+        names[name] = value
+
+    def forget(self, name: str) -> None:
+        self.names.pop(name, None)
+
+    def join(self, other: State) -> State:
+        """Both paths meet: a name bound on one path only keeps that binding (the other path
+        would fail with NameError before using it)."""
+        if not other.reachable:
+            return self
+        if not self.reachable:
+            return other
+        names = dict(self.names)
+        for name, value in other.names.items():
+            mine = names.get(name)
+            names[name] = value if mine is None else mine.join(value)
+        return State(
+            names,
+            self.cuda_checked and other.cuda_checked,
+            self.grad_enabled and other.grad_enabled,
+            self.default_places | other.default_places,
+            owners=self.owners | other.owners,
+        )
+
+    def same_as(self, other: State) -> bool:
+        """Equal for the loop fixpoint (origins are not compared)."""
+        return (
+            self.reachable == other.reachable
+            and self.cuda_checked == other.cuda_checked
+            and self.grad_enabled == other.grad_enabled
+            and self.default_places == other.default_places
+            and self.names == other.names
+        )
+
+
+def unreachable() -> State:
+    return State(reachable=False)

@@ -1,0 +1,334 @@
+"""Statements: how each one changes the flow state (part of the interpreter).
+
+Branches are walked on copies of the state, narrowed by their test, and joined where they
+meet; a branch that leaves (``return``, ``raise``, ``continue``, ``pytest.skip()``) ends
+unreachable and drops out of the join, so ``if not torch.cuda.is_available(): return``
+guards what follows without a special case. Loops run to a fixpoint (``loops``); ``try``
+handlers start from the join of the states along the body.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+import libcst as cst
+
+from .conditions import is_exit_call
+from .domain import NONE, UNKNOWN, Kind, Polarity, Value, tensor
+from .facts import DefaultFact, OperationFact
+from .frames import Pending
+from .imports import dotted_name
+from .knowledge.api import GRAD_DISABLING_CONTEXTS
+from .loops import LoopWalker
+from .state import State, unreachable
+from .syntax import all_params, bound_names, statements
+
+if TYPE_CHECKING:
+    from .interpreter import Interpreter
+
+    _Base = Interpreter
+else:
+    _Base = object
+
+_BROAD_EXCEPTIONS = frozenset({"Exception", "BaseException", "RuntimeError", "AssertionError", "AttributeError"})
+
+
+class StatementWalker(LoopWalker, _Base):
+    def block(self, body: Sequence[cst.CSTNode]) -> None:
+        for statement in body:
+            if not self.state.reachable:
+                return
+            self.statement(statement)
+
+    def statement(self, node: cst.CSTNode) -> None:
+        self.step()
+        node_type = type(node)
+        if node_type is cst.SimpleStatementLine:
+            for small in node.body:
+                if self.state.reachable:
+                    self.small_statement(small)
+            return
+        handler = _COMPOUND.get(node_type)
+        if handler is not None:
+            handler(self, node)
+        else:
+            self.evaluate_children(node)
+
+    def suite(self, suite: cst.BaseSuite, entry: State) -> State:
+        """Walk a block from ``entry``; the state where it ends."""
+        self.state = entry
+        self.block(statements(suite))
+        return self.state
+
+    # ------------------------------------------------------------- compound statements
+    def _if(self, node: cst.If) -> None:
+        self.evaluate(node.test)
+        before = self.state
+        after_body = self.suite(node.body, self.conditions.narrow(before, node.test, True).copy())
+        otherwise = self.conditions.narrow(before, node.test, False).copy()
+        if node.orelse is None:
+            after_else = otherwise
+        elif type(node.orelse) is cst.If:
+            self.state = otherwise
+            self._if(node.orelse)
+            after_else = self.state
+        else:
+            after_else = self.suite(node.orelse.body, otherwise)
+        self.state = after_body.join(after_else)
+
+    def _with(self, node: cst.With) -> None:
+        before_grad, before_places = self.state.grad_enabled, self.state.default_places
+        for item in node.items:
+            context = self.evaluate(item.item)
+            qualified = self.imports.qualify(item.item.func) if type(item.item) is cst.Call else None
+            if qualified in GRAD_DISABLING_CONTEXTS and not _enables(item.item):
+                self.state.grad_enabled = False
+            elif qualified == "torch.device":  # factories allocate on that device inside
+                self.state.default_places = context.places
+            if item.asname is not None:
+                self.bind_target(item.asname.name, UNKNOWN)
+        self.block(statements(node.body))
+        if self.state.reachable:
+            self.state.grad_enabled, self.state.default_places = before_grad, before_places
+
+    def _try(self, node: cst.Try | cst.TryStar) -> None:
+        before = self.state
+        guarded = any(_catches_device_errors(handler) for handler in node.handlers)
+        self.state = before.copy()
+        self.state.cuda_checked = before.cuda_checked or guarded  # the handler catches the failure
+        handler_entry = before
+        for statement in statements(node.body):
+            if not self.state.reachable:
+                break
+            self.statement(statement)
+            handler_entry = handler_entry.join(self.state)
+        body_exit = self.state
+        if body_exit.reachable:
+            body_exit.cuda_checked = before.cuda_checked and body_exit.cuda_checked
+        if node.orelse is not None and body_exit.reachable:
+            body_exit = self.suite(node.orelse.body, body_exit)
+        outcomes = [body_exit]
+        for handler in node.handlers:
+            entry = handler_entry.copy()
+            entry.cuda_checked = before.cuda_checked
+            self.state = entry
+            if handler.type is not None:
+                self.evaluate(handler.type)
+            if handler.name is not None:
+                self.bind_target(handler.name.name, UNKNOWN)
+            outcomes.append(self.suite(handler.body, self.state))
+        joined = unreachable()
+        for outcome in outcomes:
+            joined = joined.join(outcome)
+        if node.finalbody is not None:
+            finally_entry = joined if joined.reachable else handler_entry.copy()
+            after = self.suite(node.finalbody.body, finally_entry)
+            joined = after if joined.reachable else unreachable()
+        self.state = joined
+
+    def _match(self, node: cst.Match) -> None:
+        self.evaluate(node.subject)
+        before = self.state
+        joined = before.copy()  # no case matched
+        for case in node.cases:
+            self.state = before.copy()
+            for name in _pattern_names(case.pattern):
+                self.state.bind(name, UNKNOWN)
+            if case.guard is not None:
+                self.evaluate(case.guard)
+                self.state = self.conditions.narrow(self.state, case.guard, True).copy()
+            joined = joined.join(self.suite(case.body, self.state))
+        self.state = joined
+
+    def _function_def(self, node: cst.FunctionDef) -> None:
+        for decorator in node.decorators:
+            self.evaluate(decorator.decorator)
+        info = self.definitions.function(node)
+        scope = self.frame.scope
+        for param in all_params(node.params):
+            if param.default is not None:
+                self.default_values[id(param)] = self.evaluate(param.default)
+                if self.recording:
+                    fact = DefaultFact(param, info, self.state.cuda_checked or self.cuda_specific(info), scope)
+                    self.facts.defaults[id(param)] = fact
+        # A function of the module starts from the module's final state; a nested one from here.
+        entry = None if self.frame.function is None else self.state.copy()
+        if self.recording:
+            self.pending.append(Pending(info, entry))
+        self.state.bind(info.name, UNKNOWN)
+
+    def _class_def(self, node: cst.ClassDef) -> None:
+        for decorator in node.decorators:
+            self.evaluate(decorator.decorator)
+        for base in node.bases:
+            self.evaluate(base.value)
+        outer = self.state
+        self.state = outer.copy()
+        self.state.cuda_checked = outer.cuda_checked
+        for statement in statements(node.body):
+            if self.state.reachable:
+                self.statement(statement)
+        self.state = outer
+        self.state.bind(node.name.value, UNKNOWN)
+
+    # ------------------------------------------------------------- small statements
+    def small_statement(self, node: cst.BaseSmallStatement) -> None:
+        node_type = type(node)
+        if node_type is cst.Expr:
+            self.expression_statement = node
+            self.evaluate(node.value)
+            self.expression_statement = None
+            if is_exit_call(node):
+                self.state = unreachable()
+        elif node_type is cst.Assign:
+            value = self.bound_value(node.value, self.evaluate(node.value))
+            for target in node.targets:
+                self.bind_target(target.target, value)
+            if any(dotted_name(t.target) == "pytestmark" for t in node.targets) and self._mentions_guard(node.value):
+                self.state.cuda_checked = True  # the whole module is skipped without CUDA
+        elif node_type is cst.AnnAssign:
+            self.evaluate_children(node.annotation)
+            if node.value is not None:
+                value = self.evaluate(node.value)
+                if self.annotation_kind(node.annotation.annotation) is Kind.TENSOR:
+                    value = value.with_kind(Kind.TENSOR)
+                self.bind_target(node.target, self.bound_value(node.value, value))
+        elif node_type is cst.AugAssign:
+            self._augmented(node)
+        elif node_type is cst.Return:
+            self.frame.returns.append(self.evaluate(node.value) if node.value is not None else NONE)
+            self.state = unreachable()
+        elif node_type is cst.Raise:
+            self.evaluate_children(node)
+            self.state = unreachable()
+        elif node_type is cst.Continue:
+            if self.frame.continues:
+                self.frame.continues[-1].append(self.state)
+            self.state = unreachable()
+        elif node_type is cst.Break:
+            if self.frame.breaks:
+                self.frame.breaks[-1].append(self.state)
+            self.state = unreachable()
+        elif node_type is cst.Assert:
+            self.evaluate(node.test)
+            if node.msg is not None:
+                self.evaluate(node.msg)
+            self.state = self.conditions.narrow(self.state, node.test, True).copy()
+        elif node_type is cst.Import or node_type is cst.ImportFrom:
+            self.imports.record(node)
+        elif node_type is cst.Del:
+            for name in bound_names(node.target):
+                self.state.forget(name)
+        else:
+            self.evaluate_children(node)
+
+    def bound_value(self, node: cst.BaseExpression, value: Value) -> Value:
+        """A value about to be bound: a CUDA check becomes a guard variable."""
+        polarity = self.conditions.polarity(node, self.state)
+        if polarity is Polarity.NONE:
+            return value
+        return Value(kind=Kind.SCALAR, polarity=polarity)
+
+    def _augmented(self, node: cst.AugAssign) -> None:
+        target = self.evaluate(node.target)
+        operand = self.evaluate(node.value)
+        if self.recording:
+            self.facts.operations[id(node)] = OperationFact(node, target, operand, True, self.frame.scope)
+        if target.kind is Kind.TENSOR:  # in place: the tensor keeps its place and its grad flag
+            updated = target
+        else:
+            updated = self.arithmetic(target, operand)
+        if type(node.target) is not cst.Subscript:
+            self.bind_target(node.target, updated)
+
+    def _mentions_guard(self, node: cst.CSTNode) -> bool:
+        return self.conditions.mentions_guard(node, self.state)
+
+    # ------------------------------------------------------------------- binding
+    def bind_target(self, target: cst.BaseExpression, value: Value) -> None:
+        target_type = type(target)
+        if target_type is cst.Name or target_type is cst.Attribute:
+            name = dotted_name(target)
+            if name is not None:
+                self.state.bind(name, self._owned(name, value))
+            else:
+                self.evaluate(target.value)  # ``f().x = v``
+        elif target_type is cst.Tuple or target_type is cst.List:
+            self._unpack(target.elements, value)
+        elif target_type is cst.StarredElement:
+            self.bind_target(target.value, Value(kind=Kind.SEQUENCE, item=value.element()))
+        elif target_type is cst.Subscript:
+            self.store(target, value)
+        else:
+            self.evaluate(target)
+
+    def _owned(self, name: str, value: Value) -> Value:
+        """``self.layer = nn.Linear(...)`` in a module: submodules and parameters move with it."""
+        owner = self.frame.self_value
+        function = self.frame.function
+        if owner is None or owner.kind is not Kind.MODULE or function is None or function.self_name is None:
+            return value
+        if not name.startswith(function.self_name + ".") or name.count(".") != 1:
+            return value
+        if value.kind is Kind.MODULE or (value.kind is Kind.TENSOR and value.grad):
+            return value.placed(owner.places)
+        return value
+
+    def _unpack(self, elements: Sequence[cst.BaseElement], value: Value) -> None:
+        starred = any(type(element) is cst.StarredElement for element in elements)
+        for index, element in enumerate(elements):
+            position = None if starred else index
+            self.bind_target(element.value, self.unpacked(value, position))
+
+    def unpacked(self, value: Value, position: int | None) -> Value:
+        """What one target of ``a, b = value`` receives."""
+        kind = value.kind
+        if kind is Kind.BATCH:
+            return tensor(value.places, value.origin)
+        if kind is Kind.OUTPUT or kind is Kind.TENSOR:
+            return Value(kind=kind, places=value.places, grad=value.grad, origin=value.origin)
+        return value.element(position)
+
+
+def _enables(call: cst.Call) -> bool:
+    """``torch.inference_mode(False)`` / ``mode=False`` does not disable grad."""
+    return any(type(arg.value) is cst.Name and arg.value.value == "False" for arg in call.args)
+
+
+def _catches_device_errors(handler: cst.ExceptHandler) -> bool:
+    if handler.type is None:
+        return True
+    caught = handler.type.elements if type(handler.type) is cst.Tuple else [handler.type]
+    for element in caught:
+        node = element.value if type(element) is cst.Element else element
+        name = dotted_name(node)
+        if name is not None and name.rsplit(".", 1)[-1] in _BROAD_EXCEPTIONS:
+            return True
+    return False
+
+
+def _pattern_names(pattern: cst.MatchPattern) -> list[str]:
+    names = []
+    stack: list[cst.CSTNode] = [pattern]
+    while stack:
+        node = stack.pop()
+        if (type(node) is cst.MatchAs and node.name is not None) or (
+            type(node) is cst.MatchStar and node.name is not None
+        ):
+            names.append(node.name.value)
+        stack.extend(node.children)
+    return names
+
+
+_COMPOUND = {
+    cst.If: StatementWalker._if,
+    cst.With: StatementWalker._with,
+    cst.Try: StatementWalker._try,
+    cst.TryStar: StatementWalker._try,
+    cst.Match: StatementWalker._match,
+    cst.FunctionDef: StatementWalker._function_def,
+    cst.ClassDef: StatementWalker._class_def,
+    cst.For: LoopWalker.for_loop,
+    cst.While: LoopWalker.while_loop,
+}

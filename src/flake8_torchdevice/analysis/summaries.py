@@ -1,0 +1,293 @@
+"""Summaries of the file's own functions and classes, computed on demand and remembered.
+
+A call of a function or method defined in this file is evaluated with the values of its
+arguments (call-site return inference, as pyright does for unannotated functions); the result
+is memoised per argument values, with caps on depth, on the number of summaries and on the
+steps one may take, past which the call is simply unknown. A method called on ``self`` also
+hands back what it assigned to ``self`` (a builder called from ``__init__``).
+
+A class has one table of instance attributes: what ``__init__`` leaves on ``self``, joined
+with what every other method assigns, over the class and the classes of the file it is
+related to by inheritance. For an ``nn.Module``, submodules, parameters and registered buffers
+move with the module: the table stores them "where the module is" and a lookup through an
+instance places them where that instance is; plain tensor attributes stay where they were made.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import libcst as cst
+
+from .definitions import ClassInfo, Evidence, FunctionInfo
+from .domain import CPU, NOWHERE, UNKNOWN, Kind, Value, tensor, with_module
+from .frames import Frame
+from .knowledge import api
+from .state import State
+from .syntax import all_params
+
+if TYPE_CHECKING:
+    from .interpreter import Interpreter
+
+MAX_DEPTH = 3
+MAX_SUMMARIES = 400
+# Where the module a method belongs to is: the place of ``self`` in every module method.
+SELF = with_module("self")
+_MODULE_ENTRY_METHODS = frozenset({"forward", "__call__"})
+
+Outcome = tuple[Value, dict[str, Value]]
+
+
+class Summaries:
+    def __init__(self, interpreter: Interpreter) -> None:
+        self.interpreter = interpreter
+        self._memo: dict[tuple, Outcome] = {}
+        self._depth = 0
+        self._outer: list[State] = []
+        self._tables: dict[str, dict[str, Value]] = {}
+        self._module_classes: dict[str, bool] = {}
+
+    # ------------------------------------------------------------------ classes
+    def is_module_class(self, info: ClassInfo, seen: frozenset[str] = frozenset()) -> bool:
+        known = self._module_classes.get(info.name)
+        if known is None:
+            known = self._decide_module_class(info, seen | {info.name})
+            self._module_classes[info.name] = known
+        return known
+
+    def _decide_module_class(self, info: ClassInfo, seen: frozenset[str]) -> bool:
+        classes = self.interpreter.definitions.classes
+        imports = self.interpreter.imports
+        for base in info.node.bases:
+            qualified = imports.qualify(base.value)
+            if qualified is not None and (qualified in api.MODULE_BASES or api.is_module_class(qualified)):
+                return True
+            local = classes.get(base.value.value) if type(base.value) is cst.Name else None
+            if local is not None and local.name not in seen and self.is_module_class(local, seen):
+                return True
+        # An unknown base and a ``forward`` method: a module of another library's hierarchy.
+        return "forward" in info.methods and bool(info.node.bases)
+
+    def self_value(self, info: FunctionInfo) -> Value | None:
+        owner = info.owner
+        if owner is None or info.self_name is None:
+            return None
+        if self.is_module_class(owner):
+            return Value(kind=Kind.MODULE, places=SELF, cls=owner.name)
+        return Value(kind=Kind.OBJECT, cls=owner.name)
+
+    def attribute(self, owner: Value, attribute: str) -> Value:
+        """``owner.attribute`` for an instance (``self`` included)."""
+        info = self.interpreter.definitions.classes.get(owner.cls or "")
+        if info is not None:
+            value = self._table(info).get(attribute)
+            if value is not None:
+                return value.placed(owner.places) if value.places == SELF else value
+        if owner.kind is Kind.MODULE:
+            if attribute in ("weight", "bias"):
+                return tensor(owner.places, owner.origin, grad=True)
+            if attribute == "device":
+                return Value(kind=Kind.DEVICE, places=owner.places, origin=owner.origin)
+        return UNKNOWN
+
+    def _table(self, info: ClassInfo) -> dict[str, Value]:
+        family = self._family(info)
+        key = " ".join(sorted(cls.name for cls in family))
+        table = self._tables.get(key)
+        if table is not None:
+            return table
+        table = self._tables[key] = {}  # seen while being computed: what is known so far
+        for cls in family:
+            init = cls.methods.get("__init__")
+            if init is not None:
+                self._learn_attributes(init, table, None)
+        for cls in family:
+            for method in cls.methods.values():
+                if method.name != "__init__" and method.evidence.self_assigned:
+                    self._learn_attributes(method, table, method.evidence.self_assigned)
+        return table
+
+    def _learn_attributes(self, info: FunctionInfo, table: dict[str, Value], only: set[str] | None) -> None:
+        self_value = self.self_value(info)
+        if self_value is None or info.self_name is None or not self._may_summarise():
+            return
+        _, effects = self._evaluate(info, self.parameter_values(info), self_value)
+        for attribute, value in effects.items():
+            if only is None or attribute in only:
+                known = table.get(attribute)
+                table[attribute] = value if known is None else known.join(value)
+
+    def _family(self, info: ClassInfo) -> list[ClassInfo]:
+        """The classes of this file related to ``info`` by inheritance, either way."""
+        classes = self.interpreter.definitions.classes
+        family = {info.name: info}
+        changed = True
+        while changed:
+            changed = False
+            for cls in classes.values():
+                if cls.name in family:
+                    continue
+                related = any(base in family for base in cls.base_names()) or any(
+                    base == cls.name for member in family.values() for base in member.base_names()
+                )
+                if related:
+                    family[cls.name] = cls
+                    changed = True
+        return list(family.values())
+
+    def _method(self, class_name: str | None, method: str) -> FunctionInfo | None:
+        """Find ``method`` on a class of this file or its bases of this file."""
+        classes = self.interpreter.definitions.classes
+        seen: set[str] = set()
+        pending = [class_name] if class_name else []
+        while pending:
+            name = pending.pop(0)
+            info = classes.get(name)
+            if info is None or name in seen:
+                continue
+            seen.add(name)
+            if method in info.methods:
+                return info.methods[method]
+            pending.extend(info.base_names())
+        return None
+
+    # ---------------------------------------------------------------- calls
+    def call_method(self, receiver: Value, method: str, node: cst.Call, arguments: tuple[Value, ...]) -> Value | None:
+        """The value of ``receiver.method(...)`` when the method is defined in this file."""
+        info = self._method(receiver.cls, method) if receiver.kind in (Kind.MODULE, Kind.OBJECT) else None
+        if info is None or info.self_name is None:
+            return None
+        bound = self.bind_arguments(info, node, arguments, skip_self=True)
+        result, effects = self._summarise(info, bound, receiver)
+        self._apply_effects(node, effects)
+        return result
+
+    def call_named(self, name: str, node: cst.Call, arguments: tuple[Value, ...]) -> Value | None:
+        """``f(...)`` of a function of this file, or ``C(...)`` of a class of this file."""
+        definitions = self.interpreter.definitions
+        function = definitions.top_functions.get(name)
+        if function is not None and self.interpreter.state.get(name) in (None, UNKNOWN):
+            return self._summarise(function, self.bind_arguments(function, node, arguments, skip_self=False), None)[0]
+        cls = definitions.classes.get(name)
+        if cls is not None:
+            if self.is_module_class(cls):
+                return Value(kind=Kind.MODULE, places=CPU, cls=cls.name)
+            return Value(kind=Kind.OBJECT, cls=cls.name)
+        return None
+
+    def super_value(self, frame: Frame) -> Value:
+        """``super()`` in a method: the instance, seen from the first base of this file."""
+        function = frame.function
+        if function is None or function.owner is None or frame.self_value is None:
+            return UNKNOWN
+        classes = self.interpreter.definitions.classes
+        for base in function.owner.base_names():
+            if base in classes:
+                return Value(kind=frame.self_value.kind, places=frame.self_value.places, cls=base)
+        return UNKNOWN
+
+    def _apply_effects(self, node: cst.Call, effects: dict[str, Value]) -> None:
+        """``self.build()`` in a method: what it assigned to ``self`` is assigned here too."""
+        frame = self.interpreter.frame
+        function = frame.function
+        if not effects or function is None or function.self_name is None or type(node.func) is not cst.Attribute:
+            return
+        receiver = node.func.value
+        if type(receiver) is cst.Call:  # ``super().__init__()``
+            receiver = cst.Name(function.self_name)
+        if type(receiver) is cst.Name and receiver.value == function.self_name:
+            for attribute, value in effects.items():
+                self.interpreter.state.bind(f"{function.self_name}.{attribute}", value)
+
+    def bind_arguments(
+        self, info: FunctionInfo, node: cst.Call, arguments: tuple[Value, ...], skip_self: bool
+    ) -> dict[str, Value]:
+        params = list(info.node.params.posonly_params) + list(info.node.params.params)
+        if skip_self and info.self_name is not None:
+            params = params[1:]
+        bound: dict[str, Value] = {}
+        position = 0
+        for arg, value in zip(node.args, arguments):
+            if arg.star:
+                return {}  # ``f(*args)``: which parameter gets what is not shown
+            if arg.keyword is not None:
+                bound[arg.keyword.value] = value
+            elif position < len(params):
+                bound[params[position].name.value] = value
+                position += 1
+        defaults = self.interpreter.default_values
+        for param in all_params(info.node.params):
+            name = param.name.value
+            if name not in bound and name != info.self_name:
+                bound[name] = defaults.get(id(param), UNKNOWN)
+        return bound
+
+    def _summarise(self, info: FunctionInfo, bound: dict[str, Value], self_value: Value | None) -> Outcome:
+        key = (id(info.node), self_value, tuple(sorted(bound.items())))
+        known = self._memo.get(key)
+        if known is not None:
+            return known
+        if not self._may_summarise():
+            return UNKNOWN, {}
+        self._memo[key] = (UNKNOWN, {})  # a recursive call while this one is evaluated: unknown
+        outcome = self._evaluate(info, bound, self_value)
+        self._memo[key] = outcome
+        return outcome
+
+    def _may_summarise(self) -> bool:
+        return not self.interpreter.simple and self._depth < MAX_DEPTH and len(self._memo) < MAX_SUMMARIES
+
+    def _evaluate(self, info: FunctionInfo, bound: dict[str, Value], self_value: Value | None) -> Outcome:
+        interpreter = self.interpreter
+        outer = self._outer[0] if self._outer else interpreter.globals_state()
+        self._depth += 1
+        self._outer.append(outer)
+        try:
+            returned, exit_state = interpreter.evaluate_function(info, outer, bound, self_value)
+        finally:
+            self._depth -= 1
+            self._outer.pop()
+        effects = {}
+        if info.self_name is not None and info.evidence.self_assigned:
+            prefix = info.self_name + "."
+            for name, value in exit_state.names.items():
+                if name.startswith(prefix) and name[len(prefix) :] in info.evidence.self_assigned:
+                    effects[name[len(prefix) :]] = value
+        return (returned if returned is not None else UNKNOWN), effects
+
+    # ---------------------------------------------------------- parameters
+    def parameter_values(self, info: FunctionInfo) -> dict[str, Value]:
+        """What each parameter holds when the body is recorded, from what the body shows."""
+        values = {}
+        evidence = info.evidence
+        in_module = info.owner is not None and self.is_module_class(info.owner)
+        inputs = in_module and info.name in _MODULE_ENTRY_METHODS
+        for param in all_params(info.node.params):
+            name = param.name.value
+            if name == info.self_name:
+                continue
+            kind = self._parameter_kind(param, name, evidence, inputs)
+            if kind is Kind.TENSOR:
+                values[name] = tensor(SELF if in_module else NOWHERE)
+            elif kind is Kind.MODULE:
+                values[name] = Value(kind=Kind.MODULE, places=with_module(name))
+            else:  # bound even when unknown: narrowing it must not make it one branch's
+                values[name] = Value(kind=kind or Kind.UNKNOWN)
+        return values
+
+    def _parameter_kind(self, param: cst.Param, name: str, evidence: Evidence, inputs: bool) -> Kind | None:
+        annotation = param.annotation.annotation if param.annotation is not None else None
+        if annotation is not None and self.interpreter.annotation_kind(annotation) is Kind.TENSOR:
+            return Kind.TENSOR
+        if name in evidence.type_checked:  # the body checks what it is: it may be several things
+            return None
+        methods = evidence.methods.get(name, ())
+        if name in evidence.mappings:
+            return Kind.MAPPING
+        if any(api.proves_tensor(method) for method in methods) or name in evidence.tensor_arguments:
+            return Kind.TENSOR
+        if any(method in api.MODULE_ONLY_METHODS for method in methods) or name in evidence.module_arguments:
+            return Kind.MODULE
+        if inputs and param.default is None and annotation is None and param.star == "":
+            return Kind.TENSOR  # an input of forward(): where the module is
+        return None

@@ -1,0 +1,88 @@
+"""Walking libcst trees fast, and the small syntactic helpers every layer shares.
+
+libcst's visitor machinery rebuilds every node it visits and costs about as much as the parse;
+reading the child fields directly costs a tenth of it. Node types are compared exactly
+(``type(node) is cst.Call``): libcst's classes are ABCs, slow to ``isinstance``, never subclassed.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+from collections.abc import Iterator, Sequence
+
+import libcst as cst
+
+_SKIPPED_FIELDS = frozenset(
+    {"lpar", "rpar", "comma", "semicolon", "header", "footer", "leading_lines", "lines_after_decorators"}
+)
+_FIELDS_BY_TYPE: dict[type, tuple[str, ...]] = {}
+
+
+def _child_fields(node_type: type) -> tuple[str, ...]:
+    names = _FIELDS_BY_TYPE.get(node_type)
+    if names is None:
+        names = tuple(
+            f.name
+            for f in dataclasses.fields(node_type)
+            if f.name not in _SKIPPED_FIELDS and not f.name.startswith("whitespace")
+        )
+        _FIELDS_BY_TYPE[node_type] = names
+    return names
+
+
+@functools.cache
+def is_a(kind: type, base: type) -> bool:
+    """``issubclass``, remembered: asked millions of times about a few hundred types."""
+    return issubclass(kind, base)
+
+
+def children(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
+    for name in _child_fields(type(node)):
+        value = getattr(node, name)
+        if is_a(type(value), cst.CSTNode):
+            yield value
+        elif type(value) is tuple or type(value) is list:
+            for item in value:
+                if is_a(type(item), cst.CSTNode):
+                    yield item
+
+
+def statements(suite: cst.BaseSuite) -> Sequence[cst.BaseStatement]:
+    if type(suite) is cst.IndentedBlock:
+        return suite.body
+    return [cst.SimpleStatementLine(body=suite.body)]  # ``if x: y`` on one line
+
+
+def bound_names(target: cst.CSTNode) -> Iterator[str]:
+    """Names bound by an assignment, ``for`` or comprehension target."""
+    target_type = type(target)
+    if target_type is cst.Name:
+        yield target.value
+    elif target_type is cst.Tuple or target_type is cst.List:
+        for element in target.elements:
+            yield from bound_names(element.value)
+    elif target_type is cst.StarredElement:
+        yield from bound_names(target.value)
+
+
+def all_params(params: cst.Parameters) -> Iterator[cst.Param]:
+    yield from params.posonly_params
+    yield from params.params
+    if type(params.star_arg) is cst.Param:
+        yield params.star_arg
+    yield from params.kwonly_params
+    if params.star_kwarg is not None:
+        yield params.star_kwarg
+
+
+def keyword_argument(call: cst.Call, name: str) -> cst.BaseExpression | None:
+    for arg in call.args:
+        if arg.keyword is not None and arg.keyword.value == name:
+            return arg.value
+    return None
+
+
+def positional_argument(call: cst.Call, index: int) -> cst.BaseExpression | None:
+    positional = [arg.value for arg in call.args if arg.keyword is None and not arg.star]
+    return positional[index] if index < len(positional) else None

@@ -1,0 +1,74 @@
+# Class state across methods: __init__ is the entry, every method's assignments join in;
+# what moves with an nn.Module moves, plain tensor attributes stay where they were made.
+import torch
+import torch.nn as nn
+
+
+class Encoder(nn.Module):
+    def __init__(self, size):
+        super().__init__()
+        self.linear = nn.Linear(size, size)
+        self.scale = nn.Parameter(torch.ones(size))
+        self.register_buffer("offset", torch.zeros(size))
+        self.table = torch.arange(size)
+        self.mask = None
+
+    def forward(self, x):
+        reveal(x)  # reveal: tensor {module:self}
+        reveal(self.linear)  # reveal: module {module:self}
+        reveal(self.scale)  # reveal: tensor {module:self} grad
+        reveal(self.offset)  # reveal: tensor {module:self}
+        reveal(self.table)  # reveal: tensor {cpu}
+        reveal(self.mask)  # reveal: tensor {cpu}
+        hidden = self.linear(x)  # reveal: tensor {module:self} grad
+        return hidden * self.scale
+
+    def reset(self, size):
+        self.mask = torch.ones(size)
+
+
+encoder = Encoder(4)  # reveal: module {cpu}
+device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+encoder.to(device)
+result = encoder(torch.zeros(2, 4, device=device))  # reveal: tensor {device} grad
+table = encoder.table  # reveal: tensor {cpu}
+scale = encoder.scale  # reveal: tensor {device} grad
+
+
+class Holder:
+    def __init__(self, model, device="cpu"):
+        self.device = torch.device(device)
+        self.model = model.to(self.device)
+        self.model.eval()
+
+    def predict(self, batch):
+        reveal(self.device)  # reveal: device {device}
+        inputs = batch.to(self.device)  # reveal: unknown {self.device}
+        with torch.no_grad():
+            return self.model(inputs)  # reveal: output {self.device}
+
+
+class Lazy(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.proj = None
+
+    def build(self, size):
+        self.proj = nn.Linear(size, 2)
+
+    def forward(self, x):
+        if self.proj is None:
+            self.build(x.shape[-1])
+        reveal(self.proj)  # reveal: module {module:self}
+        return self.proj(x)
+
+
+class Base(nn.Module):
+    def forward(self, x):
+        mask = self.mask.expand_as(x)  # reveal: tensor {cpu}
+        return mask * x
+
+
+class Child(Base):
+    def reset(self, x):
+        self.mask = torch.zeros(*x.shape)

@@ -1,0 +1,61 @@
+# Loops: facts hold for every iteration; accumulators, break and continue.
+import torch
+from torch.utils.data import DataLoader
+
+device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+loader = DataLoader(dataset, batch_size=8)
+
+for inputs, labels in loader:
+    reveal(inputs)  # reveal: tensor {cpu}
+    inputs = inputs.to(device)  # reveal: tensor {device}
+
+for index, (inputs, labels) in enumerate(loader):
+    reveal(index)  # reveal: scalar
+    reveal(labels)  # reveal: tensor {cpu}
+
+for batch in loader:
+    reveal(batch)  # reveal: batch {cpu}
+    features = batch[0]  # reveal: tensor {cpu}
+    moved = batch.to(device)  # reveal: batch {device}
+
+total = torch.tensor(0.0)
+for step in range(10):
+    total += torch.ones(1, device=device)
+reveal(total)  # reveal: tensor {cpu} 0-dim
+
+state = torch.zeros(3)
+for step in range(3):
+    reveal(state)  # reveal: tensor may{cpu, device}
+    state = state.to(device)
+reveal(state)  # reveal: tensor may{cpu, device}
+
+losses = []
+for step in range(3):
+    losses.append(torch.ones(1, device=device).sum())
+reveal(losses)  # reveal: sequence[tensor {device} 0-dim]
+
+running = 0.0
+for step in range(3):
+    running = running + torch.ones(1, device=device)
+reveal(running)  # reveal: unknown may{?, device}
+
+found = None
+for candidate in [torch.zeros(1), torch.ones(1)]:
+    if candidate.sum() > 0:
+        found = candidate
+        break
+reveal(found)  # reveal: tensor {cpu}
+
+value = torch.zeros(1)
+while value.sum() < 10:
+    if value.sum() > 5:
+        continue
+    value = value.cuda()
+reveal(value)  # reveal: tensor may{"cuda", cpu}
+
+with_else = torch.zeros(1)
+for step in range(2):
+    pass
+else:
+    with_else = with_else.cuda()
+reveal(with_else)  # reveal: tensor {"cuda"}

@@ -1,0 +1,46 @@
+# Places: moves, device values, defaults, and what a device expression names.
+import torch
+import torch.nn as nn
+
+device = torch.device("cuda" if torch.cuda.is_available() else "cpu")  # reveal: device may{"cuda", cpu}
+cpu = torch.device("cpu")  # reveal: device {cpu}
+x = torch.zeros(3, device=device)  # reveal: tensor {device}
+y = torch.zeros(3).to(device)  # reveal: tensor {device}
+z = torch.zeros(3).cuda()  # reveal: tensor {"cuda"}
+back = z.cpu()  # reveal: tensor {cpu}
+onto_cpu = x.to("cpu")  # reveal: tensor {cpu}
+onto_cpu_device = x.to(cpu)  # reveal: tensor {cpu}
+dtype_only = x.to(torch.float16)  # reveal: tensor {device}
+dtype_keyword = x.to(dtype=torch.float16)  # reveal: tensor {device}
+like_other = torch.zeros(3).to(x)  # reveal: tensor {device}
+like_other_device = torch.zeros(3).to(x.device)  # reveal: tensor {device}
+literal = torch.ones(2, device="cuda:1")  # reveal: tensor {"cuda:1"}
+index = torch.ones(2).to(0)  # reveal: tensor {cuda:0}
+like = torch.ones_like(x)  # reveal: tensor {device}
+like_elsewhere = torch.ones_like(x, device="cpu")  # reveal: tensor {cpu}
+mixed = x + torch.zeros(3)  # reveal: tensor may{cpu, device}
+with_scalar = x + torch.tensor(1.0)  # reveal: tensor {device}
+module = nn.Linear(3, 1).to(device)  # reveal: module {device}
+output = module(x)  # reveal: tensor {device} grad
+
+model = nn.Linear(3, 1)
+model.to(device)
+reveal(model)  # reveal: module {device}
+model.cpu()
+reveal(model)  # reveal: module {cpu}
+
+with torch.device("meta"):
+    inside = torch.zeros(2)  # reveal: tensor {"meta"}
+outside = torch.zeros(2)  # reveal: tensor {cpu}
+
+
+def placed(tensor_in: torch.Tensor, device):
+    moved = tensor_in.to(device)  # reveal: tensor {device}
+    gpu = tensor_in.to(f"cuda:{device}")  # reveal: tensor {f"cuda:{device}"}
+    unknown = tensor_in.to(target_of(device))  # reveal: tensor
+    return moved
+
+
+def defaults_elsewhere():
+    torch.set_default_device(device)
+    made = torch.empty(4)  # reveal: tensor {device}

@@ -1,0 +1,88 @@
+"""The analysis tested on its own: ``# reveal: <value>`` lines in tests/analysis/*.py.
+
+In the style of mypy's ``reveal_type``: a line ending in ``# reveal: tensor {cpu}`` states
+what the analysis must infer for the expression on that line: the argument of a ``reveal(...)``
+call if there is one, else the value assigned, returned or evaluated by the line's statement.
+The text is ``Value.describe()``: the kind, then the places (``{cpu}``, ``may{cpu, device}``,
+``{module:self}`` for wherever the module is, ``?`` for a place the code does not show), then
+``grad`` / ``0-dim`` / ``cuda-check`` when they hold.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import libcst as cst
+import pytest
+
+from flake8_torchdevice.analysis import analyse, positions_of
+
+REVEALS = Path(__file__).parent / "analysis"
+_REVEAL = re.compile(r"#\s*reveal:\s*(?P<expected>.+?)\s*$")
+
+
+def reveal_files() -> list[Path]:
+    return sorted(REVEALS.glob("*.py"))
+
+
+def revealed_expression(line: cst.SimpleStatementLine) -> cst.BaseExpression | None:
+    for call in _calls(line):
+        if type(call.func) is cst.Name and call.func.value == "reveal" and call.args:
+            return call.args[0].value
+    statement = line.body[0]
+    if type(statement) in (cst.Assign, cst.AnnAssign, cst.Expr, cst.Return):
+        return statement.value
+    if type(statement) is cst.AugAssign:
+        return statement.target
+    return None
+
+
+def _calls(node: cst.CSTNode) -> list[cst.Call]:
+    found = [node] if type(node) is cst.Call else []
+    for child in node.children:
+        found.extend(_calls(child))
+    return found
+
+
+def reveals(path: Path) -> list[tuple[int, str, str]]:
+    """(line, expected, revealed) for every reveal line of a file."""
+    source = path.read_text(encoding="utf-8")
+    module = cst.parse_module(source)
+    analysis = analyse(module)
+    lines = [node for node in _statement_lines(module)]
+    positions = positions_of(module, lines)
+    by_line = {positions[id(node)][0]: node for node in lines if id(node) in positions}
+    found = []
+    for number, text in enumerate(source.splitlines(), start=1):
+        match = _REVEAL.search(text)
+        if match is None:
+            continue
+        line = by_line.get(number)
+        expression = revealed_expression(line) if line is not None else None
+        revealed = analysis.value_of(expression).describe() if expression is not None else "<no expression>"
+        found.append((number, match.group("expected"), revealed))
+    return found
+
+
+def _statement_lines(node: cst.CSTNode) -> list[cst.SimpleStatementLine]:
+    if type(node) is cst.SimpleStatementLine:
+        return [node]
+    lines = []
+    for child in node.children:
+        lines.extend(_statement_lines(child))
+    return lines
+
+
+@pytest.mark.parametrize("path", reveal_files(), ids=lambda path: path.name)
+def test_reveals(path: Path) -> None:
+    mismatches = [
+        f"{path.name}:{line}: expected {expected!r}, revealed {revealed!r}"
+        for line, expected, revealed in reveals(path)
+        if expected != revealed
+    ]
+    assert not mismatches, "\n".join(mismatches)
+
+
+def test_there_are_enough_reveals() -> None:
+    assert sum(len(reveals(path)) for path in reveal_files()) >= 150
