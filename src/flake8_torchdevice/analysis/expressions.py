@@ -138,7 +138,7 @@ class ExpressionEvaluator(_Base):
         elif container.kind is Kind.MAPPING:
             key = _literal_index(target)
             if type(key) is str:
-                items = tuple((k, v) for k, v in container.items if k != key) + ((key, value),)
+                items = (*tuple((k, v) for k, v in container.items if k != key), (key, value))
                 self.state.bind(name, mapping(items, container.item))
             else:
                 self.state.bind(
