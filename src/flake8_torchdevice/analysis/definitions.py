@@ -46,6 +46,8 @@ class Evidence:
     # Attributes assigned on the first parameter (``self.x = ...``) and methods called on it.
     self_assigned: set[str] = field(default_factory=set)
     self_called: set[str] = field(default_factory=set)
+    # The scope yields: a generator function.
+    generator: bool = False
 
 
 @dataclass

@@ -177,8 +177,8 @@ class Value:
         """The canonical text of the reveal fixtures: ``tensor {cpu}``, ``output may{cpu, device} grad``."""
         words = [self.cls if self.kind is Kind.OBJECT and self.cls else self.kind.value]
         if self.kind is Kind.SEQUENCE and self.elements is not None:
-            words[0] = "tuple(" + ", ".join(element.describe() for element in self.elements) + ")"
-        elif self.item is not None and self.kind in (Kind.SEQUENCE, Kind.MAPPING):
+            words[0] = "sequence(" + ", ".join(element.describe() for element in self.elements) + ")"
+        elif self.item is not None and self.kind in (Kind.SEQUENCE, Kind.MAPPING) and not self.items:
             words[0] = f"{self.kind.value}[{self.item.describe()}]"
         if self.items:
             words.append("{" + ", ".join(f"{key}: {value.describe()}" for key, value in self.items) + "}")

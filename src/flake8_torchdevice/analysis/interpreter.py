@@ -28,7 +28,7 @@ from .expressions import ExpressionEvaluator
 from .facts import Facts, Scope
 from .frames import Frame, Pending
 from .imports import ImportTable
-from .knowledge.api import TENSOR_TYPES
+from .knowledge.api import GRAD_DISABLING_CONTEXTS, TENSOR_TYPES
 from .state import State
 from .statements import StatementWalker
 from .summaries import Summaries
@@ -129,7 +129,11 @@ class Interpreter(StatementWalker, ExpressionEvaluator, CallEvaluator):
         if self_value is not None and info.self_name is not None:
             own = info.self_name + "."  # a method sees its instance through the class summary
             names = {name: value for name, value in names.items() if not name.startswith(own)}
-        entry = State(dict(names), cuda_checked=outer.cuda_checked or self.cuda_specific(info))
+        entry = State(
+            dict(names),
+            cuda_checked=outer.cuda_checked or self.cuda_specific(info),
+            grad_enabled=outer.grad_enabled and not self._decorated_without_grad(info),
+        )
         if self_value is not None and info.self_name is not None:
             entry.bind(info.self_name, self_value)
         for name, value in arguments.items():
@@ -147,6 +151,15 @@ class Interpreter(StatementWalker, ExpressionEvaluator, CallEvaluator):
             yield self.frame
         finally:
             self.frame = saved
+
+    def _decorated_without_grad(self, info: FunctionInfo) -> bool:
+        """``@torch.no_grad()`` / ``@torch.inference_mode()``."""
+        for decorator in info.node.decorators:
+            target = decorator.decorator
+            target = target.func if type(target) is cst.Call else target
+            if self.imports.qualify(target) in GRAD_DISABLING_CONTEXTS:
+                return True
+        return False
 
     def cuda_specific(self, info: FunctionInfo) -> bool:
         """Named for CUDA, in a class named for CUDA, or decorated with a CUDA check."""

@@ -225,6 +225,8 @@ class StatementWalker(LoopWalker, _Base):
 
     def bound_value(self, node: cst.BaseExpression, value: Value) -> Value:
         """A value about to be bound: a CUDA check becomes a guard variable."""
+        if value.kind is not Kind.SCALAR and value.kind is not Kind.UNKNOWN:
+            return value  # a tensor in a variable named ``gpu`` is no check
         polarity = self.conditions.polarity(node, self.state)
         if polarity is Polarity.NONE:
             return value

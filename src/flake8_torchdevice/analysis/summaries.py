@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING
 import libcst as cst
 
 from .definitions import ClassInfo, Evidence, FunctionInfo
-from .domain import CPU, NOWHERE, UNKNOWN, Kind, Value, tensor, with_module
+from .domain import CPU, NONE, NOWHERE, UNKNOWN, Kind, Value, tensor, with_module
 from .frames import Frame
 from .knowledge import api
 from .state import State
@@ -229,7 +229,8 @@ class Summaries:
             return known
         if not self._may_summarise():
             return UNKNOWN, {}
-        self._memo[key] = (UNKNOWN, {})  # a recursive call while this one is evaluated: unknown
+        # A recursive call while this one is evaluated contributes nothing: the other returns decide.
+        self._memo[key] = (NONE, {})
         outcome = self._evaluate(info, bound, self_value)
         self._memo[key] = outcome
         return outcome
@@ -253,7 +254,9 @@ class Summaries:
             for name, value in exit_state.names.items():
                 if name.startswith(prefix) and name[len(prefix) :] in info.evidence.self_assigned:
                     effects[name[len(prefix) :]] = value
-        return (returned if returned is not None else UNKNOWN), effects
+        if returned is None:  # no ``return value``: None, unless it is a generator
+            returned = UNKNOWN if info.evidence.generator or not exit_state.reachable else NONE
+        return returned, effects
 
     # ---------------------------------------------------------- parameters
     def parameter_values(self, info: FunctionInfo) -> dict[str, Value]:

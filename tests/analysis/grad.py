@@ -1,0 +1,37 @@
+# Grad: parameters and module outputs require grad; no_grad, detach and integer results do not.
+import torch
+import torch.nn as nn
+
+model = nn.Linear(4, 2)
+x = torch.randn(3, 4)
+y = model(x)  # reveal: tensor {cpu} grad
+detached = y.detach()  # reveal: tensor {cpu}
+index = y.argmax(1)  # reveal: tensor {cpu}
+compared = y > 0  # reveal: tensor {cpu}
+scaled = y * 2  # reveal: tensor {cpu} grad
+summed = y.sum()  # reveal: tensor {cpu} grad 0-dim
+made = torch.zeros(3, requires_grad=True)  # reveal: tensor {cpu} grad
+param = nn.Parameter(torch.zeros(2))  # reveal: tensor {cpu} grad
+frozen = nn.Parameter(torch.zeros(2), requires_grad=False)  # reveal: tensor {cpu}
+data = param.data  # reveal: tensor {cpu}
+
+with torch.no_grad():
+    quiet = model(x)  # reveal: tensor {cpu}
+    quiet_sum = made * 2  # reveal: tensor {cpu}
+
+with torch.inference_mode():
+    inferred = model(x)  # reveal: tensor {cpu}
+
+loud = model(x)  # reveal: tensor {cpu} grad
+
+
+@torch.no_grad()
+def evaluate(batch):
+    return model(batch)  # reveal: tensor {cpu}
+
+
+def no_grad_inside(batch):
+    with torch.no_grad():
+        out = model(batch)
+    reveal(out)  # reveal: tensor {cpu}
+    return out

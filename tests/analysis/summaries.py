@@ -1,0 +1,62 @@
+# Function summaries: a call of a function of this file returns what its body returns for
+# these arguments; a method called on self hands back what it assigned to self.
+import numpy as np
+import torch
+
+
+def to_tensor(array, device):
+    return torch.from_numpy(array).to(device)
+
+
+def make_pair(n):
+    index = torch.from_numpy(np.arange(n))
+    weights = torch.ones(n)
+    return index, weights
+
+
+def identity(x):
+    return x
+
+
+def recursive(n):
+    if n == 0:
+        return torch.zeros(1)
+    return recursive(n - 1)
+
+
+def nothing():
+    pass
+
+
+device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+features = to_tensor(np.ones(3), device)  # reveal: tensor {device}
+on_cpu = to_tensor(np.ones(3), "cpu")  # reveal: tensor {cpu}
+pair = make_pair(4)  # reveal: sequence(tensor {cpu}, tensor {cpu})
+index, weights = make_pair(4)
+reveal(index)  # reveal: tensor {cpu}
+same = identity(features)  # reveal: tensor {device}
+deep = recursive(3)  # reveal: tensor {cpu}
+empty = nothing()  # reveal: none
+
+
+class Sampler:
+    def __init__(self, size):
+        self.size = size
+        self.build()
+
+    def build(self):
+        self.pool = torch.arange(self.size)
+
+    def pick(self, n):
+        return self.pool[:n], torch.rand(n)
+
+    def run(self):
+        chosen, noise = self.pick(2)
+        reveal(chosen)  # reveal: tensor {cpu}
+        reveal(self.pool)  # reveal: tensor {cpu}
+        return noise
+
+
+sampler = Sampler(10)
+picked = sampler.pick(3)  # reveal: sequence(tensor {cpu}, tensor {cpu})
+ran = sampler.run()  # reveal: tensor {cpu}
