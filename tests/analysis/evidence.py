@@ -19,11 +19,17 @@ def arrays(block):
     reveal(flat)  # reveal: tensor
 
 
-def learned_on_the_way(source):
+def local_from_unknown_call(source):
     data = load(source)
-    reveal(data)  # reveal: unknown
+    reveal(data)  # reveal: tensor
     data.unsqueeze(0)
     reveal(data)  # reveal: tensor
+
+
+def learned_on_the_way(config):
+    reveal(config.value)  # reveal: unknown
+    config.value.detach()
+    reveal(config.value)  # reveal: tensor
 
 
 def checked_types(value):

@@ -56,6 +56,7 @@ class CallEvaluator(MethodEvaluator):
                 arguments,
                 result,
                 self.state.cuda_checked,
+                self.state.cuda_refused,
                 self.state.grad_enabled,
                 self.frame.scope,
                 statement,
@@ -65,8 +66,7 @@ class CallEvaluator(MethodEvaluator):
         return result
 
     def _argument(self, arg: cst.Arg) -> Value:
-        value = self.evaluate(arg.value)
-        return UNKNOWN if arg.star == "**" else value
+        return self.evaluate(arg.value)  # ``*seq`` / ``**mapping``: the sequence or mapping itself
 
     def _member(self, owner: Value, name: str) -> Value:
         """What ``owner.name`` holds when called (``self.encoder(x)``: a submodule)."""
@@ -185,7 +185,8 @@ class CallEvaluator(MethodEvaluator):
                 or keyword_argument(node, "quantization_config") is not None
             ):
                 return Value(kind=Kind.MODULE, places=accelerator("device_map"), cls=qualified)
-        return Value(kind=Kind.MODULE, places=CPU, cls=qualified, origin=Origin(node, "built on the CPU"))
+        places = self.state.default_places  # ``with torch.device(d):`` builds modules on ``d``
+        return Value(kind=Kind.MODULE, places=places, cls=qualified, origin=Origin(node, "built on the CPU"))
 
     # ------------------------------------------------------------- module calls
     def _module_call(self, node: cst.Call, module: Value, arguments: tuple[Value, ...]) -> Value:

@@ -82,7 +82,9 @@ class Conditions:
         narrowed = state
         polarity = self.polarity(test, state)
         if (polarity is Polarity.POSITIVE and truth) or (polarity is Polarity.NEGATIVE and not truth):
-            narrowed = _with_cuda_checked(narrowed)
+            narrowed = _with_cuda(narrowed, checked=True)
+        elif polarity is not Polarity.NONE:
+            narrowed = _with_cuda(narrowed, checked=False)
         if truth and test_type is cst.Call:
             narrowed = self._narrow_type_check(narrowed, test)
         return narrowed
@@ -216,11 +218,15 @@ class Conditions:
         return Polarity.NONE
 
 
-def _with_cuda_checked(state: State) -> State:
-    if state.cuda_checked:
+def _with_cuda(state: State, checked: bool) -> State:
+    """The branch where CUDA was checked for (``checked``), or where it is known not to be used."""
+    if state.cuda_checked if checked else state.cuda_refused:
         return state
     narrowed = state.copy()
-    narrowed.cuda_checked = True
+    if checked:
+        narrowed.cuda_checked = True
+    else:
+        narrowed.cuda_refused = True
     return narrowed
 
 

@@ -16,12 +16,18 @@ from dataclasses import dataclass, field
 
 import libcst as cst
 
+from .domain import Kind
 from .imports import dotted_name
+from .knowledge import api
 from .literals import string_value
 from .syntax import all_params, bound_names, children
 
 # Methods whose arguments are tensors: ``y.expand_as(x)`` shows ``x`` is a tensor too.
 _TENSOR_ARGUMENT_METHODS = frozenset({"expand_as", "view_as", "type_as", "reshape_as", "copy_", "new_tensor"})
+# Calls whose ``device=`` names a device *type* (mixed precision), not a placement.
+_DEVICE_TYPE_CALLS = frozenset(
+    {"GradScaler", "autocast", "get_autocast_dtype", "is_autocast_enabled", "custom_fwd", "custom_bwd"}
+)
 # Module methods that add an attribute named by their first argument.
 _REGISTERS = frozenset({"register_buffer", "register_parameter", "register_module", "add_module"})
 # Calls that check their first argument's type.
@@ -48,6 +54,19 @@ class Evidence:
     self_called: set[str] = field(default_factory=set)
     # The scope yields: a generator function.
     generator: bool = False
+
+    def kind_of(self, name: str) -> Kind | None:
+        """What the scope's use of ``name`` shows it is, if anything does."""
+        if name in self.type_checked:  # the scope checks what it is: it may be several things
+            return None
+        if name in self.mappings:
+            return Kind.MAPPING
+        methods = self.methods.get(name, ())
+        if name in self.tensor_arguments or any(api.proves_tensor(method) for method in methods):
+            return Kind.TENSOR
+        if name in self.module_arguments or any(method in api.MODULE_ONLY_METHODS for method in methods):
+            return Kind.MODULE
+        return None
 
 
 @dataclass
@@ -217,6 +236,10 @@ class _Collector:
         func = node.func
         evidence = self.evidence_stack[-1]
         name = dotted_name(func)
+        if name is None or name.rsplit(".", 1)[-1] not in _DEVICE_TYPE_CALLS:
+            for arg in node.args:
+                if arg.keyword is not None and arg.keyword.value in ("device", "map_location"):
+                    self._placement(arg.value)
         if name is not None:
             self.definitions.call_sites[name.rsplit(".", 1)[-1]].append(node)
             if name.rsplit(".", 1)[-1] in _TYPE_CHECKS and node.args:
@@ -239,9 +262,6 @@ class _Collector:
             self._note(evidence.tensor_arguments, node.args[0].value)
         if method in ("to", "cuda") and node.args:
             self._placement(node.args[0].value)
-        for arg in node.args:
-            if arg.keyword is not None and arg.keyword.value in ("device", "map_location"):
-                self._placement(arg.value)
 
     def attribute(self, node: cst.Attribute) -> None:
         """``x.device`` read somewhere: ``x`` has a device, so it is a tensor or a module."""

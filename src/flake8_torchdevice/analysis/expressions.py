@@ -40,7 +40,8 @@ else:
     _Base = object
 
 _ARRAY_KINDS = frozenset({Kind.TENSOR, Kind.OUTPUT, Kind.ARRAYLIKE, Kind.NDARRAY})
-_NUMBERS = (cst.Integer, cst.Float, cst.Imaginary)
+# ``x.data`` and ``x.grad`` never require grad; ``x.T`` and the other views keep it.
+_NO_GRAD_ATTRIBUTES = frozenset({"data", "grad"})
 
 
 class ExpressionEvaluator(_Base):
@@ -89,11 +90,20 @@ class ExpressionEvaluator(_Base):
         kind = owner.kind
         if kind is Kind.TENSOR or kind is Kind.ARRAYLIKE:
             if attribute in TENSOR_ATTRIBUTES:
-                return Value(kind=Kind.TENSOR, places=owner.places, origin=owner.origin)
+                grad = owner.grad and attribute not in _NO_GRAD_ATTRIBUTES
+                return Value(kind=Kind.TENSOR, places=owner.places, grad=grad, origin=owner.origin)
             if attribute == "device":
                 return Value(kind=Kind.DEVICE, places=owner.places, origin=owner.origin)
             return UNKNOWN
-        if kind is Kind.OUTPUT:  # ``model(x).logits``: part of what the module returned
+        if kind is Kind.OUTPUT:
+            if attribute in TENSOR_ATTRIBUTES:
+                return Value(
+                    kind=Kind.TENSOR,
+                    places=owner.places,
+                    grad=owner.grad and attribute not in _NO_GRAD_ATTRIBUTES,
+                    origin=owner.origin,
+                )
+            # ``model(x).logits``: part of what the module returned
             return Value(kind=Kind.OUTPUT, places=owner.places, grad=owner.grad, origin=owner.origin)
         if kind is Kind.BATCH:  # ``batch.x`` of a graph batch: a CPU tensor
             return tensor(owner.places, owner.origin)
@@ -116,6 +126,8 @@ class ExpressionEvaluator(_Base):
             return Value(kind=kind, places=owner.places, grad=owner.grad, origin=owner.origin)
         if kind is Kind.BATCH:
             return tensor(owner.places, owner.origin)
+        if kind is Kind.MODULE:  # ``self.layers[i]`` of a ModuleList: a submodule, where its owner is
+            return Value(kind=Kind.MODULE, places=owner.places, origin=owner.origin)
         index = _literal_index(node)
         if kind is Kind.SEQUENCE:
             return owner.element(index if type(index) is int else None)
@@ -149,14 +161,19 @@ class ExpressionEvaluator(_Base):
     def _binary(self, node: cst.BinaryOperation) -> Value:
         left, right = self.evaluate(node.left), self.evaluate(node.right)
         if self.recording:
-            self.facts.operations[id(node)] = OperationFact(node, left, right, False, self.frame.scope)
+            self.facts.operations[id(node)] = OperationFact(
+                node, left, right, False, self.state.cuda_refused, self.frame.scope
+            )
         return self.arithmetic(left, right)
 
     def arithmetic(self, left: Value, right: Value) -> Value:
         """``left <op> right``: a tensor where its non-0-dim tensor operands are."""
         tensors = [value for value in (left, right) if value.kind in _ARRAY_KINDS]
         if not tensors:
-            return SCALAR if left.kind is Kind.SCALAR and right.kind is Kind.SCALAR else UNKNOWN
+            if left.kind is Kind.SCALAR and right.kind is Kind.SCALAR:
+                return SCALAR
+            # Operands of unknown kind that may be tensors somewhere: so may the result be.
+            return Value(places=left.places | right.places if left.places != right.places else left.places)
         if all(value.kind is Kind.NDARRAY for value in tensors):
             return Value(kind=Kind.NDARRAY, places=CPU)
         sized = [value for value in tensors if not value.scalar] or tensors

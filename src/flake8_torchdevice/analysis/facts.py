@@ -42,6 +42,8 @@ class CallFact:
     arguments: tuple[Value, ...]
     result: Value
     guarded: bool
+    # Runs only where CUDA is not in use (``else`` of ``if use_cuda:``).
+    without_cuda: bool
     grad_enabled: bool
     scope: Scope
     # The expression statement this call is the whole of: its result is discarded.
@@ -56,6 +58,7 @@ class OperationFact:
     left: Value
     right: Value
     in_place: bool
+    without_cuda: bool
     scope: Scope
 
 

@@ -33,6 +33,11 @@ _MODULE_BOOKKEEPING = api.MODULE_ONLY_METHODS | {"to", "cuda", "cpu", "type", "e
 # Builtins whose result iterates over the same elements as their first argument.
 _PASS_THROUGH = frozenset({"iter", "list", "tuple", "sorted", "reversed", "tqdm", "set", "trange"})
 _TO_SCALAR = frozenset({"float", "int", "bool", "len", "round", "abs", "isinstance", "hasattr", "callable", "str"})
+# Objects whose ``.device`` is a setting (``args.device``), not where a value is.
+_SETTINGS_OWNERS = frozenset(
+    "self cls args opt opts option options cfg conf config configs hparams hp params settings flags trainer "
+    "accelerator state".split()
+)
 # Receivers whose ``.to()`` changes them in place and returns them.
 _MOVED_IN_PLACE = frozenset({Kind.MODULE, Kind.MAPPING})
 
@@ -139,18 +144,7 @@ class MethodEvaluator(_Base):
         places = self._move_target(node, method, arguments)
         if places is None:  # ``.to(torch.float16)``, ``.to(memory_format=...)``: stays where it is
             places = value.places
-        kind = Kind.TENSOR if value.kind is Kind.ARRAYLIKE else value.kind
-        moved = Value(
-            kind=kind,
-            places=places,
-            grad=value.grad,
-            scalar=value.scalar,
-            elements=value.elements,
-            item=value.item,
-            items=value.items,
-            cls=value.cls,
-            origin=Origin(node, f"moved by .{method}()"),
-        )
+        moved = _placed_throughout(value, places, Origin(node, f"moved by .{method}()"))
         name = dotted_name(receiver)
         if value.kind in _MOVED_IN_PLACE and name is not None:
             self.state.bind(name, moved)
@@ -186,7 +180,13 @@ class MethodEvaluator(_Base):
             return accelerator(f"cuda:{node.value}")
         if cuda_fstring(node) or string_value(node) is not None:
             return accelerator(self.module.code_for_node(node))
-        if name is not None and (DEVICE_LIKE_NAME.search(name.rsplit(".", 1)[-1]) or self._placed_with(name)):
+        if self._is_device_of_a_value(node):  # ``x.device``: wherever ``x`` is
+            return self.peek(node.value, self.state).places
+        if (
+            name is not None
+            and _names_a_device(name)
+            and (DEVICE_LIKE_NAME.search(name.rsplit(".", 1)[-1]) or self._placed_with(name))
+        ):
             return accelerator(name)
         return NOWHERE
 
@@ -194,7 +194,8 @@ class MethodEvaluator(_Base):
         """``x.device`` of a tensor or module (where ``x`` is), not a stored ``self.device``."""
         if type(node) is not cst.Attribute or node.attr.value != "device":
             return False
-        return self.peek(node.value, self.state).kind in (*_ARRAYS, Kind.MODULE)
+        owner = self.peek(node.value, self.state)
+        return owner.kind in (*_ARRAYS, Kind.MODULE) or owner.places != NOWHERE
 
     def _placed_with(self, name: str) -> bool:
         function = self.frame.function
@@ -236,6 +237,31 @@ class MethodEvaluator(_Base):
         name = dotted_name(receiver)
         if name is not None and kind is not Kind.UNKNOWN:
             self.state.bind(name, value.with_kind(kind))
+
+
+def _names_a_device(name: str) -> bool:
+    """``device``, ``self.device``, ``args.device``: a variable or setting holding a device. Not
+    ``x.device`` of some other value, which is wherever ``x`` is (unknown when ``x`` is)."""
+    owner, _, attribute = name.rpartition(".")
+    return not owner or attribute != "device" or owner.rsplit(".", 1)[-1] in _SETTINGS_OWNERS
+
+
+def _placed_throughout(value: Value, places: frozenset[Place], origin: Origin) -> Value:
+    """``value.to(device)``: a tensor moved, or a dict / BatchEncoding with every tensor in it moved."""
+    kind = Kind.TENSOR if value.kind is Kind.ARRAYLIKE else value.kind
+    return Value(
+        kind=kind,
+        places=places,
+        grad=value.grad,
+        scalar=value.scalar,
+        elements=None
+        if value.elements is None
+        else tuple(_placed_throughout(e, places, origin) for e in value.elements),
+        item=None if value.item is None else _placed_throughout(value.item, places, origin),
+        items=tuple((key, _placed_throughout(item, places, origin)) for key, item in value.items),
+        cls=value.cls,
+        origin=origin,
+    )
 
 
 def _kind_shown_by(method: str) -> Kind:

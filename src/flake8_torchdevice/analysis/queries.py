@@ -34,19 +34,23 @@ __all__ = [
     "Value",
     "cuda_fstring",
     "describe",
+    "device_code",
     "dotted_name",
     "elements",
     "is_cpu_literal",
     "is_cuda_literal",
+    "is_array",
     "is_device",
     "is_module",
     "is_ndarray",
     "is_tensor",
+    "is_unknown",
     "is_zero_dim",
     "keyword_argument",
     "may_be_on_accelerator",
     "must_be_on_accelerator",
     "must_be_on_cpu",
+    "on_cpu_on_some_path",
     "place_name",
     "positional_argument",
     "requires_grad",
@@ -102,6 +106,11 @@ class Analysis:
         """The calls in this file that name the function (``f(...)``, ``self.f(...)``)."""
         return self._definitions.call_sites.get(function.name, [])
 
+    def unpacked_as_mapping(self, function: FunctionInfo | None, name: str) -> bool:
+        """Is ``name`` unpacked with ``**name`` in the function's scope (a ``BatchEncoding``)?"""
+        evidence = function.evidence if function is not None else self._definitions.module_evidence
+        return name in evidence.mappings
+
     def places_a_device(self, function: FunctionInfo | None, name: str) -> bool:
         """Is ``name`` used as a device (``.to(name)``, ``device=name``) in the function's scope?"""
         evidence = function.evidence if function is not None else self._definitions.module_evidence
@@ -133,6 +142,15 @@ def is_tensor(value: Value) -> bool:
     return value.kind in domain.TENSOR_KINDS
 
 
+def is_array(value: Value) -> bool:
+    """A tensor or a NumPy array: the code shows one of the two."""
+    return value.kind is Kind.ARRAYLIKE
+
+
+def is_unknown(value: Value) -> bool:
+    return value.kind is Kind.UNKNOWN
+
+
 def is_module(value: Value) -> bool:
     return value.kind is Kind.MODULE
 
@@ -157,6 +175,11 @@ def must_be_on_cpu(value: Value) -> bool:
     return domain.must_be_on_cpu(value)
 
 
+def on_cpu_on_some_path(value: Value) -> bool:
+    """On the CPU on some path and never shown on a device (``b = torch.zeros(n)`` in one branch)."""
+    return domain.CPU_PLACE in value.places and not domain.may_be_on_accelerator(value)
+
+
 def may_be_on_accelerator(value: Value, through_modules: bool = True) -> bool:
     return domain.may_be_on_accelerator(value, through_modules)
 
@@ -174,6 +197,12 @@ def place_name(value: Value) -> str:
         elif place.kind is PlaceKind.WITH_MODULE:
             names.append("the module's device" if place.name == "self" else f"`{place.name}`'s device")
     return " or ".join(names) or "a device"
+
+
+def device_code(value: Value) -> str:
+    """The code that names a value's device, for a suggested fix: ``device``, ``"cuda"``."""
+    names = [place.name for place in value.places if place.kind is PlaceKind.ACCELERATOR]
+    return names[0] if len(names) == 1 else "device"
 
 
 def elements(value: Value) -> Iterator[Value]:

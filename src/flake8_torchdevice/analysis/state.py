@@ -13,7 +13,7 @@ from .domain import CPU, Place, Value
 
 
 class State:
-    __slots__ = ("cuda_checked", "default_places", "grad_enabled", "names", "owners", "reachable")
+    __slots__ = ("cuda_checked", "cuda_refused", "default_places", "grad_enabled", "names", "owners", "reachable")
 
     def __init__(
         self,
@@ -23,10 +23,14 @@ class State:
         default_places: frozenset[Place] = CPU,
         reachable: bool = True,
         owners: set[str] | None = None,
+        cuda_refused: bool = False,
     ) -> None:
         self.names: dict[str, Value] = names if names is not None else {}
         # Code here runs only where CUDA was checked for (``if torch.cuda.is_available():``).
         self.cuda_checked = cuda_checked
+        # Code here runs only where CUDA is not in use (``if not use_cuda:``, ``if device == "cpu":``):
+        # a device chosen by availability is the CPU here.
+        self.cuda_refused = cuda_refused
         # Must grad be enabled here (False under ``torch.no_grad()`` on some path).
         self.grad_enabled = grad_enabled
         # Where a factory without ``device=`` allocates (``with torch.device(d):`` changes it).
@@ -45,6 +49,7 @@ class State:
             self.default_places,
             self.reachable,
             set(self.owners),
+            self.cuda_refused,
         )
 
     def get(self, name: str) -> Value | None:
@@ -81,6 +86,7 @@ class State:
             self.grad_enabled and other.grad_enabled,
             self.default_places | other.default_places,
             owners=self.owners | other.owners,
+            cuda_refused=self.cuda_refused and other.cuda_refused,
         )
 
     def same_as(self, other: State) -> bool:
@@ -88,6 +94,7 @@ class State:
         return (
             self.reachable == other.reachable
             and self.cuda_checked == other.cuda_checked
+            and self.cuda_refused == other.cuda_refused
             and self.grad_enabled == other.grad_enabled
             and self.default_places == other.default_places
             and self.names == other.names

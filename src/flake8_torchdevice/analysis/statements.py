@@ -236,7 +236,9 @@ class StatementWalker(LoopWalker, _Base):
         target = self.evaluate(node.target)
         operand = self.evaluate(node.value)
         if self.recording:
-            self.facts.operations[id(node)] = OperationFact(node, target, operand, True, self.frame.scope)
+            self.facts.operations[id(node)] = OperationFact(
+                node, target, operand, True, self.state.cuda_refused, self.frame.scope
+            )
         if target.kind is Kind.TENSOR:  # in place: the tensor keeps its place and its grad flag
             updated = target
         else:
@@ -253,6 +255,8 @@ class StatementWalker(LoopWalker, _Base):
         if target_type is cst.Name or target_type is cst.Attribute:
             name = dotted_name(target)
             if name is not None:
+                if value.kind is Kind.UNKNOWN and target_type is cst.Name:
+                    value = self._shown_by_use(name, value)
                 self.state.bind(name, self._owned(name, value))
             else:
                 self.evaluate(target.value)  # ``f().x = v``
@@ -264,6 +268,13 @@ class StatementWalker(LoopWalker, _Base):
             self.store(target, value)
         else:
             self.evaluate(target)
+
+    def _shown_by_use(self, name: str, value: Value) -> Value:
+        """An unknown value bound to a name the scope uses as a tensor (or a module) is one."""
+        function = self.frame.function
+        evidence = function.evidence if function is not None else self.definitions.module_evidence
+        kind = evidence.kind_of(name)
+        return value.with_kind(kind) if kind is Kind.TENSOR or kind is Kind.MODULE else value
 
     def _owned(self, name: str, value: Value) -> Value:
         """``self.layer = nn.Linear(...)`` in a module: submodules and parameters move with it."""

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING
 import libcst as cst
 
 from .definitions import ClassInfo, Evidence, FunctionInfo
-from .domain import CPU, NONE, NOWHERE, UNKNOWN, Kind, Value, tensor, with_module
+from .domain import NONE, NOWHERE, UNKNOWN, Kind, Value, tensor, with_module
 from .frames import Frame
 from .knowledge import api
 from .state import State
@@ -171,7 +171,7 @@ class Summaries:
         cls = definitions.classes.get(name)
         if cls is not None:
             if self.is_module_class(cls):
-                return Value(kind=Kind.MODULE, places=CPU, cls=cls.name)
+                return Value(kind=Kind.MODULE, places=self.interpreter.state.default_places, cls=cls.name)
             return Value(kind=Kind.OBJECT, cls=cls.name)
         return None
 
@@ -282,15 +282,9 @@ class Summaries:
         annotation = param.annotation.annotation if param.annotation is not None else None
         if annotation is not None and self.interpreter.annotation_kind(annotation) is Kind.TENSOR:
             return Kind.TENSOR
-        if name in evidence.type_checked:  # the body checks what it is: it may be several things
-            return None
-        methods = evidence.methods.get(name, ())
-        if name in evidence.mappings:
-            return Kind.MAPPING
-        if any(api.proves_tensor(method) for method in methods) or name in evidence.tensor_arguments:
-            return Kind.TENSOR
-        if any(method in api.MODULE_ONLY_METHODS for method in methods) or name in evidence.module_arguments:
-            return Kind.MODULE
+        shown = evidence.kind_of(name)
+        if shown is not None:
+            return shown
         if inputs and param.default is None and annotation is None and param.star == "":
             return Kind.TENSOR  # an input of forward(): where the module is
         return None

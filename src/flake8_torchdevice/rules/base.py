@@ -17,7 +17,7 @@ from typing import ClassVar
 
 import libcst as cst
 
-from ..analysis import ModuleAnalysis
+from ..analysis.queries import Analysis
 from ..selection import OFF_BY_DEFAULT
 from ..settings import Settings
 
@@ -106,14 +106,14 @@ class Code:
 class Rule(Code):
     """A code with a check over the shared analysis."""
 
-    def check(self, analysis: ModuleAnalysis, settings: Settings) -> Iterator[Finding]:
+    def check(self, analysis: Analysis, settings: Settings) -> Iterator[Finding]:
         raise NotImplementedError
 
     def finding(self, node: cst.CSTNode, message: str, fix: Fix | None = None) -> Finding:
         return Finding(node, self.code, message, fix)
 
 
-def source_text(analysis: ModuleAnalysis, node: cst.CSTNode) -> str:
+def source_text(analysis: Analysis, node: cst.CSTNode) -> str:
     """The code of a reported node on one line, for messages (comments of multi-line calls dropped)."""
     code = analysis.module.code_for_node(node)
     if "\n" in code or "\r" in code:

@@ -6,14 +6,19 @@ from collections.abc import Iterator
 
 import libcst as cst
 
-from ..analysis import CallSite, ModuleAnalysis, torch_api
-from ..analysis.arguments import keyword_argument, positional_argument
-from ..analysis.facts import Scope
-from ..analysis.values import is_cuda_literal, string_value
+from ..analysis.queries import (
+    Analysis,
+    CallFact,
+    DefaultFact,
+    is_cuda_literal,
+    is_device,
+    keyword_argument,
+    must_be_on_accelerator,
+    positional_argument,
+    string_value,
+)
 from ..settings import Settings
 from .base import Finding, Rule
-
-PORTABLE_DEVICE = 'device = torch.accelerator.current_accelerator() or torch.device("cpu")'
 
 # ``torch.cuda`` functions that raise on a machine without CUDA. Each was run on
 # torch 2.13.0 (CPU build) and raised; ``is_available``, ``device_count``,
@@ -34,20 +39,71 @@ CUDA_ONLY_LIBRARIES = frozenset({"apex", "cupy", "flash_attn", "megatron", "pycu
 LEGACY_TENSOR_TYPES = frozenset(
     f"torch.cuda.{dtype}Tensor" for dtype in "Float Double Half BFloat16 Long Int Short Char Byte Bool".split()
 )
+# Calls whose ``device=`` names a device *type* for mixed precision, not a placement.
+DEVICE_TYPE_CALLS = frozenset(
+    {
+        "torch.amp.GradScaler",
+        "torch.cuda.amp.GradScaler",
+        "torch.autocast",
+        "torch.amp.autocast",
+        "torch.get_autocast_dtype",
+        "torch.is_autocast_enabled",
+        "torch.amp.custom_fwd",
+        "torch.amp.custom_bwd",
+    }
+)
+CHOOSE_ONCE = 'torch.device("cuda" if torch.cuda.is_available() else "cpu")'
 
 
-def _places(name: str, scope: Scope) -> bool:
-    """A device variable or parameter that reaches a placement (``.to(name)``, ``device=name``...).
-
-    ``device_type = "cuda"`` compared later, or handed to ``torch.amp``, is not a placement.
-    """
-    return name in scope.placement_names
-
-
-def _legacy_type_name(node: cst.BaseExpression, analysis: ModuleAnalysis) -> str | None:
+def _legacy_type_name(node: cst.BaseExpression, analysis: Analysis) -> str | None:
     """``torch.cuda.FloatTensor`` given as a type object or a string."""
-    name = analysis.imports.qualify(node) or string_value(node)
+    name = analysis.qualify(node) or string_value(node)
     return name if name in LEGACY_TENSOR_TYPES else None
+
+
+def _guarded(call: CallFact) -> bool:
+    return call.guarded or call.scope.cuda_specific
+
+
+def _placement_arguments(call: CallFact) -> Iterator[tuple[cst.BaseExpression, int]]:
+    """The arguments of a call that say where something is placed, with their index."""
+    keywords = ("map_location",) if call.qualified in DEVICE_TYPE_CALLS else ("device", "map_location")
+    positional_index = None
+    if call.qualified in ("torch.device", "torch.set_default_device") or call.method in ("to", "cuda"):
+        positional_index = 0
+    elif call.qualified == "torch.load":
+        positional_index = 1
+    position = 0
+    for index, arg in enumerate(call.node.args):
+        if arg.keyword is not None:
+            if arg.keyword.value in keywords:
+                yield arg.value, index
+        elif not arg.star:
+            if position == positional_index:
+                yield arg.value, index
+            position += 1
+
+
+def _always_overridden(default: DefaultFact, analysis: Analysis) -> bool:
+    """A default of a private helper that every call in the file replaces: it is never used."""
+    function = default.function
+    if not function.name.startswith("_") or function.name.startswith("__"):
+        return False
+    sites = analysis.call_sites(function)
+    name = default.param.name.value
+    params = list(function.node.params.posonly_params) + list(function.node.params.params)
+    index = next((i for i, param in enumerate(params) if param is default.param), None)
+    if function.self_name is not None and index is not None:
+        index -= 1
+    return bool(sites) and all(_passes(site, name, index) for site in sites)
+
+
+def _passes(call: cst.Call, name: str, index: int | None) -> bool:
+    if any(arg.star for arg in call.args):
+        return True  # ``f(*args, **kwargs)`` forwards whatever it was given
+    if keyword_argument(call, name) is not None:
+        return True
+    return index is not None and index >= 0 and positional_argument(call, index) is not None
 
 
 class HardcodedCudaDevice(Rule):
@@ -102,52 +158,59 @@ class HardcodedCudaDevice(Rule):
     name = "hardcoded-cuda-device"
     summary = 'Hard-coded `"cuda"` device or GPU-only `torch.cuda` call outside a CUDA check'
 
-    def check(self, analysis: ModuleAnalysis, settings: Settings) -> Iterator[Finding]:
-        if analysis.imports.imports_any(CUDA_ONLY_LIBRARIES):
+    def check(self, analysis: Analysis, settings: Settings) -> Iterator[Finding]:
+        if analysis.imports_any(CUDA_ONLY_LIBRARIES):
             return  # the whole file runs only where CUDA does
-        for site in analysis.calls:
-            if not site.guarded:
-                yield from self._check_call(site, analysis)
-        for default in analysis.parameter_defaults:
+        overridden = {
+            id(default.param.default)
+            for default in analysis.defaults()
+            if default.param.default is not None and _always_overridden(default, analysis)
+        }
+        for call in analysis.calls():
+            if not _guarded(call) and id(call.node) not in overridden:
+                yield from self._check_call(call, analysis)
+        for default in analysis.defaults():
+            literal = default.param.default
             name = default.param.name.value
-            if not default.guarded and is_cuda_literal(default.default) and _places(name, default.scope):
-                yield self._literal(default.default)
-        for assignment in analysis.assignments:
-            name = assignment.target
-            if not assignment.guarded and is_cuda_literal(assignment.value) and _places(name, assignment.scope):
-                yield self._literal(assignment.value)
+            if (
+                literal is not None
+                and not default.guarded
+                and is_cuda_literal(literal)
+                and id(literal) not in overridden
+                and analysis.places_a_device(default.function, name)
+            ):
+                yield self._literal(literal)
 
-    def _check_call(self, site: CallSite, analysis: ModuleAnalysis) -> Iterator[Finding]:
-        call = site.node
-        for keyword in ("device", "map_location"):
-            if keyword == "device" and site.qualified in torch_api.DEVICE_TYPE_CALLS:
+    def _check_call(self, call: CallFact, analysis: Analysis) -> Iterator[Finding]:
+        node = call.node
+        for argument, index in _placement_arguments(call):
+            if is_cuda_literal(argument):
+                yield self._literal(argument)
                 continue
-            value = keyword_argument(call, keyword)
-            if value is not None and is_cuda_literal(value):
-                yield self._literal(value)
-        placement_argument = None
-        if site.qualified in ("torch.device", "torch.set_default_device") or site.method == "to":
-            placement_argument = positional_argument(call, 0)
-        elif site.qualified == "torch.load":
-            placement_argument = positional_argument(call, 1)
-        if placement_argument is not None and is_cuda_literal(placement_argument):
-            yield self._literal(placement_argument)
-        if site.method == "cuda" and len(call.args) <= 1:
+            value = call.arguments[index]
+            origin = analysis.origin_node(value)
+            literal = analysis.literal_at(origin)
+            if is_device(value) and must_be_on_accelerator(value) and literal is not None and not literal.guarded:
+                yield self._literal(literal.node)  # ``device = "cuda"`` ... ``.to(device)``
+        if call.method == "add_argument":  # ``parser.add_argument("--device", default="cuda")``
+            default = keyword_argument(node, "default")
+            if default is not None and is_cuda_literal(default):
+                yield self._literal(default)
+        if call.method == "cuda" and len(node.args) <= 1:
             yield self.finding(
-                call.func.attr,  # type: ignore[attr-defined]  # method calls have an Attribute func
-                ".cuda() hard-codes CUDA and breaks on machines without it (CPU-only, Apple MPS); "
-                f"use .to(device) with a device chosen once: {PORTABLE_DEVICE}",
+                node.func.attr,  # type: ignore[attr-defined]  # method calls have an Attribute func
+                ".cuda() fails on machines without CUDA (CPU-only, Apple MPS); "
+                f"use .to(device) with a device chosen once: device = {CHOOSE_ONCE}",
             )
-        if site.qualified in LEGACY_TENSOR_TYPES:
-            yield self._legacy_type(call, site.qualified)
-        elif site.qualified in NEEDS_GPU:
+        if call.qualified in LEGACY_TENSOR_TYPES:
+            yield self._legacy_type(node, call.qualified)
+        elif call.qualified in NEEDS_GPU:
             yield self.finding(
-                call,
-                f"{site.qualified}() needs a CUDA GPU and raises without one; "
-                f"guard it: `if torch.cuda.is_available(): {site.qualified}(...)`",
+                node,
+                f"{call.qualified}() raises without a CUDA GPU; call it under `if torch.cuda.is_available():`",
             )
-        if site.qualified == "torch.set_default_tensor_type" or site.method == "type":
-            argument = positional_argument(call, 0)
+        if call.qualified == "torch.set_default_tensor_type" or call.method == "type":
+            argument = positional_argument(node, 0)
             name = _legacy_type_name(argument, analysis) if argument is not None else None
             if argument is not None and name is not None:
                 yield self._legacy_type(argument, name)
@@ -156,8 +219,8 @@ class HardcodedCudaDevice(Rule):
         value = string_value(node)
         return self.finding(
             node,
-            f'hard-coded device "{value}" breaks on machines without CUDA (CPU-only, Apple MPS); '
-            f"choose it once, portably ({PORTABLE_DEVICE}) and pass device",
+            f'hard-coded device "{value}" fails on machines without CUDA (CPU-only, Apple MPS); '
+            f"choose the device once and pass it: device = {CHOOSE_ONCE}",
         )
 
     def _legacy_type(self, node: cst.CSTNode, name: str) -> Finding:

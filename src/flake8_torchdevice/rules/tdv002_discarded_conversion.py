@@ -6,8 +6,7 @@ from collections.abc import Iterator
 
 import libcst as cst
 
-from ..analysis import CallSite, Kind, ModuleAnalysis
-from ..analysis.imports import dotted_name
+from ..analysis.queries import Analysis, CallFact, dotted_name, is_array, is_tensor, is_unknown
 from ..settings import Settings
 from .base import Finding, Fix, Rule, source_text
 
@@ -35,7 +34,7 @@ def lost_conversion(statement_call: cst.Call) -> cst.Call | None:
     return None
 
 
-def _assign_back(site: CallSite, statement: cst.Expr | None) -> Fix | None:
+def _assign_back(site: CallFact, statement: cst.Expr | None) -> Fix | None:
     """``x.to(d)`` becomes ``x = x.to(d)`` when ``x`` is a name or an attribute."""
     if statement is None or not isinstance(site.receiver, (cst.Name, cst.Attribute)):
         return None
@@ -97,26 +96,27 @@ class DiscardedConversion(Rule):
     name = "discarded-tensor-conversion"
     summary = "Result of a tensor's `.to()` / `.cuda()` / `.cpu()` is discarded (only `nn.Module.to()` is in place)"
 
-    def check(self, analysis: ModuleAnalysis, settings: Settings) -> Iterator[Finding]:
-        for site in analysis.calls:
+    def check(self, analysis: Analysis, settings: Settings) -> Iterator[Finding]:
+        for site in analysis.calls():
             if site.statement is None:
                 continue
             conversion = lost_conversion(site.node)
             converted = analysis.call_at(conversion) if conversion is not None else None
-            if converted is not None and self._is_tensor(converted, settings):
+            if converted is not None and self._is_tensor(converted, settings, analysis):
                 chained = conversion is not site.node
                 yield self._report(analysis, converted, chained, None if chained else site.statement)
 
-    def _is_tensor(self, site: CallSite, settings: Settings) -> bool:
-        kind = site.receiver_value.kind
-        if kind is Kind.TENSOR:
+    def _is_tensor(self, site: CallFact, settings: Settings, analysis: Analysis) -> bool:
+        value = site.receiver_value
+        if is_tensor(value) or is_array(value):  # NumPy arrays have no .to(): an array here is a tensor
             return True
-        if not settings.report_unknown_receivers or kind is not Kind.UNKNOWN or site.receiver is None:
+        if not settings.report_unknown_receivers or not is_unknown(value) or site.receiver is None:
             return False
         name = dotted_name(site.receiver)
-        return name is not None and name not in site.scope.mapping_names and name.split(".", 1)[0] != "self"
+        function = site.scope.function
+        return name is not None and not analysis.unpacked_as_mapping(function, name) and name.split(".", 1)[0] != "self"
 
-    def _report(self, analysis: ModuleAnalysis, site: CallSite, chained: bool, statement: cst.Expr | None) -> Finding:
+    def _report(self, analysis: Analysis, site: CallFact, chained: bool, statement: cst.Expr | None) -> Finding:
         receiver = source_text(analysis, site.receiver) if site.receiver is not None else "x"
         call = source_text(analysis, site.node)
         if chained:

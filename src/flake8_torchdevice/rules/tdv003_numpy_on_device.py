@@ -6,7 +6,7 @@ from collections.abc import Iterator
 
 import libcst as cst
 
-from ..analysis import CallSite, ModuleAnalysis
+from ..analysis.queries import Analysis, CallFact, may_be_on_accelerator, place_name, requires_grad
 from ..settings import Settings
 from .base import Finding, Fix, Rule, source_text
 
@@ -26,19 +26,19 @@ def method_call(receiver: cst.BaseExpression, name: str) -> cst.Call:
     return cst.Call(func=cst.Attribute(value=receiver, attr=cst.Name(name)))
 
 
-def _copy_to_host(site: CallSite) -> cst.Call:
+def _copy_to_host(site: CallFact) -> cst.Call:
     receiver = site.receiver
     assert receiver is not None
-    if site.receiver_value.requires_grad:
+    if requires_grad(site.receiver_value):
         receiver = method_call(receiver, "detach")
     return method_call(receiver, "cpu")
 
 
-def numpy_calls(analysis: ModuleAnalysis) -> Iterator[CallSite]:
+def numpy_calls(analysis: Analysis) -> Iterator[CallFact]:
     """``t.numpy()`` calls of a torch file, except ``numpy(force=True)``, which copies by itself."""
     if not analysis.uses_torch:
         return
-    for site in analysis.calls:
+    for site in analysis.calls():
         if site.method == "numpy" and site.receiver is not None and not _forces_copy(site.node):
             yield site
 
@@ -86,15 +86,16 @@ class NumpyOnAccelerator(Rule):
     name = "numpy-on-accelerator"
     summary = "`.numpy()` on a tensor placed on a device, without `.cpu()` first"
 
-    def check(self, analysis: ModuleAnalysis, settings: Settings) -> Iterator[Finding]:
+    def check(self, analysis: Analysis, settings: Settings) -> Iterator[Finding]:
         for site in numpy_calls(analysis):
-            place = site.receiver_value.place
-            if place.is_device:
+            value = site.receiver_value
+            if may_be_on_accelerator(value) and not site.without_cuda:
                 receiver = source_text(analysis, site.receiver)
-                detach = ".detach()" if site.receiver_value.requires_grad else ""
+                detach = ".detach()" if requires_grad(value) else ""
+                why = analysis.explain(value)
                 yield self.finding(
                     site.node.func.attr,  # type: ignore[attr-defined]  # method calls have an Attribute func
-                    f"`{receiver}.numpy()` raises TypeError when the tensor is on an accelerator ({place.device}); "
-                    f"NumPy is CPU-only, copy it first: `{receiver}{detach}.cpu().numpy()`",
+                    f"`{receiver}.numpy()` raises TypeError when `{receiver}` is on {place_name(value)}"
+                    f"{f' ({why})' if why else ''}; copy it to the CPU first: `{receiver}{detach}.cpu().numpy()`",
                     Fix(site.receiver, _copy_to_host(site), safe=True, description="copy to the CPU first"),
                 )

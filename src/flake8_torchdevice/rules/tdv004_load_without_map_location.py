@@ -6,8 +6,7 @@ from collections.abc import Iterator
 
 import libcst as cst
 
-from ..analysis import ModuleAnalysis
-from ..analysis.arguments import keyword_argument, positional_argument
+from ..analysis.queries import Analysis, keyword_argument, positional_argument
 from ..settings import Settings
 from .base import Finding, Fix, Rule, keyword, with_argument
 
@@ -67,8 +66,8 @@ class LoadWithoutMapLocation(Rule):
     name = "load-without-map-location"
     summary = "`torch.load()` without `map_location` (or `map_location=` given to `load_state_dict`)"
 
-    def check(self, analysis: ModuleAnalysis, settings: Settings) -> Iterator[Finding]:
-        for site in analysis.calls:
+    def check(self, analysis: Analysis, settings: Settings) -> Iterator[Finding]:
+        for site in analysis.calls():
             call = site.node
             forwards_kwargs = any(arg.star == "**" for arg in call.args)
             if site.qualified == "torch.load" and not forwards_kwargs:

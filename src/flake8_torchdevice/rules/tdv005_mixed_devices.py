@@ -6,35 +6,50 @@ from collections.abc import Iterator, Sequence
 
 import libcst as cst
 
-from ..analysis import CallSite, Kind, ModuleAnalysis, Value
+from ..analysis.queries import (
+    Analysis,
+    CallFact,
+    Value,
+    is_module,
+    is_tensor,
+    is_zero_dim,
+    must_be_on_accelerator,
+    must_be_on_cpu,
+    on_cpu_on_some_path,
+    place_name,
+)
 from ..settings import Settings
 from .base import Finding, Rule, source_text
 
-# Methods that may legitimately take a tensor from another device.
-CROSS_DEVICE_METHODS = frozenset({"to", "cuda", "cpu", "copy_", "type_as", "new_tensor", "set_"})
+# Methods that take a tensor from another device legitimately, or only read its shape or dtype.
+CROSS_DEVICE_METHODS = frozenset(
+    "to cuda cpu copy_ type_as new_tensor set_ new_zeros new_ones new_empty new_full expand_as view_as "
+    "reshape_as".split()
+)
 
 
 def split_places(values: Sequence[Value]) -> tuple[Value, Value] | None:
-    """A (CPU tensor, device tensor) pair among the values, if the code proves one.
+    """A (CPU tensor, device tensor) pair among the values, if the code shows one: a tensor made on
+    the CPU (on some path, and never shown on a device) and one that must be on the accelerator.
 
     CPU 0-dim tensors are left out: PyTorch lets them meet tensors on any device.
     """
-    tensors = [value for value in values if value.kind is Kind.TENSOR and value.place.known]
-    on_cpu = next((value for value in tensors if value.place.is_cpu and not value.scalar), None)
-    on_device = next((value for value in tensors if value.place.is_device), None)
+    tensors = [value for value in values if is_tensor(value)]
+    on_cpu = next((value for value in tensors if on_cpu_on_some_path(value) and not is_zero_dim(value)), None)
+    on_device = next((value for value in tensors if must_be_on_accelerator(value)), None)
     if on_cpu is None or on_device is None:
         return None
     return on_cpu, on_device
 
 
-def _combines_tensors(site: CallSite) -> bool:
+def _combines_tensors(site: CallFact) -> bool:
     """A torch function, a tensor method, or a call of a module that is not itself on a device."""
     if site.qualified is not None:
-        return site.qualified.startswith("torch.") and site.value.kind is Kind.TENSOR
-    if site.method is not None:
-        return site.receiver_value.kind is Kind.TENSOR and site.method not in CROSS_DEVICE_METHODS
+        return site.qualified.startswith("torch.") and is_tensor(site.result)
+    if site.method is not None and is_tensor(site.receiver_value):
+        return site.method not in CROSS_DEVICE_METHODS
     # A module moved to a device and fed a CPU tensor is TDV006's finding.
-    return site.callee_value.kind is Kind.MODULE and not site.callee_value.place.is_device
+    return is_module(site.callee) and must_be_on_cpu(site.callee)
 
 
 class MixedDevices(Rule):
@@ -77,46 +92,62 @@ class MixedDevices(Rule):
     name = "mixed-devices"
     summary = "An operation combines a tensor on the CPU with one on a device"
 
-    def check(self, analysis: ModuleAnalysis, settings: Settings) -> Iterator[Finding]:
-        for operation in analysis.operations:
-            pair = split_places((operation.left, operation.right))
-            if pair is not None:
-                cpu_side = operation.left if operation.left is pair[0] else operation.right
-                cpu_node = operation.node.left if cpu_side is operation.left else operation.node.right
-                yield self._report(analysis, operation.node, cpu_node, pair[1])
-        for site in analysis.calls:
-            if not _combines_tensors(site):
+    def check(self, analysis: Analysis, settings: Settings) -> Iterator[Finding]:
+        for operation in analysis.operations():
+            if operation.without_cuda:
                 continue
-            values = (site.receiver_value, *site.argument_values)
-            pair = split_places(values)
+            left, right = operation.left, operation.right
+            if operation.in_place and must_be_on_cpu(left) and is_tensor(left) and must_be_on_accelerator(right):
+                # ``total += loss``: the result is written into the CPU tensor, 0-dim or not.
+                yield self._report(analysis, operation.node, operation.node.target, left, right)
+                continue
+            pair = split_places((left, right))
             if pair is not None:
-                yield self._report(analysis, site.node, self._cpu_argument(site, pair[0]), pair[1])
-
-    @staticmethod
-    def _cpu_argument(site: CallSite, cpu_value: Value) -> cst.CSTNode | None:
-        """The expression holding the CPU tensor: the receiver, an argument or a list element."""
-        if site.receiver is not None and site.receiver_value is cpu_value:
-            return site.receiver
-        expressions = [arg.value for arg in site.node.args]
-        expressions += [
-            element.value
-            for arg in site.node.args
-            if isinstance(arg.value, (cst.List, cst.Tuple))
-            for element in arg.value.elements
-        ]
-        for expression, value in zip(expressions, site.argument_values):
-            if value is cpu_value:
-                return expression
-        return None
+                cpu_node = _operand(operation.node, left is pair[0])
+                yield self._report(analysis, operation.node, cpu_node, pair[0], pair[1])
+        for site in analysis.calls():
+            if site.without_cuda or not _combines_tensors(site):
+                continue
+            operands = _operands(site, analysis)
+            pair = split_places([value for _, value in operands])
+            if pair is not None:
+                cpu_node = next(node for node, value in operands if value is pair[0])
+                yield self._report(analysis, site.node, cpu_node, pair[0], pair[1])
 
     def _report(
-        self, analysis: ModuleAnalysis, node: cst.CSTNode, cpu_node: cst.CSTNode | None, device_value: Value
+        self,
+        analysis: Analysis,
+        node: cst.CSTNode,
+        cpu_node: cst.CSTNode | None,
+        cpu_value: Value,
+        device_value: Value,
     ) -> Finding:
-        device = device_value.place.device
         cpu = f"`{source_text(analysis, cpu_node)}`" if cpu_node is not None else "one of its tensors"
+        made = analysis.explain(cpu_value)
         return self.finding(
             node,
-            f"`{source_text(analysis, node)}` mixes a CPU tensor ({cpu}) with one on {device}: "
-            f"RuntimeError 'Expected all tensors to be on the same device'; "
-            f"create or move it there (device={device} / .to({device}))",
+            f"`{source_text(analysis, node)}` mixes {cpu} on the CPU{f' ({made})' if made else ''} "
+            f"with a tensor on {place_name(device_value)}: RuntimeError 'Expected all tensors to be on the "
+            f"same device' on a GPU; create {cpu} on that device (device=...) or move it with .to()",
         )
+
+
+def _operand(node: cst.CSTNode, left: bool) -> cst.CSTNode | None:
+    if isinstance(node, cst.BinaryOperation):
+        return node.left if left else node.right
+    if isinstance(node, cst.AugAssign):
+        return node.target if left else node.value
+    return None
+
+
+def _operands(site: CallFact, analysis: Analysis) -> list[tuple[cst.CSTNode, Value]]:
+    """The expressions a call combines, with their values: the receiver, each argument, and the
+    elements of a list or tuple argument (``torch.cat([a, b])``)."""
+    operands: list[tuple[cst.CSTNode, Value]] = []
+    if site.receiver is not None:
+        operands.append((site.receiver, site.receiver_value))
+    for arg, value in zip(site.node.args, site.arguments):
+        operands.append((arg.value, value))
+        if isinstance(arg.value, (cst.List, cst.Tuple)):
+            operands.extend((element.value, analysis.value_of(element.value)) for element in arg.value.elements)
+    return operands

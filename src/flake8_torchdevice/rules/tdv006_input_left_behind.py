@@ -6,9 +6,46 @@ from collections.abc import Iterator
 
 import libcst as cst
 
-from ..analysis import Kind, ModuleAnalysis
+from ..analysis.queries import (
+    Analysis,
+    CallFact,
+    Value,
+    elements,
+    is_module,
+    is_tensor,
+    is_zero_dim,
+    must_be_on_accelerator,
+    must_be_on_cpu,
+    device_code,
+    place_name,
+)
 from ..settings import Settings
 from .base import Finding, Rule, source_text
+
+
+# Module methods that run the module on their tensor arguments (Hugging Face ``generate``).
+RUNNING_METHODS = frozenset({"forward", "generate", "predict", "encode", "decode", "encode_image", "encode_text"})
+
+
+def _module_called(site: CallFact) -> Value | None:
+    """The module a call runs: ``model(x)``, ``model.generate(ids)``."""
+    if is_module(site.callee):
+        return site.callee
+    if site.method in RUNNING_METHODS and is_module(site.receiver_value):
+        return site.receiver_value
+    return None
+
+
+def _inputs(site: CallFact) -> Iterator[tuple[cst.Arg, Value]]:
+    """Each tensor a call passes, ``**inputs`` included (a tokenizer's ``BatchEncoding``)."""
+    for arg, value in zip(site.node.args, site.arguments):
+        if arg.star == "**":
+            for item in elements(value):
+                if item is not value:
+                    yield arg, item
+                    break
+        elif not arg.star:
+            yield arg, value
 
 
 class InputLeftBehind(Rule):
@@ -51,22 +88,22 @@ class InputLeftBehind(Rule):
     name = "input-left-behind"
     summary = "A module moved to a device is called with a tensor left on the CPU"
 
-    def check(self, analysis: ModuleAnalysis, settings: Settings) -> Iterator[Finding]:
-        for site in analysis.calls:
-            module = site.callee_value
-            if module.kind is not Kind.MODULE or not module.place.is_device:
+    def check(self, analysis: Analysis, settings: Settings) -> Iterator[Finding]:
+        for site in analysis.calls():
+            module = _module_called(site)
+            if module is None or site.without_cuda or not must_be_on_accelerator(module, through_modules=False):
                 continue
-            for arg, value in zip(site.node.args, site.argument_values):
-                if value.kind is Kind.TENSOR and value.place.is_cpu and not value.scalar:
+            for arg, value in _inputs(site):
+                if is_tensor(value) and must_be_on_cpu(value) and not is_zero_dim(value):
                     name = source_text(analysis, arg.value)
                     model = source_text(analysis, site.node.func)
-                    device = module.place.device
+                    device = device_code(module)
                     if isinstance(arg.value, (cst.Name, cst.Attribute)):
                         advice = f"move it first: `{name} = {name}.to({device})`"
                     else:
                         advice = f"create it there (device={device}) or pass `{name}.to({device})`"
                     yield self.finding(
                         arg.value,
-                        f"`{model}` is on {device} but its input `{name}` is on the CPU: RuntimeError "
+                        f"`{model}` is on {place_name(module)} but its input `{name}` is on the CPU: RuntimeError "
                         f"'Expected all tensors to be on the same device'; {advice}",
                     )

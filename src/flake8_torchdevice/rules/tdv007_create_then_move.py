@@ -6,8 +6,7 @@ from collections.abc import Iterator
 
 import libcst as cst
 
-from ..analysis import ModuleAnalysis
-from ..analysis.arguments import keyword_argument, positional_argument
+from ..analysis.queries import Analysis, keyword_argument, may_be_on_accelerator, positional_argument
 from ..settings import Settings
 from .base import Finding, Fix, Rule, keyword, source_text, with_argument
 
@@ -88,15 +87,15 @@ class CreateThenMove(Rule):
     name = "create-then-move"
     summary = "Tensor created on the CPU then moved (`torch.zeros(n).to(device)`); pass `device=` (performance)"
 
-    def check(self, analysis: ModuleAnalysis, settings: Settings) -> Iterator[Finding]:
-        for site in analysis.calls:
+    def check(self, analysis: Analysis, settings: Settings) -> Iterator[Finding]:
+        for site in analysis.calls():
             if site.method not in ("to", "cuda") or site.receiver is None:
                 continue
             created = analysis.call_at(site.receiver)
             if created is None or created.qualified not in FACTORIES_WITH_DEVICE:
                 continue
             target = keyword_argument(site.node, "device") or positional_argument(site.node, 0)
-            moves = site.value.place.is_device or _is_device_of(target)
+            moves = may_be_on_accelerator(site.result) or _is_device_of(target)
             if keyword_argument(created.node, "device") is not None or not moves:
                 continue
             fix = _create_on_device(created.node, site.node)

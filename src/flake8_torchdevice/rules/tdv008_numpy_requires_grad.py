@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from ..analysis import ModuleAnalysis
+from ..analysis.queries import Analysis, requires_grad
 from ..settings import Settings
 from .base import Finding, Fix, Rule, source_text
 from .tdv003_numpy_on_device import method_call, numpy_calls
@@ -47,9 +47,9 @@ class NumpyRequiresGrad(Rule):
     name = "numpy-requires-grad"
     summary = "`.numpy()` on a tensor that requires grad (model output, parameter) without `.detach()`"
 
-    def check(self, analysis: ModuleAnalysis, settings: Settings) -> Iterator[Finding]:
+    def check(self, analysis: Analysis, settings: Settings) -> Iterator[Finding]:
         for site in numpy_calls(analysis):
-            if site.receiver_value.requires_grad:
+            if requires_grad(site.receiver_value):
                 receiver = source_text(analysis, site.receiver)
                 yield self.finding(
                     site.node.func.attr,  # type: ignore[attr-defined]  # method calls have an Attribute func

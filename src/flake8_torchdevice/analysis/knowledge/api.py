@@ -41,10 +41,22 @@ _COMPUTE_MANY_FUNCTIONS = frozenset(
     f"torch.{name}" for name in "meshgrid split chunk unbind broadcast_tensors tensor_split atleast_1d".split()
 )
 # Namespaces of functions that compute tensors from tensors.
-_TENSOR_NAMESPACES = ("torch.nn.functional.", "torch.linalg.", "torch.fft.", "torch.special.")
+_TENSOR_NAMESPACES = ("torch.nn.functional.", "torch.linalg.", "torch.fft.", "torch.special.", "torch.nn.utils.rnn.")
 # ``torch.*`` functions the stubs type as tensors that are not computations on their arguments.
 _NOT_COMPUTE = frozenset(f"torch.{name}" for name in "load save device".split())
 
+# Lowercase ``torch.*`` callables that do not return a tensor.
+_NOT_TENSOR_FUNCTIONS = frozenset(
+    (
+        "device load save no_grad enable_grad inference_mode set_grad_enabled autocast manual_seed "
+        "seed initial_seed compile typename numel is_tensor is_storage is_floating_point is_complex is_nonzero "
+        "is_grad_enabled is_inference_mode_enabled get_default_dtype set_default_dtype set_default_device "
+        "get_default_device set_default_tensor_type set_printoptions set_num_threads get_num_threads "
+        "use_deterministic_algorithms are_deterministic_algorithms_enabled set_float32_matmul_precision "
+        "get_rng_state set_rng_state broadcast_shapes result_type promote_types can_cast save_on_cpu vmap cond "
+        "export symbolic_trace finfo iinfo dtype"
+    ).split()
+)
 MOVE_METHODS = frozenset({"to", "cuda", "cpu"})
 # Methods whose result is a number, a list or another non-tensor.
 NON_TENSOR_METHODS = frozenset(
@@ -146,6 +158,9 @@ def function_effect(qualified: str) -> Effect | None:
         return Effect.OTHER
     if qualified in generated.TORCH_FUNCTIONS_RETURNING_TENSOR or qualified.startswith(_TENSOR_NAMESPACES):
         return Effect.COMPUTE
+    head, _, name = qualified.partition(".")
+    if head == "torch" and "." not in name and name[:1].islower() and name not in _NOT_TENSOR_FUNCTIONS:
+        return Effect.COMPUTE  # a lowercase ``torch.*`` function the stubs type elsewhere (``torch.cdist``)
     return None
 
 
