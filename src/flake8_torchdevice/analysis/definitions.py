@@ -112,6 +112,41 @@ class Definitions:
     # Names (and attribute paths) each loop may rebind: what a loop's back edge can change.
     loop_targets: dict[int, frozenset[str]] = field(default_factory=dict)
     module_evidence: Evidence = field(default_factory=Evidence)
+    # Values assigned to ``self.x`` under a test that ``self.x`` is not set yet (lazy initialisation).
+    lazy_values: set[int] = field(default_factory=set)
+
+    def family(self, info: ClassInfo) -> list[ClassInfo]:
+        """The classes of this file related to ``info`` by inheritance, either way."""
+        family = {info.name: info}
+        changed = True
+        while changed:
+            changed = False
+            for cls in self.classes.values():
+                if cls.name in family:
+                    continue
+                related = any(base in family for base in cls.base_names()) or any(
+                    base == cls.name for member in family.values() for base in member.base_names()
+                )
+                if related:
+                    family[cls.name] = cls
+                    changed = True
+        return list(family.values())
+
+    def runs_in_forward(self, function: FunctionInfo) -> bool:
+        """A method that ``forward()`` (or ``__call__``) of its class runs, directly or through
+        other methods called on ``self``, in its class or a related class of this file."""
+        if function.owner is None:
+            return False
+        methods = [method for cls in self.family(function.owner) for method in cls.methods.values()]
+        reached = {"forward", "__call__"}
+        changed = True
+        while changed:
+            changed = False
+            for method in methods:
+                if method.name in reached and not method.evidence.self_called <= reached:
+                    reached |= method.evidence.self_called
+                    changed = True
+        return function.name in reached
 
     def function(self, node: cst.FunctionDef) -> FunctionInfo:
         return self.functions[id(node)]
@@ -129,6 +164,7 @@ class _Collector:
         self.evidence_stack: list[Evidence] = []
         self.self_names: list[str | None] = []
         self.loop_stack: list[set[str]] = []
+        self.lazy_stack: list[frozenset[str]] = []  # attributes tested for "not set yet" around here
         self.depth = 0  # functions and classes around the node being visited
 
     def scope(self, body: Sequence[cst.CSTNode], evidence: Evidence, self_name: str | None) -> None:
@@ -160,6 +196,10 @@ class _Collector:
         elif node_type is cst.Assign:
             for target in node.targets:
                 self.bind(target.target)
+                self.note_lazy(target.target, node.value)
+        elif node_type is cst.If:
+            self.lazy_if(node)
+            return
         elif node_type is cst.AugAssign or node_type is cst.AnnAssign or node_type is cst.NamedExpr:
             self.bind(node.target)
         if node_type is cst.For or node_type is cst.While:
@@ -167,6 +207,28 @@ class _Collector:
             return
         for child in children(node):
             self.visit(child)
+
+    def lazy_if(self, node: cst.If) -> None:
+        """``if self.x is None: self.x = ...``: remember ``x`` while visiting the body."""
+        self.visit(node.test)
+        self.lazy_stack.append(frozenset(_unset_attributes(node.test, self.self_names[-1])))
+        try:
+            self.visit(node.body)
+        finally:
+            self.lazy_stack.pop()
+        if node.orelse is not None:
+            self.visit(node.orelse)
+
+    def note_lazy(self, target: cst.BaseExpression, value: cst.BaseExpression) -> None:
+        name = dotted_name(target)
+        if name is None or "." not in name or not self.lazy_stack:
+            return
+        root, _, attribute = name.partition(".")
+        if root == self.self_names[-1] and any(attribute in tested for tested in self.lazy_stack):
+            while type(value) is cst.Call:  # ``nn.Linear(...).to(x.device)``: the constructor too
+                self.definitions.lazy_values.add(id(value))
+                func = value.func
+                value = func.value if type(func) is cst.Attribute else func
 
     def loop(self, node: cst.For | cst.While) -> None:
         rebound: set[str] = set()
@@ -283,6 +345,26 @@ class _Collector:
         name = dotted_name(node)
         if name is not None:
             names.add(name)
+
+
+def _unset_attributes(test: cst.BaseExpression, self_name: str | None) -> set[str]:
+    """Attributes a test finds unset: ``self.x is None``, ``not hasattr(self, "x")``."""
+    found: set[str] = set()
+    if self_name is None:
+        return found
+    stack: list[cst.CSTNode] = [test]
+    while stack:
+        node = stack.pop()
+        if type(node) is cst.Comparison:
+            name = dotted_name(node.left)
+            if name is not None and name.startswith(self_name + "."):
+                found.add(name.split(".", 1)[1])
+        elif type(node) is cst.Call and dotted_name(node.func) in ("hasattr", "getattr") and len(node.args) >= 2:
+            attribute = string_value(node.args[1].value)
+            if attribute is not None:
+                found.add(attribute)
+        stack.extend(node.children)
+    return found
 
 
 def _body(node: cst.FunctionDef | cst.ClassDef) -> Sequence[cst.CSTNode]:

@@ -14,6 +14,7 @@ from collections.abc import Set as AbstractSet
 import libcst as cst
 
 from . import domain
+from .knowledge import api
 from .definitions import Definitions, FunctionInfo
 from .domain import Kind, PlaceKind, Value
 from .facts import CallFact, DefaultFact, Facts, LiteralFact, OperationFact, Scope, StoreFact
@@ -32,6 +33,7 @@ __all__ = [
     "Scope",
     "StoreFact",
     "Value",
+    "builds_layer_with_state",
     "cuda_fstring",
     "describe",
     "device_code",
@@ -105,6 +107,14 @@ class Analysis:
     def call_sites(self, function: FunctionInfo) -> list[cst.Call]:
         """The calls in this file that name the function (``f(...)``, ``self.f(...)``)."""
         return self._definitions.call_sites.get(function.name, [])
+
+    def runs_in_forward(self, function: FunctionInfo | None) -> bool:
+        """Is this a method that ``forward()`` runs (itself, or one it calls on ``self``)?"""
+        return function is not None and self._definitions.runs_in_forward(function)
+
+    def lazily_assigned(self, node: cst.CSTNode) -> bool:
+        """Is this value assigned to ``self.x`` under ``if self.x is None:`` (built once, then kept)?"""
+        return id(node) in self._definitions.lazy_values
 
     def unpacked_as_mapping(self, function: FunctionInfo | None, name: str) -> bool:
         """Is ``name`` unpacked with ``**name`` in the function's scope (a ``BatchEncoding``)?"""
@@ -203,6 +213,11 @@ def device_code(value: Value) -> str:
     """The code that names a value's device, for a suggested fix: ``device``, ``"cuda"``."""
     names = [place.name for place in value.places if place.kind is PlaceKind.ACCELERATOR]
     return names[0] if len(names) == 1 else "device"
+
+
+def builds_layer_with_state(call: CallFact) -> bool:
+    """``nn.Linear(...)``, ``nn.BatchNorm2d(...)``: a torch.nn layer that owns parameters or buffers."""
+    return call.qualified is not None and api.module_has_state(call.qualified)
 
 
 def elements(value: Value) -> Iterator[Value]:

@@ -91,7 +91,7 @@ class Summaries:
         return UNKNOWN
 
     def _table(self, info: ClassInfo) -> dict[str, Value]:
-        family = self._family(info)
+        family = self.interpreter.definitions.family(info)
         key = " ".join(sorted(cls.name for cls in family))
         table = self._tables.get(key)
         if table is not None:
@@ -116,24 +116,6 @@ class Summaries:
             if only is None or attribute in only:
                 known = table.get(attribute)
                 table[attribute] = value if known is None else known.join(value)
-
-    def _family(self, info: ClassInfo) -> list[ClassInfo]:
-        """The classes of this file related to ``info`` by inheritance, either way."""
-        classes = self.interpreter.definitions.classes
-        family = {info.name: info}
-        changed = True
-        while changed:
-            changed = False
-            for cls in classes.values():
-                if cls.name in family:
-                    continue
-                related = any(base in family for base in cls.base_names()) or any(
-                    base == cls.name for member in family.values() for base in member.base_names()
-                )
-                if related:
-                    family[cls.name] = cls
-                    changed = True
-        return list(family.values())
 
     def _method(self, class_name: str | None, method: str) -> FunctionInfo | None:
         """Find ``method`` on a class of this file or its bases of this file."""

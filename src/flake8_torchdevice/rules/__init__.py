@@ -9,6 +9,8 @@ from .tdv005_mixed_devices import MixedDevices
 from .tdv006_input_left_behind import InputLeftBehind
 from .tdv007_create_then_move import CreateThenMove
 from .tdv008_numpy_requires_grad import NumpyRequiresGrad
+from .tdv009_implicit_numpy import ImplicitNumpyConversion
+from .tdv010_layer_in_forward import LayerInForward
 
 ALL_RULES: tuple[type[Rule], ...] = (
     HardcodedCudaDevice,
@@ -19,6 +21,8 @@ ALL_RULES: tuple[type[Rule], ...] = (
     InputLeftBehind,
     CreateThenMove,
     NumpyRequiresGrad,
+    ImplicitNumpyConversion,
+    LayerInForward,
 )
 
 RULES_BY_CODE: dict[str, type[Rule]] = {rule.code: rule for rule in ALL_RULES}

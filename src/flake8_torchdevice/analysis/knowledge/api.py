@@ -217,3 +217,16 @@ def is_module_class(qualified: str) -> bool:
 
 def pretrained_is_model(name: str) -> bool:
     return not any(hint in name for hint in _NOT_MODEL_HINTS)
+
+
+# Containers of other modules: they own parameters only through what they hold.
+_CONTAINERS = frozenset(
+    f"torch.nn.{name}" for name in "Sequential ModuleList ModuleDict ParameterList ParameterDict".split()
+)
+
+
+def module_has_state(qualified: str) -> bool:
+    """Does a ``torch.nn`` module class own parameters or buffers (``Linear``, ``BatchNorm2d``)?"""
+    if not qualified.startswith("torch.nn.") or not is_module_class(qualified):
+        return False
+    return qualified not in STATELESS_MODULES and qualified not in _CONTAINERS

@@ -1,0 +1,135 @@
+"""TDV009: a tensor handed to NumPy (or a library built on it) while it may be on an accelerator."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import libcst as cst
+
+from ..analysis.queries import (
+    Analysis,
+    CallFact,
+    StoreFact,
+    Value,
+    elements,
+    is_ndarray,
+    is_tensor,
+    may_be_on_accelerator,
+    place_name,
+    requires_grad,
+)
+from ..settings import Settings
+from .base import Finding, Fix, Rule, source_text
+from .tdv003_numpy_on_device import method_call
+
+# Libraries that turn their arguments into NumPy arrays.
+CONVERTING_LIBRARIES = ("numpy.", "matplotlib.", "pandas.", "seaborn.", "sklearn.", "scipy.")
+# NumPy reductions that call the tensor's own method with NumPy's keywords (``t.mean(axis=None)``),
+# which torch rejects on every device; given a list, they convert each element instead.
+METHOD_DELEGATING = frozenset(f"numpy.{name}" for name in "mean sum max min std var prod any all".split())
+
+
+def _converts(call: CallFact) -> bool:
+    return call.qualified is not None and call.qualified.startswith(CONVERTING_LIBRARIES)
+
+
+class ImplicitNumpyConversion(Rule):
+    """
+    ## What it does
+    Reports a tensor that may be on an accelerator passed to NumPy, Matplotlib, pandas, SciPy or
+    scikit-learn (`np.array([loss, acc])`, `np.sum(losses)`, `np.vstack(outputs)`, `plt.plot(t)`,
+    `pd.DataFrame(t)`), or stored into a NumPy array (`history[i] = loss.data`), with no `.cpu()`,
+    `.item()`, `.tolist()` or `float()` first. Also reports `np.mean(t)` (and `sum`, `max`, `min`,
+    `std`, `var`, `prod`, `any`, `all`) of a single tensor, which fails on every device.
+
+    ## Why is this bad?
+    These libraries convert their arguments with `numpy.asarray`, which is `t.numpy()` in
+    disguise: on a GPU or MPS tensor it raises `TypeError: can't convert cuda:0 device type tensor
+    to numpy. Use Tensor.cpu() to copy the tensor to host memory first.` There is no `.numpy()`
+    in sight, so the cause is hard to see, and the code works on a CPU-only machine.
+    `np.mean(t)` calls `t.mean(axis=None, ...)`, whose NumPy keywords torch rejects with a
+    `TypeError` on any device.
+
+    Not reported: tensors the code shows are on the CPU, values converted first (`.item()`,
+    `.cpu()`, `.tolist()`, `float(...)`), and tensors whose place the code does not show.
+
+    ## Fix
+    Safe: a single tensor argument that does not require grad becomes `t.cpu()`. None for lists.
+
+    ## Example
+    ```python
+    import numpy as np
+    import torch
+
+    losses = [torch.ones(1, device=device).sum() for _ in range(3)]
+    average = np.mean(losses)
+    ```
+
+    ## Use instead
+    ```python
+    import numpy as np
+    import torch
+
+    losses = [torch.ones(1, device=device).sum().item() for _ in range(3)]
+    average = np.mean(losses)
+    ```
+    """
+
+    code = "TDV009"
+    name = "implicit-numpy-conversion"
+    summary = "A tensor that may be on an accelerator is converted by NumPy, Matplotlib or pandas without `.cpu()`"
+
+    def check(self, analysis: Analysis, settings: Settings) -> Iterator[Finding]:
+        if not analysis.uses_torch:
+            return
+        for call in analysis.calls():
+            if not _converts(call) or call.without_cuda:
+                continue
+            for arg, value in zip(call.node.args, call.arguments):
+                finding = self._argument(analysis, call, arg, value)
+                if finding is not None:
+                    yield finding
+                    break
+        for store in analysis.stores():
+            if is_ndarray(store.container) and _on_device(store.value) is not None:
+                yield self._stored(analysis, store)
+
+    def _argument(self, analysis: Analysis, call: CallFact, arg: cst.Arg, value: Value) -> Finding | None:
+        function = call.qualified or ""
+        if function in METHOD_DELEGATING and is_tensor(value) and not arg.star:
+            method = function.rsplit(".", 1)[-1]
+            return self.finding(
+                call.node,
+                f"`{source_text(analysis, call.node)}` raises TypeError on every device: NumPy calls the "
+                f"tensor's own {method}() with NumPy's keywords; use `{source_text(analysis, arg.value)}.{method}()`",
+            )
+        on_device = _on_device(value)
+        if on_device is None:
+            return None
+        fix = None
+        if on_device is value and not requires_grad(value) and not arg.star:
+            fix = Fix(arg.value, method_call(arg.value, "cpu"), safe=True, description="copy to the CPU first")
+        held = "" if on_device is value else " holds a tensor that"
+        return self.finding(
+            call.node,
+            f"`{source_text(analysis, arg.value)}`{held} may be on {place_name(on_device)}: "
+            f"{function.split('.', 1)[0]} converts it with numpy.asarray, which raises TypeError for a tensor "
+            "off the CPU; convert first (`.cpu()`, `.item()`, `.tolist()`)",
+            fix,
+        )
+
+    def _stored(self, analysis: Analysis, store: StoreFact) -> Finding:
+        target = source_text(analysis, store.node)
+        return self.finding(
+            store.node,
+            f"storing a tensor that may be on {place_name(store.value)} into the NumPy array `{target}` "
+            "converts it with numpy.asarray, which raises TypeError off the CPU; store `.item()` or `.cpu()`",
+        )
+
+
+def _on_device(value: Value) -> Value | None:
+    """The value, or a tensor it holds, that may be on an accelerator (None if none may be)."""
+    for element in elements(value):
+        if is_tensor(element) and may_be_on_accelerator(element, through_modules=False):
+            return element
+    return None

@@ -1,0 +1,85 @@
+"""TDV010: a layer with parameters created inside ``forward()``."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from ..analysis.queries import Analysis, builds_layer_with_state
+from ..settings import Settings
+from .base import Finding, Rule, source_text
+
+
+class LayerInForward(Rule):
+    """
+    ## What it does
+    Reports a `torch.nn` layer that owns parameters or buffers (`nn.Linear`, `nn.Conv2d`,
+    `nn.BatchNorm2d`, `nn.LayerNorm`, `nn.Embedding`...) constructed inside `forward()` of an
+    `nn.Module`, or inside a method that `forward()` calls on `self`: `nn.Linear(n, m)(x)`,
+    `layer = nn.Conv2d(...)`, `self.bn = nn.BatchNorm2d(c)`.
+
+    ## Why is this bad?
+    The layer is built anew at every call, on the CPU, with fresh random weights. It is not part
+    of the model when the model is created, so `model.to(device)` does not move it: with a GPU
+    input it raises `RuntimeError: Expected all tensors to be on the same device` (or
+    `Input type (torch.cuda.FloatTensor) and weight type (torch.FloatTensor) should be the
+    same`). Adding `.cuda()` hides the crash but not the rest: the optimizer never sees its
+    weights, they are never trained, and `state_dict()` never saves them.
+
+    Not reported: layers without parameters or buffers (`nn.ReLU()`, `nn.Dropout()`,
+    `nn.Upsample(...)`, `nn.MaxPool2d(...)`), which compute the same everywhere; layers built in
+    `__init__` or in builder methods it calls; lazy initialisation that assigns the layer to
+    `self` under a check that it is not built yet (`if self.proj is None: self.proj = ...`):
+    it is built once and registered, so it is trained and saved.
+
+    ## Example
+    ```python
+    import torch.nn as nn
+
+
+    class Head(nn.Module):
+        def __init__(self, classes):
+            super().__init__()
+            self.classes = classes
+
+        def forward(self, x):
+            return nn.Linear(x.shape[-1], self.classes)(x)
+    ```
+
+    ## Use instead
+    ```python
+    import torch.nn as nn
+
+
+    class Head(nn.Module):
+        def __init__(self, features, classes):
+            super().__init__()
+            self.proj = nn.Linear(features, classes)
+
+        def forward(self, x):
+            return self.proj(x)
+    ```
+    Or use a lazy module (`nn.LazyLinear(classes)`) built in `__init__` when the input size is
+    only known at the first call.
+    """
+
+    code = "TDV010"
+    name = "layer-built-in-forward"
+    summary = "A layer with parameters is created inside `forward()`: never moved, trained or saved"
+
+    def check(self, analysis: Analysis, settings: Settings) -> Iterator[Finding]:
+        for call in analysis.calls():
+            if (
+                call.scope.in_module
+                and builds_layer_with_state(call)
+                and analysis.runs_in_forward(call.scope.function)
+                and not analysis.lazily_assigned(call.node)
+            ):
+                layer = source_text(analysis, call.node.func)
+                method = call.scope.function.name if call.scope.function is not None else "forward"
+                where = "forward()" if method == "forward" else f"{method}(), which forward() calls,"
+                yield self.finding(
+                    call.node,
+                    f"`{layer}(...)` is created inside {where} at every call, on the CPU, with fresh "
+                    "weights: model.to(device) never moves it and it is never trained or saved; build it "
+                    f"once in __init__ (`self.layer = {layer}(...)`) and call `self.layer(x)` here",
+                )
