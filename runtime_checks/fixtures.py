@@ -24,7 +24,7 @@ from pathlib import Path
 
 FIXTURES_ROOT = Path(__file__).resolve().parent.parent / "tests" / "fixtures"
 
-CONDITIONS = ("accelerator", "cpu-only", "any")
+CONDITIONS = ("accelerator", "gpu", "cpu-only", "any")
 
 _RULE_CODE = re.compile(r"^TDV\d{3}$")
 _EXPECT = re.compile(r"#\s*expect:\s*(?P<codes>TDV\d{3}(?:\s*,\s*TDV\d{3})*)\s*$")

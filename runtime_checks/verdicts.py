@@ -19,7 +19,11 @@ MISMATCH = "mismatch"
 VERDICTS = (CONFIRMED, CLEAN, NOT_APPLICABLE, MISMATCH)
 
 # What a `not applicable` run lacked, phrased to follow "needs".
-NEEDS = {"accelerator": "an accelerator", "cpu-only": "a CUDA-less machine"}
+NEEDS = {
+    "accelerator": "an accelerator",
+    "gpu": "a real accelerator (the simulated meta device does not check this)",
+    "cpu-only": "a CUDA-less machine",
+}
 NEEDS_DATA = "a real device: the simulated meta device holds no data"
 
 # meta tensors have no storage: any copy to the host fails with one of these, whatever the code.
@@ -68,6 +72,8 @@ def applies(condition: str, device: Device, cuda_usable: bool) -> bool:
     """Whether a failure declared ``on <condition>`` must happen on this device of this machine."""
     if condition == "accelerator":
         return device.is_accelerator
+    if condition == "gpu":
+        return device.is_accelerator and not device.simulated
     if condition == "cpu-only":
         return not cuda_usable
     return condition == "any"

@@ -14,11 +14,11 @@ from collections.abc import Set as AbstractSet
 import libcst as cst
 
 from . import domain
-from .knowledge import api
 from .definitions import Definitions, FunctionInfo
 from .domain import Kind, PlaceKind, Value
 from .facts import CallFact, DefaultFact, Facts, LiteralFact, OperationFact, Scope, StoreFact
 from .imports import ImportTable, dotted_name
+from .knowledge import api
 from .literals import cuda_fstring, is_cpu_literal, is_cuda_literal, string_value
 from .positions import positions_of
 from .syntax import keyword_argument, positional_argument
@@ -39,9 +39,9 @@ __all__ = [
     "device_code",
     "dotted_name",
     "elements",
+    "is_array",
     "is_cpu_literal",
     "is_cuda_literal",
-    "is_array",
     "is_device",
     "is_module",
     "is_ndarray",

@@ -10,18 +10,17 @@ from ..analysis.queries import (
     Analysis,
     CallFact,
     Value,
+    device_code,
     elements,
     is_module,
     is_tensor,
     is_zero_dim,
     must_be_on_accelerator,
     must_be_on_cpu,
-    device_code,
     place_name,
 )
 from ..settings import Settings
 from .base import Finding, Rule, source_text
-
 
 # Module methods that run the module on their tensor arguments (Hugging Face ``generate``).
 RUNNING_METHODS = frozenset({"forward", "generate", "predict", "encode", "decode", "encode_image", "encode_text"})

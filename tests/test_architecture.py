@@ -1,0 +1,47 @@
+"""The layering the package promises: rules read the analysis only through its queries, and each
+analysis module is small and says what it is for."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+PACKAGE = Path(__file__).resolve().parent.parent / "src" / "flake8_torchdevice"
+RULES = sorted((PACKAGE / "rules").glob("*.py"))
+ANALYSIS = sorted((PACKAGE / "analysis").rglob("*.py"))
+
+
+def imported_modules(path: Path) -> list[str]:
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom):
+            found.append("." * node.level + (node.module or ""))
+        elif isinstance(node, ast.Import):
+            found.extend(alias.name for alias in node.names)
+    return found
+
+
+@pytest.mark.parametrize("path", RULES, ids=lambda path: path.name)
+def test_rules_read_the_analysis_only_through_its_queries(path: Path) -> None:
+    reaching_in = [
+        module
+        for module in imported_modules(path)
+        if "analysis" in module.split(".") and module.lstrip(".") != "analysis.queries"
+    ]
+    assert not reaching_in, f"{path.name} imports {reaching_in}; rules import ..analysis.queries only"
+
+
+@pytest.mark.parametrize("path", ANALYSIS, ids=lambda path: str(path.relative_to(PACKAGE)))
+def test_analysis_modules_are_small_and_say_their_job(path: Path) -> None:
+    source = path.read_text(encoding="utf-8")
+    assert len(source.splitlines()) <= 420, f"{path.name} has grown past ~400 lines: split it"
+    assert ast.get_docstring(ast.parse(source)), f"{path.name} has no module docstring saying its one job"
+
+
+def test_the_linter_never_imports_torch() -> None:
+    for path in sorted(PACKAGE.rglob("*.py")):
+        for module in imported_modules(path):
+            assert module.split(".")[0] not in ("torch", "numpy"), f"{path} imports {module}"
