@@ -29,7 +29,7 @@ reveal(listed)  # reveal: sequence[tensor {cpu}]
 listed.extend([host])
 reveal(listed)  # reveal: sequence[tensor {cpu}]
 stacked = torch.stack(values)  # reveal: tensor {device}
-joined = torch.cat([gpu, host])  # reveal: tensor may{cpu, device}
+joined = torch.cat([gpu, host])  # reveal: tensor {device}
 split = torch.split(gpu, 1)  # reveal: sequence[tensor {device}]
 stored = {}
 stored["x"] = gpu

@@ -25,7 +25,7 @@ def both_branches(device):
         data = torch.zeros(3)
     else:
         data = torch.zeros(3, device=device)
-    reveal(data)  # reveal: tensor may{cpu, device}
+    reveal(data)  # reveal: tensor may{?, device}
 
 
 def chosen_by_ternary(flag):

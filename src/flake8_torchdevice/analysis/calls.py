@@ -14,7 +14,21 @@ from collections.abc import Iterator
 
 import libcst as cst
 
-from .domain import CPU, NONE, NOWHERE, UNKNOWN, Kind, Origin, Value, accelerator, sequence, tensor, with_module
+from .domain import (
+    CPU,
+    NONE,
+    NOWHERE,
+    UNKNOWN,
+    Kind,
+    Origin,
+    Value,
+    accelerator,
+    computed_places,
+    must_be_on_accelerator,
+    sequence,
+    tensor,
+    with_module,
+)
 from .facts import CallFact
 from .imports import dotted_name
 from .knowledge import api
@@ -105,7 +119,10 @@ class CallEvaluator(MethodEvaluator):
         first = arguments[0] if arguments else UNKNOWN
         origin = Origin(node, f"made by {qualified}()")
         if qualified == "torch.device":
-            places = self.device_places(node.args[0].value, first) if node.args else NOWHERE
+            if first.kind is Kind.DEVICE:  # ``torch.device("cuda" if ... else "cpu")``: the same choice
+                places = first.places
+            else:
+                places = self.device_places(node.args[0].value, first) if node.args else NOWHERE
             return Value(kind=Kind.DEVICE, places=places or NOWHERE, origin=first.origin or origin)
         if qualified == "torch.set_default_device":
             if node.args:
@@ -162,12 +179,9 @@ class CallEvaluator(MethodEvaluator):
         tensors = [value for value in _flattened(operands) if value.kind in _TENSOR_KINDS]
         if not tensors:
             return Value(kind=Kind.TENSOR)
-        sized = [value for value in tensors if not value.scalar] or tensors
-        places = sized[0].places
-        for value in sized[1:]:
-            places = places | value.places
+        places, origin = computed_places(tensors)
         grad = differentiable and self.state.grad_enabled and any(value.grad for value in tensors)
-        return Value(kind=Kind.TENSOR, places=places, grad=grad, origin=sized[0].origin)
+        return Value(kind=Kind.TENSOR, places=places, grad=grad, origin=origin)
 
     def _legacy(self, node: cst.Call, qualified: str, first: Value, origin: Origin) -> Value:
         if qualified.endswith("Variable"):  # a wrapper that changes nothing
@@ -195,8 +209,14 @@ class CallEvaluator(MethodEvaluator):
             return summarised
         stateless = module.cls in api.STATELESS_MODULES
         inputs = [value for value in arguments if value.kind in _TENSOR_KINDS]
+        placed_inputs = [value for value in inputs if must_be_on_accelerator(value)]
         if stateless:
             places = inputs[0].places if inputs else NOWHERE
+        elif must_be_on_accelerator(module, through_modules=False):
+            places = module.places
+        elif placed_inputs:
+            # Where the call succeeds, the module is where its inputs are (a module on the CPU fails).
+            places = NOWHERE if module.places == CPU else placed_inputs[0].places
         elif module.places == NOWHERE:
             places = with_module(dotted_name(node.func) or "model")
         else:

@@ -131,6 +131,12 @@ class Value:
     def placed(self, places: frozenset[Place], origin: Origin | None = None) -> Value:
         return replace(self, places=places, origin=origin or self.origin)
 
+    def without_cpu(self) -> Value:
+        """The value seen from a path where CUDA is not in use: there, the CPU is the device."""
+        if CPU_PLACE not in self.places or self.kind is Kind.DEVICE:  # a CPU device is one there
+            return self
+        return replace(self, places=self.places - CPU or NOWHERE)
+
     def with_kind(self, kind: Kind) -> Value:
         return replace(self, kind=kind)
 
@@ -285,3 +291,18 @@ def must_be_on_accelerator(value: Value, through_modules: bool = True) -> bool:
     """Every place is an accelerator: on the device wherever a device is present."""
     kinds = _DEVICE_PLACES if through_modules else {PlaceKind.ACCELERATOR}
     return bool(value.places) and all(place.kind in kinds for place in value.places)
+
+
+def computed_places(operands: list[Value]) -> tuple[frozenset[Place], Origin | None]:
+    """Where an operation on these tensors puts its result, and why.
+
+    0-dim operands do not decide (PyTorch lets a CPU one meet any device); when an operand must be on
+    an accelerator, the result is there: a CPU operand would make the operation fail, not move it.
+    """
+    sized = [value for value in operands if not value.scalar] or operands
+    on_device = [value for value in sized if must_be_on_accelerator(value)]
+    deciding = on_device or sized
+    places = deciding[0].places
+    for value in deciding[1:]:
+        places = _join_places(places, value.places)
+    return places, deciding[0].origin

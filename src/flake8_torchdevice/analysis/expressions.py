@@ -22,6 +22,7 @@ from .domain import (
     Origin,
     Value,
     accelerator,
+    computed_places,
     mapping,
     sequence,
     tensor,
@@ -40,6 +41,8 @@ else:
     _Base = object
 
 _ARRAY_KINDS = frozenset({Kind.TENSOR, Kind.OUTPUT, Kind.ARRAYLIKE, Kind.NDARRAY})
+# Fields of the named tuples torch returns (``torch.max(x, 1)``, ``x.topk(k)``, ``x.sort()``).
+_RESULT_FIELDS = frozenset({"values", "indices"})
 # ``x.data`` and ``x.grad`` never require grad; ``x.T`` and the other views keep it.
 _NO_GRAD_ATTRIBUTES = frozenset({"data", "grad"})
 
@@ -94,6 +97,9 @@ class ExpressionEvaluator(_Base):
                 return Value(kind=Kind.TENSOR, places=owner.places, grad=grad, origin=owner.origin)
             if attribute == "device":
                 return Value(kind=Kind.DEVICE, places=owner.places, origin=owner.origin)
+            if attribute in _RESULT_FIELDS:  # ``x.max(dim=1).values``: the fields of torch's named tuples
+                grad = owner.grad and attribute == "values"
+                return Value(kind=Kind.TENSOR, places=owner.places, grad=grad, origin=owner.origin)
             return UNKNOWN
         if kind is Kind.OUTPUT:
             if attribute in TENSOR_ATTRIBUTES:
@@ -176,17 +182,14 @@ class ExpressionEvaluator(_Base):
             return Value(places=left.places | right.places if left.places != right.places else left.places)
         if all(value.kind is Kind.NDARRAY for value in tensors):
             return Value(kind=Kind.NDARRAY, places=CPU)
-        sized = [value for value in tensors if not value.scalar] or tensors
-        places = sized[0].places
-        for value in sized[1:]:
-            places = places | value.places
+        places, origin = computed_places(tensors)
         kind = Kind.TENSOR if any(value.kind in (Kind.TENSOR, Kind.OUTPUT) for value in tensors) else Kind.ARRAYLIKE
         return Value(
             kind=kind,
             places=places,
             grad=self.state.grad_enabled and any(value.grad for value in tensors),
             scalar=all(value.scalar for value in tensors) and all(_shapeless(value) for value in (left, right)),
-            origin=sized[0].origin,
+            origin=origin,
         )
 
     def _unary(self, node: cst.UnaryOperation) -> Value:
@@ -218,6 +221,8 @@ class ExpressionEvaluator(_Base):
         after_body = self.state
         self.state = self.conditions.narrow(before, node.test, False).copy()
         orelse = self.evaluate(node.orelse)
+        if after_body.cuda_refused != self.state.cuda_refused:  # as State.join does for names
+            body, orelse = (body.without_cpu(), orelse) if after_body.cuda_refused else (body, orelse.without_cpu())
         self.state = after_body.join(self.state)
         return body.join(orelse)
 

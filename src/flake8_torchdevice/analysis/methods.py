@@ -5,12 +5,26 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
 import libcst as cst
 
-from .domain import CPU, NOWHERE, SCALAR, UNKNOWN, Kind, Origin, Place, Value, accelerator, sequence, tensor
+from .domain import (
+    CPU,
+    NOWHERE,
+    SCALAR,
+    UNKNOWN,
+    Kind,
+    Origin,
+    Place,
+    Value,
+    accelerator,
+    may_be_on_accelerator,
+    sequence,
+    tensor,
+)
 from .imports import dotted_name
 from .knowledge import api
 from .knowledge.api import Effect
@@ -51,7 +65,7 @@ class MethodEvaluator(_Base):
         receiver_value: Value,
         arguments: tuple[Value, ...],
     ) -> Value:
-        if method in api.MOVE_METHODS:
+        if method in api.MOVE_METHODS or (method == "type" and _legacy_type(self.imports.qualify, node)):
             return self._moved(node, method, receiver, receiver_value, arguments)
         summarised = self.summaries.call_method(receiver_value, method, node, arguments)
         if summarised is not None:
@@ -153,6 +167,9 @@ class MethodEvaluator(_Base):
     def _move_target(self, node: cst.Call, method: str, arguments: tuple[Value, ...]) -> frozenset[Place] | None:
         if method == "cpu":
             return CPU
+        if method == "type":  # ``x.type(torch.cuda.FloatTensor)``: a legacy type names a device too
+            legacy = _legacy_type(self.imports.qualify, node) or ""
+            return accelerator(legacy) if legacy in api.LEGACY_CUDA_CONSTRUCTORS else CPU
         if method == "cuda":
             return accelerator('"cuda"')
         device = keyword_argument(node, "device")
@@ -173,9 +190,11 @@ class MethodEvaluator(_Base):
             return value.places
         name = dotted_name(node)
         if value.kind is Kind.DEVICE:
-            if name is not None and not self._is_device_of_a_value(node):
-                return accelerator(name)
-            return value.places
+            if self._is_device_of_a_value(node):  # ``x.device``: wherever ``x`` is
+                return value.places
+            if may_be_on_accelerator(value):  # chosen by availability: the accelerator when present
+                return accelerator(name or self.module.code_for_node(node))
+            return accelerator(name) if name is not None else value.places
         if type(node) is cst.Integer:  # ``.to(0)``: CUDA device 0
             return accelerator(f"cuda:{node.value}")
         if cuda_fstring(node) or string_value(node) is not None:
@@ -237,6 +256,16 @@ class MethodEvaluator(_Base):
         name = dotted_name(receiver)
         if name is not None and kind is not Kind.UNKNOWN:
             self.state.bind(name, value.with_kind(kind))
+
+
+def _legacy_type(qualify: Callable[[cst.BaseExpression], str | None], node: cst.Call) -> str | None:
+    """The legacy tensor type ``x.type(...)`` converts to (``torch.cuda.FloatTensor``), if any."""
+    if not node.args:
+        return None
+    argument = node.args[0].value
+    name = qualify(argument) or string_value(argument)
+    known = api.LEGACY_CUDA_CONSTRUCTORS | api.LEGACY_CPU_CONSTRUCTORS
+    return name if name in known else None
 
 
 def _names_a_device(name: str) -> bool:

@@ -186,8 +186,9 @@ def must_be_on_cpu(value: Value) -> bool:
 
 
 def on_cpu_on_some_path(value: Value) -> bool:
-    """On the CPU on some path and never shown on a device (``b = torch.zeros(n)`` in one branch)."""
-    return domain.CPU_PLACE in value.places and not domain.may_be_on_accelerator(value)
+    """On the CPU on some path where CUDA may be in use (``b = torch.zeros(n)`` in one branch).
+    A path where the code knows CUDA is not in use (``else`` of ``if x.is_cuda:``) does not count."""
+    return domain.CPU_PLACE in value.places
 
 
 def may_be_on_accelerator(value: Value, through_modules: bool = True) -> bool:

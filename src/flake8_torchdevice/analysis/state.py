@@ -76,8 +76,15 @@ class State:
             return self
         if not self.reachable:
             return other
-        names = dict(self.names)
-        for name, value in other.names.items():
+        mine_names, theirs_names = self.names, other.names
+        if self.cuda_refused != other.cuda_refused:
+            # Where CUDA is not in use, a CPU tensor is where the device is: it cannot clash later.
+            if self.cuda_refused:
+                mine_names = _without_cpu(mine_names)
+            else:
+                theirs_names = _without_cpu(theirs_names)
+        names = dict(mine_names)
+        for name, value in theirs_names.items():
             mine = names.get(name)
             names[name] = value if mine is None else mine.join(value)
         return State(
@@ -99,6 +106,10 @@ class State:
             and self.default_places == other.default_places
             and self.names == other.names
         )
+
+
+def _without_cpu(names: dict[str, Value]) -> dict[str, Value]:
+    return {name: value.without_cpu() for name, value in names.items()}
 
 
 def unreachable() -> State:

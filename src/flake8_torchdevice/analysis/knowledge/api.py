@@ -26,9 +26,7 @@ class Effect(enum.Enum):
 
 
 # Factories that wrap or copy host data (a list, an ndarray, a buffer).
-HOST_DATA_FACTORIES = frozenset(
-    f"torch.{name}" for name in "tensor as_tensor asarray from_numpy frombuffer from_dlpack".split()
-)
+HOST_DATA_FACTORIES = generated.DATA_FACTORIES | {"torch.from_dlpack"}
 # Legacy typed constructors: ``torch.FloatTensor(3, 4)`` / ``torch.Tensor(data)`` on the CPU.
 LEGACY_CPU_CONSTRUCTORS = frozenset(
     f"torch.{dtype}Tensor" for dtype in "Float Double Half BFloat16 Long Int Short Char Byte Bool".split()
@@ -36,12 +34,19 @@ LEGACY_CPU_CONSTRUCTORS = frozenset(
 LEGACY_CUDA_CONSTRUCTORS = frozenset(
     f"torch.cuda.{dtype}Tensor" for dtype in "Float Double Half BFloat16 Long Int Short Char Byte Bool".split()
 )
-# Functions returning several tensors (beyond what stubs mark as tuples).
-_COMPUTE_MANY_FUNCTIONS = frozenset(
-    f"torch.{name}" for name in "meshgrid split chunk unbind broadcast_tensors tensor_split atleast_1d".split()
+# Functions that compute tensors from their tensor arguments, and those returning several.
+_COMPUTE_FUNCTIONS = (
+    generated.TORCH_FUNCTIONS_RETURNING_TENSOR
+    | generated.NN_FUNCTIONAL_RETURNING_TENSOR
+    | generated.LINALG_FFT_SPECIAL_RETURNING_TENSOR
 )
-# Namespaces of functions that compute tensors from tensors.
-_TENSOR_NAMESPACES = ("torch.nn.functional.", "torch.linalg.", "torch.fft.", "torch.special.", "torch.nn.utils.rnn.")
+_COMPUTE_MANY_FUNCTIONS = (
+    generated.TORCH_FUNCTIONS_RETURNING_TENSORS
+    | generated.NN_FUNCTIONAL_RETURNING_TENSORS
+    | generated.LINALG_FFT_SPECIAL_RETURNING_TENSORS
+)
+# Namespaces whose functions compute tensors from tensors, beyond what the stubs list.
+_TENSOR_NAMESPACES = ("torch.nn.utils.rnn.",)
 # ``torch.*`` functions the stubs type as tensors that are not computations on their arguments.
 _NOT_COMPUTE = frozenset(f"torch.{name}" for name in "load save device".split())
 
@@ -58,18 +63,9 @@ _NOT_TENSOR_FUNCTIONS = frozenset(
     ).split()
 )
 MOVE_METHODS = frozenset({"to", "cuda", "cpu"})
-# Methods whose result is a number, a list or another non-tensor.
-NON_TENSOR_METHODS = frozenset(
-    "item tolist numpy size dim ndimension numel element_size nelement is_contiguous is_floating_point "
-    "is_complex data_ptr get_device stride storage_offset untyped_storage equal __len__ type".split()
-)
-# Methods that never return a tensor that requires grad (integer or boolean results, detached copies).
-NO_GRAD_METHODS = frozenset(
-    "argmax argmin argsort nonzero eq ne lt le gt ge isnan isinf isfinite isclose logical_and logical_or "
-    "logical_not logical_xor bitwise_and bitwise_or bitwise_not bitwise_xor long int bool byte short char "
-    "detach sign signbit count_nonzero bincount unique unique_consecutive searchsorted".split()
-)
-NO_GRAD_FUNCTIONS = frozenset(f"torch.{name}" for name in NO_GRAD_METHODS | {"randint", "randperm", "where"})
+# Methods whose result never requires grad: integer or boolean results, detached copies.
+NO_GRAD_METHODS = generated.INTEGER_OR_BOOL_RESULT_METHODS | {"detach"}
+NO_GRAD_FUNCTIONS = generated.INTEGER_OR_BOOL_RESULT_FUNCTIONS | {"torch.detach"}
 
 # Only modules have these: seeing one proves a module.
 MODULE_ONLY_METHODS = frozenset(
@@ -129,17 +125,8 @@ DEVICE_TYPE_CALLS = frozenset(
         "torch.amp.custom_bwd",
     }
 )
-# torch.nn modules without parameters or buffers: they compute wherever their input is.
-STATELESS_MODULES = frozenset(
-    f"torch.nn.{name}"
-    for name in (
-        "ReLU ReLU6 LeakyReLU GELU SiLU Sigmoid Tanh Softmax LogSoftmax Softplus ELU Mish Hardswish Identity "
-        "Dropout Dropout2d Dropout1d AlphaDropout Flatten Unflatten Upsample MaxPool1d MaxPool2d MaxPool3d "
-        "AvgPool1d AvgPool2d AvgPool3d AdaptiveAvgPool1d AdaptiveAvgPool2d AdaptiveMaxPool2d PixelShuffle "
-        "MSELoss L1Loss SmoothL1Loss HuberLoss CrossEntropyLoss NLLLoss BCELoss BCEWithLogitsLoss KLDivLoss "
-        "CosineSimilarity PairwiseDistance"
-    ).split()
-)
+# torch.nn modules without parameters or buffers (by default): they compute wherever their input is.
+STATELESS_MODULES = generated.NN_MODULE_CLASSES_STATELESS
 # Tensor attributes that are tensors themselves (``x.data``, ``x.grad``).
 TENSOR_ATTRIBUTES = frozenset({"data", "grad", "T", "mT", "H", "mH", "real", "imag"})
 
@@ -148,16 +135,16 @@ def function_effect(qualified: str) -> Effect | None:
     """What calling a ``torch``-namespace function does; None when it is not known to be torch's."""
     if qualified in HOST_DATA_FACTORIES:
         return Effect.HOST_DATA
-    if qualified.endswith("_like") and qualified in generated.TORCH_FACTORIES_WITH_DEVICE:
+    if qualified in generated.LIKE_FACTORIES:
         return Effect.LIKE
     if qualified in generated.TORCH_FACTORIES_WITH_DEVICE:
         return Effect.FACTORY
+    if qualified in _NOT_COMPUTE or qualified in generated.TORCH_FUNCTIONS_OTHER:
+        return Effect.OTHER
+    if qualified in _COMPUTE_FUNCTIONS or qualified.startswith(_TENSOR_NAMESPACES):
+        return Effect.COMPUTE
     if qualified in _COMPUTE_MANY_FUNCTIONS:
         return Effect.COMPUTE_MANY
-    if qualified in _NOT_COMPUTE:
-        return Effect.OTHER
-    if qualified in generated.TORCH_FUNCTIONS_RETURNING_TENSOR or qualified.startswith(_TENSOR_NAMESPACES):
-        return Effect.COMPUTE
     head, _, name = qualified.partition(".")
     if head == "torch" and "." not in name and name[:1].islower() and name not in _NOT_TENSOR_FUNCTIONS:
         return Effect.COMPUTE  # a lowercase ``torch.*`` function the stubs type elsewhere (``torch.cdist``)
@@ -168,20 +155,21 @@ def method_effect(method: str) -> Effect | None:
     """What a tensor method does; None for a name that is not a tensor method."""
     if method in MOVE_METHODS:
         return Effect.MOVE
-    if method in NON_TENSOR_METHODS:
-        return Effect.OTHER
-    if method.endswith("_") and not method.startswith("_") and method in generated.TENSOR_METHODS:
+    if method in generated.IN_PLACE_TENSOR_METHODS:
         return Effect.IN_PLACE
     if method in generated.TENSOR_METHODS_RETURNING_TENSOR:
         return Effect.COMPUTE
+    if method in generated.TENSOR_METHODS_RETURNING_TENSORS:
+        return Effect.COMPUTE_MANY
     if method in generated.TENSOR_METHODS:
         return Effect.OTHER
     return None
 
 
 def proves_tensor(method: str) -> bool:
-    """A method only tensors have (``unsqueeze``, ``detach``): its receiver is a tensor."""
-    return method in generated.TENSOR_ONLY_METHODS
+    """A method only tensors have (``unsqueeze``, ``detach``), or one that other arrays have only as
+    a plain attribute (``size``): its receiver is a tensor."""
+    return method in generated.TENSOR_ONLY_METHODS or method in generated.TENSOR_CALLABLE_NOT_NDARRAY_CALLABLE
 
 
 def proves_array(method: str) -> bool:
@@ -219,14 +207,6 @@ def pretrained_is_model(name: str) -> bool:
     return not any(hint in name for hint in _NOT_MODEL_HINTS)
 
 
-# Containers of other modules: they own parameters only through what they hold.
-_CONTAINERS = frozenset(
-    f"torch.nn.{name}" for name in "Sequential ModuleList ModuleDict ParameterList ParameterDict".split()
-)
-
-
 def module_has_state(qualified: str) -> bool:
     """Does a ``torch.nn`` module class own parameters or buffers (``Linear``, ``BatchNorm2d``)?"""
-    if not qualified.startswith("torch.nn.") or not is_module_class(qualified):
-        return False
-    return qualified not in STATELESS_MODULES and qualified not in _CONTAINERS
+    return qualified in generated.NN_MODULE_CLASSES_WITH_STATE
