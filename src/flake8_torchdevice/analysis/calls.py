@@ -208,7 +208,7 @@ class CallEvaluator(MethodEvaluator):
         if summarised is not None:
             return summarised
         stateless = module.cls in api.STATELESS_MODULES
-        inputs = [value for value in arguments if value.kind in _TENSOR_KINDS]
+        inputs = [value for value in _flattened(arguments, deep=True) if _may_hold_data(value)]
         placed_inputs = [value for value in inputs if must_be_on_accelerator(value)]
         if stateless:
             places = inputs[0].places if inputs else NOWHERE
@@ -248,13 +248,23 @@ def _is_number(node: cst.Call) -> bool:
     return type(data) in (cst.Integer, cst.Float)
 
 
-def _flattened(values: tuple[Value, ...]) -> Iterator[Value]:
-    """The values, with the elements of sequences in their place (``torch.cat([a, b])``)."""
+def _flattened(values: tuple[Value, ...], deep: bool = False) -> Iterator[Value]:
+    """The values, with the elements of sequences in their place (``torch.cat([a, b])``), and, when
+    ``deep``, the values of mappings too (``model({"x": x})``, ``model(**inputs)``)."""
     for value in values:
         if value.kind is Kind.SEQUENCE:
             if value.elements:
                 yield from value.elements
             elif value.item is not None:
                 yield value.item
+        elif deep and value.kind is Kind.MAPPING:
+            yield from (item for _, item in value.items)
+            if value.item is not None:
+                yield value.item
         else:
             yield value
+
+
+def _may_hold_data(value: Value) -> bool:
+    """A tensor, or a value moved or made somewhere though its kind is unknown."""
+    return value.kind in _TENSOR_KINDS or (value.kind is Kind.UNKNOWN and value.places != NOWHERE)

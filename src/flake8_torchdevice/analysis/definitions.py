@@ -114,9 +114,16 @@ class Definitions:
     module_evidence: Evidence = field(default_factory=Evidence)
     # Values assigned to ``self.x`` under a test that ``self.x`` is not set yet (lazy initialisation).
     lazy_values: set[int] = field(default_factory=set)
+    _families: dict[str, list[ClassInfo]] = field(default_factory=dict)
 
     def family(self, info: ClassInfo) -> list[ClassInfo]:
         """The classes of this file related to ``info`` by inheritance, either way."""
+        known = self._families.get(info.name)
+        if known is None:
+            known = self._families[info.name] = self._related(info)
+        return known
+
+    def _related(self, info: ClassInfo) -> list[ClassInfo]:
         family = {info.name: info}
         changed = True
         while changed:

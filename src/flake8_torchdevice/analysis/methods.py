@@ -74,6 +74,9 @@ class MethodEvaluator(_Base):
         if kind is Kind.UNKNOWN:
             kind = _kind_shown_by(method)
             receiver_value = receiver_value.with_kind(kind)
+        if kind is Kind.OUTPUT and method in ("items", "values"):  # a dict-like output of a module
+            part = Value(kind=Kind.OUTPUT, places=receiver_value.places, grad=receiver_value.grad)
+            return sequence(item=part if method == "values" else sequence(elements=(UNKNOWN, part)))
         if kind in _ARRAYS:
             return self._array_method(node, method, receiver_value, arguments)
         if kind is Kind.MODULE:
@@ -121,10 +124,10 @@ class MethodEvaluator(_Base):
             return sequence(item=tensor(module.places, module.origin, grad=method == "parameters"))
         if method == "state_dict":
             return Value(kind=Kind.MAPPING, item=tensor(module.places, module.origin))
-        if method in _MODULE_BOOKKEEPING or method.startswith("_"):
+        if method != "forward" and (method in _MODULE_BOOKKEEPING or method.startswith("_")):
             return UNKNOWN
         # ``model.generate(ids)``, ``clip.encode_image(x)``: computed with the module's parameters.
-        return self._module_call(node, module, ())
+        return self._module_call(node, module, arguments)
 
     def _sequence_method(
         self, method: str, receiver: cst.BaseExpression, value: Value, arguments: tuple[Value, ...]
@@ -214,6 +217,8 @@ class MethodEvaluator(_Base):
         if type(node) is not cst.Attribute or node.attr.value != "device":
             return False
         owner = self.peek(node.value, self.state)
+        if self.summaries.stores_attribute(owner, "device"):  # ``self.device = ...``: a setting
+            return False
         return owner.kind in (*_ARRAYS, Kind.MODULE) or owner.places != NOWHERE
 
     def _placed_with(self, name: str) -> bool:

@@ -50,6 +50,7 @@ __all__ = [
     "is_zero_dim",
     "keyword_argument",
     "may_be_on_accelerator",
+    "may_be_tensor",
     "must_be_on_accelerator",
     "must_be_on_cpu",
     "on_cpu_on_some_path",
@@ -150,6 +151,11 @@ class Analysis:
 def is_tensor(value: Value) -> bool:
     """A tensor (or what a module returned, which holds tensors)."""
     return value.kind in domain.TENSOR_KINDS
+
+
+def may_be_tensor(value: Value) -> bool:
+    """A tensor, or a value that is a tensor on some path (a place is known for it)."""
+    return is_tensor(value) or (value.kind is Kind.UNKNOWN and value.places != domain.NOWHERE)
 
 
 def is_array(value: Value) -> bool:

@@ -81,14 +81,43 @@ class Summaries:
         info = self.interpreter.definitions.classes.get(owner.cls or "")
         if info is not None:
             value = self._table(info).get(attribute)
-            if value is not None:
-                return value.placed(owner.places) if value.places == SELF else value
+            if value is not None and value.places == SELF:
+                return value.placed(owner.places)
+            if value is None or value.kind is Kind.UNKNOWN:
+                return self._shown_by_methods(info, attribute, value or UNKNOWN)
+            return value
         if owner.kind is Kind.MODULE:
             if attribute in ("weight", "bias"):
                 return tensor(owner.places, owner.origin, grad=True)
             if attribute == "device":
                 return Value(kind=Kind.DEVICE, places=owner.places, origin=owner.origin)
         return UNKNOWN
+
+    def _shown_by_methods(self, info: ClassInfo, attribute: str, value: Value) -> Value:
+        """An attribute the table does not know, but the class's methods use as a module
+        (``self.model.eval()``) or a tensor: it is one, wherever it is."""
+        for cls in self.interpreter.definitions.family(info):
+            for method in cls.methods.values():
+                if method.self_name is None:
+                    continue
+                kind = method.evidence.kind_of(f"{method.self_name}.{attribute}")
+                if kind is Kind.MODULE:
+                    return Value(
+                        kind=Kind.MODULE,
+                        places=value.places if value.places != NOWHERE else with_module(f"self.{attribute}"),
+                    )
+                if kind is Kind.TENSOR:
+                    return value.with_kind(Kind.TENSOR)
+        return value
+
+    def stores_attribute(self, owner: Value, attribute: str) -> bool:
+        """Does the class of ``owner`` (a class of this file) assign ``attribute`` on its instances?"""
+        definitions = self.interpreter.definitions
+        info = definitions.classes.get(owner.cls or "")
+        if info is None:
+            return False
+        methods = (method for cls in definitions.family(info) for method in cls.methods.values())
+        return any(attribute in method.evidence.self_assigned for method in methods)
 
     def _table(self, info: ClassInfo) -> dict[str, Value]:
         family = self.interpreter.definitions.family(info)

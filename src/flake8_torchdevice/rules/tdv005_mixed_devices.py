@@ -13,6 +13,7 @@ from ..analysis.queries import (
     is_module,
     is_tensor,
     is_zero_dim,
+    may_be_tensor,
     must_be_on_accelerator,
     must_be_on_cpu,
     on_cpu_on_some_path,
@@ -34,9 +35,11 @@ def split_places(values: Sequence[Value]) -> tuple[Value, Value] | None:
 
     CPU 0-dim tensors are left out: PyTorch lets them meet tensors on any device.
     """
-    tensors = [value for value in values if is_tensor(value)]
-    on_cpu = next((value for value in tensors if on_cpu_on_some_path(value) and not is_zero_dim(value)), None)
-    on_device = next((value for value in tensors if must_be_on_accelerator(value)), None)
+    on_cpu = next(
+        (value for value in values if may_be_tensor(value) and on_cpu_on_some_path(value) and not is_zero_dim(value)),
+        None,
+    )
+    on_device = next((value for value in values if is_tensor(value) and must_be_on_accelerator(value)), None)
     if on_cpu is None or on_device is None:
         return None
     return on_cpu, on_device

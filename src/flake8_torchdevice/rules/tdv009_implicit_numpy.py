@@ -15,6 +15,7 @@ from ..analysis.queries import (
     is_ndarray,
     is_tensor,
     may_be_on_accelerator,
+    may_be_tensor,
     place_name,
     requires_grad,
 )
@@ -130,6 +131,6 @@ class ImplicitNumpyConversion(Rule):
 def _on_device(value: Value) -> Value | None:
     """The value, or a tensor it holds, that may be on an accelerator (None if none may be)."""
     for element in elements(value):
-        if is_tensor(element) and may_be_on_accelerator(element, through_modules=False):
+        if may_be_tensor(element) and may_be_on_accelerator(element, through_modules=False):
             return element
     return None

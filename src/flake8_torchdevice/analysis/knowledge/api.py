@@ -71,7 +71,7 @@ NO_GRAD_FUNCTIONS = generated.INTEGER_OR_BOOL_RESULT_FUNCTIONS | {"torch.detach"
 MODULE_ONLY_METHODS = frozenset(
     "eval train parameters named_parameters buffers named_buffers children named_children modules "
     "named_modules state_dict load_state_dict register_buffer register_parameter register_module add_module "
-    "zero_grad requires_grad_ get_submodule apply".split()
+    "zero_grad requires_grad_ get_submodule apply forward".split()
 )
 # Module methods that return the module itself (in place).
 MODULE_CHAIN_METHODS = frozenset("eval train float half double bfloat16 requires_grad_ share_memory".split())
