@@ -43,7 +43,7 @@ ids = encoded["input_ids"]  # reveal: tensor {cpu}
 mask = encoded.attention_mask  # reveal: tensor {cpu}
 ids_only = tokenizer.encode("hello", return_tensors="pt")  # reveal: tensor {cpu}
 loader = DataLoader([a, a], batch_size=1)  # reveal: loader
-wrapped = nn.DataParallel(layer)  # reveal: module {cpu}
+wrapped = nn.DataParallel(layer)  # reveal: module {module:DataParallel}
 param = nn.Parameter(torch.zeros(3))  # reveal: tensor {cpu} grad
 
 

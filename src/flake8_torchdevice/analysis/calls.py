@@ -107,6 +107,9 @@ class CallEvaluator(MethodEvaluator):
             return self._function_result(node, qualified, arguments)
         if callee.kind is Kind.MODULE:
             return self._module_call(node, callee, arguments)
+        if callee.kind is Kind.DEVICE:  # ``Tensor(3, 4)`` with ``Tensor = torch.cuda.FloatTensor``
+            places = self.device_places(node.func, callee) or NOWHERE
+            return tensor(places, callee.origin or Origin(node, "made by a tensor type"))
         if method is not None and receiver is not None:
             return self._method_result(node, method, receiver, receiver_value, arguments)
         name = dotted_name(node.func)
@@ -137,6 +140,8 @@ class CallEvaluator(MethodEvaluator):
             return tensor(accelerator(qualified), origin)
         if qualified in api.MODULE_WRAPPERS:
             return first.with_kind(Kind.MODULE)
+        if qualified in api.SCATTERING_WRAPPERS:  # moves its inputs itself
+            return Value(kind=Kind.MODULE, places=with_module(qualified.rsplit(".", 1)[-1]), origin=first.origin)
         if api.is_module_class(qualified) or qualified.endswith(".from_pretrained"):
             return self._new_module(node, qualified)
         if qualified in api.DATA_LOADERS:
@@ -194,13 +199,13 @@ class CallEvaluator(MethodEvaluator):
         if qualified.endswith(".from_pretrained"):
             if not api.pretrained_is_model(qualified):
                 return UNKNOWN
-            if (
-                keyword_argument(node, "device_map") is not None
-                or keyword_argument(node, "quantization_config") is not None
-            ):
-                return Value(kind=Kind.MODULE, places=accelerator("device_map"), cls=qualified)
+            if keyword_argument(node, "quantization_config") is not None:  # quantized onto the GPU
+                return Value(kind=Kind.MODULE, places=accelerator("quantization_config"), cls=qualified)
+            if keyword_argument(node, "device_map") is not None:  # dispatched, with hooks that move inputs
+                return Value(kind=Kind.MODULE, places=with_module("device_map"), cls=qualified)
         places = self.state.default_places  # ``with torch.device(d):`` builds modules on ``d``
-        return Value(kind=Kind.MODULE, places=places, cls=qualified, origin=Origin(node, "built on the CPU"))
+        reason = "built on the CPU" if places == CPU else "built"
+        return Value(kind=Kind.MODULE, places=places, cls=qualified, origin=Origin(node, reason))
 
     # ------------------------------------------------------------- module calls
     def _module_call(self, node: cst.Call, module: Value, arguments: tuple[Value, ...]) -> Value:

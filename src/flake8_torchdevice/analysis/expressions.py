@@ -29,7 +29,7 @@ from .domain import (
 )
 from .facts import LiteralFact, OperationFact, StoreFact
 from .imports import dotted_name
-from .knowledge.api import TENSOR_ATTRIBUTES, TENSOR_TYPES
+from .knowledge.api import LEGACY_CPU_CONSTRUCTORS, LEGACY_CUDA_CONSTRUCTORS, TENSOR_ATTRIBUTES, TENSOR_TYPES
 from .literals import cuda_fstring, is_cpu_literal, is_cuda_literal
 from .syntax import all_params, children, is_a
 
@@ -86,8 +86,23 @@ class ExpressionEvaluator(_Base):
             known = self.state.get(path)
             if known is not None:
                 return known
+            if node.attr.value.endswith("Tensor"):
+                legacy = self._legacy_type(node)
+                if legacy is not None:
+                    return legacy
         owner = self.evaluate(node.value)
         return self.attribute_of(owner, node.attr.value, node)
+
+    def _legacy_type(self, node: cst.Attribute) -> Value | None:
+        """``torch.cuda.FloatTensor`` as a value: a type that names a device (``x.type(T)``, ``T(3)``)."""
+        qualified = self.imports.qualify(node)
+        if qualified in LEGACY_CUDA_CONSTRUCTORS:
+            if self.recording:
+                self.facts.literals[id(node)] = LiteralFact(node, self.state.cuda_checked, self.frame.scope)
+            return Value(kind=Kind.DEVICE, places=accelerator(qualified), origin=Origin(node, "a CUDA tensor type"))
+        if qualified in LEGACY_CPU_CONSTRUCTORS and qualified != "torch.autograd.Variable":
+            return Value(kind=Kind.DEVICE, places=CPU)
+        return None
 
     def attribute_of(self, owner: Value, attribute: str, node: cst.CSTNode) -> Value:
         kind = owner.kind

@@ -5,7 +5,6 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
@@ -65,7 +64,7 @@ class MethodEvaluator(_Base):
         receiver_value: Value,
         arguments: tuple[Value, ...],
     ) -> Value:
-        if method in api.MOVE_METHODS or (method == "type" and _legacy_type(self.imports.qualify, node)):
+        if method in api.MOVE_METHODS or (method == "type" and arguments and arguments[0].kind is Kind.DEVICE):
             return self._moved(node, method, receiver, receiver_value, arguments)
         summarised = self.summaries.call_method(receiver_value, method, node, arguments)
         if summarised is not None:
@@ -171,8 +170,7 @@ class MethodEvaluator(_Base):
         if method == "cpu":
             return CPU
         if method == "type":  # ``x.type(torch.cuda.FloatTensor)``: a legacy type names a device too
-            legacy = _legacy_type(self.imports.qualify, node) or ""
-            return accelerator(legacy) if legacy in api.LEGACY_CUDA_CONSTRUCTORS else CPU
+            return self.device_places(node.args[0].value, arguments[0])
         if method == "cuda":
             return accelerator('"cuda"')
         device = keyword_argument(node, "device")
@@ -261,16 +259,6 @@ class MethodEvaluator(_Base):
         name = dotted_name(receiver)
         if name is not None and kind is not Kind.UNKNOWN:
             self.state.bind(name, value.with_kind(kind))
-
-
-def _legacy_type(qualify: Callable[[cst.BaseExpression], str | None], node: cst.Call) -> str | None:
-    """The legacy tensor type ``x.type(...)`` converts to (``torch.cuda.FloatTensor``), if any."""
-    if not node.args:
-        return None
-    argument = node.args[0].value
-    name = qualify(argument) or string_value(argument)
-    known = api.LEGACY_CUDA_CONSTRUCTORS | api.LEGACY_CPU_CONSTRUCTORS
-    return name if name in known else None
 
 
 def _names_a_device(name: str) -> bool:

@@ -10,6 +10,7 @@ from ..analysis.queries import (
     Analysis,
     CallFact,
     DefaultFact,
+    Value,
     is_cuda_literal,
     is_device,
     keyword_argument,
@@ -82,6 +83,19 @@ def _placement_arguments(call: CallFact) -> Iterator[tuple[cst.BaseExpression, i
             if position == positional_index:
                 yield arg.value, index
             position += 1
+
+
+def _hard_coded_origin(value: Value, analysis: Analysis) -> cst.CSTNode | None:
+    """The unguarded ``"cuda"`` literal (or ``torch.cuda.*Tensor`` type) a device value came from."""
+    origin = analysis.origin_node(value)
+    literal = analysis.literal_at(origin)
+    if is_device(value) and must_be_on_accelerator(value) and literal is not None and not literal.guarded:
+        return literal.node
+    return None
+
+
+def _name(node: cst.CSTNode, analysis: Analysis) -> str:
+    return analysis.qualify(node) or "torch.cuda tensor type"  # type: ignore[arg-type]
 
 
 def _always_overridden(default: DefaultFact, analysis: Analysis) -> bool:
@@ -187,11 +201,19 @@ class HardcodedCudaDevice(Rule):
             if is_cuda_literal(argument):
                 yield self._literal(argument)
                 continue
-            value = call.arguments[index]
-            origin = analysis.origin_node(value)
-            literal = analysis.literal_at(origin)
-            if is_device(value) and must_be_on_accelerator(value) and literal is not None and not literal.guarded:
-                yield self._literal(literal.node)  # ``device = "cuda"`` ... ``.to(device)``
+            origin = _hard_coded_origin(call.arguments[index], analysis)
+            if origin is not None:  # ``device = "cuda"`` ... ``.to(device)``
+                yield (
+                    self._literal(origin)
+                    if is_cuda_literal(origin)
+                    else self._legacy_type(origin, _name(origin, analysis))
+                )
+        # ``FloatT = torch.cuda.FloatTensor`` ... ``FloatT(3)`` / ``x.type(FloatT)``
+        used_types = [call.callee] + ([call.arguments[0]] if call.method == "type" and call.arguments else [])
+        for value in used_types:
+            origin = _hard_coded_origin(value, analysis)
+            if origin is not None and not is_cuda_literal(origin) and origin is not node.func:
+                yield self._legacy_type(origin, _name(origin, analysis))
         if call.method == "add_argument":  # ``parser.add_argument("--device", default="cuda")``
             default = keyword_argument(node, "default")
             if default is not None and is_cuda_literal(default):

@@ -75,15 +75,15 @@ MODULE_ONLY_METHODS = frozenset(
 )
 # Module methods that return the module itself (in place).
 MODULE_CHAIN_METHODS = frozenset("eval train float half double bfloat16 requires_grad_ share_memory".split())
-# Calls whose first argument is a module.
-MODULE_WRAPPERS = frozenset(
+# Calls whose first argument is a module, and the wrapper they return is where it is.
+MODULE_WRAPPERS = frozenset({"torch.compile", "torch.jit.script", "torch.jit.trace"})
+# Wrappers that scatter their inputs to the devices they run on: any input place is fine.
+SCATTERING_WRAPPERS = frozenset(
     {
         "torch.nn.DataParallel",
         "torch.nn.parallel.DataParallel",
         "torch.nn.parallel.DistributedDataParallel",
-        "torch.compile",
-        "torch.jit.script",
-        "torch.jit.trace",
+        "torch.nn.parallel.distributed.DistributedDataParallel",
     }
 )
 MODULE_BASES = frozenset(
@@ -100,7 +100,7 @@ MODULE_BASES = frozenset(
 # Functions of other libraries that build a module.
 MODEL_FACTORIES = frozenset({"timm.create_model", "torch.hub.load"})
 # ``from_pretrained`` classes that are not models (their ``.to()`` differs or does not exist).
-_NOT_MODEL_HINTS = ("Tokenizer", "Processor", "FeatureExtractor", "Config", "ImageProcessor")
+_NOT_MODEL_HINTS = ("Tokenizer", "Processor", "Extractor", "Config", "Scheduler", "Pipeline", "Dataset")
 PARAMETER_CLASSES = frozenset({"torch.nn.Parameter", "torch.nn.parameter.Parameter", "torch.nn.Buffer"})
 TENSOR_TYPES = frozenset({"torch.Tensor", "torch.FloatTensor", "torch.LongTensor", "torch.nn.Parameter"})
 DTYPES = frozenset(
