@@ -37,7 +37,9 @@ def test_rules_read_the_analysis_only_through_its_queries(path: Path) -> None:
 @pytest.mark.parametrize("path", ANALYSIS, ids=lambda path: str(path.relative_to(PACKAGE)))
 def test_analysis_modules_are_small_and_say_their_job(path: Path) -> None:
     source = path.read_text(encoding="utf-8")
-    assert len(source.splitlines()) <= 420, f"{path.name} has grown past ~400 lines: split it"
+    # A generated table of torch's API is as long as the API; hand-written modules stay small.
+    if not path.name.endswith("_generated.py"):
+        assert len(source.splitlines()) <= 420, f"{path.name} has grown past ~400 lines: split it"
     assert ast.get_docstring(ast.parse(source)), f"{path.name} has no module docstring saying its one job"
 
 
