@@ -26,6 +26,7 @@ from .domain import Kind, Polarity, Value
 from .imports import ImportTable, dotted_name
 from .literals import string_value
 from .state import State
+from .syntax import children
 
 AVAILABILITY_CHECKS = frozenset(
     {
@@ -158,7 +159,7 @@ class Conditions:
         """Anywhere inside ``node`` (a decorator, say), is there a CUDA check?"""
         if isinstance(node, cst.BaseExpression) and self.polarity(node, state) is not Polarity.NONE:
             return True
-        return any(self.mentions_guard(child, state) for child in node.children)
+        return any(self.mentions_guard(child, state) for child in children(node))
 
     def _call_polarity(self, call: cst.Call, state: State) -> Polarity:
         qualified = self._imports.qualify(call.func)

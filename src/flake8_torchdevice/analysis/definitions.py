@@ -74,18 +74,15 @@ class FunctionInfo:
     node: cst.FunctionDef
     owner: ClassInfo | None
     evidence: Evidence
+    name: str = ""
+    # The first parameter of a method (``self``), unless it is a static method.
+    self_name: str | None = None
 
-    @property
-    def name(self) -> str:
-        return self.node.name.value
-
-    @property
-    def self_name(self) -> str | None:
-        """The first parameter of a method (``self``), unless it is a static method."""
-        if self.owner is None or any(_decorator_name(d) == "staticmethod" for d in self.node.decorators):
-            return None
-        params = self.node.params.posonly_params or self.node.params.params
-        return params[0].name.value if params else None
+    def __post_init__(self) -> None:
+        self.name = self.node.name.value
+        if self.owner is not None and not any(_decorator_name(d) == "staticmethod" for d in self.node.decorators):
+            params = self.node.params.posonly_params or self.node.params.params
+            self.self_name = params[0].name.value if params else None
 
 
 @dataclass
@@ -187,33 +184,54 @@ class _Collector:
             self.loop_stack = saved_loops
 
     def visit(self, node: cst.CSTNode) -> None:
-        node_type = type(node)
-        if node_type is cst.FunctionDef:
-            self.function(node, None)
-            return
-        if node_type is cst.ClassDef:
-            self.klass(node)
-            return
-        if node_type is cst.Call:
-            self.call(node)
-        elif node_type is cst.Attribute:
-            self.attribute(node)
-        elif (node_type is cst.Arg and node.star == "**") or node_type is cst.StarredDictElement:
+        handler = _HANDLERS.get(type(node))
+        if handler is None or handler(self, node):
+            for child in children(node):
+                self.visit(child)
+
+    # Each handler notes what its node shows; it returns True when the children remain to visit.
+    def _function(self, node: cst.FunctionDef) -> bool:
+        self.function(node, None)
+        return False
+
+    def _class(self, node: cst.ClassDef) -> bool:
+        self.klass(node)
+        return False
+
+    def _call(self, node: cst.Call) -> bool:
+        self.call(node)
+        return True
+
+    def _attribute(self, node: cst.Attribute) -> bool:
+        self.attribute(node)
+        return True
+
+    def _unpacked(self, node: cst.Arg | cst.StarredDictElement) -> bool:
+        if type(node) is cst.StarredDictElement or node.star == "**":
             self._note(self.evidence_stack[-1].mappings, node.value)
-        elif node_type is cst.Assign:
-            for target in node.targets:
-                self.bind(target.target)
-                self.note_lazy(target.target, node.value)
-        elif node_type is cst.If:
-            self.lazy_if(node)
-            return
-        elif node_type is cst.AugAssign or node_type is cst.AnnAssign or node_type is cst.NamedExpr:
-            self.bind(node.target)
-        if node_type is cst.For or node_type is cst.While:
-            self.loop(node)
-            return
-        for child in children(node):
-            self.visit(child)
+        return True
+
+    def _assign(self, node: cst.Assign) -> bool:
+        for target in node.targets:
+            self.bind(target.target)
+            self.note_lazy(target.target, node.value)
+        return True
+
+    def _rebind(self, node: cst.AugAssign | cst.AnnAssign | cst.NamedExpr) -> bool:
+        self.bind(node.target)
+        return True
+
+    def _yield(self, node: cst.Yield) -> bool:
+        self.evidence_stack[-1].generator = True
+        return True
+
+    def _if(self, node: cst.If) -> bool:
+        self.lazy_if(node)
+        return False
+
+    def _loop(self, node: cst.For | cst.While) -> bool:
+        self.loop(node)
+        return False
 
     def lazy_if(self, node: cst.If) -> None:
         """``if self.x is None: self.x = ...``: remember ``x`` while visiting the body."""
@@ -354,6 +372,24 @@ class _Collector:
             names.add(name)
 
 
+_HANDLERS = {
+    cst.FunctionDef: _Collector._function,
+    cst.ClassDef: _Collector._class,
+    cst.Call: _Collector._call,
+    cst.Attribute: _Collector._attribute,
+    cst.Arg: _Collector._unpacked,
+    cst.StarredDictElement: _Collector._unpacked,
+    cst.Assign: _Collector._assign,
+    cst.AugAssign: _Collector._rebind,
+    cst.AnnAssign: _Collector._rebind,
+    cst.NamedExpr: _Collector._rebind,
+    cst.Yield: _Collector._yield,
+    cst.If: _Collector._if,
+    cst.For: _Collector._loop,
+    cst.While: _Collector._loop,
+}
+
+
 def _unset_attributes(test: cst.BaseExpression, self_name: str | None) -> set[str]:
     """Attributes a test finds unset: ``self.x is None``, ``not hasattr(self, "x")``."""
     found: set[str] = set()
@@ -370,7 +406,7 @@ def _unset_attributes(test: cst.BaseExpression, self_name: str | None) -> set[st
             attribute = string_value(node.args[1].value)
             if attribute is not None:
                 found.add(attribute)
-        stack.extend(node.children)
+        stack.extend(children(node))
     return found
 
 

@@ -159,7 +159,7 @@ class Value:
     # -------------------------------------------------------------------------- lattice
     def join(self, other: Value) -> Value:
         """What is known on both of two paths that meet (``None`` on one path is ignored)."""
-        if self == other:
+        if self is other or self == other:
             return self
         if other.kind is Kind.NONE:
             return self

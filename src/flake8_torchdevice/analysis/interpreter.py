@@ -59,6 +59,7 @@ class Interpreter(StatementWalker, ExpressionEvaluator, CallEvaluator):
         self.default_values: dict[int, Value] = {}  # by id(Param)
         self.expression_statement: cst.Expr | None = None
         self.module_state: State | None = None  # the module's state once its body is walked
+        self._cuda_specific: dict[int, bool] = {}
 
     # ------------------------------------------------------------------ the module
     def run(self) -> Facts:
@@ -125,14 +126,15 @@ class Interpreter(StatementWalker, ExpressionEvaluator, CallEvaluator):
     def _entry_state(
         self, info: FunctionInfo, outer: State, self_value: Value | None, arguments: dict[str, Value]
     ) -> State:
-        names = outer.names
+        visible = outer.names if outer.outer is None else outer.visible()
         if self_value is not None and info.self_name is not None:
             own = info.self_name + "."  # a method sees its instance through the class summary
-            names = {name: value for name, value in names.items() if not name.startswith(own)}
+            if info.self_name in outer.owners:
+                visible = {name: value for name, value in visible.items() if not name.startswith(own)}
         entry = State(
-            dict(names),
             cuda_checked=outer.cuda_checked or self.cuda_specific(info),
             grad_enabled=outer.grad_enabled and not self._decorated_without_grad(info),
+            outer=visible,
         )
         if self_value is not None and info.self_name is not None:
             entry.bind(info.self_name, self_value)
@@ -163,9 +165,15 @@ class Interpreter(StatementWalker, ExpressionEvaluator, CallEvaluator):
 
     def cuda_specific(self, info: FunctionInfo) -> bool:
         """Named for CUDA, in a class named for CUDA, or decorated with a CUDA check."""
-        if mentions_cuda(info.name) or (info.owner is not None and self.class_is_cuda_specific(info.owner)):
-            return True
-        return any(self.conditions.mentions_guard(d.decorator, self.state) for d in info.node.decorators)
+        known = self._cuda_specific.get(id(info.node))
+        if known is None:
+            known = (
+                mentions_cuda(info.name)
+                or (info.owner is not None and self.class_is_cuda_specific(info.owner))
+                or any(self.conditions.mentions_guard(d.decorator, self.state) for d in info.node.decorators)
+            )
+            self._cuda_specific[id(info.node)] = known
+        return known
 
     def class_is_cuda_specific(self, info: ClassInfo) -> bool:
         return mentions_cuda(info.name) or any(

@@ -5,6 +5,9 @@ the facts that narrow with conditions and meet at joins: whether a CUDA check gu
 point, whether grad is enabled, where a factory without ``device=`` allocates. A branch works
 on a copy; where branches meet their states are joined; an unreachable state (after
 ``return``/``raise``) joins as nothing.
+
+A function's state reads the module's names through ``outer`` (shared, never copied, never
+written): branches copy and joins visit only the names the function itself binds.
 """
 
 from __future__ import annotations
@@ -13,7 +16,16 @@ from .domain import CPU, Place, Value
 
 
 class State:
-    __slots__ = ("cuda_checked", "cuda_refused", "default_places", "grad_enabled", "names", "owners", "reachable")
+    __slots__ = (
+        "cuda_checked",
+        "cuda_refused",
+        "default_places",
+        "grad_enabled",
+        "names",
+        "outer",
+        "owners",
+        "reachable",
+    )
 
     def __init__(
         self,
@@ -24,8 +36,11 @@ class State:
         reachable: bool = True,
         owners: set[str] | None = None,
         cuda_refused: bool = False,
+        outer: dict[str, Value] | None = None,
     ) -> None:
         self.names: dict[str, Value] = names if names is not None else {}
+        # The enclosing scope's names (the module's, for a function), read when ``names`` lacks one.
+        self.outer = outer
         # Code here runs only where CUDA was checked for (``if torch.cuda.is_available():``).
         self.cuda_checked = cuda_checked
         # Code here runs only where CUDA is not in use (``if not use_cuda:``, ``if device == "cpu":``):
@@ -50,10 +65,18 @@ class State:
             self.reachable,
             set(self.owners),
             self.cuda_refused,
+            self.outer,
         )
 
     def get(self, name: str) -> Value | None:
-        return self.names.get(name)
+        value = self.names.get(name)
+        if value is None and self.outer is not None:
+            return self.outer.get(name)
+        return value
+
+    def visible(self) -> dict[str, Value]:
+        """Every name this state can read: its own over the enclosing ones."""
+        return self.names if self.outer is None else {**self.outer, **self.names}
 
     def bind(self, name: str, value: Value) -> None:
         """Bind a name or attribute path; a rebound name forgets its old attributes."""
@@ -86,7 +109,14 @@ class State:
         names = dict(mine_names)
         for name, value in theirs_names.items():
             mine = names.get(name)
-            names[name] = value if mine is None else mine.join(value)
+            if mine is None:
+                mine = self.outer.get(name) if self.outer is not None else None
+                names[name] = value if mine is None else mine.join(value)
+            elif mine is not value:
+                names[name] = mine.join(value)
+        for name, mine in mine_names.items():  # bound here only on my path: the outer value on theirs
+            if name not in theirs_names and self.outer is not None and name in self.outer:
+                names[name] = mine.join(self.outer[name])
         return State(
             names,
             self.cuda_checked and other.cuda_checked,
@@ -94,6 +124,7 @@ class State:
             self.default_places | other.default_places,
             owners=self.owners | other.owners,
             cuda_refused=self.cuda_refused and other.cuda_refused,
+            outer=self.outer,
         )
 
     def same_as(self, other: State) -> bool:

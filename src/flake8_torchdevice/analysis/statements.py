@@ -22,7 +22,7 @@ from .imports import dotted_name
 from .knowledge.api import GRAD_DISABLING_CONTEXTS
 from .loops import LoopWalker
 from .state import State, unreachable
-from .syntax import all_params, bound_names, statements
+from .syntax import all_params, bound_names, children, statements
 
 if TYPE_CHECKING:
     from .interpreter import Interpreter
@@ -330,7 +330,7 @@ def _pattern_names(pattern: cst.MatchPattern) -> list[str]:
             type(node) is cst.MatchStar and node.name is not None
         ):
             names.append(node.name.value)
-        stack.extend(node.children)
+        stack.extend(children(node))
     return names
 
 

@@ -37,15 +37,27 @@ def is_a(kind: type, base: type) -> bool:
     return issubclass(kind, base)
 
 
-def children(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
+_IS_NODE: dict[type, bool] = {}
+
+
+def _is_node(kind: type) -> bool:
+    known = _IS_NODE.get(kind)
+    if known is None:
+        known = _IS_NODE[kind] = issubclass(kind, cst.CSTNode)
+    return known
+
+
+def children(node: cst.CSTNode) -> list[cst.CSTNode]:
+    """The child nodes that can hold code (not whitespace, commas or parentheses), in order."""
+    found = []
     for name in _child_fields(type(node)):
         value = getattr(node, name)
-        if is_a(type(value), cst.CSTNode):
-            yield value
-        elif type(value) is tuple or type(value) is list:
-            for item in value:
-                if is_a(type(item), cst.CSTNode):
-                    yield item
+        kind = type(value)
+        if kind is tuple or kind is list:
+            found.extend(item for item in value if _is_node(type(item)))
+        elif _is_node(kind):
+            found.append(value)
+    return found
 
 
 def statements(suite: cst.BaseSuite) -> Sequence[cst.BaseStatement]:
