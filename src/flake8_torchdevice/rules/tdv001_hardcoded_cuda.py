@@ -126,8 +126,9 @@ class HardcodedCudaDevice(Rule):
     Reports a `"cuda"` / `"cuda:N"` device written into the code where a tensor or module is
     placed: `torch.device("cuda")`, `.to("cuda")`, `device="cuda"` (in any call or as a
     parameter default), `.cuda()`, `map_location="cuda"`, `torch.set_default_device("cuda")`,
-    legacy `torch.cuda.FloatTensor(...)` constructors, a `device = "cuda"` variable that reaches one of
-    these, and calls of
+    an argparse default (`parser.add_argument("--device", default="cuda")`), legacy
+    `torch.cuda.FloatTensor(...)` constructors and aliases of them (`FloatT = torch.cuda.FloatTensor`),
+    a `device = "cuda"` variable or attribute that reaches one of these placements, and calls of
     `torch.cuda` functions that need a GPU (`synchronize`, `set_device`,
     `get_device_capability`...), unless a CUDA check guards them.
 
@@ -138,15 +139,19 @@ class HardcodedCudaDevice(Rule):
 
     Not reported: code under `if torch.cuda.is_available():` (also through `and`/`or`/`not`, a
     variable assigned from it, a conditional expression, the `else` of
-    `if not torch.cuda.is_available()`, code after an early `return`/`raise`/`pytest.skip`), device
-    checks (`if x.is_cuda:`, `if device.type == "cuda":`), a `try` whose `except` catches the failure
+    `if not torch.cuda.is_available()`, code after an early `return`/`raise`/`pytest.skip`, the
+    right side of `torch.cuda.is_available() and ...`), device checks (`if x.is_cuda:`,
+    `if device.type == "cuda":`, `dist.get_backend() == "nccl"`,
+    `len(torch.cuda.default_generators) > 0`), a `try` whose `except` catches the failure
     (`AssertionError`, `RuntimeError`, `Exception`), names that make CUDA an explicit choice
     (`if args.use_gpu:`), tests skipped without CUDA (`skipif`/`skipUnless`), functions and classes
     named for CUDA, files that import a CUDA-only library (`apex`, `cupy`, `flash_attn`, `megatron`,
-    `pycuda`, `transformer_engine`, `triton`), a `"cuda"` variable or parameter default that never
-    reaches a placement (`device_type = "cuda"` compared later), and non-placement uses of the
-    string (`torch.autocast("cuda")`, `GradScaler(device="cuda")`, comparisons, logs). Add your own
-    check functions with `--torchdevice-guard-functions`.
+    `pycuda`, `transformer_engine`, `triton`), a `"cuda"` variable that never reaches a placement
+    or is replaced first (`device = "cuda"` then `if not torch.cuda.is_available(): device =
+    "cpu"`), a default of a private helper (`_name`) that every call in the file overrides
+    (`device=` passed each time), and non-placement uses of the string (`torch.autocast("cuda")`,
+    `GradScaler(device="cuda")`, comparisons, logs). Add your own check functions with
+    `--torchdevice-guard-functions`.
 
     ## Example
     ```python

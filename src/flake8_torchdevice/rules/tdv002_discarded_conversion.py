@@ -58,13 +58,14 @@ class DiscardedConversion(Rule):
     `model.to(device)` is correct and is not reported.
 
     `x` counts as a tensor when the code shows it: tensor factories and `torch.*` results,
-    tensor-only methods (`detach`, `unsqueeze`...), arithmetic on tensors, indexing a tensor, a
-    `torch.Tensor` annotation, a `torch.is_tensor(x)` / `isinstance(x, torch.Tensor)` branch, and
-    the tensors unpacked from a `DataLoader` batch. Modules (`nn.*` constructors, `nn.Module`
-    subclasses, `from_pretrained` models, `self` in a Module) and anything the code does not show
-    are left alone; `--torchdevice-report-unknown-receivers` reports the unknown ones too (except
-    objects unpacked with `**`, such as a Hugging Face `BatchEncoding`, whose `.to()` works in
-    place).
+    tensor-only methods (`detach`, `unsqueeze`, `size()`...) called on it anywhere in its scope,
+    arithmetic on tensors, indexing a tensor, a `torch.Tensor` annotation, a `torch.is_tensor(x)` /
+    `isinstance(x, torch.Tensor)` branch, the tensors unpacked from a `DataLoader` batch, and
+    array-like values (`w = block.reshape(-1, 4)`), since NumPy arrays have no `.to()` / `.cpu()`.
+    Modules (`nn.*` constructors, `nn.Module` subclasses, `from_pretrained` models, names the scope
+    calls `.eval()` or `.parameters()` on) and anything the code does not show are left alone;
+    `--torchdevice-report-unknown-receivers` reports the unknown ones too (except objects unpacked
+    with `**`, such as a Hugging Face `BatchEncoding`, whose `.to()` works in place).
 
     ## Fix
     Safe: `x.to(device)` becomes `x = x.to(device)` when `x` is a name or an attribute.

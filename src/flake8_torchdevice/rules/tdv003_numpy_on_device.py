@@ -46,9 +46,11 @@ def numpy_calls(analysis: Analysis) -> Iterator[CallFact]:
 class NumpyOnAccelerator(Rule):
     """
     ## What it does
-    Reports `t.numpy()` (also `t.detach().numpy()`) when the code shows `t` was placed on a device
-    (`device=device`, `.to(device)`, `.cuda()`, the output of a model moved to a device) and no
-    `.cpu()`, `.to("cpu")` or `numpy(force=True)` brings it back first.
+    Reports `t.numpy()` (also `t.detach().numpy()`, `t.data.numpy()`) when the code shows `t` may be
+    on a device: placed with `device=device`, `.to(device)` or `.cuda()` on some path (`if
+    torch.cuda.is_available(): batch = batch.cuda()`), computed from such a tensor, or the output of
+    a model moved to a device or fed inputs on one, and no `.cpu()`, `.to("cpu")` or
+    `numpy(force=True)` brings it back first.
 
     ## Why is this bad?
     NumPy arrays live in host memory. On a GPU or MPS tensor, `.numpy()` raises
@@ -58,7 +60,8 @@ class NumpyOnAccelerator(Rule):
 
     Tensors the code shows are on the CPU (created without `device=` and never moved,
     `torch.from_numpy`, results of `.cpu()`) are not reported, nor are tensors whose place the code
-    does not show, nor `.numpy()` in files that do not use torch (TensorFlow's `.numpy()` is fine).
+    does not show, `.numpy()` under a CPU-only branch (`else` of `if use_cuda:`), nor `.numpy()` in
+    files that do not use torch (TensorFlow's `.numpy()` is fine).
 
     ## Fix
     Safe: `t.numpy()` becomes `t.cpu().numpy()` (`t.detach().cpu().numpy()` when `t` requires grad).

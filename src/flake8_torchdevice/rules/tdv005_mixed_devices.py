@@ -58,19 +58,27 @@ def _combines_tensors(site: CallFact) -> bool:
 class MixedDevices(Rule):
     """
     ## What it does
-    Reports an operator (`+`, `*`, `@`...), a `torch.*` function, a tensor method or a call of a
-    parameter-free module such as a loss function that combines a tensor the code shows is on the
-    CPU with one the code shows is on a device (`device=device`, `.to(device)`, `.cuda()`, a model
-    output).
+    Reports an operator (`+`, `*`, `@`...), an in-place update (`total += loss`), a `torch.*`
+    function, a tensor method or a call of a parameter-free module such as a loss function that
+    combines a tensor made on the CPU with one the code shows is on a device: placed with
+    `device=device`, `.to(device)` or `.cuda()`, computed by a model on a device, or an input of
+    `forward()` or a parameter of an `nn.Module`, which live wherever the module is.
 
     ## Why is this bad?
     Every tensor of an operation must be on the same device. On a GPU this raises
     `RuntimeError: Expected all tensors to be on the same device, but found at least two devices,
-    cuda:0 and cpu!`; on a CPU-only test machine it passes, so the bug ships.
+    cuda:0 and cpu!`; on a CPU-only test machine it passes, so the bug ships. The commonest case
+    is in model code: `mask = torch.ones(x.size(0), n)` or `torch.arange(seq_len)` inside
+    `forward()` without `device=`, or a plain tensor attribute (not a registered buffer), which
+    `model.to(device)` does not move. An in-place update of a CPU tensor (`total += loss`) fails
+    even when the CPU tensor is 0-dim.
 
-    Only values whose place the code shows on both sides are compared. CPU 0-dim tensors
-    (`torch.tensor(2.0)`, `x.sum()`) are allowed by PyTorch and not reported, nor are two device
-    expressions that might be the same device (`device` and `other_device`).
+    A tensor made on the CPU on one branch (`b = torch.zeros(n)` when there is no bias) counts:
+    that branch fails. Not reported: CPU 0-dim operands (`torch.tensor(2.0)`, `x.sum()`), which
+    PyTorch lets meet any device; two device expressions that might be the same device (`device`
+    and `other_device`); tensors whose place the code does not show; code under a CPU-only branch
+    (`if x.device.type == "cpu":`, the `else` of `if use_cuda:`), where the device is the CPU;
+    tensors moved before use.
 
     ## Example
     ```python

@@ -51,14 +51,21 @@ class InputLeftBehind(Rule):
     """
     ## What it does
     Reports a call of a module the code moved to a device (`model.to(device)`, `.cuda()`,
-    `Net().to(device)`) with an argument the code shows is on the CPU: typically a batch from
-    `for inputs, labels in loader:` that was never moved, or a tensor created without `device=`.
+    `Net().to(device)`, in `__init__` as `self.model.to(self.device)` and used in another method)
+    with an argument the code shows is on the CPU: a batch from `for inputs, labels in loader:`
+    that was never moved, a tensor created without `device=`, a tokenizer's output unpacked with
+    `**inputs`, `torch.nn.utils.rnn.pad_sequence(...)` of CPU tensors. `model.generate(ids)` and
+    `model.forward(x)` count as calls of the model.
 
     ## Why is this bad?
     The module's parameters are on the device and its input is not: `RuntimeError: Expected all
     tensors to be on the same device` (or `Input type (torch.FloatTensor) and weight type
     (torch.cuda.FloatTensor) should be the same`) on the first batch. On a CPU-only machine the
     code works, so tests do not catch it.
+
+    Not reported: models wrapped in `DataParallel` / `DistributedDataParallel` or loaded with
+    `device_map=` (they move their inputs themselves), models whose place the code does not show,
+    CPU 0-dim inputs, and calls under a CPU-only branch.
 
     ## Example
     ```python
