@@ -41,7 +41,16 @@ AVAILABILITY_CHECKS = frozenset(
         "torch.backends.cudnn.enabled",
     }
 )
-_MENTIONS_CUDA = re.compile(r"cuda|gpu|device_ids|nccl", re.IGNORECASE)
+# Names of CUDA-only things: CUDA, GPUs, NCCL, TensorRT, CUDA graphs, FSDP, bitsandbytes, DeepGEMM.
+_MENTIONS_CUDA = re.compile(
+    r"cuda|gpu|device_ids|nccl|tensorrt|(^|_)trt(_|$)|fsdp|bnb|bitsandbytes|deep_?gemm", re.IGNORECASE
+)
+# A docstring that says the code needs CUDA: "Requires CUDA", "GPU only", "only runs on CUDA".
+_NEEDS_CUDA = re.compile(
+    r"\b(requires?|needs?|only (runs? )?(on|with)|must run on)\b[^.\n]{0,40}\b(cuda|gpus?|nvidia)\b"
+    r"|\b(cuda|gpu)[- ]only\b",
+    re.IGNORECASE,
+)
 _REFUSES_CUDA = re.compile(r"(no|disable|without|skip)_?(cuda|gpu)|cpu", re.IGNORECASE)
 # Functions that pass their argument's truth on: ``len(torch.cuda.default_generators) > 0``.
 _TRANSPARENT_CALLS = frozenset({"len", "bool", "int", "any", "all"})
@@ -52,6 +61,11 @@ _MODULE_TYPES = frozenset({"torch.nn.Module", "torch.nn.modules.module.Module"})
 
 def mentions_cuda(identifier: str) -> bool:
     return _MENTIONS_CUDA.search(identifier) is not None
+
+
+def needs_cuda(docstring: str | None) -> bool:
+    """Does a docstring say its code needs CUDA (a TensorRT backend, a CUDA-graph helper)?"""
+    return docstring is not None and _NEEDS_CUDA.search(docstring) is not None
 
 
 class Conditions:
@@ -110,13 +124,15 @@ class Conditions:
         kind = self._checked_kind(call)
         if kind is None:
             return state
+        checked_class = dotted_name(call.args[1].value) if kind is Kind.OBJECT else None
         known = state.get(subject)
         if known is None:
             # Bound in the state both branches start from, so the other branch keeps it too.
             known = self._current_value(call.args[0].value, state)
             state.bind(subject, known)
         narrowed = state.copy()
-        narrowed.bind(subject, known.with_kind(kind))
+        refined = known.with_kind(kind) if checked_class is None else Value(kind=kind, cls=checked_class)
+        narrowed.bind(subject, refined)
         return narrowed
 
     def _checked_kind(self, call: cst.Call) -> Kind | None:
@@ -124,11 +140,14 @@ class Conditions:
             return Kind.TENSOR
         if dotted_name(call.func) != "isinstance" or len(call.args) != 2:
             return None
-        checked = self._imports.qualify(call.args[1].value)
+        cls = call.args[1].value
+        checked = self._imports.qualify(cls)
         if checked in self._tensor_types:
             return Kind.TENSOR
         if checked in _MODULE_TYPES:
             return Kind.MODULE
+        if (checked is None or not checked.startswith("torch.")) and type(cls) in (cst.Name, cst.Attribute):
+            return Kind.OBJECT  # an instance of another class, whose methods are its own
         return None
 
     # --------------------------------------------------------------- CUDA checks

@@ -111,6 +111,8 @@ class Definitions:
     module_evidence: Evidence = field(default_factory=Evidence)
     # Values assigned to ``self.x`` under a test that ``self.x`` is not set yet (lazy initialisation).
     lazy_values: set[int] = field(default_factory=set)
+    # Expressions only compared (``x.device == torch.device("cuda")``) or asked their type/index.
+    compared: set[int] = field(default_factory=set)
     _families: dict[str, list[ClassInfo]] = field(default_factory=dict)
 
     def family(self, info: ClassInfo) -> list[ClassInfo]:
@@ -204,6 +206,14 @@ class _Collector:
 
     def _attribute(self, node: cst.Attribute) -> bool:
         self.attribute(node)
+        if node.attr.value in ("type", "index"):
+            self.definitions.compared.add(id(node.value))
+        return True
+
+    def _comparison(self, node: cst.Comparison) -> bool:
+        compared = self.definitions.compared
+        compared.add(id(node.left))
+        compared.update(id(target.comparator) for target in node.comparisons)
         return True
 
     def _unpacked(self, node: cst.Arg | cst.StarredDictElement) -> bool:
@@ -377,6 +387,7 @@ _HANDLERS = {
     cst.ClassDef: _Collector._class,
     cst.Call: _Collector._call,
     cst.Attribute: _Collector._attribute,
+    cst.Comparison: _Collector._comparison,
     cst.Arg: _Collector._unpacked,
     cst.StarredDictElement: _Collector._unpacked,
     cst.Assign: _Collector._assign,

@@ -21,7 +21,7 @@ from contextlib import contextmanager
 import libcst as cst
 
 from .calls import CallEvaluator
-from .conditions import Conditions, mentions_cuda
+from .conditions import Conditions, mentions_cuda, needs_cuda
 from .definitions import ClassInfo, Definitions, FunctionInfo, collect
 from .domain import Value
 from .expressions import ExpressionEvaluator
@@ -32,7 +32,7 @@ from .knowledge.api import GRAD_DISABLING_CONTEXTS, TENSOR_TYPES
 from .state import State
 from .statements import StatementWalker
 from .summaries import Summaries
-from .syntax import statements
+from .syntax import docstring, statements
 
 # Statements one unit may walk before it is analysed again in simple mode.
 UNIT_BUDGET = 60_000
@@ -169,6 +169,7 @@ class Interpreter(StatementWalker, ExpressionEvaluator, CallEvaluator):
         if known is None:
             known = (
                 mentions_cuda(info.name)
+                or needs_cuda(docstring(info.node))
                 or (info.owner is not None and self.class_is_cuda_specific(info.owner))
                 or any(self.conditions.mentions_guard(d.decorator, self.state) for d in info.node.decorators)
             )
@@ -176,8 +177,10 @@ class Interpreter(StatementWalker, ExpressionEvaluator, CallEvaluator):
         return known
 
     def class_is_cuda_specific(self, info: ClassInfo) -> bool:
-        return mentions_cuda(info.name) or any(
-            self.conditions.mentions_guard(d.decorator, self.state) for d in info.node.decorators
+        return (
+            mentions_cuda(info.name)
+            or needs_cuda(docstring(info.node))
+            or any(self.conditions.mentions_guard(d.decorator, self.state) for d in info.node.decorators)
         )
 
     def peek(self, node: cst.BaseExpression, state: State) -> Value:

@@ -14,6 +14,7 @@ from collections.abc import Set as AbstractSet
 import libcst as cst
 
 from . import domain
+from .conditions import needs_cuda
 from .definitions import Definitions, FunctionInfo
 from .domain import Kind, PlaceKind, Value
 from .facts import CallFact, DefaultFact, Facts, LiteralFact, OperationFact, Scope, StoreFact
@@ -21,7 +22,7 @@ from .imports import ImportTable, dotted_name
 from .knowledge import api
 from .literals import cuda_fstring, is_cpu_literal, is_cuda_literal, string_value
 from .positions import positions_of
-from .syntax import keyword_argument, positional_argument
+from .syntax import docstring, keyword_argument, positional_argument
 
 __all__ = [
     "Analysis",
@@ -43,6 +44,7 @@ __all__ = [
     "is_cpu_literal",
     "is_cuda_literal",
     "is_device",
+    "is_instance_of_other_class",
     "is_module",
     "is_ndarray",
     "is_tensor",
@@ -117,6 +119,15 @@ class Analysis:
         """Is this value assigned to ``self.x`` under ``if self.x is None:`` (built once, then kept)?"""
         return id(node) in self._definitions.lazy_values
 
+    def only_compared(self, node: cst.CSTNode) -> bool:
+        """Is this expression only compared or asked its type (``x.device == torch.device("cuda")``)?"""
+        return id(node) in self._definitions.compared
+
+    @property
+    def says_it_needs_cuda(self) -> bool:
+        """Does the module's docstring say its code needs CUDA ("requires a CUDA GPU")?"""
+        return needs_cuda(docstring(self.module))
+
     def unpacked_as_mapping(self, function: FunctionInfo | None, name: str) -> bool:
         """Is ``name`` unpacked with ``**name`` in the function's scope (a ``BatchEncoding``)?"""
         evidence = function.evidence if function is not None else self._definitions.module_evidence
@@ -165,6 +176,11 @@ def is_array(value: Value) -> bool:
 
 def is_unknown(value: Value) -> bool:
     return value.kind is Kind.UNKNOWN
+
+
+def is_instance_of_other_class(value: Value) -> bool:
+    """An instance of a class that is not torch's (its ``.cuda()`` is its own method)."""
+    return value.kind is Kind.OBJECT
 
 
 def is_module(value: Value) -> bool:

@@ -98,3 +98,11 @@ def keyword_argument(call: cst.Call, name: str) -> cst.BaseExpression | None:
 def positional_argument(call: cst.Call, index: int) -> cst.BaseExpression | None:
     positional = [arg.value for arg in call.args if arg.keyword is None and not arg.star]
     return positional[index] if index < len(positional) else None
+
+
+def docstring(node: cst.Module | cst.FunctionDef | cst.ClassDef) -> str | None:
+    """The docstring of a module, function or class, if it has one."""
+    try:
+        return node.get_docstring(clean=False)
+    except Exception:  # an odd string literal: no docstring we can read
+        return None

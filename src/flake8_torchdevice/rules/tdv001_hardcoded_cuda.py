@@ -13,6 +13,7 @@ from ..analysis.queries import (
     Value,
     is_cuda_literal,
     is_device,
+    is_instance_of_other_class,
     keyword_argument,
     must_be_on_accelerator,
     positional_argument,
@@ -35,7 +36,21 @@ NEEDS_GPU = frozenset(
 )
 
 # Libraries that only run on NVIDIA GPUs: a file importing one is CUDA code by construction.
-CUDA_ONLY_LIBRARIES = frozenset({"apex", "cupy", "flash_attn", "megatron", "pycuda", "transformer_engine", "triton"})
+CUDA_ONLY_LIBRARIES = frozenset(
+    {
+        "apex",
+        "bitsandbytes",
+        "cupy",
+        "deep_gemm",
+        "flash_attn",
+        "megatron",
+        "pycuda",
+        "tensorrt",
+        "torch_tensorrt",
+        "transformer_engine",
+        "triton",
+    }
+)
 
 LEGACY_TENSOR_TYPES = frozenset(
     f"torch.cuda.{dtype}Tensor" for dtype in "Float Double Half BFloat16 Long Int Short Char Byte Bool".split()
@@ -178,7 +193,7 @@ class HardcodedCudaDevice(Rule):
     summary = 'Hard-coded `"cuda"` device or GPU-only `torch.cuda` call outside a CUDA check'
 
     def check(self, analysis: Analysis, settings: Settings) -> Iterator[Finding]:
-        if analysis.imports_any(CUDA_ONLY_LIBRARIES):
+        if analysis.imports_any(CUDA_ONLY_LIBRARIES) or analysis.says_it_needs_cuda:
             return  # the whole file runs only where CUDA does
         overridden = {
             id(default.param.default)
@@ -202,6 +217,8 @@ class HardcodedCudaDevice(Rule):
 
     def _check_call(self, call: CallFact, analysis: Analysis) -> Iterator[Finding]:
         node = call.node
+        if call.qualified == "torch.device" and analysis.only_compared(node):
+            return  # ``x.device == torch.device("cuda")`` needs no GPU
         for argument, index in _placement_arguments(call):
             if is_cuda_literal(argument):
                 yield self._literal(argument)
@@ -223,7 +240,7 @@ class HardcodedCudaDevice(Rule):
             default = keyword_argument(node, "default")
             if default is not None and is_cuda_literal(default):
                 yield self._literal(default)
-        if call.method == "cuda" and len(node.args) <= 1:
+        if call.method == "cuda" and len(node.args) <= 1 and not is_instance_of_other_class(call.receiver_value):
             yield self.finding(
                 node.func.attr,  # type: ignore[attr-defined]  # method calls have an Attribute func
                 ".cuda() fails on machines without CUDA (CPU-only, Apple MPS); "
