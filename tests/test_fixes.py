@@ -50,6 +50,21 @@ def test_fixing_the_output_changes_nothing(pair):
     assert (outcome.source, outcome.applied) == (expected, 0)
 
 
+def test_moving_a_random_draw_to_the_device_is_an_unsafe_fix():
+    """On the device, torch.randn draws from the device's generator: a seeded run gets other numbers."""
+    source = "import torch\nnoise = torch.randn(2, 3).to(device=device)\n"
+    rules = (RULES_BY_CODE["TDV007"],)
+    assert fix_source(source, rules=rules).applied == 0
+    assert fix_source(source, rules=rules, unsafe=True).source.endswith("torch.randn(2, 3, device=device)\n")
+
+
+def test_moving_to_another_tensor_is_not_fixed():
+    """``.to(other)`` also converts the dtype, and ``device=<tensor>`` raises: no fix at all."""
+    source = "import torch\nref = torch.ones(2, device=device)\nmask = torch.zeros(2).to(ref)\n"
+    outcome = fix_source(source, rules=(RULES_BY_CODE["TDV007"],), unsafe=True)
+    assert (outcome.applied, [d.fix for d in outcome.remaining]) == (0, [None])
+
+
 @pytest.mark.parametrize("pair", [p for p in PAIRS if code_of(p) in UNSAFE], ids=lambda pair: pair.name)
 def test_unsafe_fixes_apply_only_when_asked(pair):
     source = pair.read_text(encoding="utf-8")

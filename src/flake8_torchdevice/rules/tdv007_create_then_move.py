@@ -6,18 +6,27 @@ from collections.abc import Iterator
 
 import libcst as cst
 
-from ..analysis.queries import Analysis, keyword_argument, may_be_on_accelerator, positional_argument
+from ..analysis.queries import (
+    Analysis,
+    CallFact,
+    Value,
+    is_device,
+    is_tensor,
+    keyword_argument,
+    may_be_on_accelerator,
+    positional_argument,
+    string_value,
+)
 from ..settings import Settings
 from .base import Finding, Fix, Rule, keyword, source_text, with_argument
 
-# Factories that accept ``device=`` (``from_numpy`` does not: it shares NumPy's memory).
-FACTORIES_WITH_DEVICE = frozenset(
-    f"torch.{name}"
-    for name in (
-        "zeros ones empty full rand randn randint randperm arange linspace logspace eye tensor "
-        "as_tensor zeros_like ones_like empty_like full_like rand_like randn_like randint_like"
-    ).split()
-)
+# Factories that fill a new tensor themselves: given ``device=``, they allocate once, there.
+# ``torch.tensor(data)`` / ``as_tensor`` stage host data on the CPU and copy even with ``device=``,
+# and ``*_like`` factories already allocate where their argument is: moving them saves nothing.
+FILLING_FACTORIES = frozenset(f"torch.{name}" for name in "zeros ones empty full arange linspace logspace eye".split())
+# Factories that draw from a random generator: on the device they draw from the device's
+# generator, so a seeded program gets other numbers. Reported, but their fix is unsafe.
+RANDOM_FACTORIES = frozenset(f"torch.{name}" for name in "rand randn randint randperm normal".split())
 
 
 def _is_device_of(node: cst.BaseExpression | None) -> bool:
@@ -37,19 +46,32 @@ def _only_device(move: cst.Call) -> cst.BaseExpression | None:
     return None
 
 
-def _create_on_device(factory: cst.Call, move: cst.Call) -> Fix | None:
-    """``torch.zeros(n).to(device)`` becomes ``torch.zeros(n, device=device)``."""
-    device = _only_device(move)
-    if device is None:
+def _create_on_device(factory: CallFact, move: CallFact) -> Fix | None:
+    """``torch.zeros(n).to(device)`` becomes ``torch.zeros(n, device=device)``, when the move's only
+    argument is a device: ``.to(other_tensor)`` also converts the dtype, and ``device=<tensor>``
+    raises. Safe for filling factories; unsafe for random ones (another generator, other numbers)."""
+    device = _only_device(move.node)
+    if device is None or not _names_a_device(device, move):
         return None
-    return Fix(move, with_argument(factory, keyword("device", device)), safe=True, description="pass device=")
+    replacement = with_argument(factory.node, keyword("device", device))
+    random = factory.qualified in RANDOM_FACTORIES
+    description = "pass device= (draws from the device's generator)" if random else "pass device="
+    return Fix(move.node, replacement, safe=not random, description=description)
+
+
+def _names_a_device(device: cst.BaseExpression, move: CallFact) -> bool:
+    """A device value, ``x.device``, a device string, or ``.cuda()``'s implied ``"cuda"``."""
+    if not move.node.args or string_value(device) is not None or _is_device_of(device):
+        return True
+    value: Value = move.arguments[0]
+    return not is_tensor(value) and (is_device(value) or may_be_on_accelerator(move.result, through_modules=False))
 
 
 class CreateThenMove(Rule):
     """
     ## What it does
-    Reports a tensor factory followed directly by a move, such as `torch.zeros(n).to(device)` or
-    `torch.randn(3, 4).cuda()`.
+    Reports a factory that fills a new tensor followed directly by a move, such as
+    `torch.zeros(n).to(device)`, `torch.arange(n).cuda()` or `torch.randn(3, 4).to(device)`.
 
     ## Why is this bad?
     A performance bug: the tensor is allocated and filled on the CPU, then a second tensor is
@@ -57,16 +79,19 @@ class CreateThenMove(Rule):
     `device=` allocates once, directly where it is used. It matters in training loops and in
     `forward()`, where it runs every step.
 
+    Not reported: `torch.tensor(data)` / `torch.as_tensor(data)` then `.to(device)` (PyTorch stages
+    host data on the CPU and copies even when `device=` is given, so the advice would save nothing)
+    and `*_like` factories (they allocate where their argument already is).
+
     Off by default, like ruff's performance rules: every finding is a real double allocation, but
-    most run once (an initialisation, a test) where the cost does not matter. Measured on timm,
-    kornia and accelerate (docs/precision.md): 22 findings, all real; 1 runs every step (timm
-    EdgeNeXt `forward()`), 3 are one-off initialisations, 1 is a communication buffer and 17 are in
-    accelerate's test scripts.
+    most run once (an initialisation, a test) where the cost does not matter (docs/precision.md).
     Enable it where speed matters: `--extend-select=TDV007` (flake8) or `select` (torchdevice).
 
     ## Fix
     Safe: `torch.zeros(n).to(device)` becomes `torch.zeros(n, device=device)` when the move's only
-    argument is the device.
+    argument is a device (not a tensor: `.to(other)` also converts the dtype, and `device=<tensor>`
+    raises). Unsafe for random factories (`rand`, `randn`, `randint`, `randperm`, `normal`): on the
+    device they draw from the device's generator, so a seeded run gets other numbers.
 
     ## Example
     ```python
@@ -92,13 +117,13 @@ class CreateThenMove(Rule):
             if site.method not in ("to", "cuda") or site.receiver is None:
                 continue
             created = analysis.call_at(site.receiver)
-            if created is None or created.qualified not in FACTORIES_WITH_DEVICE:
+            if created is None or created.qualified not in FILLING_FACTORIES | RANDOM_FACTORIES:
                 continue
             target = keyword_argument(site.node, "device") or positional_argument(site.node, 0)
             moves = may_be_on_accelerator(site.result) or _is_device_of(target)
             if keyword_argument(created.node, "device") is not None or not moves:
                 continue
-            fix = _create_on_device(created.node, site.node)
+            fix = _create_on_device(created, site)
             factory = created.qualified.rsplit(".", 1)[-1]
             advice = (
                 f"create it on the device: `{source_text(analysis, fix.replacement)}`"

@@ -109,7 +109,8 @@ class ImplicitNumpyConversion(Rule):
             return None
         fix = None
         if on_device is value and not requires_grad(value) and not arg.star:
-            fix = Fix(arg.value, method_call(arg.value, "cpu"), safe=True, description="copy to the CPU first")
+            receiver = arg.value if isinstance(arg.value, _ATOMS) else _parenthesized(arg.value)
+            fix = Fix(arg.value, method_call(receiver, "cpu"), safe=True, description="copy to the CPU first")
         held = "" if on_device is value else " holds a tensor that"
         return self.finding(
             call.node,
@@ -126,6 +127,16 @@ class ImplicitNumpyConversion(Rule):
             f"storing a tensor that may be on {place_name(store.value)} into the NumPy array `{target}` "
             "converts it with numpy.asarray, which raises TypeError off the CPU; store `.item()` or `.cpu()`",
         )
+
+
+_ATOMS = (cst.Name, cst.Attribute, cst.Call, cst.Subscript)
+
+
+def _parenthesized(expression: cst.BaseExpression) -> cst.BaseExpression:
+    """``scores * 2`` as a receiver: ``(scores * 2)``."""
+    if expression.lpar:
+        return expression
+    return expression.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
 
 
 def _on_device(value: Value) -> Value | None:
