@@ -133,6 +133,13 @@ class Analysis:
         evidence = function.evidence if function is not None else self._definitions.module_evidence
         return name in evidence.mappings
 
+    def device_names(self, function: FunctionInfo | None) -> set[str]:
+        """The names a scope (and the module around it) uses as devices: ``.to(name)``, ``device=name``."""
+        names = set(self._definitions.module_evidence.placements)
+        if function is not None:
+            names |= function.evidence.placements
+        return names
+
     def places_a_device(self, function: FunctionInfo | None, name: str) -> bool:
         """Is ``name`` used as a device (``.to(name)``, ``device=name``) in the function's scope?"""
         evidence = function.evidence if function is not None else self._definitions.module_evidence

@@ -11,6 +11,7 @@ from .tdv007_create_then_move import CreateThenMove
 from .tdv008_numpy_requires_grad import NumpyRequiresGrad
 from .tdv009_implicit_numpy import ImplicitNumpyConversion
 from .tdv010_layer_in_forward import LayerInForward
+from .tdv011_map_location_to_load_state_dict import MapLocationToLoadStateDict
 
 ALL_RULES: tuple[type[Rule], ...] = (
     HardcodedCudaDevice,
@@ -23,6 +24,7 @@ ALL_RULES: tuple[type[Rule], ...] = (
     NumpyRequiresGrad,
     ImplicitNumpyConversion,
     LayerInForward,
+    MapLocationToLoadStateDict,
 )
 
 RULES_BY_CODE: dict[str, type[Rule]] = {rule.code: rule for rule in ALL_RULES}

@@ -6,47 +6,90 @@ from collections.abc import Iterator
 
 import libcst as cst
 
-from ..analysis.queries import Analysis, keyword_argument, positional_argument
+from ..analysis.queries import Analysis, CallFact, dotted_name, keyword_argument, positional_argument
 from ..settings import Settings
-from .base import Finding, Fix, Rule, keyword, with_argument
+from .base import Finding, Fix, Rule, keyword, source_text, with_argument
+
+# Objects whose saved state holds Python numbers or CPU tensors only: loading it needs no device.
+DEVICE_FREE_STATES = ("sched", "scaler", "rng", "random", "generator", "epoch", "step")
+# ``torch.set_rng_state(torch.load(...))``: RNG states are CPU byte tensors.
+_RNG_SETTERS = frozenset({"torch.set_rng_state", "torch.random.set_rng_state"})
 
 
-def _with_map_location(call: cst.Call) -> cst.Call:
-    return with_argument(call, keyword("map_location", cst.SimpleString('"cpu"')))
+def _device_in_scope(analysis: Analysis, site: CallFact) -> str | None:
+    """The device variable the code places things with here (``device``, ``self.device``), if any."""
+    function = site.scope.function
+    candidates = [name for name in analysis.device_names(function) if name.rsplit(".", 1)[-1] in ("device", "dev")]
+    return min(candidates, key=lambda name: (name.count("."), name)) if candidates else None
+
+
+def _with_map_location(call: cst.Call, device: str | None) -> cst.Call:
+    location = cst.parse_expression(device) if device is not None else cst.SimpleString('"cpu"')
+    return with_argument(call, keyword("map_location", location))
+
+
+def _loads_device_free_states(analysis: Analysis) -> set[int]:
+    """``scheduler.load_state_dict(torch.load(...))``, ``torch.set_rng_state(torch.load(...))``:
+    the loaded state holds no tensor that remembers a device."""
+    loads = set()
+    for site in analysis.calls():
+        receiver = dotted_name(site.receiver) if site.receiver is not None else None
+        device_free = site.qualified in _RNG_SETTERS or (
+            site.method == "load_state_dict"
+            and receiver is not None
+            and any(word in receiver.rsplit(".", 1)[-1].lower() for word in DEVICE_FREE_STATES)
+        )
+        if device_free:
+            loads.update(id(arg.value) for arg in site.node.args)
+    return loads
+
+
+def _saved_paths(analysis: Analysis) -> set[tuple[int, str]]:
+    """(scope, path) for every ``torch.save(obj, path)``: a load of the same path in the same
+    function (or at module level, a script or notebook) reads back what this run just wrote."""
+    return {
+        (id(site.scope.function), source_text(analysis, path))
+        for site in analysis.calls()
+        if site.qualified == "torch.save" and (path := positional_argument(site.node, 1)) is not None
+    }
 
 
 class LoadWithoutMapLocation(Rule):
     """
     ## What it does
     Reports `torch.load(...)` called without `map_location` (as a keyword or the second positional
-    argument), and `map_location=` passed to `load_state_dict()`, which does not take it.
+    argument).
 
     ## Why is this bad?
     A checkpoint remembers the device each tensor was saved from. Loaded without `map_location` on
     a machine without that device (a CPU-only CI runner, an Apple Silicon laptop, a machine with
     fewer GPUs), it fails with `RuntimeError: Attempting to deserialize object on a CUDA device but
-    torch.cuda.is_available() is False`. `load_state_dict(..., map_location=...)` raises
-    `TypeError: unexpected keyword argument 'map_location'`: the argument belongs to `torch.load`.
+    torch.cuda.is_available() is False`.
 
-    Calls that forward `**kwargs` are not reported: `map_location` may be among them.
+    Not reported: calls that forward `**kwargs` (`map_location` may be among them); loads under a
+    CUDA check or in code named for GPUs (FSDP, CUDA-only components); loads of what this file
+    itself saves to the same path (`torch.save(state, path)` ... `torch.load(path)` in the same
+    function, or both at module level: the same run on the same machine); states that hold no device
+    tensors: schedulers, gradient scalers, RNG states
+    (`scheduler.load_state_dict(torch.load(...))`, `torch.set_rng_state(torch.load(...))`).
 
     Off by default: on library code most loads resume the library's own checkpoints on the same
-    kind of machine. Measured on accelerate 1.15.0 (docs/precision.md), 7 findings: 1 false positive
-    (a GradScaler state, which holds no tensors), 1 test reading back a file it had just written and
-    5 FSDP resume paths. Enable it for training and inference scripts, where a checkpoint made on a
-    GPU machine meets a laptop: `--extend-select=TDV004` (flake8) or `select` (torchdevice).
+    kind of machine (docs/precision.md). Enable it for training and inference scripts, where a
+    checkpoint made on a GPU machine meets a laptop: `--extend-select=TDV004` (flake8) or `select`
+    (torchdevice).
 
     ## Fix
-    Unsafe (`--unsafe-fixes`): adds `map_location="cpu"`. Loading onto the CPU always works, but
-    code that expected the tensors on a GPU should pass `map_location=device` instead.
+    Unsafe (`--unsafe-fixes`): adds `map_location=device` when the code places things on a `device`
+    variable in scope (`device`, `self.device`, `args.device`), else `map_location="cpu"`. Loading
+    onto the CPU always works, but a GPU run that reloads its own model and keeps using it on the
+    device would then compute on the CPU or fail later.
 
     ## Example
     ```python
     import torch
 
     model = torch.nn.Linear(4, 2)
-    torch.save(model.state_dict(), "checkpoint.pt")
-    state = torch.load("checkpoint.pt")
+    state = torch.load("pretrained.pt")
     model.load_state_dict(state)
     ```
 
@@ -55,8 +98,7 @@ class LoadWithoutMapLocation(Rule):
     import torch
 
     model = torch.nn.Linear(4, 2)
-    torch.save(model.state_dict(), "checkpoint.pt")
-    state = torch.load("checkpoint.pt", map_location="cpu")
+    state = torch.load("pretrained.pt", map_location="cpu")
     model.load_state_dict(state)
     ```
     Use `map_location=device` to load straight onto the device you train on.
@@ -64,26 +106,30 @@ class LoadWithoutMapLocation(Rule):
 
     code = "TDV004"
     name = "load-without-map-location"
-    summary = "`torch.load()` without `map_location` (or `map_location=` given to `load_state_dict`)"
+    summary = "`torch.load()` without `map_location`"
 
     def check(self, analysis: Analysis, settings: Settings) -> Iterator[Finding]:
+        device_free = _loads_device_free_states(analysis)
+        saved = _saved_paths(analysis)
         for site in analysis.calls():
             call = site.node
-            forwards_kwargs = any(arg.star == "**" for arg in call.args)
-            if site.qualified == "torch.load" and not forwards_kwargs:
-                if keyword_argument(call, "map_location") is None and positional_argument(call, 1) is None:
-                    yield self.finding(
-                        call,
-                        "torch.load() without map_location fails on machines without the device the "
-                        "checkpoint was saved from (a GPU checkpoint on a CPU-only or MPS machine); "
-                        'pass map_location=device, or map_location="cpu"',
-                        Fix(call, _with_map_location(call), safe=False, description='add map_location="cpu"'),
-                    )
-            elif site.method == "load_state_dict":
-                misplaced = keyword_argument(call, "map_location")
-                if misplaced is not None:
-                    yield self.finding(
-                        misplaced,
-                        "load_state_dict() takes no map_location (TypeError); "
-                        "pass it to torch.load(path, map_location=device) instead",
-                    )
+            if site.qualified != "torch.load" or any(arg.star == "**" for arg in call.args):
+                continue
+            if keyword_argument(call, "map_location") is not None or positional_argument(call, 1) is not None:
+                continue
+            path = positional_argument(call, 0) or keyword_argument(call, "f")
+            if (
+                site.guarded
+                or site.scope.cuda_specific
+                or id(call) in device_free
+                or (path is not None and (id(site.scope.function), source_text(analysis, path)) in saved)
+            ):
+                continue
+            device = _device_in_scope(analysis, site)
+            location = device or '"cpu"'
+            yield self.finding(
+                call,
+                "torch.load() without map_location fails where the device the checkpoint was saved from "
+                f"is missing (a GPU checkpoint on a CPU-only or MPS machine); pass map_location={location}",
+                Fix(call, _with_map_location(call, device), safe=False, description=f"add map_location={location}"),
+            )

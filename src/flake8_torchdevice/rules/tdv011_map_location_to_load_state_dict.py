@@ -1,0 +1,60 @@
+"""TDV011: ``map_location=`` given to ``load_state_dict()``, which does not take it."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from ..analysis.queries import Analysis, is_instance_of_other_class, keyword_argument
+from ..settings import Settings
+from .base import Finding, Rule
+
+
+class MapLocationToLoadStateDict(Rule):
+    """
+    ## What it does
+    Reports `map_location=` passed to `load_state_dict()`: `model.load_state_dict(state,
+    map_location=device)`.
+
+    ## Why is this bad?
+    `nn.Module.load_state_dict()` (and an optimizer's) takes no `map_location`: it raises
+    `TypeError: Module.load_state_dict() got an unexpected keyword argument 'map_location'` on every
+    machine. The argument belongs to `torch.load`, which decides where the loaded tensors go;
+    `load_state_dict` then copies them into the module's own tensors, wherever those are.
+
+    Not reported: calls that unpack `**kwargs` into `load_state_dict`, and `load_state_dict` of
+    other classes (not a module or optimizer), whose own signature may take `map_location`.
+
+    ## Example
+    ```python
+    import torch
+
+    model = torch.nn.Linear(4, 2)
+    state = torch.load("pretrained.pt")
+    model.load_state_dict(state, map_location="cpu")
+    ```
+
+    ## Use instead
+    ```python
+    import torch
+
+    model = torch.nn.Linear(4, 2)
+    state = torch.load("pretrained.pt", map_location="cpu")
+    model.load_state_dict(state)
+    ```
+    """
+
+    code = "TDV011"
+    name = "map-location-to-load-state-dict"
+    summary = "`map_location=` passed to `load_state_dict()`, which raises TypeError; it belongs to `torch.load`"
+
+    def check(self, analysis: Analysis, settings: Settings) -> Iterator[Finding]:
+        for site in analysis.calls():
+            if site.method != "load_state_dict" or is_instance_of_other_class(site.receiver_value):
+                continue  # another class's load_state_dict may well take map_location
+            misplaced = keyword_argument(site.node, "map_location")
+            if misplaced is not None:
+                yield self.finding(
+                    misplaced,
+                    "load_state_dict() takes no map_location: TypeError on every machine; "
+                    "pass it to torch.load(path, map_location=device) instead",
+                )
