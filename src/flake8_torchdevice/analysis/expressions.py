@@ -266,6 +266,8 @@ class ExpressionEvaluator(_Base):
         return UNKNOWN
 
     def _number(self, node: cst.BaseNumber) -> Value:
+        if type(node) is cst.Integer:  # remembered: ``device = 0`` ... ``.to(device)`` is CUDA device 0
+            return Value(kind=Kind.SCALAR, origin=Origin(node, "a device index"))
         return SCALAR
 
     def _collection(self, node: cst.Tuple | cst.List | cst.Set) -> Value:

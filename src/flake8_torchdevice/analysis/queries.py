@@ -39,6 +39,7 @@ __all__ = [
     "describe",
     "device_code",
     "dotted_name",
+    "device_index_literal",
     "elements",
     "is_array",
     "is_cpu_literal",
@@ -188,6 +189,14 @@ def is_unknown(value: Value) -> bool:
 def is_instance_of_other_class(value: Value) -> bool:
     """An instance of a class that is not torch's (its ``.cuda()`` is its own method)."""
     return value.kind is Kind.OBJECT
+
+
+def device_index_literal(value: Value) -> cst.Integer | None:
+    """The integer literal a value is, when it is one (``device = 0``): a CUDA device index."""
+    origin = value.origin
+    if value.kind is Kind.SCALAR and origin is not None and type(origin.node) is cst.Integer:
+        return origin.node
+    return None
 
 
 def is_module(value: Value) -> bool:

@@ -11,6 +11,8 @@ from ..analysis.queries import (
     CallFact,
     DefaultFact,
     Value,
+    device_index_literal,
+    elements,
     is_cuda_literal,
     is_device,
     is_instance_of_other_class,
@@ -83,9 +85,9 @@ def _guarded(call: CallFact) -> bool:
 
 def _placement_arguments(call: CallFact) -> Iterator[tuple[cst.BaseExpression, int]]:
     """The arguments of a call that say where something is placed, with their index."""
-    keywords = ("map_location",) if call.qualified in DEVICE_TYPE_CALLS else ("device", "map_location")
+    keywords = ("map_location",) if call.qualified in DEVICE_TYPE_CALLS else ("device", "map_location", "device_map")
     positional_index = None
-    if call.qualified in ("torch.device", "torch.set_default_device") or call.method in ("to", "cuda"):
+    if call.qualified in ("torch.device", "torch.set_default_device") or call.method == "to":
         positional_index = 0
     elif call.qualified == "torch.load":
         positional_index = 1
@@ -223,13 +225,19 @@ class HardcodedCudaDevice(Rule):
             if is_cuda_literal(argument):
                 yield self._literal(argument)
                 continue
-            origin = _hard_coded_origin(call.arguments[index], analysis)
-            if origin is not None:  # ``device = "cuda"`` ... ``.to(device)``
-                yield (
-                    self._literal(origin)
-                    if is_cuda_literal(origin)
-                    else self._legacy_type(origin, _name(origin, analysis))
-                )
+            value = call.arguments[index]
+            index_literal = device_index_literal(value)
+            if index_literal is not None and call.qualified != "torch.load":
+                yield self._device_index(index_literal)  # ``.to(0)``, ``device = 0`` ... ``device=device``
+                continue
+            for held in elements(value):  # ``device = "cuda"`` ... ``.to(device)``; ``device_map={"": "cuda:0"}``
+                origin = _hard_coded_origin(held, analysis)
+                if origin is not None:
+                    yield (
+                        self._literal(origin)
+                        if is_cuda_literal(origin)
+                        else self._legacy_type(origin, _name(origin, analysis))
+                    )
         # ``FloatT = torch.cuda.FloatTensor`` ... ``FloatT(3)`` / ``x.type(FloatT)``
         used_types = [call.callee] + ([call.arguments[0]] if call.method == "type" and call.arguments else [])
         for value in used_types:
@@ -245,6 +253,12 @@ class HardcodedCudaDevice(Rule):
                 node.func.attr,  # type: ignore[attr-defined]  # method calls have an Attribute func
                 ".cuda() fails on machines without CUDA (CPU-only, Apple MPS); "
                 f"use .to(device) with a device chosen once: device = {CHOOSE_ONCE}",
+            )
+        if call.method == "pin_memory" and not node.args and not is_instance_of_other_class(call.receiver_value):
+            yield self.finding(
+                node.func.attr,  # type: ignore[attr-defined]  # method calls have an Attribute func
+                ".pin_memory() needs a CUDA GPU and raises without one; call it under "
+                "`if torch.cuda.is_available():` (or let DataLoader(pin_memory=...) decide)",
             )
         if call.qualified in LEGACY_TENSOR_TYPES:
             yield self._legacy_type(node, call.qualified)
@@ -265,6 +279,13 @@ class HardcodedCudaDevice(Rule):
             node,
             f'hard-coded device "{value}" fails on machines without CUDA (CPU-only, Apple MPS); '
             f"choose the device once and pass it: device = {CHOOSE_ONCE}",
+        )
+
+    def _device_index(self, node: cst.Integer) -> Finding:
+        return self.finding(
+            node,
+            f"device index {node.value} means CUDA device {node.value} and fails on machines without CUDA "
+            f"(CPU-only, Apple MPS); choose the device once and pass it: device = {CHOOSE_ONCE}",
         )
 
     def _legacy_type(self, node: cst.CSTNode, name: str) -> Finding:
