@@ -21,8 +21,9 @@ from contextlib import contextmanager
 import libcst as cst
 
 from .calls import CallEvaluator
+from .collector import collect
 from .conditions import Conditions, mentions_cuda, needs_cuda
-from .definitions import ClassInfo, Definitions, FunctionInfo, collect
+from .definitions import ClassInfo, Definitions, FunctionInfo
 from .domain import Value
 from .expressions import ExpressionEvaluator
 from .facts import Facts, Scope

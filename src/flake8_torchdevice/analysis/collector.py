@@ -1,0 +1,294 @@
+"""The syntactic pass that fills ``Definitions``: one walk over the whole module, before the flow
+analysis, noting what each scope defines and shows (see ``definitions``)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import libcst as cst
+
+from .definitions import ClassInfo, Definitions, Evidence, FunctionInfo
+from .imports import dotted_name
+from .literals import string_value
+from .syntax import all_params, bound_names, children
+
+# Methods whose arguments are tensors: ``y.expand_as(x)`` shows ``x`` is a tensor too.
+_TENSOR_ARGUMENT_METHODS = frozenset({"expand_as", "view_as", "type_as", "reshape_as", "copy_", "new_tensor"})
+# Calls whose ``device=`` names a device *type* (mixed precision), not a placement.
+_DEVICE_TYPE_CALLS = frozenset(
+    {"GradScaler", "autocast", "get_autocast_dtype", "is_autocast_enabled", "custom_fwd", "custom_bwd"}
+)
+# Module methods that add an attribute named by their first argument.
+_REGISTERS = frozenset({"register_buffer", "register_parameter", "register_module", "add_module"})
+# Calls that check their first argument's type.
+_TYPE_CHECKS = frozenset({"isinstance", "is_tensor", "type", "hasattr", "is_floating_point"})
+# Calls whose first argument is a module.
+_MODULE_ARGUMENT_CALLS = frozenset({"DataParallel", "DistributedDataParallel", "compile"})
+
+
+def collect(module: cst.Module) -> Definitions:
+    definitions = Definitions()
+    _Collector(definitions).scope(module.body, definitions.module_evidence, None)
+    return definitions
+
+
+class _Collector:
+    def __init__(self, definitions: Definitions) -> None:
+        self.definitions = definitions
+        self.evidence_stack: list[Evidence] = []
+        self.self_names: list[str | None] = []
+        self.loop_stack: list[set[str]] = []
+        self.lazy_stack: list[frozenset[str]] = []  # attributes tested for "not set yet" around here
+        self.depth = 0  # functions and classes around the node being visited
+
+    def scope(self, body: Sequence[cst.CSTNode], evidence: Evidence, self_name: str | None) -> None:
+        self.evidence_stack.append(evidence)
+        self.self_names.append(self_name)
+        saved_loops, self.loop_stack = self.loop_stack, []
+        try:
+            for statement in body:
+                self.visit(statement)
+        finally:
+            self.evidence_stack.pop()
+            self.self_names.pop()
+            self.loop_stack = saved_loops
+
+    def visit(self, node: cst.CSTNode) -> None:
+        handler = _HANDLERS.get(type(node))
+        if handler is None or handler(self, node):
+            for child in children(node):
+                self.visit(child)
+
+    # Each handler notes what its node shows; it returns True when the children remain to visit.
+    def _function(self, node: cst.FunctionDef) -> bool:
+        self.function(node, None)
+        return False
+
+    def _class(self, node: cst.ClassDef) -> bool:
+        self.klass(node)
+        return False
+
+    def _call(self, node: cst.Call) -> bool:
+        self.call(node)
+        return True
+
+    def _attribute(self, node: cst.Attribute) -> bool:
+        self.attribute(node)
+        if node.attr.value in ("type", "index"):
+            self.definitions.compared.add(id(node.value))
+        return True
+
+    def _comparison(self, node: cst.Comparison) -> bool:
+        compared = self.definitions.compared
+        compared.add(id(node.left))
+        compared.update(id(target.comparator) for target in node.comparisons)
+        return True
+
+    def _unpacked(self, node: cst.Arg | cst.StarredDictElement) -> bool:
+        if type(node) is cst.StarredDictElement or node.star == "**":
+            self._note(self.evidence_stack[-1].mappings, node.value)
+        return True
+
+    def _assign(self, node: cst.Assign) -> bool:
+        for target in node.targets:
+            self.bind(target.target)
+            self.note_lazy(target.target, node.value)
+        return True
+
+    def _rebind(self, node: cst.AugAssign | cst.AnnAssign | cst.NamedExpr) -> bool:
+        self.bind(node.target)
+        return True
+
+    def _yield(self, node: cst.Yield) -> bool:
+        self.evidence_stack[-1].generator = True
+        return True
+
+    def _if(self, node: cst.If) -> bool:
+        self.lazy_if(node)
+        return False
+
+    def _loop(self, node: cst.For | cst.While) -> bool:
+        self.loop(node)
+        return False
+
+    def lazy_if(self, node: cst.If) -> None:
+        """``if self.x is None: self.x = ...``: remember ``x`` while visiting the body."""
+        self.visit(node.test)
+        self.lazy_stack.append(frozenset(_unset_attributes(node.test, self.self_names[-1])))
+        try:
+            self.visit(node.body)
+        finally:
+            self.lazy_stack.pop()
+        if node.orelse is not None:
+            self.visit(node.orelse)
+
+    def note_lazy(self, target: cst.BaseExpression, value: cst.BaseExpression) -> None:
+        name = dotted_name(target)
+        if name is None or "." not in name or not self.lazy_stack:
+            return
+        root, _, attribute = name.partition(".")
+        if root == self.self_names[-1] and any(attribute in tested for tested in self.lazy_stack):
+            while type(value) is cst.Call:  # ``nn.Linear(...).to(x.device)``: the constructor too
+                self.definitions.lazy_values.add(id(value))
+                func = value.func
+                value = func.value if type(func) is cst.Attribute else func
+
+    def loop(self, node: cst.For | cst.While) -> None:
+        rebound: set[str] = set()
+        self.loop_stack.append(rebound)
+        try:
+            if type(node) is cst.For:
+                self.bind(node.target)
+            for child in children(node):
+                self.visit(child)
+        finally:
+            self.loop_stack.pop()
+        self.definitions.loop_targets[id(node)] = frozenset(rebound)
+        if self.loop_stack:
+            self.loop_stack[-1].update(rebound)
+
+    def bind(self, target: cst.CSTNode) -> None:
+        names = set(bound_names(target)) if type(target) is not cst.Attribute else set()
+        dotted = dotted_name(target) if type(target) is cst.Attribute else None
+        if dotted is not None:
+            names.add(dotted)
+            root, _, attribute = dotted.partition(".")
+            if root == self.self_names[-1] and "." not in attribute:
+                self.evidence_stack[-1].self_assigned.add(attribute)
+        for rebound in self.loop_stack:
+            rebound.update(names)
+
+    def function(self, node: cst.FunctionDef, owner: ClassInfo | None) -> None:
+        for decorator in node.decorators:
+            self.visit(decorator)
+        for param in all_params(node.params):
+            if param.default is not None:
+                self.visit(param.default)
+        info = FunctionInfo(node, owner, Evidence())
+        self.definitions.functions[id(node)] = info
+        if owner is not None:
+            owner.methods[info.name] = info
+        elif self.depth == 0:
+            self.definitions.top_functions[info.name] = info
+        self.depth += 1
+        try:
+            self.scope(_body(node), info.evidence, info.self_name)
+        finally:
+            self.depth -= 1
+        # A device named inside a nested function was chosen by the enclosing one too.
+        for outer in self.evidence_stack:
+            outer.placements |= info.evidence.placements
+
+    def klass(self, node: cst.ClassDef) -> None:
+        for decorator in node.decorators:
+            self.visit(decorator)
+        for base in node.bases:
+            self.visit(base)
+        info = ClassInfo(node)
+        if self.depth == 0:
+            self.definitions.classes[info.name] = info
+        self.depth += 1
+        try:
+            for statement in _body(node):
+                if type(statement) is cst.FunctionDef:
+                    self.function(statement, info)
+                else:
+                    self.visit(statement)
+        finally:
+            self.depth -= 1
+
+    def call(self, node: cst.Call) -> None:
+        func = node.func
+        evidence = self.evidence_stack[-1]
+        name = dotted_name(func)
+        if name is None or name.rsplit(".", 1)[-1] not in _DEVICE_TYPE_CALLS:
+            for arg in node.args:
+                if arg.keyword is not None and arg.keyword.value in ("device", "map_location"):
+                    self._placement(arg.value)
+        if name is not None:
+            self.definitions.call_sites[name.rsplit(".", 1)[-1]].append(node)
+            if name.rsplit(".", 1)[-1] in _TYPE_CHECKS and node.args:
+                self._note(evidence.type_checked, node.args[0].value)
+            if name.rsplit(".", 1)[-1] in _MODULE_ARGUMENT_CALLS and node.args:
+                self._note(evidence.module_arguments, node.args[0].value)
+        if type(func) is not cst.Attribute:
+            return
+        method = func.attr.value
+        receiver = dotted_name(func.value)
+        if receiver is not None:
+            evidence.methods[receiver].add(method)
+            if receiver == self.self_names[-1]:
+                evidence.self_called.add(method)
+                if method in _REGISTERS and node.args:
+                    registered = string_value(node.args[0].value)
+                    if registered is not None:
+                        evidence.self_assigned.add(registered)
+        if method in _TENSOR_ARGUMENT_METHODS and node.args:
+            self._note(evidence.tensor_arguments, node.args[0].value)
+        if method in ("to", "cuda") and node.args:
+            self._placement(node.args[0].value)
+
+    def attribute(self, node: cst.Attribute) -> None:
+        """``x.device`` read somewhere: ``x`` has a device, so it is a tensor or a module."""
+        if node.attr.value == "device":
+            receiver = dotted_name(node.value)
+            if receiver is not None:
+                self.evidence_stack[-1].methods[receiver].add("device")
+
+    def _placement(self, device: cst.BaseExpression) -> None:
+        name = dotted_name(device)
+        if name is not None:
+            for evidence in self.evidence_stack:
+                evidence.placements.add(name)
+        elif type(device) is cst.Call and device.args:  # ``torch.device(name)``
+            self._placement(device.args[0].value)
+
+    @staticmethod
+    def _note(names: set[str], node: cst.BaseExpression) -> None:
+        name = dotted_name(node)
+        if name is not None:
+            names.add(name)
+
+
+_HANDLERS = {
+    cst.FunctionDef: _Collector._function,
+    cst.ClassDef: _Collector._class,
+    cst.Call: _Collector._call,
+    cst.Attribute: _Collector._attribute,
+    cst.Comparison: _Collector._comparison,
+    cst.Arg: _Collector._unpacked,
+    cst.StarredDictElement: _Collector._unpacked,
+    cst.Assign: _Collector._assign,
+    cst.AugAssign: _Collector._rebind,
+    cst.AnnAssign: _Collector._rebind,
+    cst.NamedExpr: _Collector._rebind,
+    cst.Yield: _Collector._yield,
+    cst.If: _Collector._if,
+    cst.For: _Collector._loop,
+    cst.While: _Collector._loop,
+}
+
+
+def _unset_attributes(test: cst.BaseExpression, self_name: str | None) -> set[str]:
+    """Attributes a test finds unset: ``self.x is None``, ``not hasattr(self, "x")``."""
+    found: set[str] = set()
+    if self_name is None:
+        return found
+    stack: list[cst.CSTNode] = [test]
+    while stack:
+        node = stack.pop()
+        if type(node) is cst.Comparison:
+            name = dotted_name(node.left)
+            if name is not None and name.startswith(self_name + "."):
+                found.add(name.split(".", 1)[1])
+        elif type(node) is cst.Call and dotted_name(node.func) in ("hasattr", "getattr") and len(node.args) >= 2:
+            attribute = string_value(node.args[1].value)
+            if attribute is not None:
+                found.add(attribute)
+        stack.extend(children(node))
+    return found
+
+
+def _body(node: cst.FunctionDef | cst.ClassDef) -> Sequence[cst.CSTNode]:
+    body = node.body
+    return body.body if type(body) is cst.IndentedBlock else [body]
