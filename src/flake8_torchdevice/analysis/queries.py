@@ -58,6 +58,7 @@ __all__ = [
     "must_be_on_cpu",
     "on_cpu_on_some_path",
     "place_name",
+    "place_unknown",
     "positional_argument",
     "requires_grad",
     "string_value",
@@ -227,6 +228,11 @@ def on_cpu_on_some_path(value: Value) -> bool:
     """On the CPU on some path where CUDA may be in use (``b = torch.zeros(n)`` in one branch).
     A path where the code knows CUDA is not in use (``else`` of ``if x.is_cuda:``) does not count."""
     return domain.CPU_PLACE in value.places
+
+
+def place_unknown(value: Value) -> bool:
+    """The code does not show where the value is (a parameter, the result of an unknown call)."""
+    return value.places == domain.NOWHERE
 
 
 def may_be_on_accelerator(value: Value, through_modules: bool = True) -> bool:

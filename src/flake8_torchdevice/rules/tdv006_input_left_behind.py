@@ -12,12 +12,14 @@ from ..analysis.queries import (
     Value,
     device_code,
     elements,
+    is_array,
     is_module,
     is_tensor,
     is_zero_dim,
     must_be_on_accelerator,
     must_be_on_cpu,
     place_name,
+    place_unknown,
 )
 from ..settings import Settings
 from .base import Finding, Rule, source_text
@@ -97,19 +99,46 @@ class InputLeftBehind(Rule):
     def check(self, analysis: Analysis, settings: Settings) -> Iterator[Finding]:
         for site in analysis.calls():
             module = _module_called(site)
-            if module is None or site.without_cuda or not must_be_on_accelerator(module, through_modules=False):
+            if module is None or site.without_cuda:
                 continue
-            for arg, value in _inputs(site):
-                if is_tensor(value) and must_be_on_cpu(value) and not is_zero_dim(value):
-                    name = source_text(analysis, arg.value)
-                    model = source_text(analysis, site.node.func)
-                    device = device_code(module)
-                    if isinstance(arg.value, (cst.Name, cst.Attribute)):
-                        advice = f"move it first: `{name} = {name}.to({device})`"
-                    else:
-                        advice = f"create it there (device={device}) or pass `{name}.to({device})`"
-                    yield self.finding(
-                        arg.value,
-                        f"`{model}` is on {place_name(module)} but its input `{name}` is on the CPU: RuntimeError "
-                        f"'Expected all tensors to be on the same device'; {advice}",
-                    )
+            if must_be_on_accelerator(module, through_modules=False):
+                yield from self._left_on_cpu(analysis, site, module)
+            yield from self._left_behind_its_siblings(analysis, site)
+
+    def _left_on_cpu(self, analysis: Analysis, site: CallFact, module: Value) -> Iterator[Finding]:
+        for arg, value in _inputs(site):
+            if is_tensor(value) and must_be_on_cpu(value) and not is_zero_dim(value):
+                name = source_text(analysis, arg.value)
+                model = source_text(analysis, site.node.func)
+                device = device_code(module)
+                if isinstance(arg.value, (cst.Name, cst.Attribute)):
+                    advice = f"move it first: `{name} = {name}.to({device})`"
+                else:
+                    advice = f"create it there (device={device}) or pass `{name}.to({device})`"
+                yield self.finding(
+                    arg.value,
+                    f"`{model}` is on {place_name(module)} but its input `{name}` is on the CPU: RuntimeError "
+                    f"'Expected all tensors to be on the same device'; {advice}",
+                )
+
+    def _left_behind_its_siblings(self, analysis: Analysis, site: CallFact) -> Iterator[Finding]:
+        """``model(rxn_fp, solvents.to(device))``: the author moves the batch, but not all of it."""
+        inputs = list(_inputs(site))
+        moved = [
+            value for _, value in inputs if is_tensor(value) and must_be_on_accelerator(value, through_modules=False)
+        ]
+        if not moved:
+            return
+        sibling = moved[0]
+        for arg, value in inputs:
+            # An array-like value fed to a torch module is a tensor: NumPy arrays do not go there.
+            if (is_tensor(value) or is_array(value)) and place_unknown(value) and isinstance(arg.value, cst.Name):
+                name = arg.value.value
+                why = analysis.explain(sibling)
+                device = device_code(sibling)
+                yield self.finding(
+                    arg.value,
+                    f"`{name}` goes into `{source_text(analysis, site.node.func)}` next to inputs on "
+                    f"{place_name(sibling)}{f' ({why})' if why else ''}, but is never moved: on a GPU, RuntimeError "
+                    f"'Expected all tensors to be on the same device'; move it too: `{name} = {name}.to({device})`",
+                )
