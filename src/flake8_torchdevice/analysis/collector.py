@@ -78,6 +78,11 @@ class _Collector:
             self.definitions.compared.add(id(node.value))
         return True
 
+    def _subscript(self, node: cst.Subscript) -> bool:
+        if len(node.slice) > 1:  # ``x[idx, :]``: only arrays take several axes
+            self._note(self.evidence_stack[-1].indexed_by_axes, node.value)
+        return True
+
     def _comparison(self, node: cst.Comparison) -> bool:
         compared = self.definitions.compared
         compared.add(id(node.left))
@@ -256,6 +261,7 @@ _HANDLERS = {
     cst.Call: _Collector._call,
     cst.Attribute: _Collector._attribute,
     cst.Comparison: _Collector._comparison,
+    cst.Subscript: _Collector._subscript,
     cst.Arg: _Collector._unpacked,
     cst.StarredDictElement: _Collector._unpacked,
     cst.Assign: _Collector._assign,

@@ -32,6 +32,8 @@ class Evidence:
     placements: set[str] = field(default_factory=set)
     # Names unpacked with ``**name``: mappings (a ``BatchEncoding``), not tensors.
     mappings: set[str] = field(default_factory=set)
+    # Names indexed along several axes (``x[idx, :]``): arrays, tensors or NumPy's.
+    indexed_by_axes: set[str] = field(default_factory=set)
     # Names whose type the scope checks (``isinstance(x, ...)``): they may be several things.
     type_checked: set[str] = field(default_factory=set)
     # Attributes assigned on the first parameter (``self.x = ...``) and methods called on it.
@@ -51,6 +53,8 @@ class Evidence:
             return Kind.TENSOR
         if name in self.module_arguments or any(method in api.MODULE_ONLY_METHODS for method in methods):
             return Kind.MODULE
+        if name in self.indexed_by_axes or any(api.proves_array(method) for method in methods):
+            return Kind.ARRAYLIKE
         return None
 
 
