@@ -21,6 +21,7 @@ from .domain import (
     UNKNOWN,
     Kind,
     Origin,
+    PlaceKind,
     Value,
     accelerator,
     computed_places,
@@ -37,6 +38,8 @@ from .methods import MethodEvaluator, keyword_value
 from .syntax import keyword_argument
 
 _TENSOR_KINDS = frozenset({Kind.TENSOR, Kind.OUTPUT, Kind.ARRAYLIKE})
+# The class marker of a value made by nn.Parameter / nn.Buffer: registered on a module, it moves with it.
+PARAMETER = "torch.nn.Parameter"
 
 
 class CallEvaluator(MethodEvaluator):
@@ -131,9 +134,16 @@ class CallEvaluator(MethodEvaluator):
             if node.args:
                 self.state.default_places = self.device_places(node.args[0].value, first) or NOWHERE
             return NONE
-        if qualified in api.PARAMETER_CLASSES:
+        if qualified in api.PARAMETER_CLASSES:  # a parameter or buffer, frozen or not, moves with its module
             grad = qualified != "torch.nn.Buffer" and not _flag(node, "requires_grad", False)
-            return Value(kind=Kind.TENSOR, places=first.places, grad=grad, scalar=first.scalar, origin=first.origin)
+            return Value(
+                kind=Kind.TENSOR,
+                places=first.places,
+                grad=grad,
+                scalar=first.scalar,
+                cls=PARAMETER,
+                origin=first.origin,
+            )
         if qualified in api.LEGACY_CPU_CONSTRUCTORS:
             return self._legacy(node, qualified, first, origin)
         if qualified in api.LEGACY_CUDA_CONSTRUCTORS:
@@ -222,6 +232,8 @@ class CallEvaluator(MethodEvaluator):
         elif placed_inputs:
             # Where the call succeeds, the module is where its inputs are (a module on the CPU fails).
             places = NOWHERE if module.places == CPU else placed_inputs[0].places
+        elif not module_placed(module) and any(value.places == CPU for value in inputs):
+            places = CPU  # a module whose place is not shown, fed CPU inputs, computes on the CPU
         elif module.places == NOWHERE:
             places = with_module(dotted_name(node.func) or "model")
         else:
@@ -231,6 +243,11 @@ class CallEvaluator(MethodEvaluator):
         return Value(
             kind=kind, places=places, grad=grad, origin=module.origin or Origin(node, "computed by the module")
         )
+
+
+def module_placed(module: Value) -> bool:
+    """The code shows where the module is (built here, moved with .to())."""
+    return module.places != NOWHERE and not all(place.kind is PlaceKind.WITH_MODULE for place in module.places)
 
 
 def _returns_torch_tensors(node: cst.Call) -> bool:

@@ -41,8 +41,6 @@ else:
 DEVICE_LIKE_NAME = re.compile(r"dev|cuda|gpu|rank", re.IGNORECASE)
 _ARRAYS = frozenset({Kind.TENSOR, Kind.OUTPUT, Kind.ARRAYLIKE})
 _REDUCTIONS = frozenset("sum mean std var prod max min norm all any amax amin logsumexp".split())
-# Module methods whose result is computed with the module's parameters (``model.generate(ids)``).
-_MODULE_BOOKKEEPING = api.MODULE_ONLY_METHODS | {"to", "cuda", "cpu", "type", "extra_repr", "get_parameter"}
 # Builtins whose result iterates over the same elements as their first argument.
 _PASS_THROUGH = frozenset({"iter", "list", "tuple", "sorted", "reversed", "tqdm", "set", "trange"})
 _TO_SCALAR = frozenset({"float", "int", "bool", "len", "round", "abs", "isinstance", "hasattr", "callable", "str"})
@@ -64,7 +62,11 @@ class MethodEvaluator(_Base):
         receiver_value: Value,
         arguments: tuple[Value, ...],
     ) -> Value:
-        if method in api.MOVE_METHODS or (method == "type" and arguments and arguments[0].kind is Kind.DEVICE):
+        if (
+            method in api.MOVE_METHODS
+            or method == "type_as"
+            or (method == "type" and arguments and arguments[0].kind is Kind.DEVICE)
+        ):
             return self._moved(node, method, receiver, receiver_value, arguments)
         summarised = self.summaries.call_method(receiver_value, method, node, arguments)
         if summarised is not None:
@@ -123,10 +125,10 @@ class MethodEvaluator(_Base):
             return sequence(item=tensor(module.places, module.origin, grad=method == "parameters"))
         if method == "state_dict":
             return Value(kind=Kind.MAPPING, item=tensor(module.places, module.origin))
-        if method != "forward" and (method in _MODULE_BOOKKEEPING or method.startswith("_")):
-            return UNKNOWN
-        # ``model.generate(ids)``, ``clip.encode_image(x)``: computed with the module's parameters.
-        return self._module_call(node, module, arguments)
+        if method in api.RUNNING_METHODS or method.startswith(api.RUNNING_PREFIXES):
+            # ``model.generate(ids)``, ``clip.encode_image(x)``: computed with the module's parameters.
+            return self._module_call(node, module, arguments)
+        return UNKNOWN
 
     def _sequence_method(
         self, method: str, receiver: cst.BaseExpression, value: Value, arguments: tuple[Value, ...]
@@ -171,6 +173,8 @@ class MethodEvaluator(_Base):
             return CPU
         if method == "type":  # ``x.type(torch.cuda.FloatTensor)``: a legacy type names a device too
             return self.device_places(node.args[0].value, arguments[0])
+        if method == "type_as":  # the other tensor's type, CUDA or not: its device
+            return arguments[0].places if arguments else None
         if method == "cuda":
             return accelerator('"cuda"')
         device = keyword_argument(node, "device")

@@ -17,6 +17,7 @@ import libcst as cst
 from .conditions import is_exit_call
 from .domain import NONE, UNKNOWN, Kind, Polarity, Value, tensor
 from .facts import DefaultFact, OperationFact
+from .calls import PARAMETER
 from .frames import Pending
 from .imports import dotted_name
 from .knowledge.api import GRAD_DISABLING_CONTEXTS
@@ -284,7 +285,7 @@ class StatementWalker(LoopWalker, _Base):
             return value
         if not name.startswith(function.self_name + ".") or name.count(".") != 1:
             return value
-        if value.kind is Kind.MODULE or (value.kind is Kind.TENSOR and value.grad):
+        if value.kind is Kind.MODULE or (value.kind is Kind.TENSOR and value.cls == PARAMETER):
             return value.placed(owner.places)
         return value
 

@@ -9,6 +9,7 @@ import libcst as cst
 from ..analysis.queries import (
     Analysis,
     CallFact,
+    FunctionInfo,
     Value,
     is_module,
     is_tensor,
@@ -22,27 +23,56 @@ from ..analysis.queries import (
 from ..settings import Settings
 from .base import Finding, Rule, source_text
 
-# Methods that take a tensor from another device legitimately, or only read its shape or dtype.
+# Methods that take a tensor from another device legitimately, or only read its shape, dtype or
+# value (``fill_`` takes a 0-dim value from anywhere).
 CROSS_DEVICE_METHODS = frozenset(
     "to cuda cpu copy_ type_as new_tensor set_ new_zeros new_ones new_empty new_full expand_as view_as "
-    "reshape_as".split()
+    "reshape_as fill_".split()
+)
+# Methods and functions whose arguments after the tensor are sizes, shapes or counts: a CPU tensor
+# there is read as a number, not combined.
+SHAPE_METHODS = frozenset(
+    "reshape view expand repeat permute transpose narrow unflatten flip roll squeeze unsqueeze tile movedim "
+    "swapaxes split chunk resize_ as_strided index_select".split()
+)
+SHAPE_FUNCTIONS = frozenset(
+    {
+        "torch.nn.functional.interpolate",
+        "torch.nn.functional.pad",
+        "torch.nn.functional.one_hot",
+        "torch.reshape",
+        "torch.nn.utils.rnn.pack_padded_sequence",  # its lengths must be on the CPU
+    }
 )
 
 
-def split_places(values: Sequence[Value]) -> tuple[Value, Value] | None:
-    """A (CPU tensor, device tensor) pair among the values, if the code shows one: a tensor made on
-    the CPU (on some path, and never shown on a device) and one that must be on the accelerator.
+def split_places(values: Sequence[Value], here: FunctionInfo | None, analysis: Analysis) -> tuple[Value, Value] | None:
+    """A (CPU tensor, device tensor) pair among the values, if the code shows one: a tensor on the
+    CPU (or made on the CPU on some path of this function) and one that must be on the accelerator.
 
     CPU 0-dim tensors are left out: PyTorch lets them meet tensors on any device.
     """
     on_cpu = next(
-        (value for value in values if may_be_tensor(value) and on_cpu_on_some_path(value) and not is_zero_dim(value)),
+        (
+            value
+            for value in values
+            if may_be_tensor(value) and not is_zero_dim(value) and _on_cpu(value, here, analysis)
+        ),
         None,
     )
     on_device = next((value for value in values if is_tensor(value) and must_be_on_accelerator(value)), None)
     if on_cpu is None or on_device is None:
         return None
     return on_cpu, on_device
+
+
+def _on_cpu(value: Value, here: FunctionInfo | None, analysis: Analysis) -> bool:
+    """On the CPU on every path, or made on the CPU on a path of this very function (a value made
+    elsewhere and kept up to date here, like a cache refreshed on the device, is not claimed)."""
+    if must_be_on_cpu(value):
+        return True
+    made = analysis.call_at(analysis.origin_node(value))
+    return on_cpu_on_some_path(value) and made is not None and made.scope.function is here
 
 
 def _combines_tensors(site: CallFact) -> bool:
@@ -112,7 +142,7 @@ class MixedDevices(Rule):
                 # ``total += loss``: the result is written into the CPU tensor, 0-dim or not.
                 yield self._report(analysis, operation.node, operation.node.target, left, right)
                 continue
-            pair = split_places((left, right))
+            pair = split_places((left, right), operation.scope.function, analysis)
             if pair is not None:
                 cpu_node = _operand(operation.node, left is pair[0])
                 yield self._report(analysis, operation.node, cpu_node, pair[0], pair[1])
@@ -120,7 +150,7 @@ class MixedDevices(Rule):
             if site.without_cuda or not _combines_tensors(site):
                 continue
             operands = _operands(site, analysis)
-            pair = split_places([value for _, value in operands])
+            pair = split_places([value for _, value in operands], site.scope.function, analysis)
             if pair is not None:
                 cpu_node = next(node for node, value in operands if value is pair[0])
                 yield self._report(analysis, site.node, cpu_node, pair[0], pair[1])
@@ -157,7 +187,12 @@ def _operands(site: CallFact, analysis: Analysis) -> list[tuple[cst.CSTNode, Val
     operands: list[tuple[cst.CSTNode, Value]] = []
     if site.receiver is not None:
         operands.append((site.receiver, site.receiver_value))
-    for arg, value in zip(site.node.args, site.arguments):
+    arguments = list(zip(site.node.args, site.arguments))
+    if site.method in SHAPE_METHODS:
+        arguments = []
+    elif site.qualified in SHAPE_FUNCTIONS:
+        arguments = arguments[:1]
+    for arg, value in arguments:
         operands.append((arg.value, value))
         if isinstance(arg.value, (cst.List, cst.Tuple)):
             operands.extend((element.value, analysis.value_of(element.value)) for element in arg.value.elements)

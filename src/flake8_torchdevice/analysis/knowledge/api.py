@@ -73,6 +73,9 @@ MODULE_ONLY_METHODS = frozenset(
     "named_modules state_dict load_state_dict register_buffer register_parameter register_module add_module "
     "zero_grad requires_grad_ get_submodule apply forward".split()
 )
+# Module methods that run the module on their arguments (Hugging Face, CLIP, diffusers, samplers).
+RUNNING_METHODS = frozenset({"forward", "generate", "predict", "sample", "infer", "inference"})
+RUNNING_PREFIXES = ("encode", "decode", "embed", "get_text_features", "get_image_features")
 # Module methods that return the module itself (in place).
 MODULE_CHAIN_METHODS = frozenset("eval train float half double bfloat16 requires_grad_ share_memory".split())
 # Calls whose first argument is a module, and the wrapper they return is where it is.
