@@ -14,10 +14,10 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
+from .calls import PARAMETER
 from .conditions import is_exit_call
 from .domain import NONE, UNKNOWN, Kind, Polarity, Value, tensor
 from .facts import DefaultFact, OperationFact
-from .calls import PARAMETER
 from .frames import Pending
 from .imports import dotted_name
 from .knowledge.api import GRAD_DISABLING_CONTEXTS
