@@ -9,6 +9,14 @@ corpora, outside the repository, since it quotes third-party code).
 
     python scripts/precision.py [--dest DIR] [--out FILE] [NAME ...]
 
+Held-out and user-code mode: the libraries held out for precision (``--held-out``) and the user
+repositories (``--user``: training scripts, tutorials, notebooks) are linted with the
+``torchdevice`` command itself (notebooks included), every rule selected; the table is printed
+and every finding, with its source line, written for the hand classification of
+docs/precision.md.
+
+    python scripts/precision.py --held-out --user [--out FILE]
+
 Standard-library mode: lints every ``.py`` file of the running CPython's standard
 library, a large body of code without torch that must produce no crash and no
 TDV900 except for syntax libcst does not accept. ``--all-files`` also analyses the
@@ -25,6 +33,7 @@ import argparse
 import ast
 import io
 import json
+import subprocess
 import sys
 import sysconfig
 import time
@@ -136,6 +145,60 @@ def markdown_table(tallies: Sequence[Tally]) -> str:
     return "\n".join("| " + " | ".join(row) + " |" for row in rows)
 
 
+def run_command_on(groups: dict[str, Path], out: Path) -> int:
+    """Lint each folder with ``torchdevice check --select TDV`` and tabulate its JSON findings."""
+    tallies, report = [], {}
+    for name, folder in groups.items():
+        start = time.perf_counter()
+        completed = subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "flake8_torchdevice",
+                "check",
+                "--select",
+                "TDV",
+                "--exit-zero",
+                "--format",
+                "json",
+                str(folder),
+            ],
+            capture_output=True,
+            text=True,
+            cwd=folder,
+        )
+        paths = corpora.python_files(folder, notebooks=True)
+        tally = Tally(name, files=len(paths), seconds=time.perf_counter() - start)
+        tally.lines = sum(len(read_source(path).splitlines()) for path in paths)
+        if completed.returncode not in (0, 1):
+            tally.crashes.append(f"{name}: exit {completed.returncode}\n{completed.stderr[-2000:]}")
+        findings = json.loads(completed.stdout or "[]")
+        for finding in findings:
+            tally.findings[finding["code"]] += 1
+            finding["source"] = _source_line(Path(finding["path"]), finding)
+        report[name] = findings
+        tallies.append(tally)
+    print(f"linter: {Path(engine.__file__).parent}\n")
+    print(markdown_table(tallies))
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps(report, indent=1) + "\n")
+    print(f"\n{sum(len(f) for f in report.values())} findings written to {out}")
+    return _report_crashes(tallies)
+
+
+def _source_line(path: Path, finding: dict) -> str:
+    """The reported line's text (for a notebook, the cell's line)."""
+    try:
+        if path.suffix == ".ipynb":
+            cell = [c for c in json.loads(path.read_text(encoding="utf-8"))["cells"] if c["cell_type"] == "code"]
+            lines = "".join(cell[finding["cell"] - 1]["source"]).splitlines()
+        else:
+            lines = read_source(path).splitlines()
+        return lines[finding["line"] - 1].strip()
+    except (OSError, ValueError, KeyError, IndexError, TypeError):
+        return ""
+
+
 def run_corpora(dest: Path, names: Sequence[str] | None, out: Path) -> int:
     files = corpora.corpus_files(dest, names)
     tallies = [lint_files(name, paths, dest / name) for name, paths in files.items()]
@@ -245,9 +308,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument(
         "--compare-core", action="store_true", help="also time the core rules (TDV001-TDV003) against all rules"
     )
+    parser.add_argument("--held-out", action="store_true", help="lint the held-out libraries with the command")
+    parser.add_argument("--user", action="store_true", help="lint the user repositories with the command")
     args = parser.parse_args(argv)
     if args.stdlib:
         return run_stdlib(args.all_files)
+    if args.held_out or args.user:
+        groups: dict[str, Path] = {}
+        if args.held_out:
+            groups.update(corpora.fetch(args.dest, list(corpora.HELD_OUT_CORPORA)))
+        if args.user:
+            groups.update(corpora.export_user_code(args.dest))
+        return run_command_on(groups, args.out or args.dest / "findings-held-out.json")
     unknown = sorted(set(args.names) - set(corpora.CORPORA))
     if unknown:
         parser.error(f"unknown corpus {', '.join(unknown)}; choose from {', '.join(corpora.CORPORA)}")
