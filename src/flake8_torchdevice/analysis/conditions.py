@@ -41,9 +41,10 @@ AVAILABILITY_CHECKS = frozenset(
         "torch.backends.cudnn.enabled",
     }
 )
-# Names of CUDA-only things: CUDA, GPUs, NCCL, TensorRT, CUDA graphs, FSDP, bitsandbytes, DeepGEMM.
+# Names of CUDA-only things: CUDA, GPUs, NCCL, TensorRT, CUDA graphs, FSDP, bitsandbytes, DeepGEMM,
+# pinned memory (``if self.pin_memory:`` opts in to CUDA).
 _MENTIONS_CUDA = re.compile(
-    r"cuda|gpu|device_ids|nccl|tensorrt|(^|_)trt(_|$)|fsdp|bnb|bitsandbytes|deep_?gemm", re.IGNORECASE
+    r"cuda|gpu|device_ids|nccl|tensorrt|(^|_)trt(_|$)|fsdp|bnb|bitsandbytes|deep_?gemm|pin_?memory", re.IGNORECASE
 )
 # A docstring that says the code needs CUDA: "Requires CUDA", "GPU only", "only runs on CUDA".
 _NEEDS_CUDA = re.compile(
