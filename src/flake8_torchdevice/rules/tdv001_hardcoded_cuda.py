@@ -251,8 +251,7 @@ class HardcodedCudaDevice(Rule):
         if call.method == "cuda" and len(node.args) <= 1 and not is_instance_of_other_class(call.receiver_value):
             yield self.finding(
                 node.func.attr,  # type: ignore[attr-defined]  # method calls have an Attribute func
-                ".cuda() fails on machines without CUDA (CPU-only, Apple MPS); "
-                f"use .to(device) with a device chosen once: device = {CHOOSE_ONCE}",
+                f".cuda() fails without a CUDA GPU (CPU-only, Apple MPS); use .to(device), device = {CHOOSE_ONCE}",
             )
         if call.method == "pin_memory" and not node.args and not is_instance_of_other_class(call.receiver_value):
             yield self.finding(
@@ -277,15 +276,15 @@ class HardcodedCudaDevice(Rule):
         value = string_value(node)
         return self.finding(
             node,
-            f'hard-coded device "{value}" fails on machines without CUDA (CPU-only, Apple MPS); '
-            f"choose the device once and pass it: device = {CHOOSE_ONCE}",
+            f'hard-coded "{value}" fails without a CUDA GPU (CPU-only, Apple MPS); '
+            f"pass a device chosen once: device = {CHOOSE_ONCE}",
         )
 
     def _device_index(self, node: cst.Integer) -> Finding:
         return self.finding(
             node,
-            f"device index {node.value} means CUDA device {node.value} and fails on machines without CUDA "
-            f"(CPU-only, Apple MPS); choose the device once and pass it: device = {CHOOSE_ONCE}",
+            f"device index {node.value} is CUDA device {node.value}: it fails without a CUDA GPU; "
+            f"pass a device chosen once: device = {CHOOSE_ONCE}",
         )
 
     def _legacy_type(self, node: cst.CSTNode, name: str) -> Finding:
