@@ -496,7 +496,7 @@ def test_every_fixture_behaves_as_declared_on_cpu_and_meta(tmp_path):
     assert disagreements == []
     # Each fixing rule's fixes are proven too: fixed bad fixtures ran, declared good, without a mismatch.
     fixed_rules = {fixture["rule"] for fixture in results["fixtures"] if "/good_fixed_" in fixture["name"]}
-    assert fixed_rules == {"TDV002", "TDV003", "TDV004", "TDV007", "TDV008"}
+    assert fixed_rules == {"TDV002", "TDV003", "TDV004", "TDV007", "TDV008", "TDV009"}
 
 
 def test_performance_fixtures_must_run_clean_and_be_reported():

@@ -28,7 +28,8 @@ s = a.numpy()  # reveal: ndarray {cpu}
 t = a.tolist()  # reveal: sequence[scalar]
 u = torch.zeros_like(a)  # reveal: tensor {cpu}
 v = a > 0  # reveal: tensor {cpu}
-w = np.zeros(3)  # reveal: ndarray {cpu}
+w = np.zeros(3)  # reveal: ndarray {cpu} rank=1
+grid = np.zeros((4, 2))  # reveal: ndarray {cpu} rank=2
 x = torch.ones(2, 2).T  # reveal: tensor {cpu}
 y = a.data  # reveal: tensor {cpu}
 z = torch.max(a, dim=0)  # reveal: tensor {cpu}

@@ -157,7 +157,7 @@ class CallEvaluator(MethodEvaluator):
         if qualified in api.DATA_LOADERS:
             return Value(kind=Kind.LOADER, origin=origin)
         if qualified.startswith("numpy."):
-            return Value(kind=Kind.NDARRAY, places=CPU, origin=origin)
+            return Value(kind=Kind.NDARRAY, places=CPU, rank=_shape_rank(qualified, node), origin=origin)
         if qualified in ("tqdm.tqdm", "tqdm.auto.tqdm", "tqdm.notebook.tqdm"):
             return sequence(item=self.iterated(first))
         effect = api.function_effect(qualified)
@@ -254,6 +254,16 @@ def _returns_torch_tensors(node: cst.Call) -> bool:
     """``tokenizer(text, return_tensors="pt")``: Hugging Face tokenizers return CPU tensors."""
     argument = keyword_argument(node, "return_tensors")
     return type(argument) is cst.SimpleString and argument.value.strip("\"'") == "pt"
+
+
+def _shape_rank(qualified: str, node: cst.Call) -> int | None:
+    """``np.zeros((n, 1))``: an array of a literal shape has that many dimensions."""
+    if qualified.rsplit(".", 1)[-1] not in ("zeros", "ones", "empty", "full") or not node.args:
+        return None
+    shape = node.args[0].value
+    if type(shape) is cst.Tuple or type(shape) is cst.List:
+        return len(shape.elements)
+    return 1 if type(shape) in (cst.Integer, cst.Name, cst.Call, cst.Attribute) else None
 
 
 def _flag(node: cst.Call, keyword: str, expected: bool) -> bool:

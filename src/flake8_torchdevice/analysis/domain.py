@@ -121,6 +121,8 @@ class Value:
     scalar: bool = False
     # A boolean that is a CUDA check (``use_cuda = torch.cuda.is_available()``).
     polarity: Polarity = Polarity.NONE
+    # How many dimensions, when the code shows it (``np.zeros((n, 1))`` has 2).
+    rank: int | None = None
     elements: tuple[Value, ...] | None = None
     item: Value | None = None
     items: tuple[tuple[str, Value], ...] = ()
@@ -171,6 +173,7 @@ class Value:
             grad=self.grad and other.grad,
             scalar=self.scalar and other.scalar,
             polarity=self.polarity if self.polarity is other.polarity else Polarity.NONE,
+            rank=self.rank if self.rank == other.rank else None,
             elements=_join_elements(self.elements, other.elements),
             item=_join_optional(self.item, other.item),
             items=_join_items(self.items, other.items),
@@ -194,6 +197,8 @@ class Value:
             words.append("grad")
         if self.scalar:
             words.append("0-dim")
+        if self.rank is not None:
+            words.append(f"rank={self.rank}")
         if self.polarity is not Polarity.NONE:
             words.append("cuda-check" if self.polarity is Polarity.POSITIVE else "no-cuda-check")
         return " ".join(words)

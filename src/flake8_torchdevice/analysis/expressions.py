@@ -109,7 +109,8 @@ class ExpressionEvaluator(_Base):
         if kind is Kind.TENSOR or kind is Kind.ARRAYLIKE:
             if attribute in TENSOR_ATTRIBUTES:
                 grad = owner.grad and attribute not in _NO_GRAD_ATTRIBUTES
-                return Value(kind=Kind.TENSOR, places=owner.places, grad=grad, origin=owner.origin)
+                scalar = owner.scalar and attribute in _NO_GRAD_ATTRIBUTES  # ``loss.data`` is as 0-dim as ``loss``
+                return Value(kind=Kind.TENSOR, places=owner.places, grad=grad, scalar=scalar, origin=owner.origin)
             if attribute == "device":
                 return Value(kind=Kind.DEVICE, places=owner.places, origin=owner.origin)
             if attribute in _RESULT_FIELDS:  # ``x.max(dim=1).values``: the fields of torch's named tuples

@@ -60,6 +60,7 @@ __all__ = [
     "place_name",
     "place_unknown",
     "positional_argument",
+    "rank",
     "requires_grad",
     "string_value",
 ]
@@ -214,6 +215,11 @@ def is_ndarray(value: Value) -> bool:
 
 def is_zero_dim(value: Value) -> bool:
     return value.scalar
+
+
+def rank(value: Value) -> int | None:
+    """How many dimensions the value has, when the code shows it."""
+    return value.rank
 
 
 def requires_grad(value: Value) -> bool:

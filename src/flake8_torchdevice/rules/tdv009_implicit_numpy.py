@@ -13,10 +13,12 @@ from ..analysis.queries import (
     Value,
     elements,
     is_ndarray,
+    is_zero_dim,
     is_tensor,
     may_be_on_accelerator,
     may_be_tensor,
     place_name,
+    rank,
     requires_grad,
 )
 from ..settings import Settings
@@ -39,7 +41,8 @@ class ImplicitNumpyConversion(Rule):
     ## What it does
     Reports a tensor that may be on an accelerator passed to NumPy, Matplotlib, pandas, SciPy or
     scikit-learn (`np.array([loss, acc])`, `np.sum(losses)`, `np.vstack(outputs)`, `plt.plot(t)`,
-    `pd.DataFrame(t)`), or stored into a NumPy array (`history[i] = loss.data`), with no `.cpu()`,
+    `pd.DataFrame(t)`), or stored into a NumPy array (`errors[i] = batch_errors`, or a 0-dim loss into a
+    row: `history[i] = loss.data` with `history = np.zeros((n, 1))`), with no `.cpu()`,
     `.item()`, `.tolist()` or `float()` first. Also reports `np.mean(t)` (and `sum`, `max`, `min`,
     `std`, `var`, `prod`, `any`, `all`) of a single tensor, which fails on every device.
 
@@ -52,7 +55,8 @@ class ImplicitNumpyConversion(Rule):
     `TypeError` on any device.
 
     Not reported: tensors the code shows are on the CPU, values converted first (`.item()`,
-    `.cpu()`, `.tolist()`, `float(...)`), and tensors whose place the code does not show.
+    `.cpu()`, `.tolist()`, `float(...)`), tensors whose place the code does not show, and a 0-dim
+    tensor stored into one element (NumPy converts it with `float()`, which works on any device).
 
     ## Fix
     Safe: a single tensor argument that does not require grad becomes `t.cpu()`. None for lists.
@@ -92,7 +96,7 @@ class ImplicitNumpyConversion(Rule):
                     yield finding
                     break
         for store in analysis.stores():
-            if is_ndarray(store.container) and _on_device(store.value) is not None:
+            if is_ndarray(store.container) and _on_device(store.value) is not None and not _scalar_slot(store):
                 yield self._stored(analysis, store)
 
     def _argument(self, analysis: Analysis, call: CallFact, arg: cst.Arg, value: Value) -> Finding | None:
@@ -137,6 +141,15 @@ def _parenthesized(expression: cst.BaseExpression) -> cst.BaseExpression:
     if expression.lpar:
         return expression
     return expression.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
+
+
+def _scalar_slot(store: StoreFact) -> bool:
+    """``history[i] = loss`` with a 0-dim ``loss`` into one element: NumPy calls ``float(loss)``, which
+    works on any device. Into a row (``history[i]`` of a 2-D array) it converts with numpy.asarray."""
+    if not is_zero_dim(store.value):
+        return False
+    dimensions = rank(store.container)
+    return dimensions is None or len(store.node.slice) >= dimensions
 
 
 def _on_device(value: Value) -> Value | None:
