@@ -795,7 +795,7 @@ FIX_REGRESSIONS = {
     "fix_source keeps a leading BOM": "\ufeffimport torch\nx = torch.zeros(3)\nx.to(device)  # keep me\n",
     # TDV007's fix once replaced a parenthesised move by a call without the parentheses: the lines
     # of "(" and ")" changed and the comment inside them was deleted (found by the torch programs).
-    "tdv007 kept its parentheses": "import torch\nx = (\n    torch.tensor([1, 2]).to(device)  # keep me\n)\n",
+    "tdv007 kept its parentheses": "import torch\nx = (\n    torch.zeros(2).to(device)  # keep me\n)\n",
 }
 
 
