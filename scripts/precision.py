@@ -190,8 +190,8 @@ def _source_line(path: Path, finding: dict) -> str:
     """The reported line's text (for a notebook, the cell's line)."""
     try:
         if path.suffix == ".ipynb":
-            cell = [c for c in json.loads(path.read_text(encoding="utf-8"))["cells"] if c["cell_type"] == "code"]
-            lines = "".join(cell[finding["cell"] - 1]["source"]).splitlines()
+            cells = json.loads(path.read_text(encoding="utf-8"))["cells"]  # numbered over every cell
+            lines = "".join(cells[finding["cell"] - 1]["source"]).splitlines()
         else:
             lines = read_source(path).splitlines()
         return lines[finding["line"] - 1].strip()
