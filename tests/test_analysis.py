@@ -86,3 +86,29 @@ def test_reveals(path: Path) -> None:
 
 def test_there_are_enough_reveals() -> None:
     assert sum(len(reveals(path)) for path in reveal_files()) >= 150
+
+
+def test_a_unit_past_its_budget_is_analysed_again_simply(monkeypatch) -> None:
+    """Past its step budget a function is walked once more in simple mode: loops in one widened
+    pass, no summaries. It finishes, and what a loop rebinds is unknown rather than guessed."""
+    from flake8_torchdevice.analysis import interpreter
+
+    source = (
+        "import torch\n"
+        "def helper():\n"
+        "    return torch.zeros(1)\n"
+        "def work(device):\n"
+        "    state = torch.zeros(3)\n"
+        "    for step in range(3):\n"
+        "        for inner in range(3):\n"
+        "            state = state.to(device)\n"
+        "    made = helper()\n"
+        "    return state, made\n"
+    )
+    module = cst.parse_module(source)
+    calls = [node for node in _calls(module) if type(node.func) is cst.Name and node.func.value == "helper"]
+    monkeypatch.setattr(interpreter, "UNIT_BUDGET", 5)
+    analysis = analyse(module)
+    assert analysis.value_of(calls[0]).describe() == "unknown"  # no summaries in simple mode
+    monkeypatch.setattr(interpreter, "UNIT_BUDGET", 60_000)
+    assert analyse(module).value_of(calls[0]).describe() == "tensor {cpu}"
