@@ -240,9 +240,9 @@ class CallEvaluator(MethodEvaluator):
             places = module.places
         kind = Kind.TENSOR if (module.cls or "").startswith("torch.nn.") else Kind.OUTPUT
         grad = self.state.grad_enabled and (not stateless or any(value.grad for value in inputs))
-        return Value(
-            kind=kind, places=places, grad=grad, origin=module.origin or Origin(node, "computed by the module")
-        )
+        callee = dotted_name(node.func)
+        origin = Origin(node, f"computed by `{callee}`" if callee else "computed by a module")
+        return Value(kind=kind, places=places, grad=grad, origin=origin)
 
 
 def module_placed(module: Value) -> bool:
