@@ -211,6 +211,11 @@ class _Collector:
                 if arg.keyword is not None and arg.keyword.value in ("device", "map_location"):
                     self._placement(arg.value)
         if name is not None:
+            last = name.rsplit(".", 1)[-1]
+            if last == "init_process_group" and _names_nccl(node):
+                evidence.uses_nccl = True
+            if last == "spawn" and node.args and type(node.args[0].value) is cst.Name and _per_gpu(node):
+                self.definitions.gpu_workers.add(node.args[0].value.value)
             self.definitions.call_sites[name.rsplit(".", 1)[-1]].append(node)
             if name.rsplit(".", 1)[-1] in _TYPE_CHECKS and node.args:
                 self._note(evidence.type_checked, node.args[0].value)
@@ -273,6 +278,23 @@ _HANDLERS = {
     cst.For: _Collector._loop,
     cst.While: _Collector._loop,
 }
+
+
+def _names_nccl(call: cst.Call) -> bool:
+    """``init_process_group("nccl")`` / ``init_process_group(backend="nccl")``."""
+    backend = next((arg.value for arg in call.args if arg.keyword is None or arg.keyword.value == "backend"), None)
+    return backend is not None and string_value(backend) == "nccl"
+
+
+def _per_gpu(call: cst.Call) -> bool:
+    """``mp.spawn(worker, nprocs=torch.cuda.device_count())``: one process per CUDA device."""
+    return any(
+        arg.keyword is not None
+        and arg.keyword.value == "nprocs"
+        and "device_count" in (dotted_name(arg.value.func) or "")
+        for arg in call.args
+        if type(arg.value) is cst.Call
+    )
 
 
 def _unset_attributes(test: cst.BaseExpression, self_name: str | None) -> set[str]:

@@ -41,6 +41,8 @@ class Evidence:
     self_called: set[str] = field(default_factory=set)
     # The scope yields: a generator function.
     generator: bool = False
+    # The scope sets up NCCL (``init_process_group(backend="nccl")``), which needs CUDA GPUs.
+    uses_nccl: bool = False
 
     def kind_of(self, name: str) -> Kind | None:
         """What the scope's use of ``name`` shows it is, if anything does."""
@@ -100,6 +102,8 @@ class Definitions:
     module_evidence: Evidence = field(default_factory=Evidence)
     # Values assigned to ``self.x`` under a test that ``self.x`` is not set yet (lazy initialisation).
     lazy_values: set[int] = field(default_factory=set)
+    # Functions started once per CUDA device (``mp.spawn(f, nprocs=torch.cuda.device_count())``).
+    gpu_workers: set[str] = field(default_factory=set)
     # Expressions only compared (``x.device == torch.device("cuda")``) or asked their type/index.
     compared: set[int] = field(default_factory=set)
     _families: dict[str, list[ClassInfo]] = field(default_factory=dict)

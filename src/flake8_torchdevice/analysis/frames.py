@@ -18,6 +18,8 @@ class Frame:
     scope: Scope
     self_value: Value | None = None
     returns: list[Value] = field(default_factory=list)
+    # The states at each ``return``: with the end of the body, where the function leaves.
+    exits: list[State] = field(default_factory=list)
     # Per enclosing loop: the states at ``break`` and at ``continue``.
     breaks: list[list[State]] = field(default_factory=list)
     continues: list[list[State]] = field(default_factory=list)

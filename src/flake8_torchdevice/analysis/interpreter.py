@@ -106,7 +106,8 @@ class Interpreter(StatementWalker, ExpressionEvaluator, CallEvaluator):
         self, info: FunctionInfo, outer: State, arguments: dict[str, Value], self_value: Value | None
     ) -> tuple[Value | None, State]:
         """Evaluate a function without recording: its returned value (None if it never returns
-        a value) and its exit state. Used for summaries."""
+        a value) and the state where it leaves (the join of its end and its returns). Used for
+        summaries."""
         # Its steps count against the unit that asked: a unit whose summaries explode goes simple.
         saved = (self.state, self.recording, self.expression_statement)
         self.recording = False
@@ -116,6 +117,8 @@ class Interpreter(StatementWalker, ExpressionEvaluator, CallEvaluator):
                 self.state = entry
                 self.block(statements(info.node.body))
                 exit_state = self.state
+                for left in frame.exits:
+                    exit_state = exit_state.join(left)
                 returned = frame.returns
         finally:
             self.state, self.recording, self.expression_statement = saved
@@ -170,6 +173,8 @@ class Interpreter(StatementWalker, ExpressionEvaluator, CallEvaluator):
         if known is None:
             known = (
                 mentions_cuda(info.name)
+                or info.evidence.uses_nccl  # NCCL runs on CUDA GPUs only
+                or (info.owner is None and info.name in self.definitions.gpu_workers)
                 or needs_cuda(docstring(info.node))
                 or (info.owner is not None and self.class_is_cuda_specific(info.owner))
                 or any(self.conditions.mentions_guard(d.decorator, self.state) for d in info.node.decorators)

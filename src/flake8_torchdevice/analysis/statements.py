@@ -199,6 +199,7 @@ class StatementWalker(LoopWalker, _Base):
             self._augmented(node)
         elif node_type is cst.Return:
             self.frame.returns.append(self.evaluate(node.value) if node.value is not None else NONE)
+            self.frame.exits.append(self.state)
             self.state = unreachable()
         elif node_type is cst.Raise:
             self.evaluate_children(node)
