@@ -118,6 +118,8 @@ class _Collector:
 
     def lazy_if(self, node: cst.If) -> None:
         """``if self.x is None: self.x = ...``: remember ``x`` while visiting the body."""
+        if self.depth == 0 and _tests_main(node.test):
+            self.definitions.is_script = True
         self.visit(node.test)
         self.lazy_stack.append(frozenset(_unset_attributes(node.test, self.self_names[-1])))
         try:
@@ -227,6 +229,8 @@ class _Collector:
         receiver = dotted_name(func.value)
         if receiver is not None:
             evidence.methods[receiver].add(method)
+            if "nccl" in receiver.lower():  # ``self._nccl_group.broadcast(...)``: NCCL is CUDA-only
+                evidence.uses_nccl = True
             if receiver == self.self_names[-1]:
                 evidence.self_called.add(method)
                 if method in _REGISTERS and node.args:
@@ -278,6 +282,15 @@ _HANDLERS = {
     cst.For: _Collector._loop,
     cst.While: _Collector._loop,
 }
+
+
+def _tests_main(test: cst.BaseExpression) -> bool:
+    """``__name__ == "__main__"``."""
+    return (
+        type(test) is cst.Comparison
+        and dotted_name(test.left) == "__name__"
+        and any(string_value(target.comparator) == "__main__" for target in test.comparisons)
+    )
 
 
 def _names_nccl(call: cst.Call) -> bool:

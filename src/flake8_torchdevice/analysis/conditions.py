@@ -49,7 +49,7 @@ _MENTIONS_CUDA = re.compile(
 # A docstring that says the code needs CUDA: "Requires CUDA", "GPU only", "only runs on CUDA".
 _NEEDS_CUDA = re.compile(
     r"\b(requires?|needs?|only (runs? )?(on|with)|must run on)\b[^.\n]{0,40}\b(cuda|gpus?|nvidia)\b"
-    r"|\b(cuda|gpu)[- ]only\b",
+    r"|\b(cuda|gpu)[- ]only\b|devices::\s*cuda\b",
     re.IGNORECASE,
 )
 _REFUSES_CUDA = re.compile(r"(no|disable|without|skip)_?(cuda|gpu)|cpu", re.IGNORECASE)

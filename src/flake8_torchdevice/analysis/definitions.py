@@ -102,6 +102,8 @@ class Definitions:
     module_evidence: Evidence = field(default_factory=Evidence)
     # Values assigned to ``self.x`` under a test that ``self.x`` is not set yet (lazy initialisation).
     lazy_values: set[int] = field(default_factory=set)
+    # The module runs as a script (``if __name__ == "__main__":``): its functions have no other callers.
+    is_script: bool = False
     # Functions started once per CUDA device (``mp.spawn(f, nprocs=torch.cuda.device_count())``).
     gpu_workers: set[str] = field(default_factory=set)
     # Expressions only compared (``x.device == torch.device("cuda")``) or asked their type/index.
@@ -131,6 +133,17 @@ class Definitions:
                     changed = True
         return list(family.values())
 
+    def default_always_replaced(self, function: FunctionInfo, param: cst.Param) -> bool:
+        """A default of a private helper (``_name``) that every call in the file replaces."""
+        if not function.name.startswith("_") or function.name.startswith("__"):
+            return False
+        sites = self.call_sites.get(function.name, [])
+        params = list(function.node.params.posonly_params) + list(function.node.params.params)
+        index = next((i for i, candidate in enumerate(params) if candidate is param), None)
+        if function.self_name is not None and index is not None:
+            index -= 1
+        return bool(sites) and all(_passes(site, param.name.value, index) for site in sites)
+
     def runs_in_forward(self, function: FunctionInfo) -> bool:
         """A method that ``forward()`` (or ``__call__``) of its class runs, directly or through
         other methods called on ``self``, in its class or a related class of this file."""
@@ -149,6 +162,15 @@ class Definitions:
 
     def function(self, node: cst.FunctionDef) -> FunctionInfo:
         return self.functions[id(node)]
+
+
+def _passes(call: cst.Call, name: str, index: int | None) -> bool:
+    if any(arg.star for arg in call.args):
+        return True  # ``f(*args, **kwargs)`` forwards whatever it was given
+    if any(arg.keyword is not None and arg.keyword.value == name for arg in call.args):
+        return True
+    positional = [arg for arg in call.args if arg.keyword is None]
+    return index is not None and 0 <= index < len(positional)
 
 
 def _decorator_name(decorator: cst.Decorator) -> str | None:

@@ -110,6 +110,10 @@ class Analysis:
         """The value an expression had where it was evaluated (unknown if it never was)."""
         return self._facts.values.get(id(node), domain.UNKNOWN)
 
+    def functions(self) -> Iterable[FunctionInfo]:
+        """Every function and method the file defines."""
+        return self._definitions.functions.values()
+
     def call_sites(self, function: FunctionInfo) -> list[cst.Call]:
         """The calls in this file that name the function (``f(...)``, ``self.f(...)``)."""
         return self._definitions.call_sites.get(function.name, [])
@@ -142,6 +146,17 @@ class Analysis:
         if function is not None:
             names |= function.evidence.placements
         return names
+
+    def all_device_names(self) -> set[str]:
+        """Every name the file uses as a device somewhere."""
+        names = set(self._definitions.module_evidence.placements)
+        for function in self._definitions.functions.values():
+            names |= function.evidence.placements
+        return names
+
+    def runs_as_script(self) -> bool:
+        """Does the module run as a script (``if __name__ == "__main__":``)?"""
+        return self._definitions.is_script
 
     def places_a_device(self, function: FunctionInfo | None, name: str) -> bool:
         """Is ``name`` used as a device (``.to(name)``, ``device=name``) in the function's scope?"""

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING
 import libcst as cst
 
 from .definitions import ClassInfo, Evidence, FunctionInfo
-from .domain import NONE, NOWHERE, UNKNOWN, Kind, Value, tensor, with_module
+from .domain import NONE, NOWHERE, UNKNOWN, Kind, Value, must_be_on_accelerator, tensor, with_module
 from .frames import Frame
 from .knowledge import api
 from .state import State
@@ -281,6 +281,16 @@ class Summaries:
             if name == info.self_name:
                 continue
             kind = self._parameter_kind(param, name, evidence, inputs)
+            default = self.interpreter.default_values.get(id(param))
+            if (
+                kind is None
+                and default is not None
+                and default.kind is Kind.DEVICE
+                and must_be_on_accelerator(default)
+                and not self.interpreter.definitions.default_always_replaced(info, param)
+            ):
+                values[name] = default  # ``device="cuda"``: what a call without the argument gets
+                continue
             if kind is Kind.TENSOR:
                 values[name] = tensor(SELF if in_module else NOWHERE)
             elif kind is Kind.MODULE:

@@ -9,7 +9,6 @@ import libcst as cst
 from ..analysis.queries import (
     Analysis,
     CallFact,
-    DefaultFact,
     Value,
     device_index_literal,
     elements,
@@ -45,12 +44,17 @@ CUDA_ONLY_LIBRARIES = frozenset(
         "cupy",
         "deep_gemm",
         "flash_attn",
+        "isaaclab",
+        "isaacsim",
         "megatron",
+        "omni",  # NVIDIA Omniverse / Isaac Sim
         "pycuda",
+        "sglang",
         "tensorrt",
         "torch_tensorrt",
         "transformer_engine",
         "triton",
+        "vllm",
     }
 )
 
@@ -87,7 +91,7 @@ def _placement_arguments(call: CallFact) -> Iterator[tuple[cst.BaseExpression, i
     """The arguments of a call that say where something is placed, with their index."""
     keywords = ("map_location",) if call.qualified in DEVICE_TYPE_CALLS else ("device", "map_location", "device_map")
     positional_index = None
-    if call.qualified in ("torch.device", "torch.set_default_device") or call.method == "to":
+    if call.qualified in ("torch.device", "torch.set_default_device", "torch.Generator") or call.method == "to":
         positional_index = 0
     elif call.qualified == "torch.load":
         positional_index = 1
@@ -102,39 +106,67 @@ def _placement_arguments(call: CallFact) -> Iterator[tuple[cst.BaseExpression, i
             position += 1
 
 
-def _hard_coded_origin(value: Value, analysis: Analysis) -> cst.CSTNode | None:
+def _hard_coded_origin(value: Value, analysis: Analysis, guarded: set[int]) -> cst.CSTNode | None:
     """The unguarded ``"cuda"`` literal (or ``torch.cuda.*Tensor`` type) a device value came from."""
     origin = analysis.origin_node(value)
     literal = analysis.literal_at(origin)
-    if is_device(value) and must_be_on_accelerator(value) and literal is not None and not literal.guarded:
-        return literal.node
-    return None
+    if not (is_device(value) and must_be_on_accelerator(value) and literal is not None) or literal.guarded:
+        return None
+    function = literal.scope.function
+    if function is not None and id(function) in guarded:
+        return None
+    return literal.node
+
+
+def _torch_placement(call: CallFact) -> bool:
+    """A call of torch's that reads an integer as a device: ``.to(0)``, ``torch.device(1)``,
+    ``torch.zeros(2, device=0)`` (other libraries, such as a transformers pipeline, read it their way)."""
+    return call.method == "to" or (
+        call.qualified is not None and call.qualified.startswith("torch.") and call.qualified != "torch.load"
+    )
 
 
 def _name(node: cst.CSTNode, analysis: Analysis) -> str:
     return analysis.qualify(node) or "torch.cuda tensor type"  # type: ignore[arg-type]
 
 
-def _always_overridden(default: DefaultFact, analysis: Analysis) -> bool:
-    """A default of a private helper that every call in the file replaces: it is never used."""
-    function = default.function
-    if not function.name.startswith("_") or function.name.startswith("__"):
-        return False
-    sites = analysis.call_sites(function)
-    name = default.param.name.value
-    params = list(function.node.params.posonly_params) + list(function.node.params.params)
-    index = next((i for i, param in enumerate(params) if param is default.param), None)
-    if function.self_name is not None and index is not None:
-        index -= 1
-    return bool(sites) and all(_passes(site, name, index) for site in sites)
+def _guarded_functions(analysis: Analysis) -> set[int]:
+    """Functions whose every call in the file runs under a CUDA check (``main`` checks, then calls
+    its helpers), when nothing else calls them: private helpers, nested ones, and every function of
+    a script. Iterated to a fixpoint: a helper of a guarded helper is guarded too."""
+    candidates = [
+        function
+        for function in analysis.functions()
+        if function.owner is None and (analysis.runs_as_script() or function.name.startswith("_"))
+    ]
+    guarded: set[int] = set()
+    changed = True
+    while changed:
+        changed = False
+        for function in candidates:
+            if id(function) in guarded:
+                continue
+            sites = [analysis.call_at(site) for site in analysis.call_sites(function)]
+            if sites and all(site is not None and _runs_guarded(site, guarded) for site in sites):
+                guarded.add(id(function))
+                changed = True
+    return guarded
 
 
-def _passes(call: cst.Call, name: str, index: int | None) -> bool:
-    if any(arg.star for arg in call.args):
-        return True  # ``f(*args, **kwargs)`` forwards whatever it was given
-    if keyword_argument(call, name) is not None:
-        return True
-    return index is not None and index >= 0 and positional_argument(call, index) is not None
+def _runs_guarded(call: CallFact, guarded: set[int]) -> bool:
+    return _guarded(call) or (call.scope.function is not None and id(call.scope.function) in guarded)
+
+
+def _option_name(call: cst.Call) -> str | None:
+    """The attribute an argparse option is stored in: ``--device`` or ``dest="device"``."""
+    dest = keyword_argument(call, "dest")
+    if dest is not None:
+        return string_value(dest)
+    for arg in call.args:
+        flag = string_value(arg.value) if arg.keyword is None else None
+        if flag is not None and flag.startswith("--"):
+            return flag[2:].replace("-", "_")
+    return None
 
 
 class HardcodedCudaDevice(Rule):
@@ -197,27 +229,12 @@ class HardcodedCudaDevice(Rule):
     def check(self, analysis: Analysis, settings: Settings) -> Iterator[Finding]:
         if analysis.imports_any(CUDA_ONLY_LIBRARIES) or analysis.says_it_needs_cuda:
             return  # the whole file runs only where CUDA does
-        overridden = {
-            id(default.param.default)
-            for default in analysis.defaults()
-            if default.param.default is not None and _always_overridden(default, analysis)
-        }
+        guarded = _guarded_functions(analysis)
         for call in analysis.calls():
-            if not _guarded(call) and id(call.node) not in overridden:
-                yield from self._check_call(call, analysis)
-        for default in analysis.defaults():
-            literal = default.param.default
-            name = default.param.name.value
-            if (
-                literal is not None
-                and not default.guarded
-                and is_cuda_literal(literal)
-                and id(literal) not in overridden
-                and analysis.places_a_device(default.function, name)
-            ):
-                yield self._literal(literal)
+            if not _runs_guarded(call, guarded):
+                yield from self._check_call(call, analysis, guarded)
 
-    def _check_call(self, call: CallFact, analysis: Analysis) -> Iterator[Finding]:
+    def _check_call(self, call: CallFact, analysis: Analysis, guarded: set[int]) -> Iterator[Finding]:
         node = call.node
         if call.qualified == "torch.device" and analysis.only_compared(node):
             return  # ``x.device == torch.device("cuda")`` needs no GPU
@@ -227,11 +244,11 @@ class HardcodedCudaDevice(Rule):
                 continue
             value = call.arguments[index]
             index_literal = device_index_literal(value)
-            if index_literal is not None and call.qualified != "torch.load":
+            if index_literal is not None and _torch_placement(call):
                 yield self._device_index(index_literal)  # ``.to(0)``, ``device = 0`` ... ``device=device``
                 continue
             for held in elements(value):  # ``device = "cuda"`` ... ``.to(device)``; ``device_map={"": "cuda:0"}``
-                origin = _hard_coded_origin(held, analysis)
+                origin = _hard_coded_origin(held, analysis, guarded)
                 if origin is not None:
                     yield (
                         self._literal(origin)
@@ -241,12 +258,16 @@ class HardcodedCudaDevice(Rule):
         # ``FloatT = torch.cuda.FloatTensor`` ... ``FloatT(3)`` / ``x.type(FloatT)``
         used_types = [call.callee] + ([call.arguments[0]] if call.method == "type" and call.arguments else [])
         for value in used_types:
-            origin = _hard_coded_origin(value, analysis)
+            origin = _hard_coded_origin(value, analysis, guarded)
             if origin is not None and not is_cuda_literal(origin) and origin is not node.func:
                 yield self._legacy_type(origin, _name(origin, analysis))
         if call.method == "add_argument":  # ``parser.add_argument("--device", default="cuda")``
             default = keyword_argument(node, "default")
-            if default is not None and is_cuda_literal(default):
+            option = _option_name(node)
+            used_as_device = option is not None and any(
+                name == option or name.endswith(f".{option}") for name in analysis.all_device_names()
+            )
+            if default is not None and is_cuda_literal(default) and used_as_device:
                 yield self._literal(default)
         if call.method == "cuda" and len(node.args) <= 1 and not is_instance_of_other_class(call.receiver_value):
             yield self.finding(
@@ -283,8 +304,8 @@ class HardcodedCudaDevice(Rule):
     def _device_index(self, node: cst.Integer) -> Finding:
         return self.finding(
             node,
-            f"device index {node.value} is CUDA device {node.value}: it fails without a CUDA GPU; "
-            f"pass a device chosen once: device = {CHOOSE_ONCE}",
+            f"device index {node.value} names an accelerator (CUDA device {node.value}) and fails without one "
+            f"(CPU-only); pass a device chosen once: device = {CHOOSE_ONCE}",
         )
 
     def _legacy_type(self, node: cst.CSTNode, name: str) -> Finding:
