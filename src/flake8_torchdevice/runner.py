@@ -23,29 +23,16 @@ from functools import partial
 from pathlib import Path
 from typing import TextIO
 
-from .engine import Diagnostic, lint_source
+from .engine import Diagnostic, lint_source, unanalysable
 from .fixes import fix_source
 from .noqa import silencer
 from .notebooks import NotANotebook, Notebook, parse_notebook, physical_lines
+from .reports import Report
 from .rules import Rule
-from .rules.tdv900_unanalysable import UnanalysableFile
 from .settings import Settings
 
 # Below this many files, starting worker processes costs more than it saves.
 PARALLEL_THRESHOLD = 20
-
-
-@dataclass(frozen=True)
-class Report:
-    """One finding in user coordinates: 1-based line and column, and the notebook cell if any."""
-
-    path: str
-    cell: int | None
-    line: int
-    column: int
-    code: str
-    message: str
-    fix: str | None
 
 
 @dataclass
@@ -141,8 +128,7 @@ def process_file(path: Path, options: RunOptions) -> FileResult:
     try:
         document = _read_document(path, data)
     except _Unreadable as error:
-        reports = [_unanalysable(display, str(error))] if UnanalysableFile.code in options.codes else []
-        return FileResult(display, reports)
+        return FileResult(display, _unanalysable(display, str(error), options))
     if options.fix is None:
         return FileResult(display, _lint(display, document, options))
     return _fix(path, display, document, options, options.fix)
@@ -167,17 +153,22 @@ def _lint(display: str, document: _Document, options: RunOptions) -> list[Report
 
 def _reports(display: str, document: _Document, diagnostics: Sequence[Diagnostic], options: RunOptions) -> list[Report]:
     silenced = silencer(document.source)
-    reports = []
-    for diagnostic in diagnostics:
-        if diagnostic.code in options.codes and not silenced(diagnostic):
-            cell, line = document.locate(diagnostic.line)
-            column = diagnostic.column + 1
-            reports.append(Report(display, cell, line, column, diagnostic.code, diagnostic.message, diagnostic.fix))
-    return reports
+    return [
+        _report(display, *document.locate(diagnostic.line), diagnostic)
+        for diagnostic in diagnostics
+        if diagnostic.code in options.codes and not silenced(diagnostic)
+    ]
 
 
-def _unanalysable(display: str, reason: str) -> Report:
-    return Report(display, None, 1, 1, UnanalysableFile.code, UnanalysableFile.message(reason), None)
+def _unanalysable(display: str, reason: str, options: RunOptions) -> list[Report]:
+    """The engine's TDV900 for a file that never reached it (unreadable text), when TDV900 is selected."""
+    diagnostic = unanalysable(reason)
+    return [_report(display, None, diagnostic.line, diagnostic)] if diagnostic.code in options.codes else []
+
+
+def _report(display: str, cell: int | None, line: int, diagnostic: Diagnostic) -> Report:
+    column = diagnostic.column + 1
+    return Report(display, cell, line, column, diagnostic.code, diagnostic.message, diagnostic.fix)
 
 
 def _fix(path: Path, display: str, document: _Document, options: RunOptions, mode: FixMode) -> FileResult:
