@@ -14,6 +14,7 @@ pipe closes, a busy one after its current item.
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import multiprocessing
 import os
@@ -83,7 +84,8 @@ class _Worker:
     def take(self, pending: deque[tuple[int, Any]]) -> None:
         self.task = pending.popleft() if pending else None
         if self.task is not None:
-            self._connection.send(self.task)
+            with contextlib.suppress(BrokenPipeError):  # it died meanwhile: its sentinel says how
+                self._connection.send(self.task)
 
     @property
     def alive(self) -> bool:
