@@ -73,7 +73,7 @@ def run_fixture(fixture: str, device_name: str, result_path: str, observe: bool 
         # The whole class hierarchy: a declared RuntimeError also matches torch.AcceleratorError.
         raised = {"types": [cls.__name__ for cls in type(error).__mro__], "message": str(error)}
         namespace = _namespace_at(error.__traceback__, fixture)
-    result = {"raised": raised}
+    result: dict = {"raised": raised}
     if observe:
         result["state"] = {"names": _described_names(namespace), "rng": _generator_states(device)}
     _write_atomically(result_path, json.dumps(result))

@@ -6,6 +6,7 @@ documented status (1 for findings, TDV900 included; 2 when a file or directory c
 or written).
 """
 
+import json
 import os
 import signal
 import stat
@@ -18,7 +19,7 @@ import pytest
 
 from flake8_torchdevice import runner
 from flake8_torchdevice.cli import main
-from flake8_torchdevice.sources import largest_file
+from flake8_torchdevice.sources import DEFAULT_MEMORY_BUDGET_MIB, largest_file
 
 BUGGY = 'import torch\nx = torch.zeros(3, device="cuda")\n'  # TDV001 at 2:27
 FIXABLE = "import torch\nbias = torch.zeros(3)\nbias.to(device)\n"  # TDV002, fixed in place
@@ -129,15 +130,31 @@ def oversized(path, budget_mib):
     path.write_text("import torch\n" + line * (largest_file(budget_mib) // len(line) + 1))
 
 
-@pytest.mark.parametrize("jobs", ["1", "2"])
-def test_a_file_too_large_for_the_budget_is_one_tdv900_and_is_never_read(project, jobs):
-    oversized(project / "huge.py", 64)
-    result = command("check", "--memory-budget", "64", "--jobs", jobs, ".")
+@pytest.mark.parametrize(
+    "budget, limit, jobs",
+    [(64, "32 KiB", "1"), (64, "32 KiB", "2"), (DEFAULT_MEMORY_BUDGET_MIB, "2.0 MiB", "2")],
+    ids=["64-in-process", "64-workers", "default"],
+)
+def test_a_file_too_large_for_the_budget_is_one_tdv900_and_is_never_read(project, budget, limit, jobs):
+    oversized(project / "huge.py", budget)
+    flag = [] if budget == DEFAULT_MEMORY_BUDGET_MIB else ["--memory-budget", str(budget)]
+    result = command("check", *flag, "--jobs", jobs, ".")
     assert_others_reported(result)
     (line,) = [line for line in result.stdout.splitlines() if line.startswith("huge.py")]
     assert line.startswith("huge.py:1:1: TDV900 could not analyse this file (")
-    assert "more than the 32 KiB that a memory budget of 64 MiB allows; raise the budget" in line
+    assert f"more than the {limit} that a memory budget of {budget} MiB allows; raise the budget" in line
     assert result.returncode == 1
+
+
+def test_a_notebook_whose_code_is_too_large_for_the_budget_is_one_tdv900(project, capsys):
+    code = "import torch\n" + "x = torch.zeros(3)\n" * 40  # 773 characters; a 1 MiB budget allows 512
+    cell = {"cell_type": "code", "metadata": {}, "outputs": [], "execution_count": None, "source": code}
+    notebook = {"cells": [cell], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}
+    (project / "big.ipynb").write_text(json.dumps(notebook))
+    assert main(["check", "--memory-budget", "1", "big.ipynb"]) == 1
+    out = capsys.readouterr().out
+    assert out.startswith("big.ipynb:1:1: TDV900 could not analyse this file (its code cells: ")
+    assert "bytes, more than the 512 bytes that a memory budget of 1 MiB allows" in out
 
 
 PEAK_MEMORY = """
