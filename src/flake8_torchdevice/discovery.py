@@ -78,7 +78,7 @@ class _IgnoreLine:
 
     pattern: Any  # pathspec's compiled pattern
     directory_only: bool  # the line ends with "/"
-    basename_only: bool  # no "/" but a trailing one: git matches the name alone, at any depth
+    basename_only: bool  # no "/" before a trailing one: git matches the name alone, at any depth
 
     @classmethod
     def parse(cls, line: str) -> _IgnoreLine | None:

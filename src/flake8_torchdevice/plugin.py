@@ -23,7 +23,8 @@ class TorchDeviceChecker:
 
     def __init__(self, tree: Any, lines: list[str], filename: str | None = None) -> None:
         # ``tree`` is requested only so that flake8 runs us on files Python can parse (it reports
-        # E999 for the others); we analyse the ``lines`` flake8 read, which also covers stdin.
+        # E999 for the others); we analyse the ``lines`` flake8 read, which also covers stdin. The
+        # ``filename`` tells whether Python can decode the file flake8 may have read as Latin-1.
         self._lines = lines
         self._filename = filename
 
@@ -59,7 +60,7 @@ class TorchDeviceChecker:
             guard_functions=frozenset(name for name in options.torchdevice_guard_functions if name),
             report_unknown_receivers=bool(options.torchdevice_report_unknown_receivers),
         )
-        cls.memory_budget = max(1, options.torchdevice_memory_budget)
+        cls.memory_budget = options.torchdevice_memory_budget
         cls.stdin_display_name = options.stdin_display_name if "-" in options.filenames else None
 
     def run(self) -> Iterator[tuple[int, int, str, type[TorchDeviceChecker]]]:
