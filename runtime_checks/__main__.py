@@ -9,6 +9,9 @@ only an absent device could show), and a file the linter passes must run everywh
 
 Each bad fixture that its rule's autofix repairs entirely also runs fixed, as
 ``<CODE>/good_fixed_<name>.py``: the fixed program must run clean on every device (fixed.py).
+And every safe fix is proven to keep the program's meaning: each fix pair (``fixes/*.in.py`` ->
+``.out.py``, and each bad fixture with its rule's safe fixes applied) runs before and after the
+fix, seeded alike, on every device, and must leave the same state (equivalence.py).
 
 Devices: cpu always; cuda and mps when torch can use them; on a machine with neither, the
 simulated ``meta`` device stands in for an accelerator (it proves device mixing raises, it is not
@@ -28,8 +31,9 @@ Options:
     --start-method M       forkserver (default; torch imported once, each run a fork) or spawn
                            (a fresh interpreter per run; the default on macOS)
 
-Exit status: 0 when every run is confirmed, clean or not applicable and every cross-check holds;
-1 on any mismatch, cross-check failure or malformed fixture; 2 on a usage error.
+Exit status: 0 when every run is confirmed, clean or not applicable, every cross-check holds and
+no safe fix changes what its program does; 1 on any mismatch, cross-check failure, malformed
+fixture or safe fix that is not equivalent; 2 on a usage error.
 """
 
 from __future__ import annotations
@@ -41,8 +45,9 @@ import tempfile
 from pathlib import Path
 
 from .devices import KNOWN_DEVICES, DeviceError, probe_machine
+from .equivalence import IN_SUFFIX, OUT_SUFFIX, declared_pair, fixture_pair, written
 from .fixed import write_fixed_copies
-from .fixtures import SelectionError, fixture_paths, select_paths
+from .fixtures import SelectionError, fixture_paths, pair_paths, select_paths
 from .launch import DEFAULT_START_METHOD, START_METHODS, make_launcher
 from .report import json_report, markdown_report, text_report
 from .runner import check_all, load_all
@@ -104,10 +109,12 @@ def main(argv: list[str] | None = None) -> int:
     options = parser()
     arguments = options.parse_args(argv)
     try:
-        paths = select_paths(arguments.fixtures) if arguments.fixtures else fixture_paths()
+        chosen = select_paths(arguments.fixtures) if arguments.fixtures else [*fixture_paths(), *pair_paths()]
     except SelectionError as error:
         options.error(str(error))  # exits with status 2
-    if not paths:
+    paths = [path for path in chosen if not path.name.endswith((IN_SUFFIX, OUT_SUFFIX))]
+    pair_inputs = [path for path in chosen if path.name.endswith(IN_SUFFIX)]
+    if not paths and not pair_inputs:
         options.error("no fixture files found")
     # Started first: the fork server imports torch while the probe does the same.
     with (
@@ -120,8 +127,11 @@ def main(argv: list[str] | None = None) -> int:
             devices = machine.choose(requested)
         except DeviceError as error:
             options.error(str(error))
-        fixed = write_fixed_copies(load_all(paths)[0], Path(scratch))
-        results = check_all([*paths, *fixed], machine, devices, arguments.timeout, launcher)
+        fixtures = load_all(paths)[0]
+        fixed = write_fixed_copies(fixtures, Path(scratch))
+        pairs = [*map(declared_pair, pair_inputs), *map(fixture_pair, fixtures)]
+        fix_pairs = written([pair for pair in pairs if pair is not None], Path(scratch) / "equivalence")
+        results = check_all([*paths, *fixed], machine, devices, arguments.timeout, launcher, fix_pairs)
     sys.stdout.write(text_report(results))
     if arguments.json:
         arguments.json.write_text(json_report(results), encoding="utf-8")

@@ -4,7 +4,9 @@ It runs as a script (``python child.py ...``), outside the package, so it uses t
 library and torch only. The first argument chooses the entry point:
 
     probe                        print the machine's torch facts as one JSON object
-    run FIXTURE DEVICE RESULT    run one fixture in this fresh interpreter (start method "spawn")
+    run FIXTURE DEVICE RESULT [observe]
+                                 run one fixture in this fresh interpreter (start method "spawn");
+                                 with "observe", seeded, reporting the state it leaves (equivalence.py)
     serve                        the fork server (start method "forkserver"): import torch once,
                                  then fork one fresh process per job read from stdin
 
@@ -16,12 +18,20 @@ initialised CUDA cannot hand it to a forked child.
 A run reports on a dedicated channel, a JSON result file written when the fixture returns or
 raises, never on stdout, which belongs to the fixture. No result file means the process died
 (timeout, os._exit, a signal): the parent tells those apart by the exit status.
+
+An observed run (the fix equivalence check) starts from seeded random number generators and
+reports, besides what it raised, the state the program left: each global name's value described
+(a tensor by dtype, shape, device, requires_grad, gradient and a digest of its values; a module by
+its parameters and buffers; a generator by its state) and the random number generators' states.
+A program that raised is described as it stood when the exception left it.
 """
 
 import contextlib
 import faulthandler
+import hashlib
 import json
 import os
+import random
 import runpy
 import select
 import signal
@@ -45,21 +55,122 @@ def probe() -> dict:
     }
 
 
-def run_fixture(fixture: str, device_name: str, result_path: str) -> None:
+def run_fixture(fixture: str, device_name: str, result_path: str, observe: bool = False) -> None:
     """Run ``fixture`` as ``__main__`` with ``device`` bound, as ``python fixture.py`` would."""
     import torch
 
     faulthandler.enable()  # a segfault leaves its Python traceback in the output tail
     sys.argv = [fixture]
     sys.path[0] = os.path.dirname(fixture)
+    device = torch.device(device_name)
+    if observe:
+        _seed_everything()
     try:
-        runpy.run_path(fixture, init_globals={"device": torch.device(device_name)}, run_name="__main__")
+        namespace = runpy.run_path(fixture, init_globals={"device": device}, run_name="__main__")
         raised = None
     except BaseException as error:  # SystemExit and KeyboardInterrupt are outcomes too
         traceback.print_exc()
         # The whole class hierarchy: a declared RuntimeError also matches torch.AcceleratorError.
         raised = {"types": [cls.__name__ for cls in type(error).__mro__], "message": str(error)}
-    _write_atomically(result_path, json.dumps({"raised": raised}))
+        namespace = _namespace_at(error.__traceback__, fixture)
+    result: dict = {"raised": raised}
+    if observe:
+        result["state"] = {"names": _described_names(namespace), "rng": _generator_states(device)}
+    _write_atomically(result_path, json.dumps(result))
+
+
+# --- observed runs ------------------------------------------------------------------------------
+
+SEED = 0
+# How deep lists, tuples and dicts are described: a fixture's data is shallow.
+_DEPTH = 3
+
+
+def _seed_everything() -> None:
+    import torch
+
+    torch.manual_seed(SEED)  # every device's default generator
+    random.seed(SEED)
+    with contextlib.suppress(ImportError):
+        import numpy
+
+        numpy.random.seed(SEED)
+
+
+def _namespace_at(trace, fixture: str) -> dict:
+    """The fixture's globals when the exception left its module code (empty if it never ran)."""
+    while trace is not None:
+        code = trace.tb_frame.f_code
+        if code.co_name == "<module>" and code.co_filename == fixture:
+            return dict(trace.tb_frame.f_globals)
+        trace = trace.tb_next
+    return {}
+
+
+def _described_names(namespace: dict) -> dict:
+    return {name: _described(value) for name, value in sorted(namespace.items()) if not name.startswith("__")}
+
+
+def _described(value, depth: int = 0):
+    """A JSON description of a value: equal descriptions for values a program cannot tell apart."""
+    import torch
+
+    try:
+        if isinstance(value, torch.Tensor):
+            return _tensor(value)
+        if isinstance(value, torch.nn.Module):
+            return {
+                "module": type(value).__qualname__,
+                "training": value.training,
+                "parameters": {name: _tensor(tensor) for name, tensor in value.named_parameters()},
+                "buffers": {name: _tensor(tensor) for name, tensor in value.named_buffers()},
+            }
+        if isinstance(value, torch.Generator):
+            return {"generator": str(value.device), "state": _digest(value.get_state().tolist())}
+        if isinstance(value, (torch.device, torch.dtype, bool, int, float, complex, str, bytes, type(None))):
+            return repr(value)
+        if type(value).__module__ == "numpy" and hasattr(value, "tolist"):
+            return {"array": str(value.dtype), "shape": list(value.shape), "values": _digest(value.tolist())}
+        if isinstance(value, (list, tuple)) and depth < _DEPTH:
+            return {type(value).__name__: [_described(item, depth + 1) for item in value]}
+        if isinstance(value, dict) and depth < _DEPTH:
+            return {"dict": {repr(key): _described(item, depth + 1) for key, item in value.items()}}
+    except Exception as error:  # a value that cannot be looked at is described by what stopped us
+        return {"unobservable": type(value).__qualname__, "because": type(error).__name__}
+    return {"object": type(value).__qualname__}
+
+
+def _tensor(tensor) -> dict:
+    """Values only where the device holds data: meta has a shape and a dtype, nothing more."""
+    detached = tensor.detach()
+    return {
+        "dtype": str(tensor.dtype),
+        "shape": list(tensor.shape),
+        "device": str(tensor.device),
+        "requires_grad": tensor.requires_grad,
+        "values": None if tensor.is_meta else _digest(detached.cpu().tolist()),
+        "grad": None if tensor.grad is None else _tensor(tensor.grad),
+    }
+
+
+def _generator_states(device) -> dict:
+    """The default generators a program on ``device`` can draw from, and Python's and NumPy's."""
+    import torch
+
+    states = {"torch cpu": _digest(torch.get_rng_state().tolist()), "python random": _digest(random.getstate())}
+    if device.type == "cuda":
+        states["torch cuda"] = _digest([state.tolist() for state in torch.cuda.get_rng_state_all()])
+    if device.type == "mps":
+        states["torch mps"] = _digest(torch.mps.get_rng_state().tolist())
+    if "numpy" in sys.modules:
+        state = sys.modules["numpy"].random.get_state()
+        states["numpy"] = _digest([part.tolist() if hasattr(part, "tolist") else part for part in state])
+    return states
+
+
+def _digest(value) -> str:
+    """A short fingerprint of a value's repr: equal for equal values (NaN included)."""
+    return hashlib.sha256(repr(value).encode()).hexdigest()[:16]
 
 
 def serve() -> None:
@@ -156,7 +267,7 @@ def _run_forked(job: dict) -> None:
     try:
         signal.signal(signal.SIGINT, signal.default_int_handler)  # as in a fresh interpreter
         _isolate(job["workdir"], job["log"])
-        run_fixture(job["fixture"], job["device"], job["result"])
+        run_fixture(job["fixture"], job["device"], job["result"], job["observe"])
     except BaseException:
         traceback.print_exc()
         exit_code = 1
@@ -201,7 +312,8 @@ def main(argv: list) -> None:
     if command == "probe":
         print(json.dumps(probe()))
     elif command == "run":
-        run_fixture(*arguments)
+        fixture, device, result, *observe = arguments
+        run_fixture(fixture, device, result, observe == ["observe"])
     elif command == "serve":
         serve()
     else:

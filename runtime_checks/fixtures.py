@@ -143,6 +143,11 @@ def fixture_paths(root: Path = FIXTURES_ROOT) -> list[Path]:
     return sorted(root.glob("TDV*/*.py"))
 
 
+def pair_paths(root: Path = FIXTURES_ROOT) -> list[Path]:
+    """The autofix pairs, ``fixes/<CODE>_<name>.in.py`` next to their ``.out.py``."""
+    return sorted(root.glob("fixes/*.py"))
+
+
 def discover(root: Path = FIXTURES_ROOT) -> list[Fixture]:
     return [load_fixture(path) for path in fixture_paths(root)]
 

@@ -48,6 +48,7 @@ class Job:
     log: str
     result: str
     timeout: float
+    observe: bool = False  # seeded, reporting the state the program leaves (child.py)
 
 
 @dataclass(frozen=True)
@@ -61,6 +62,7 @@ class Run:
     outcome: Outcome
     seconds: float
     output_tail: str
+    state: dict | None = None  # what an observed run left (child.py); None otherwise, or without a result
 
 
 class SpawnLauncher:
@@ -75,7 +77,8 @@ class SpawnLauncher:
     def launch(self, job: Job) -> Exit:
         with open(job.log, "wb") as log:
             process = subprocess.Popen(
-                [sys.executable, child.__file__, "run", job.fixture, job.device, job.result],
+                [sys.executable, child.__file__, "run", job.fixture, job.device, job.result]
+                + (["observe"] if job.observe else []),
                 cwd=job.workdir,
                 stdin=subprocess.DEVNULL,
                 stdout=log,
@@ -167,17 +170,18 @@ def make_launcher(start_method: str) -> Launcher:
     return ForkServerLauncher() if start_method == "forkserver" else SpawnLauncher()
 
 
-def run_fixture(fixture: Path, device: str, launcher: Launcher, timeout: float) -> Run:
+def run_fixture(fixture: Path, device: str, launcher: Launcher, timeout: float, observe: bool = False) -> Run:
     with tempfile.TemporaryDirectory(prefix="runtime-check-") as scratch:
-        job = _job_in(Path(scratch), fixture, device, timeout)
+        job = _job_in(Path(scratch), fixture, device, timeout, observe)
         started = time.monotonic()
         ended = launcher.launch(job)
         seconds = time.monotonic() - started
-        outcome = outcome_from(_read_if_present(job.result), ended, timeout)
-        return Run(outcome, seconds, _tail(Path(job.log)))
+        result = _read_if_present(job.result)
+        state = json.loads(result).get("state") if result is not None and not ended.timed_out else None
+        return Run(outcome_from(result, ended, timeout), seconds, _tail(Path(job.log)), state)
 
 
-def _job_in(scratch: Path, fixture: Path, device: str, timeout: float) -> Job:
+def _job_in(scratch: Path, fixture: Path, device: str, timeout: float, observe: bool) -> Job:
     workdir = scratch / "work"
     workdir.mkdir()
     log = scratch / "output.log"
@@ -189,6 +193,7 @@ def _job_in(scratch: Path, fixture: Path, device: str, timeout: float) -> Job:
         log=str(log),
         result=str(scratch / "result.json"),
         timeout=timeout,
+        observe=observe,
     )
 
 

@@ -1,6 +1,6 @@
 """Results as a table for the terminal, JSON for machines, and Markdown for a reader.
 
-All three say the same thing from the same Results; the table and the Markdown share their rows.
+All three say the same thing from the same Results; the tables and the Markdown share their rows.
 """
 
 from __future__ import annotations
@@ -11,7 +11,8 @@ from collections.abc import Sequence
 from datetime import UTC, datetime
 
 from .devices import Device
-from .runner import FixtureResult, Results
+from .equivalence import DIFFERENT, Equivalence, summary
+from .runner import FixtureResult, PairResult, Results
 from .verdicts import MISMATCH, NEEDS_DATA, NOT_APPLICABLE, VERDICTS, Verdict
 
 # Enough of a failed run's output to show where it failed, not a screenful of one long print.
@@ -44,6 +45,25 @@ def rows(results: Results) -> list[list[str]]:
     ]
 
 
+def equivalence_cell(verdict: Equivalence) -> str:
+    return "DIFFERENT" if verdict.kind == DIFFERENT else verdict.kind
+
+
+def equivalence_header(results: Results) -> list[str]:
+    return ["fix (safe fixes only)", *(device.label for device in results.devices)]
+
+
+def equivalence_rows(results: Results) -> list[list[str]]:
+    return [
+        [compared.pair.name, *(equivalence_cell(verdict) for verdict in compared.verdicts.values())]
+        for compared in results.equivalence
+    ]
+
+
+def equivalence_counts(results: Results) -> dict[str, int]:
+    return summary([verdict for compared in results.equivalence for verdict in compared.verdicts.values()])
+
+
 def verdict_counts(results: Results) -> Counter:
     counts = Counter({kind: 0 for kind in VERDICTS})
     counts.update(run.verdict.kind for result in results.fixtures for run in result.runs.values())
@@ -55,10 +75,12 @@ def summary_line(results: Results) -> str:
     verdicts = ", ".join(f"{counts[kind]} {kind}" for kind in VERDICTS)
     disagreements = sum(bool(result.cross_check) for result in results.fixtures)
     devices = ", ".join(device.label for device in results.devices)
+    compared = ", ".join(f"{count} {kind}" for kind, count in equivalence_counts(results).items())
     return (
         f"{len(results.fixtures)} fixtures x {len(results.devices)} devices ({devices}) "
         f"in {results.seconds:.1f} s: {verdicts}; "
-        f"{disagreements} cross-check failures; {len(results.fixture_errors)} fixture errors"
+        f"{disagreements} cross-check failures; {len(results.fixture_errors)} fixture errors; "
+        f"{len(results.equivalence)} fixes compared before and after: {compared}"
     )
 
 
@@ -73,12 +95,21 @@ def problems(results: Results) -> list[str]:
                 lines.extend(f"    | {line}" for line in _last_lines(device_run.run.output_tail))
         if result.cross_check:
             lines.append(f"cross-check: {result.fixture.name}: {result.cross_check}")
+    for compared in results.equivalence:
+        for device in results.devices:
+            if compared.verdicts[device.name].kind == DIFFERENT:
+                reason = compared.verdicts[device.name].reason
+                lines.append(f"safe fix not equivalent: {compared.pair.name} on {device.label}: {reason}")
     return lines
 
 
 def text_report(results: Results) -> str:
     table = _aligned([header(results), *rows(results)])
-    return "\n".join([*table, "", *problems(results), summary_line(results)]) + "\n"
+    compared = _aligned([equivalence_header(results), *equivalence_rows(results)]) if results.equivalence else []
+    return (
+        "\n".join([*table, "", *compared, *([""] if compared else []), *problems(results), summary_line(results)])
+        + "\n"
+    )
 
 
 def json_report(results: Results) -> str:
@@ -87,10 +118,12 @@ def json_report(results: Results) -> str:
             **_facts(results),
             "fixtures": [_fixture_json(result) for result in results.fixtures],
             "fixture_errors": results.fixture_errors,
+            "equivalence": [_pair_json(compared) for compared in results.equivalence],
             "summary": {
                 **verdict_counts(results),
                 "cross-check failures": sum(bool(result.cross_check) for result in results.fixtures),
                 "fixture errors": len(results.fixture_errors),
+                "equivalence": equivalence_counts(results),
             },
             "ok": results.ok,
         },
@@ -111,6 +144,13 @@ def markdown_report(results: Results) -> str:
         "",
         *_markdown_table([header(results), *rows(results)]),
     ]
+    if results.equivalence:
+        lines += [
+            "",
+            "## Safe fixes, before and after",
+            "",
+            *_markdown_table([equivalence_header(results), *equivalence_rows(results)]),
+        ]
     found = problems(results)
     if found:
         lines += ["", "## Problems", "", "```", *found, "```"]
@@ -152,6 +192,22 @@ def _fixture_json(result: FixtureResult) -> dict:
             for device, device_run in result.runs.items()
         },
         "cross_check": result.cross_check,
+    }
+
+
+def _pair_json(compared: PairResult) -> dict:
+    return {
+        "name": compared.pair.name,
+        "before": str(compared.pair.before),
+        "runs": {
+            device: {
+                "verdict": verdict.kind,
+                "reason": verdict.reason,
+                "before": compared.runs[device][0].outcome.describe(),
+                "after": compared.runs[device][1].outcome.describe(),
+            }
+            for device, verdict in compared.verdicts.items()
+        },
     }
 
 

@@ -1,4 +1,5 @@
-"""Every fixture on every device, in parallel, then each fixture's verdicts and the linter's word on it.
+"""Every fixture on every device, in parallel, then each fixture's verdicts and the linter's word on it;
+and each fix pair before and after its fix, compared (equivalence.py).
 
 Worker threads only wait on child processes, so one worker per core keeps every core busy.
 """
@@ -9,12 +10,13 @@ import os
 import time
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from flake8_torchdevice.engine import lint_source
 
 from .devices import Device, Machine
+from .equivalence import DIFFERENT, Equivalence, FixPair, compare
 from .fixtures import Fixture, FixtureError, load_fixture
 from .launch import Launcher, Run, run_fixture
 from .verdicts import MISMATCH, Verdict, cross_check, decide
@@ -35,6 +37,13 @@ class FixtureResult:
 
 
 @dataclass(frozen=True)
+class PairResult:
+    pair: FixPair
+    runs: dict[str, tuple[Run, Run]]  # by device name: the original's run, the fixed program's
+    verdicts: dict[str, Equivalence]  # by device name, in the order of the devices
+
+
+@dataclass(frozen=True)
 class Results:
     machine: Machine
     devices: tuple[Device, ...]
@@ -43,13 +52,16 @@ class Results:
     fixtures: list[FixtureResult]
     fixture_errors: list[str]  # fixtures whose annotations do not parse
     seconds: float
+    equivalence: list[PairResult] = field(default_factory=list)
 
     @property
     def ok(self) -> bool:
-        return not self.fixture_errors and not any(
+        mismatch = any(
             result.cross_check or any(run.verdict.kind == MISMATCH for run in result.runs.values())
             for result in self.fixtures
         )
+        different = any(verdict.kind == DIFFERENT for pair in self.equivalence for verdict in pair.verdicts.values())
+        return not (self.fixture_errors or mismatch or different)
 
 
 def load_all(paths: Sequence[Path]) -> tuple[list[Fixture], list[str]]:
@@ -64,27 +76,42 @@ def load_all(paths: Sequence[Path]) -> tuple[list[Fixture], list[str]]:
 
 
 def check_all(
-    paths: Sequence[Path], machine: Machine, devices: Sequence[Device], timeout: float, launcher: Launcher
+    paths: Sequence[Path],
+    machine: Machine,
+    devices: Sequence[Device],
+    timeout: float,
+    launcher: Launcher,
+    fix_pairs: Sequence[tuple[FixPair, Path]] = (),
 ) -> Results:
+    """Run the fixtures, and each fix pair (with its fixed program's file) observed before and after."""
     started = time.monotonic()
     fixtures, errors = load_all(paths)
-    pairs = [(fixture, device) for fixture in fixtures for device in devices]
-    pool = ThreadPoolExecutor(max_workers=max(1, min(os.cpu_count() or 1, len(pairs))))
+    jobs = [(fixture.path, device.name, False) for fixture in fixtures for device in devices]
+    programs = [program for pair, fixed in fix_pairs for program in (pair.before, fixed)]
+    jobs += [(program, device.name, True) for program in programs for device in devices]
+    pool = ThreadPoolExecutor(max_workers=max(1, min(os.cpu_count() or 1, len(jobs))))
     try:
-        pending = {
-            (fixture.path, device.name): pool.submit(run_fixture, fixture.path, device.name, launcher, timeout)
-            for fixture, device in pairs
-        }
+        pending = {job: pool.submit(run_fixture, job[0], job[1], launcher, timeout, observe=job[2]) for job in jobs}
         linted = {fixture.path: lint_codes(fixture) for fixture in fixtures}  # while the runs run
-        runs = {key: future.result() for key, future in pending.items()}
+        runs = {job: future.result() for job, future in pending.items()}
     except BaseException:
         # Ctrl-C: drop the runs not started; closing the launcher ends those running.
         pool.shutdown(wait=False, cancel_futures=True)
         raise
     pool.shutdown()
     results = [_result(fixture, linted[fixture.path], runs, devices, machine) for fixture in fixtures]
+    compared = [_compared(pair, fixed, runs, devices) for pair, fixed in fix_pairs]
     seconds = time.monotonic() - started
-    return Results(machine, tuple(devices), launcher.start_method, timeout, results, errors, seconds)
+    return Results(machine, tuple(devices), launcher.start_method, timeout, results, errors, seconds, compared)
+
+
+def _compared(
+    pair: FixPair, fixed: Path, runs: dict[tuple[Path, str, bool], Run], devices: Sequence[Device]
+) -> PairResult:
+    observed = {
+        device.name: (runs[(pair.before, device.name, True)], runs[(fixed, device.name, True)]) for device in devices
+    }
+    return PairResult(pair, observed, {name: compare(*both) for name, both in observed.items()})
 
 
 def lint_codes(fixture: Fixture) -> tuple[str, ...]:
@@ -96,13 +123,13 @@ def lint_codes(fixture: Fixture) -> tuple[str, ...]:
 def _result(
     fixture: Fixture,
     codes: tuple[str, ...],
-    runs: dict[tuple[Path, str], Run],
+    runs: dict[tuple[Path, str, bool], Run],
     devices: Sequence[Device],
     machine: Machine,
 ) -> FixtureResult:
     device_runs = {}
     for device in devices:
-        run = runs[(fixture.path, device.name)]
+        run = runs[(fixture.path, device.name, False)]
         verdict = decide(fixture.runtime, run.outcome, device, machine.cuda_usable)
         device_runs[device.name] = DeviceRun(run, verdict)
     verdicts = [device_run.verdict for device_run in device_runs.values()]

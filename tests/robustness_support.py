@@ -115,6 +115,11 @@ def _newline_kinds(text: str) -> set[str]:
     return set(NEWLINE.findall(text))
 
 
+def _final_line_break(text: str) -> str:
+    ending = NEWLINE.findall(text[-2:])
+    return ending[-1] if ending and text.endswith(ending[-1]) else ""
+
+
 def python_parses(source: str) -> bool:
     """Does the running Python parse it? (Its SyntaxWarnings, like ``3(x)``, are not our business.)"""
     with warnings.catch_warnings():
@@ -159,6 +164,8 @@ def fix_errors(source: str, settings: Settings = Settings(), checked: CheckedSou
         errors.append(f"line endings changed: {_newline_kinds(source)} -> {_newline_kinds(fixed)}")
     if fixed.startswith(BOM) != source.startswith(BOM):
         errors.append("the byte order mark was dropped or added")
+    if _final_line_break(fixed) != _final_line_break(source):
+        errors.append(f"the final line break changed: {_final_line_break(source)!r} -> {_final_line_break(fixed)!r}")
     again = fix_source(fixed, settings, unsafe=True)
     if again.source != fixed or again.applied:
         errors.append(f"not idempotent: a second fix applied {again.applied} more")

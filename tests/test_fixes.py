@@ -136,11 +136,12 @@ def test_fix_writes_the_file_then_a_second_fix_changes_nothing(buggy, capsys):
     assert "fixed 0 finding(s)" in capsys.readouterr().err
 
 
-def test_fix_keeps_the_file_mode_and_crlf_line_endings(buggy):
-    buggy.write_bytes(BUGGY.replace("\n", "\r\n").encode())
+@pytest.mark.parametrize("newline", ["\r\n", "\r"], ids=["crlf", "cr"])
+def test_fix_keeps_the_file_mode_and_line_endings(buggy, newline):
+    buggy.write_bytes(BUGGY.replace("\n", newline).encode())
     os.chmod(buggy, 0o754)
     assert main(["check", "--fix", *BOTH_RULES, "train.py"]) == 0
-    assert buggy.read_bytes() == FIXED.replace("\n", "\r\n").encode()
+    assert buggy.read_bytes() == FIXED.replace("\n", newline).encode()  # the final one too
     assert buggy.stat().st_mode & 0o777 == 0o754
 
 

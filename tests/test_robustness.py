@@ -796,6 +796,9 @@ FIX_REGRESSIONS = {
     # TDV007's fix once replaced a parenthesised move by a call without the parentheses: the lines
     # of "(" and ")" changed and the comment inside them was deleted (found by the torch programs).
     "tdv007 kept its parentheses": "import torch\nx = (\n    torch.zeros(2).to(device)  # keep me\n)\n",
+    # libcst also drops the final line break of a file whose lines end with a lone CR, so a fix
+    # once cut the last "\r"; what libcst drops around the module is now put back.
+    "fix_source keeps a final lone CR": "import torch\rx = torch.zeros(3)  # keep me\rx.to(device)\r",
 }
 
 

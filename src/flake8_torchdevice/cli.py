@@ -1,7 +1,8 @@
 """The ``torchdevice`` command: check, fix, explain, rules. Arguments in, exit status out.
 
 Exit status: 0 no findings, 1 findings (after fixing: findings that remain), 2 a usage,
-configuration or internal error (a path that does not exist, an unknown code...).
+configuration or internal error (a path that does not exist, an unknown code...), or a file or
+directory that could not be read or written; the other files are still linted and reported.
 """
 
 from __future__ import annotations
@@ -14,11 +15,12 @@ from pathlib import Path
 
 from . import __version__
 from .config import Config, ConfigError, Resolved, load_config, resolve
-from .discovery import discover
+from .discovery import Discovery, discover
 from .docs import DOCUMENTED, explain
 from .formats import FORMATS, statistics
 from .rules import ALL_RULES
 from .runner import FileResult, FixMode, ProgressBar, RunOptions, default_jobs, run
+from .sources import DEFAULT_MEMORY_BUDGET_MIB, largest_file
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
 
@@ -68,6 +70,11 @@ def _linting_options() -> argparse.ArgumentParser:
     options.add_argument("--exclude", type=_comma_list, action="extend", help=f"{patterns}, replacing the default")
     options.add_argument("--extend-exclude", type=_comma_list, action="extend", help=f"{patterns}, added")
     options.add_argument(
+        "--respect-gitignore",
+        action=argparse.BooleanOptionalAction,
+        help="skip what .gitignore files ignore (default: yes)",
+    )
+    options.add_argument(
         "--guard-functions", type=_comma_list, action="extend", help="your functions that check for CUDA"
     )
     options.add_argument(
@@ -81,6 +88,13 @@ def _linting_options() -> argparse.ArgumentParser:
     options.add_argument("--diff", action="store_true", help="print the fixes as a unified diff; write nothing")
     options.add_argument("--unsafe-fixes", action="store_true", help="also apply fixes that may change behaviour")
     options.add_argument("--jobs", type=_positive, help="worker processes (default: all CPUs above 20 files)")
+    options.add_argument(
+        "--memory-budget",
+        type=_positive,
+        metavar="MIB",
+        help=f"memory for analysing one file, in MiB (default {DEFAULT_MEMORY_BUDGET_MIB}: files up to "
+        f"{largest_file(DEFAULT_MEMORY_BUDGET_MIB) >> 20} MiB); a larger file gets TDV900 without being read",
+    )
     return options
 
 
@@ -99,15 +113,29 @@ def _lint(args: argparse.Namespace) -> int:
     root = Path.cwd()
     config = load_config(root)
     resolved = resolve(config, _flags(args, root))
-    files = discover([Path(path) for path in args.paths], resolved.excludes)
+    found = discover([Path(path) for path in args.paths], resolved.excludes, resolved.respect_gitignore)
+    files = found.files
     if not files:
-        print("torchdevice: no Python files or notebooks found", file=sys.stderr)
+        print(f"torchdevice: no Python files or notebooks found{_why_none(found)}", file=sys.stderr)
     options = _run_options(args, resolved)
     progress = ProgressBar(len(files)) if ProgressBar.wanted(len(files)) else None
     results = run(files, options, args.jobs or default_jobs(len(files)), progress.advance if progress else None)
     if progress is not None:
         progress.close()
-    return _report(results, args, resolved, root)
+    unlisted = [FileResult(path, error=f"cannot read: {reason}") for path, reason in found.unreadable]
+    return _report([*unlisted, *results], args, resolved, root)
+
+
+def _why_none(found: Discovery) -> str:
+    """What hid the files, and how to search them anyway."""
+    reasons = []
+    if found.ignored_by_git:
+        reasons.append(
+            f"{found.ignored_by_git} file(s) or folder(s) ignored by .gitignore (--no-respect-gitignore searches them)"
+        )
+    if found.excluded:
+        reasons.append(f"{found.excluded} excluded (see --exclude and --extend-exclude)")
+    return f": {'; '.join(reasons)}" if reasons else ""
 
 
 def _flags(args: argparse.Namespace, root: Path) -> Config:
@@ -121,6 +149,8 @@ def _flags(args: argparse.Namespace, root: Path) -> Config:
         extend_exclude=tuple(args.extend_exclude or ()),
         guard_functions=given(args.guard_functions),
         report_unknown_receivers=args.report_unknown_receivers,
+        respect_gitignore=args.respect_gitignore,
+        memory_budget=args.memory_budget,
         root=root,
     )
 
@@ -129,7 +159,7 @@ def _run_options(args: argparse.Namespace, resolved: Resolved) -> RunOptions:
     fixing = args.fix_requested or args.diff
     mode = FixMode(unsafe=args.unsafe_fixes, write=not args.diff) if fixing else None
     rules = tuple(rule for rule in ALL_RULES if rule.code in resolved.codes)
-    return RunOptions(resolved.settings, rules, resolved.codes, mode)
+    return RunOptions(resolved.settings, rules, resolved.codes, mode, resolved.memory_budget)
 
 
 def _report(results: list[FileResult], args: argparse.Namespace, resolved: Resolved, root: Path) -> int:

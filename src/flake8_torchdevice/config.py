@@ -16,12 +16,14 @@ from typing import Any
 from .discovery import DEFAULT_EXCLUDES, Pattern, exclude_patterns
 from .docs import DOCUMENTED
 from .settings import Settings
+from .sources import DEFAULT_MEMORY_BUDGET_MIB
 
 ALL_CODES: tuple[str, ...] = tuple(rule.code for rule in DOCUMENTED)
 DEFAULT_SELECT: tuple[str, ...] = tuple(rule.code for rule in DOCUMENTED if rule.enabled_by_default)
 
 _LIST_KEYS = ("select", "ignore", "exclude", "extend-exclude", "guard-functions")
-_BOOL_KEYS = ("report-unknown-receivers",)
+_BOOL_KEYS = ("report-unknown-receivers", "respect-gitignore")
+_POSITIVE_INT_KEYS = ("memory-budget",)
 
 
 class ConfigError(Exception):
@@ -38,6 +40,8 @@ class Config:
     extend_exclude: tuple[str, ...] = ()
     guard_functions: tuple[str, ...] | None = None
     report_unknown_receivers: bool | None = None
+    respect_gitignore: bool | None = None
+    memory_budget: int | None = None  # MiB
     # Patterns with a "/" are relative to this directory (the config file's, or the working directory).
     root: Path = Path(".")
 
@@ -49,6 +53,8 @@ class Resolved:
     codes: frozenset[str]
     settings: Settings
     excludes: tuple[Pattern, ...]
+    respect_gitignore: bool = True
+    memory_budget: int = DEFAULT_MEMORY_BUDGET_MIB  # MiB
 
 
 def resolve(config: Config, flags: Config) -> Resolved:
@@ -66,10 +72,16 @@ def resolve(config: Config, flags: Config) -> Resolved:
         report_unknown_receivers=bool(chosen.report_unknown_receivers),
     )
     codes = selected_codes(chosen.select, chosen.ignore or ())
-    return Resolved(codes, settings, excludes + extended)
+    return Resolved(
+        codes,
+        settings,
+        excludes + extended,
+        respect_gitignore=chosen.respect_gitignore is not False,
+        memory_budget=chosen.memory_budget or DEFAULT_MEMORY_BUDGET_MIB,
+    )
 
 
-_REPLACED = ("select", "ignore", "guard_functions", "report_unknown_receivers")
+_REPLACED = ("select", "ignore", "guard_functions", "report_unknown_receivers", "respect_gitignore", "memory_budget")
 
 
 def load_config(start: Path) -> Config:
@@ -83,7 +95,7 @@ def load_config(start: Path) -> Config:
 
 
 def _config_from_table(table: Mapping[str, Any], root: Path, origin: str) -> Config:
-    unknown = sorted(set(table) - set(_LIST_KEYS) - set(_BOOL_KEYS))
+    unknown = sorted(set(table) - set(_LIST_KEYS) - set(_BOOL_KEYS) - set(_POSITIVE_INT_KEYS))
     if unknown:
         raise ConfigError(f"{origin}: unknown [tool.torchdevice] key(s): {', '.join(unknown)}")
     values: dict[str, Any] = {key.replace("-", "_"): _list(table, key, origin) for key in _LIST_KEYS if key in table}
@@ -91,6 +103,11 @@ def _config_from_table(table: Mapping[str, Any], root: Path, origin: str) -> Con
         if key in table:
             if not isinstance(table[key], bool):
                 raise ConfigError(f"{origin}: [tool.torchdevice] {key} must be true or false")
+            values[key.replace("-", "_")] = table[key]
+    for key in _POSITIVE_INT_KEYS:
+        if key in table:
+            if type(table[key]) is not int or table[key] < 1:  # bool is an int, and no budget
+                raise ConfigError(f"{origin}: [tool.torchdevice] {key} must be a positive whole number")
             values[key.replace("-", "_")] = table[key]
     return Config(root=root, **values)
 

@@ -226,11 +226,15 @@ def _locate(module: cst.Module, findings: list[Finding]) -> list[tuple[Finding, 
     return located
 
 
-def _unanalysable(reason: str) -> CheckedSource:
-    """One TDV900 at the top of the file. The parser's own position stays in the message: libcst
+def unanalysable(reason: str) -> Diagnostic:
+    """The one TDV900 of a file, at its top, for every front end (a file too large to read, one that
+    killed its worker, one libcst rejects). The parser's own position stays in the message: libcst
     counts lines its own way (a lone carriage return is no line break to it), so it is not ours to report."""
-    diagnostic = Diagnostic(1, 0, UnanalysableFile.code, UnanalysableFile.message(reason))
-    return CheckedSource(None, [], [diagnostic])
+    return Diagnostic(1, 0, UnanalysableFile.code, UnanalysableFile.message(reason))
+
+
+def _unanalysable(reason: str) -> CheckedSource:
+    return CheckedSource(None, [], [unanalysable(reason)])
 
 
 def _first_line(error: BaseException) -> str:

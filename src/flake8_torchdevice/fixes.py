@@ -22,7 +22,6 @@ from .rules.base import Fix
 from .settings import Settings
 
 _MAX_ROUNDS = 8
-_BOM = "\ufeff"
 
 
 @dataclass
@@ -90,13 +89,24 @@ def fix_source(
         if checked.module is None or not fixes:
             return FixOutcome(source, applied, checked.diagnostics)
         replacer = _Replacer(fixes)
-        fixed = checked.module.visit(replacer).code
-        if source.startswith(_BOM) and not fixed.startswith(_BOM):
-            fixed = _BOM + fixed  # libcst's Module.code drops a leading byte-order mark
+        fixed = _with_what_libcst_drops(source, checked.module.code, checked.module.visit(replacer).code)
         if replacer.applied == 0 or not _still_parses(source, fixed):
             return FixOutcome(source, applied, checked.diagnostics)
         source, applied = fixed, applied + replacer.applied
     return FixOutcome(source, applied, check_source(source, settings, rules).diagnostics)
+
+
+def _with_what_libcst_drops(source: str, regenerated: str, fixed: str) -> str:
+    """``fixed`` with the text libcst's code generation drops around the module put back.
+
+    libcst regenerates a module without its leading byte-order mark, and without the final line
+    break of a file whose lines end with a lone carriage return. ``regenerated`` is the unchanged
+    module as libcst writes it; whatever of ``source`` surrounds it surrounds the fixed code too.
+    """
+    start = source.find(regenerated)
+    if start < 0:
+        return fixed
+    return source[:start] + fixed + source[start + len(regenerated) :]
 
 
 def _still_parses(before: str, after: str) -> bool:

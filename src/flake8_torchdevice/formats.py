@@ -17,8 +17,8 @@ from urllib.parse import quote
 
 from . import __version__
 from .docs import explain
+from .reports import Report
 from .rules.base import Code
-from .runner import Report
 
 TOOL_NAME = "torchdevice"
 INFORMATION_URI = "https://pypi.org/project/flake8-torchdevice/"

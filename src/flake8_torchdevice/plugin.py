@@ -10,17 +10,23 @@ from . import __version__
 from .prefilter import could_have_findings
 from .selection import OFF_BY_DEFAULT
 from .settings import Settings
+from .sources import DEFAULT_MEMORY_BUDGET_MIB, oversized, refused_by_python
 
 
 class TorchDeviceChecker:
     name = "flake8-torchdevice"
     version = __version__
     settings: ClassVar[Settings] = Settings()
+    memory_budget: ClassVar[int] = DEFAULT_MEMORY_BUDGET_MIB
+    # What flake8 calls the text it read from stdin; None when it reads no stdin.
+    stdin_display_name: ClassVar[str | None] = None
 
-    def __init__(self, tree: Any, lines: list[str]) -> None:
+    def __init__(self, tree: Any, lines: list[str], filename: str | None = None) -> None:
         # ``tree`` is requested only so that flake8 runs us on files Python can parse (it reports
-        # E999 for the others); we analyse the ``lines`` flake8 read, which also covers stdin.
+        # E999 for the others); we analyse the ``lines`` flake8 read, which also covers stdin. The
+        # ``filename`` tells whether Python can decode the file flake8 may have read as Latin-1.
         self._lines = lines
+        self._filename = filename
 
     @classmethod
     def add_options(cls, parser: Any) -> None:
@@ -40,6 +46,13 @@ class TorchDeviceChecker:
             parse_from_config=True,
             help="TDV002: also report discarded x.to(...) when the code does not show whether x is a tensor.",
         )
+        parser.add_option(
+            "--torchdevice-memory-budget",
+            default=DEFAULT_MEMORY_BUDGET_MIB,
+            type=int,
+            parse_from_config=True,
+            help="Memory for analysing one file, in MiB; a larger file gets TDV900 (default: %(default)s).",
+        )
 
     @classmethod
     def parse_options(cls, options: argparse.Namespace) -> None:
@@ -47,14 +60,21 @@ class TorchDeviceChecker:
             guard_functions=frozenset(name for name in options.torchdevice_guard_functions if name),
             report_unknown_receivers=bool(options.torchdevice_report_unknown_receivers),
         )
+        cls.memory_budget = options.torchdevice_memory_budget
+        cls.stdin_display_name = options.stdin_display_name if "-" in options.filenames else None
 
     def run(self) -> Iterator[tuple[int, int, str, type[TorchDeviceChecker]]]:
         source = "".join(self._lines)
-        if not could_have_findings(source):
+        # As the command does, whatever the file holds: TDV900 for a file too large for the budget
+        # or one Python cannot decode (flake8 reads it as Latin-1).
+        on_disk = None if self._filename == self.stdin_display_name else self._filename
+        refusal = oversized(source, self.memory_budget) or refused_by_python(source, on_disk)
+        if refusal is None and not could_have_findings(source):
             return
         # Imported on the first file that needs it: libcst takes a quarter of a second to import,
         # which an editor would otherwise pay on every file it lints, torch or not.
-        from .engine import lint_source
+        from .engine import lint_source, unanalysable
 
-        for diagnostic in lint_source(source, self.settings):
+        diagnostics = [unanalysable(refusal)] if refusal else lint_source(source, self.settings)
+        for diagnostic in diagnostics:
             yield diagnostic.line, diagnostic.column, diagnostic.flake8_text(), type(self)

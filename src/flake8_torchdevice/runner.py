@@ -1,51 +1,56 @@
-"""Linting and fixing files for the command: read, run the engine, map positions back, write atomically.
+"""Linting and fixing files for the command: read, run the engine, map positions back, write back.
 
 Every file goes through the same engine as the flake8 plugin (``lint_source`` / ``fix_source``);
 this module only reads files (Python source in its declared encoding, notebooks as virtual
 modules), turns diagnostics into per-file reports, and spreads the files over processes.
+
+One file never takes down the run: a file that cannot be read, is not a regular file or is too
+large for the memory budget (sources.py), one that kills its worker process (workers.py), even a
+bug of ours on one file, each gives one line for that file, and the others are linted as usual.
 """
 
 from __future__ import annotations
 
 import ast
 import difflib
-import io
 import os
 import sys
-import tempfile
 import time
-import tokenize
+import traceback
 import warnings
 from collections.abc import Callable, Iterable, Sequence
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
-from typing import TextIO
+from typing import TextIO, TypeVar
 
-from .engine import Diagnostic, lint_source
+from .engine import Diagnostic, lint_source, unanalysable
 from .fixes import fix_source
 from .noqa import silencer
 from .notebooks import NotANotebook, Notebook, parse_notebook, physical_lines
+from .reports import Report
 from .rules import Rule
-from .rules.tdv900_unanalysable import UnanalysableFile
 from .settings import Settings
+from .sources import (
+    DEFAULT_MEMORY_BUDGET_MIB,
+    MIB,
+    NOTEBOOK_MEMORY_PER_BYTE,
+    PYTHON_MEMORY_PER_BYTE,
+    TooLarge,
+    Undecodable,
+    decode_python,
+    largest_file,
+    oversized,
+    read_limited,
+    too_large_reason,
+)
+from .workers import run_in_workers
+from .writing import ChangedSinceRead, write_back
 
 # Below this many files, starting worker processes costs more than it saves.
 PARALLEL_THRESHOLD = 20
 
-
-@dataclass(frozen=True)
-class Report:
-    """One finding in user coordinates: 1-based line and column, and the notebook cell if any."""
-
-    path: str
-    cell: int | None
-    line: int
-    column: int
-    code: str
-    message: str
-    fix: str | None
+_Collected = TypeVar("_Collected")
 
 
 @dataclass
@@ -55,7 +60,7 @@ class FileResult:
     fixed: int = 0  # fixes applied (or, with --diff, that would be)
     diff: str = ""
     note: str | None = None  # why fixes were left out of this file
-    error: str | None = None  # the file could not be read or written
+    error: str | None = None  # the file could not be read or written, or we failed on it
 
 
 @dataclass(frozen=True)
@@ -70,6 +75,7 @@ class RunOptions:
     rules: tuple[type[Rule], ...]
     codes: frozenset[str]
     fix: FixMode | None = None
+    memory_budget: int = DEFAULT_MEMORY_BUDGET_MIB  # MiB for one file (sources.py)
 
 
 @dataclass(frozen=True)
@@ -91,7 +97,7 @@ class _PythonFile:
 _Document = _PythonFile | Notebook
 
 
-class _Unreadable(ValueError):
+class _Unanalysable(ValueError):
     """The file's bytes are not text this command can analyse."""
 
 
@@ -102,17 +108,20 @@ def default_jobs(file_count: int) -> int:
 def run(
     paths: Sequence[Path], options: RunOptions, jobs: int, progress: Callable[[], None] | None = None
 ) -> list[FileResult]:
-    """One result per path, in the order given, whether the files ran in this process or in workers."""
-    work = partial(process_file, options=options)
+    """One result per path, in the order given, whether the files ran in this process or in workers.
+
+    In workers, a file that kills its worker gets a TDV900 and the run goes on; each worker may
+    use the memory budget on top of what it holds at its start.
+    """
+    work = partial(checked_file, options=options)
     if jobs <= 1 or len(paths) <= 1:
         return _collect(map(work, paths), progress)
     # Largest files first, one at a time: the last file to finish is then a small one, and the
     # workers end together (path-order batches left one worker alone with the biggest files).
     order = sorted(range(len(paths)), key=lambda index: _size(paths[index]), reverse=True)
-    with ProcessPoolExecutor(max_workers=min(jobs, len(paths))) as pool:
-        futures = {index: pool.submit(work, paths[index]) for index in order}
-        results = _collect((futures[index].result() for index in order), progress)
-    by_index = dict(zip(order, results))
+    died = partial(_died, options=options)
+    finished = run_in_workers(work, [paths[index] for index in order], jobs, options.memory_budget * MIB, died)
+    by_index = dict(_collect(((order[position], result) for position, result in finished), progress))
     return [by_index[index] for index in range(len(paths))]
 
 
@@ -123,7 +132,7 @@ def _size(path: Path) -> int:
         return 0
 
 
-def _collect(results: Iterable[FileResult], progress: Callable[[], None] | None) -> list[FileResult]:
+def _collect(results: Iterable[_Collected], progress: Callable[[], None] | None) -> list[_Collected]:
     collected = []
     for result in results:
         collected.append(result)
@@ -132,33 +141,57 @@ def _collect(results: Iterable[FileResult], progress: Callable[[], None] | None)
     return collected
 
 
+def checked_file(path: Path, options: RunOptions) -> FileResult:
+    """``process_file``, with an exception it raises (a bug of ours) reported for its file alone."""
+    try:
+        return process_file(path, options)
+    except Exception:
+        return FileResult(str(path), error="internal error, please report it:\n" + traceback.format_exc().rstrip())
+
+
 def process_file(path: Path, options: RunOptions) -> FileResult:
     display = str(path)
     try:
-        data = path.read_bytes()
+        data = read_limited(path, _largest(path, options.memory_budget))
+    except TooLarge as error:
+        reason = too_large_reason(error.size, error.limit, options.memory_budget)
+        return FileResult(display, _unanalysable(display, reason, options))
     except OSError as error:
         return FileResult(display, error=f"cannot read: {error.strerror or error}")
     try:
-        document = _read_document(path, data)
-    except _Unreadable as error:
-        reports = [_unanalysable(display, str(error))] if UnanalysableFile.code in options.codes else []
-        return FileResult(display, reports)
+        document = _read_document(path, data, options.memory_budget)
+    except _Unanalysable as error:
+        return FileResult(display, _unanalysable(display, str(error), options))
     if options.fix is None:
         return FileResult(display, _lint(display, document, options))
-    return _fix(path, display, document, options, options.fix)
+    return _fix(path, display, data, document, options, options.fix)
 
 
-def _read_document(path: Path, data: bytes) -> _Document:
-    if path.suffix == ".ipynb":
+def _largest(path: Path, budget: int) -> int:
+    """The most bytes of this file the budget allows: a notebook's JSON costs far less than code."""
+    per_byte = NOTEBOOK_MEMORY_PER_BYTE if path.suffix == ".ipynb" else PYTHON_MEMORY_PER_BYTE
+    return largest_file(budget, per_byte)
+
+
+def _read_document(path: Path, data: bytes, budget: int) -> _Document:
+    if path.suffix != ".ipynb":
         try:
-            return parse_notebook(data.decode("utf-8"))
-        except (UnicodeDecodeError, NotANotebook) as error:
-            raise _Unreadable(f"not a readable notebook: {error}") from error
+            return _PythonFile(*decode_python(data))
+        except Undecodable as error:
+            raise _Unanalysable(str(error)) from error
     try:
-        encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
-        return _PythonFile(data.decode(encoding), encoding)
-    except (SyntaxError, LookupError, UnicodeDecodeError) as error:
-        raise _Unreadable(f"cannot decode it: {error}") from error
+        notebook = parse_notebook(data.decode("utf-8"))
+    except (UnicodeDecodeError, NotANotebook) as error:
+        raise _Unanalysable(f"not a readable notebook: {error}") from error
+    too_large = oversized(notebook.source, budget)
+    if too_large:
+        raise _Unanalysable(f"its code cells: {too_large}")
+    return notebook
+
+
+def _died(path: Path, how: str, options: RunOptions) -> FileResult:
+    reason = f"the process analysing it {how}: a crash, or more memory than the budget of {options.memory_budget} MiB"
+    return FileResult(str(path), _unanalysable(str(path), reason, options))
 
 
 def _lint(display: str, document: _Document, options: RunOptions) -> list[Report]:
@@ -167,20 +200,26 @@ def _lint(display: str, document: _Document, options: RunOptions) -> list[Report
 
 def _reports(display: str, document: _Document, diagnostics: Sequence[Diagnostic], options: RunOptions) -> list[Report]:
     silenced = silencer(document.source)
-    reports = []
-    for diagnostic in diagnostics:
-        if diagnostic.code in options.codes and not silenced(diagnostic):
-            cell, line = document.locate(diagnostic.line)
-            column = diagnostic.column + 1
-            reports.append(Report(display, cell, line, column, diagnostic.code, diagnostic.message, diagnostic.fix))
-    return reports
+    return [
+        _report(display, *document.locate(diagnostic.line), diagnostic)
+        for diagnostic in diagnostics
+        if diagnostic.code in options.codes and not silenced(diagnostic)
+    ]
 
 
-def _unanalysable(display: str, reason: str) -> Report:
-    return Report(display, None, 1, 1, UnanalysableFile.code, UnanalysableFile.message(reason), None)
+def _unanalysable(display: str, reason: str, options: RunOptions) -> list[Report]:
+    """The engine's TDV900 for a file that never reached it (unreadable text), when TDV900 is selected."""
+    diagnostic = unanalysable(reason)
+    return [_report(display, None, diagnostic.line, diagnostic)] if diagnostic.code in options.codes else []
 
 
-def _fix(path: Path, display: str, document: _Document, options: RunOptions, mode: FixMode) -> FileResult:
+def _report(display: str, cell: int | None, line: int, diagnostic: Diagnostic) -> Report:
+    column = diagnostic.column + 1
+    return Report(display, cell, line, column, diagnostic.code, diagnostic.message, diagnostic.fix)
+
+
+def _fix(path: Path, display: str, read: bytes, document: _Document, options: RunOptions, mode: FixMode) -> FileResult:
+    """Fix, and write back if the file still holds the bytes ``read``."""
     outcome = fix_source(document.source, options.settings, options.rules, unsafe=mode.unsafe)
     if outcome.source == document.source:
         return FileResult(display, _reports(display, document, outcome.remaining, options))
@@ -189,14 +228,19 @@ def _fix(path: Path, display: str, document: _Document, options: RunOptions, mod
         reason = "the fixed code would not parse" if text else "the notebook cannot be rewritten without other changes"
         return FileResult(display, _lint(display, document, options), note=f"fixes left out: {reason}")
     data = text.encode(document.encoding if isinstance(document, _PythonFile) else "utf-8")
-    result = FileResult(display, _lint(display, _read_document(path, data), options), fixed=outcome.applied)
+    fixed_document = _read_document(path, data, options.memory_budget)
+    result = FileResult(display, _lint(display, fixed_document, options), fixed=outcome.applied)
     if not mode.write:
         result.diff = unified_diff(document.text, text, display)
         return result
     try:
-        write_atomically(path, data)
+        write_back(path, read, data)
+    except ChangedSinceRead as error:
+        note = f"not fixed: {error}; run fix again"
+        return FileResult(display, _lint(display, document, options), note=note)
     except OSError as error:
-        return FileResult(display, _lint(display, document, options), error=f"cannot write: {error}")
+        reason = error.strerror or str(error)
+        return FileResult(display, _lint(display, document, options), error=f"cannot write: {reason}; not fixed")
     return result
 
 
@@ -213,27 +257,6 @@ def _breaks_python(before: str, after: str) -> bool:
         except (SyntaxError, ValueError, RecursionError, MemoryError):
             return True
     return False
-
-
-def write_atomically(path: Path, data: bytes) -> None:
-    """Write a temporary file next to ``path``, flush it to disk, then rename it over ``path``.
-
-    An interruption at any point leaves either the old file or the new one, never a mix. A symbolic
-    link stays a link: the file it points to is replaced.
-    """
-    target = Path(os.path.realpath(path))
-    descriptor, temporary = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(descriptor, "wb") as file:
-            file.write(data)
-            file.flush()
-            os.fsync(file.fileno())
-        os.chmod(temporary, target.stat().st_mode & 0o7777)
-        os.replace(temporary, target)
-    except BaseException:
-        if os.path.exists(temporary):
-            os.unlink(temporary)
-        raise
 
 
 def unified_diff(before: str, after: str, display: str) -> str:
