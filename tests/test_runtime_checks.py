@@ -368,12 +368,12 @@ SYNTHETIC = {
     "fixes/TDV007_rng_shift.in.py": """
         import torch
 
-        noise = torch.randn(3).to(device)
+        mask = torch.zeros(3).to(device)
     """,
     "fixes/TDV007_rng_shift.out.py": """
         import torch
 
-        noise = torch.randn(3, device=device)
+        mask = torch.zeros(3, device=device)
         extra = torch.rand(1)
     """,
 }
@@ -607,18 +607,6 @@ def test_every_fixture_behaves_as_declared_on_cpu_and_meta(real_suite):
     assert fixed_rules == {"TDV002", "TDV003", "TDV004", "TDV007", "TDV008", "TDV009"}
 
 
-# Safe fixes that change what their program does today, each with what differs. TDV007's
-# `torch.randn(...).to(device)` -> `torch.randn(..., device=device)` draws on the device's generator
-# instead of the CPU's: on an accelerator the seeded stream changes (on meta, the CPU generator is
-# left where it was). The rule is being restricted (issue 16); when a fix stops being offered or
-# becomes equivalent, its strict xfail passes and fails the suite: remove the entry.
-KNOWN_UNSAFE_FIXES = {
-    "TDV007/bad_randn_latent.py": "meta: random state afterwards: torch cpu",
-    "TDV007/bad_noise_in_forward.py": "meta: random state afterwards: torch cpu",
-    "fixes/TDV007_device_keyword.in.py": "meta: random state afterwards: torch cpu (the randn line)",
-}
-
-
 def unequal(results):
     """{pair name: [device: what differs]} for every safe fix that changed its program's behaviour."""
     found = {}
@@ -632,23 +620,17 @@ def unequal(results):
 
 
 def test_every_safe_fix_keeps_its_program_s_meaning_on_cpu_and_meta(real_suite):
-    new = {name: reasons for name, reasons in unequal(real_suite).items() if name not in KNOWN_UNSAFE_FIXES}
-    assert new == {}
+    # TDV007 once offered `torch.randn(...).to(device)` -> `device=device` as safe: on the device the
+    # draw comes from the device's generator and a seeded stream changes. Its fix is unsafe now.
+    assert unequal(real_suite) == {}
     compared = {pair["name"].split("/")[0] for pair in real_suite["equivalence"]}
-    assert compared == {"fixes", "TDV002", "TDV003", "TDV007", "TDV008"}  # TDV004's fix is unsafe
+    assert compared == {"fixes", "TDV002", "TDV003", "TDV007", "TDV008", "TDV009"}  # TDV004's fix is unsafe
 
 
-@pytest.mark.parametrize(
-    "name",
-    [pytest.param(name, marks=pytest.mark.xfail(strict=True, reason=why)) for name, why in KNOWN_UNSAFE_FIXES.items()],
-)
-def test_known_unsafe_fixes_are_still_unsafe(real_suite, name):
-    assert name not in unequal(real_suite)
-
-
-# The shapes TDV007 fixes, each as a program whose fix must keep its meaning. Measured on 3.7M lines
-# of released code (issue 16), the "safe" fix raised TypeError for `.to(<tensor>)`, moved draws off
-# their CPU generator, and changed seeded random streams.
+# The shapes TDV007 reports, each as a program whose safe fix (if it offers one) must keep its meaning.
+# Measured on 3.7M lines of released code, the old "safe" fix raised TypeError for `.to(<tensor>)`,
+# moved draws off their CPU generator, and changed seeded random streams: it is unsafe for random
+# factories now, and not offered for `.to(<tensor>)`.
 TDV007_SHAPES = {
     "zeros": "mask = torch.zeros(4, 4).to(device)",
     "ones_dtype": "weights = torch.ones(3, dtype=torch.float64).to(device)",
@@ -665,14 +647,6 @@ TDV007_SHAPES = {
     "generator": "generator = torch.Generator().manual_seed(1)\nnoise = torch.randn(3, generator=generator).to(device)",
     "to_a_tensor": "reference = torch.ones(3, device=device)\nnoise = torch.zeros(3).to(reference)",
 }
-TDV007_UNSAFE_SHAPES = {
-    "randn": "meta: random state afterwards: torch cpu",
-    "randint": "meta: random state afterwards: torch cpu",
-    "randperm": "meta: random state afterwards: torch cpu",
-    "rand_like": "meta: random state afterwards: torch cpu",
-    "generator": "meta: generator: state (the draw leaves its CPU generator; on CUDA it raises)",
-    "to_a_tensor": "cpu and meta: the fixed program raised TypeError (device=<tensor>)",
-}
 
 
 @pytest.fixture(scope="module")
@@ -688,15 +662,7 @@ def tdv007_shapes(tmp_path_factory):
     return json.loads(report.read_text())
 
 
-@pytest.mark.parametrize(
-    "shape",
-    [
-        pytest.param(name, marks=pytest.mark.xfail(strict=True, reason=TDV007_UNSAFE_SHAPES[name]))
-        if name in TDV007_UNSAFE_SHAPES
-        else name
-        for name in TDV007_SHAPES
-    ],
-)
+@pytest.mark.parametrize("shape", TDV007_SHAPES)
 def test_each_shape_tdv007_fixes_keeps_its_meaning(tdv007_shapes, shape):
     assert unequal(tdv007_shapes).get(f"fixes/TDV007_{shape}.in.py") is None
 
