@@ -34,6 +34,7 @@ from .facts import CallFact
 from .imports import dotted_name
 from .knowledge import api
 from .knowledge.api import Effect
+from .literals import is_cpu_literal
 from .methods import MethodEvaluator, keyword_value
 from .syntax import keyword_argument
 
@@ -171,17 +172,19 @@ class CallEvaluator(MethodEvaluator):
         first = arguments[0] if arguments else UNKNOWN
         device = keyword_argument(node, "device")
         places = self.device_places(device, keyword_value(node, arguments, "device")) if device is not None else None
+        if places is None and _unpacks_keywords(node):  # ``torch.zeros(n, **factory_kwargs)`` may name one
+            places = NOWHERE
         grad = _flag(node, "requires_grad", True) and self.state.grad_enabled
         if effect is Effect.FACTORY:
-            return tensor(places or self.state.default_places, origin, grad=grad)
+            return tensor(self.state.default_places if places is None else places, origin, grad=grad)
         if effect is Effect.HOST_DATA:
             if qualified == "torch.from_numpy":
                 return tensor(CPU, origin)
             if places is None:
                 places = first.places if first.kind in _TENSOR_KINDS else self.state.default_places
-            return tensor(places, origin, grad=grad, scalar=_is_number(node))
+            return tensor(places, origin, grad=grad, scalar=_is_number(node) or first.kind is Kind.SCALAR)
         if effect is Effect.LIKE:
-            return tensor(places or first.places, first.origin or origin, grad=grad)
+            return tensor(first.places if places is None else places, first.origin or origin, grad=grad)
         if effect is Effect.OTHER:
             return UNKNOWN
         computed = self.computed(arguments, qualified not in api.NO_GRAD_FUNCTIONS)
@@ -196,7 +199,9 @@ class CallEvaluator(MethodEvaluator):
             return Value(kind=Kind.TENSOR)
         places, origin = computed_places(tensors)
         grad = differentiable and self.state.grad_enabled and any(value.grad for value in tensors)
-        return Value(kind=Kind.TENSOR, places=places, grad=grad, origin=origin)
+        # ``torch.sqrt(scale)`` of a 0-dim tensor is 0-dim; ``torch.stack([a, b])`` of 0-dim ones is not.
+        scalar = all(value.scalar for value in tensors) and not any(value.kind is Kind.SEQUENCE for value in operands)
+        return Value(kind=Kind.TENSOR, places=places, grad=grad, scalar=scalar, origin=origin)
 
     def _legacy(self, node: cst.Call, qualified: str, first: Value, origin: Origin) -> Value:
         if qualified.endswith("Variable"):  # a wrapper that changes nothing
@@ -209,11 +214,15 @@ class CallEvaluator(MethodEvaluator):
         if qualified.endswith(".from_pretrained"):
             if not api.pretrained_is_model(qualified):
                 return UNKNOWN
+            device_map = keyword_argument(node, "device_map")
+            if device_map is not None:  # dispatched, with hooks that move inputs (or kept on the CPU)
+                places = CPU if is_cpu_literal(device_map) else with_module("device_map")
+                return Value(kind=Kind.MODULE, places=places, cls=qualified)
             if keyword_argument(node, "quantization_config") is not None:  # quantized onto the GPU
                 return Value(kind=Kind.MODULE, places=accelerator("quantization_config"), cls=qualified)
-            if keyword_argument(node, "device_map") is not None:  # dispatched, with hooks that move inputs
-                return Value(kind=Kind.MODULE, places=with_module("device_map"), cls=qualified)
         places = self.state.default_places  # ``with torch.device(d):`` builds modules on ``d``
+        if _unpacks_keywords(node):  # ``nn.Linear(n, m, **factory_kwargs)`` may name a device
+            places = NOWHERE
         reason = "built on the CPU" if places == CPU else "built"
         return Value(kind=Kind.MODULE, places=places, cls=qualified, origin=Origin(node, reason))
 
@@ -264,6 +273,10 @@ def _shape_rank(qualified: str, node: cst.Call) -> int | None:
     if type(shape) is cst.Tuple or type(shape) is cst.List:
         return len(shape.elements)
     return 1 if type(shape) in (cst.Integer, cst.Name, cst.Call, cst.Attribute) else None
+
+
+def _unpacks_keywords(node: cst.Call) -> bool:
+    return any(arg.star == "**" for arg in node.args)
 
 
 def _flag(node: cst.Call, keyword: str, expected: bool) -> bool:

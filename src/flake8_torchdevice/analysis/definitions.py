@@ -147,10 +147,19 @@ class Definitions:
     def runs_in_forward(self, function: FunctionInfo) -> bool:
         """A method that ``forward()`` (or ``__call__``) of its class runs, directly or through
         other methods called on ``self``, in its class or a related class of this file."""
+        return function.name in self._reached_from(function, {"forward", "__call__"})
+
+    def runs_in_constructor(self, function: FunctionInfo) -> bool:
+        """``__init__`` of a class, or a method only it runs: code that runs before anyone can move
+        the module, so its parameters and buffers are still where they were made."""
+        return function.name in self._reached_from(function, {"__init__"}) and not self.runs_in_forward(function)
+
+    def _reached_from(self, function: FunctionInfo, roots: set[str]) -> set[str]:
+        """The methods of ``function``'s class family that ``roots`` run through calls on ``self``."""
         if function.owner is None:
-            return False
+            return set()
         methods = [method for cls in self.family(function.owner) for method in cls.methods.values()]
-        reached = {"forward", "__call__"}
+        reached = set(roots)
         changed = True
         while changed:
             changed = False
@@ -158,7 +167,7 @@ class Definitions:
                 if method.name in reached and not method.evidence.self_called <= reached:
                     reached |= method.evidence.self_called
                     changed = True
-        return function.name in reached
+        return reached
 
     def function(self, node: cst.FunctionDef) -> FunctionInfo:
         return self.functions[id(node)]

@@ -56,7 +56,6 @@ __all__ = [
     "may_be_tensor",
     "must_be_on_accelerator",
     "must_be_on_cpu",
-    "on_cpu_on_some_path",
     "place_name",
     "place_unknown",
     "positional_argument",
@@ -121,6 +120,10 @@ class Analysis:
     def runs_in_forward(self, function: FunctionInfo | None) -> bool:
         """Is this a method that ``forward()`` runs (itself, or one it calls on ``self``)?"""
         return function is not None and self._definitions.runs_in_forward(function)
+
+    def runs_in_constructor(self, function: FunctionInfo | None) -> bool:
+        """Is this ``__init__`` (or a method only it runs), where a module has not been moved yet?"""
+        return function is not None and self._definitions.runs_in_constructor(function)
 
     def lazily_assigned(self, node: cst.CSTNode) -> bool:
         """Is this value assigned to ``self.x`` under ``if self.x is None:`` (built once, then kept)?"""
@@ -243,12 +246,6 @@ def requires_grad(value: Value) -> bool:
 
 def must_be_on_cpu(value: Value) -> bool:
     return domain.must_be_on_cpu(value)
-
-
-def on_cpu_on_some_path(value: Value) -> bool:
-    """On the CPU on some path where CUDA may be in use (``b = torch.zeros(n)`` in one branch).
-    A path where the code knows CUDA is not in use (``else`` of ``if x.is_cuda:``) does not count."""
-    return domain.CPU_PLACE in value.places
 
 
 def place_unknown(value: Value) -> bool:

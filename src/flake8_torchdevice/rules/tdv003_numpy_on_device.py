@@ -43,6 +43,13 @@ def numpy_calls(analysis: Analysis) -> Iterator[CallFact]:
             yield site
 
 
+def _copied_to_host(receiver: cst.BaseExpression | None) -> bool:
+    """``x.cpu()``: the receiver of a ``.numpy()`` that copies to the CPU first."""
+    return (
+        isinstance(receiver, cst.Call) and isinstance(receiver.func, cst.Attribute) and receiver.func.attr.value == "cpu"
+    )
+
+
 class NumpyOnAccelerator(Rule):
     """
     ## What it does
@@ -90,9 +97,14 @@ class NumpyOnAccelerator(Rule):
     summary = "`.numpy()` on a tensor placed on a device, without `.cpu()` first"
 
     def check(self, analysis: Analysis, settings: Settings) -> Iterator[Finding]:
-        for site in numpy_calls(analysis):
+        sites = list(numpy_calls(analysis))
+        # Functions whose author copies some tensor to the CPU before NumPy (``x.cpu().numpy()``):
+        # they know their module's outputs live on its device, so a module's output counts there.
+        aware = {id(site.scope.function) for site in sites if _copied_to_host(site.receiver)}
+        for site in sites:
             value = site.receiver_value
-            if may_be_on_accelerator(value) and not site.without_cuda:
+            through_modules = id(site.scope.function) in aware
+            if may_be_on_accelerator(value, through_modules) and not site.without_cuda:
                 receiver = source_text(analysis, site.receiver)
                 detach = ".detach()" if requires_grad(value) else ""
                 why = analysis.explain(value)

@@ -17,7 +17,6 @@ from ..analysis.queries import (
     may_be_tensor,
     must_be_on_accelerator,
     must_be_on_cpu,
-    on_cpu_on_some_path,
     place_name,
 )
 from ..settings import Settings
@@ -48,7 +47,7 @@ SHAPE_FUNCTIONS = frozenset(
 
 def split_places(values: Sequence[Value], here: FunctionInfo | None, analysis: Analysis) -> tuple[Value, Value] | None:
     """A (CPU tensor, device tensor) pair among the values, if the code shows one: a tensor on the
-    CPU (or made on the CPU on some path of this function) and one that must be on the accelerator.
+    CPU on every path and one that must be on the accelerator.
 
     CPU 0-dim tensors are left out: PyTorch lets them meet tensors on any device.
     """
@@ -56,23 +55,18 @@ def split_places(values: Sequence[Value], here: FunctionInfo | None, analysis: A
         (
             value
             for value in values
-            if may_be_tensor(value) and not is_zero_dim(value) and _on_cpu(value, here, analysis)
+            if may_be_tensor(value) and not is_zero_dim(value) and must_be_on_cpu(value)
         ),
         None,
     )
-    on_device = next((value for value in values if is_tensor(value) and must_be_on_accelerator(value)), None)
+    # In a constructor, nothing has moved the module yet: its parameters are where they were made.
+    through_modules = not analysis.runs_in_constructor(here)
+    on_device = next(
+        (value for value in values if is_tensor(value) and must_be_on_accelerator(value, through_modules)), None
+    )
     if on_cpu is None or on_device is None:
         return None
     return on_cpu, on_device
-
-
-def _on_cpu(value: Value, here: FunctionInfo | None, analysis: Analysis) -> bool:
-    """On the CPU on every path, or made on the CPU on a path of this very function (a value made
-    elsewhere and kept up to date here, like a cache refreshed on the device, is not claimed)."""
-    if must_be_on_cpu(value):
-        return True
-    made = analysis.call_at(analysis.origin_node(value))
-    return on_cpu_on_some_path(value) and made is not None and made.scope.function is here
 
 
 def _combines_tensors(site: CallFact) -> bool:
@@ -103,8 +97,10 @@ class MixedDevices(Rule):
     `model.to(device)` does not move. An in-place update of a CPU tensor (`total += loss`) fails
     even when the CPU tensor is 0-dim.
 
-    A tensor made on the CPU on one branch (`b = torch.zeros(n)` when there is no bias) counts:
-    that branch fails. Not reported: CPU 0-dim operands (`torch.tensor(2.0)`, `x.sum()`), which
+    Not reported: a tensor made on the CPU on one path only (a placeholder that the first loop
+    iteration replaces, `b = torch.zeros(n)` when there is no bias), since the code usually
+    guarantees the other path; arithmetic in a module's `__init__` on its parameters, which are
+    still on the CPU there; CPU 0-dim operands (`torch.tensor(2.0)`, `x.sum()`), which
     PyTorch lets meet any device; two device expressions that might be the same device (`device`
     and `other_device`); tensors whose place the code does not show; code under a CPU-only branch
     (`if x.device.type == "cpu":`, the `else` of `if use_cuda:`), where the device is the CPU;
