@@ -425,7 +425,8 @@ def test_github_format(project, capsys):
     write(project, "a,b.py", BUGGY.replace('"cuda"', '"cuda:0"'))
     status, out, _ = check(capsys, "--format", "github", "--select", "TDV001", "a,b.py")
     assert status == 1
-    assert out.startswith('::error file=a%2Cb.py,line=2,col=23,title=TDV001::hard-coded "cuda:0" fails without a CUDA GPU')
+    expected = '::error file=a%2Cb.py,line=2,col=23,title=TDV001::hard-coded "cuda:0" fails without a CUDA GPU'
+    assert out.startswith(expected)
 
 
 def test_statistics_count_per_code(project, capsys):

@@ -45,9 +45,9 @@ def numpy_calls(analysis: Analysis) -> Iterator[CallFact]:
 
 def _copied_to_host(receiver: cst.BaseExpression | None) -> bool:
     """``x.cpu()``: the receiver of a ``.numpy()`` that copies to the CPU first."""
-    return (
-        isinstance(receiver, cst.Call) and isinstance(receiver.func, cst.Attribute) and receiver.func.attr.value == "cpu"
-    )
+    if not isinstance(receiver, cst.Call):
+        return False
+    return isinstance(receiver.func, cst.Attribute) and receiver.func.attr.value == "cpu"
 
 
 class NumpyOnAccelerator(Rule):
