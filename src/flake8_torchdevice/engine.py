@@ -25,6 +25,7 @@ from .prefilter import could_have_findings
 from .rules import ALL_RULES, Finding, Rule
 from .rules.tdv900_unanalysable import UnanalysableFile
 from .settings import Settings
+from .timings import ANALYSE, PARSE, POSITIONS, UNTIMED, StageTimings
 
 # The walk recurses once per nesting level; a generated 1,000-term sum is deeper than Python's
 # default limit. From 3.11 Python-to-Python calls do not grow the C stack, so a higher limit is
@@ -73,7 +74,10 @@ def lint_source(
 
 
 def check_source(
-    source: str, settings: Settings = Settings(), rules: Sequence[type[Rule]] = ALL_RULES
+    source: str,
+    settings: Settings = Settings(),
+    rules: Sequence[type[Rule]] = ALL_RULES,
+    timings: StageTimings = UNTIMED,
 ) -> CheckedSource:
     if not could_have_findings(source):
         return CheckedSource(None, [], [])
@@ -82,19 +86,24 @@ def check_source(
     if _too_deep_for_python(source):
         return _unanalysable("an expression nested deeper than Python's own parser accepts")
     with _cyclic_gc_paused():
-        return _parse_and_check(source, settings, rules)
+        return _parse_and_check(source, settings, rules, timings)
 
 
-def _parse_and_check(source: str, settings: Settings, rules: Sequence[type[Rule]]) -> CheckedSource:
+def _parse_and_check(
+    source: str, settings: Settings, rules: Sequence[type[Rule]], timings: StageTimings
+) -> CheckedSource:
     try:
-        module = cst.parse_module(source)
+        with timings.stage(PARSE):
+            module = cst.parse_module(source)
     except RecursionError:
         return _unanalysable("nested too deeply for the parser")
     except Exception as error:  # libcst's ParserSyntaxError, or anything else its native parser raises
         return _unanalysable(f"libcst could not parse it: {_first_line(error)}")
     try:
         with _recursion_limit(_RECURSION_LIMIT):
-            located = _locate(module, _unique(_run_rules(module, settings, rules)))
+            findings = _unique(_run_rules(module, settings, rules, timings))
+            with timings.stage(POSITIONS):
+                located = _locate(module, findings)
             return CheckedSource(module, located, sorted(diagnostic for _, diagnostic in located))
     except RecursionError:
         return _unanalysable("nested too deeply to analyse")
@@ -206,9 +215,16 @@ def _recursion_limit(limit: int) -> Iterator[None]:
         sys.setrecursionlimit(previous)
 
 
-def _run_rules(module: cst.Module, settings: Settings, rules: Sequence[type[Rule]]) -> list[Finding]:
-    analysis = analyse(module, settings.guard_functions)
-    return [finding for rule in rules for finding in rule().check(analysis, settings)]
+def _run_rules(
+    module: cst.Module, settings: Settings, rules: Sequence[type[Rule]], timings: StageTimings
+) -> list[Finding]:
+    with timings.stage(ANALYSE):
+        analysis = analyse(module, settings.guard_functions)
+    findings: list[Finding] = []
+    for rule in rules:
+        with timings.stage(rule.code):  # a rule's check is a generator: its work is done here
+            findings.extend(rule().check(analysis, settings))
+    return findings
 
 
 def _unique(findings: list[Finding]) -> list[Finding]:
