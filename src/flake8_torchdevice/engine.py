@@ -39,6 +39,10 @@ _NOT_A_BRACKET = re.compile(r"[^()\[\]{}]+")
 _BRACKET = re.compile(r"[()\[\]{}]")
 # The shortest expression deep enough to crash libcst (3,500 nested ``lambda:``) is far longer.
 _LONG_EXPRESSION = 5_000
+# Python 3.11 refuses to build a syntax tree deeper than this (three times the default recursion
+# limit), and the crashes of libcst's native parser all lie past it. Python 3.12 and later build
+# deeper trees (3.13 accepts a 7,000-term sum that crashes libcst), so the engine counts itself.
+_MAX_EXPRESSION_DEPTH = 3_000
 
 
 @dataclass(frozen=True, order=True)
@@ -84,7 +88,7 @@ def check_source(
     if _nested_deeper_than(source, _MAX_BRACKET_DEPTH):
         return _unanalysable(f"brackets nested deeper than {_MAX_BRACKET_DEPTH} levels, which Python refuses")
     if _too_deep_for_python(source):
-        return _unanalysable("an expression nested deeper than Python's own parser accepts")
+        return _unanalysable(f"an expression nested deeper than {_MAX_EXPRESSION_DEPTH:,} levels")
     with _cyclic_gc_paused():
         return _parse_and_check(source, settings, rules, timings)
 
@@ -148,20 +152,31 @@ _cyclic_gc_paused = _CyclicGcPause()
 
 
 def _too_deep_for_python(source: str) -> bool:
-    """An expression nested deeper than Python's parser accepts (a 3,000-term sum, 3,600 nested
+    """An expression nested deeper than ``_MAX_EXPRESSION_DEPTH`` (a 3,000-term sum, 3,600 nested
     lambdas): libcst's native parser crashes on such files instead of raising.
 
     Only a file with a very long expression can hold one, so only such a file pays for the
-    check: Python's own parser, in C.
+    check: Python's own parser, in C, then a walk of its tree.
     """
     if not _has_long_expression(source, _LONG_EXPRESSION):
         return False
     try:
-        ast.parse(source)
+        tree = ast.parse(source)
     except (RecursionError, MemoryError):
         return True
     except Exception:  # a syntax error: libcst reports it
         return False
+    return _tree_deeper_than(tree, _MAX_EXPRESSION_DEPTH)
+
+
+def _tree_deeper_than(tree: ast.AST, limit: int) -> bool:
+    """Without recursion: the tree may be deeper than Python's recursion limit."""
+    pending = [(tree, 1)]
+    while pending:
+        node, depth = pending.pop()
+        if depth > limit:
+            return True
+        pending.extend((child, depth + 1) for child in ast.iter_child_nodes(node))
     return False
 
 
@@ -201,7 +216,10 @@ def _nested_deeper_than(source: str, limit: int) -> bool:
             elif token.type == tokenize.OP and token.string in ")]}":
                 depth -= 1
     except (tokenize.TokenError, SyntaxError):
-        return False  # let the parser report what is wrong
+        # From Python 3.12 the tokenizer itself stops at CPython's limit, which is ``limit``
+        # ("too many nested parentheses"): stopped there, the brackets go deeper still. Any other
+        # error is the parser's to report.
+        return depth >= limit
     return False
 
 
