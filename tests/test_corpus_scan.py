@@ -1,4 +1,4 @@
-"""Issue 7 at scale: the whole CPython standard library and the bench corpora, linted and fixed.
+"""The robustness checks at scale: the whole standard library and the bench corpora, linted and fixed.
 
 Every file goes through ``check_source`` with a ``# torch`` line appended, so the pre-filter lets
 the analysis run on all of them. Nothing may escape, the analysis may not crash (a TDV900
