@@ -1,4 +1,4 @@
-"""Issue 7: the linter never crashes, never lies about positions, never damages a file.
+"""The linter never crashes, never lies about positions, never damages a file.
 
 Any text goes in: random valid programs (hypothesmith), programs built from PyTorch snippets,
 random bytes, truncated and mutated fixtures, and a list of explicit hard cases. The engine and

@@ -307,8 +307,12 @@ def run_main(argv):
     return code, stdout.getvalue()
 
 
+# The tests that read the one synthetic run: on one xdist worker, so that it runs once.
+reads_the_synthetic_run = pytest.mark.xdist_group("runtime-synthetic")
+
+
 @pytest.fixture(scope="module")
-def synthetic(tmp_path_factory):
+def synthetic(tmp_path_factory, torch_installed):
     """One run over every synthetic fixture: each runner start costs a torch import, so share it."""
     root = write_fixtures(tmp_path_factory.mktemp("fixtures"), SYNTHETIC)
     reports = tmp_path_factory.mktemp("reports")
@@ -339,12 +343,14 @@ def verdicts_of(results, name):
     return Verdicts(runs_of(results, name))
 
 
+@reads_the_synthetic_run
 def test_synthetic_run_fails_on_its_deliberate_mismatches(synthetic):
     code, _, results, _ = synthetic
     assert code == 1
     assert results["ok"] is False
 
 
+@reads_the_synthetic_run
 def test_a_bad_fixture_that_its_fix_repairs_runs_fixed_and_clean(synthetic):
     _, _, results, _ = synthetic
     assert verdicts_of(results, "TDV002/good_fixed_discarded_to.py") == {"cpu": CLEAN, "meta": CLEAN}
@@ -352,6 +358,7 @@ def test_a_bad_fixture_that_its_fix_repairs_runs_fixed_and_clean(synthetic):
     assert fixed == ["TDV002/good_fixed_discarded_to.py"]  # TDV001 has no fix; TDV999 is no rule
 
 
+@reads_the_synthetic_run
 def test_bad_fixtures_confirmed_or_not_applicable(synthetic):
     _, _, results, _ = synthetic
     cpu_only = NOT_APPLICABLE if results["cuda_usable"] else CONFIRMED
@@ -360,6 +367,7 @@ def test_bad_fixtures_confirmed_or_not_applicable(synthetic):
     assert runs_of(results, "TDV002/bad_discarded_to.py")["cpu"]["needs"] == "an accelerator"
 
 
+@reads_the_synthetic_run
 def test_good_fixtures_clean_and_meta_without_data_not_applicable(synthetic):
     _, _, results, _ = synthetic
     assert verdicts_of(results, "TDV003/good_runs_everywhere.py") == {"cpu": CLEAN, "meta": CLEAN}
@@ -368,6 +376,7 @@ def test_good_fixtures_clean_and_meta_without_data_not_applicable(synthetic):
     assert (meta["needs"], meta["exception"]) == (NEEDS_DATA, "RuntimeError")
 
 
+@reads_the_synthetic_run
 def test_a_wrong_expectation_is_a_mismatch(synthetic):
     _, stdout, results, _ = synthetic
     run = runs_of(results, "TDV999/bad_wrong_expectation.py")["cpu"]
@@ -384,17 +393,20 @@ def test_a_wrong_expectation_is_a_mismatch(synthetic):
         ("TDV999/good_segfaults.py", "killed by SIGSEGV without a result"),
     ],
 )
+@reads_the_synthetic_run
 def test_runs_that_leave_no_result(synthetic, name, reason):
     _, _, results, _ = synthetic
     for run in runs_of(results, name).values():
         assert (run["verdict"], run["reason"]) == (MISMATCH, reason)
 
 
+@reads_the_synthetic_run
 def test_the_timeout_kills_the_run_on_time(synthetic):
     _, _, results, _ = synthetic
     assert all(run["seconds"] < 10 for run in runs_of(results, "TDV999/good_sleeps.py").values())
 
 
+@reads_the_synthetic_run
 def test_a_flood_of_output_completes_and_keeps_a_tail(synthetic):
     _, _, results, _ = synthetic
     for run in runs_of(results, "TDV999/good_floods_stdout.py").values():
@@ -402,6 +414,7 @@ def test_a_flood_of_output_completes_and_keeps_a_tail(synthetic):
         assert run["output_tail"].endswith("the end\n") and len(run["output_tail"]) <= 4000
 
 
+@reads_the_synthetic_run
 def test_a_linter_that_misses_a_confirmed_failure_fails_the_cross_check(synthetic):
     _, stdout, results, _ = synthetic
     fixture = next(f for f in results["fixtures"] if f["name"] == "TDV999/bad_unflagged.py")
@@ -409,12 +422,14 @@ def test_a_linter_that_misses_a_confirmed_failure_fails_the_cross_check(syntheti
     assert "cross-check: TDV999/bad_unflagged.py" in stdout
 
 
+@reads_the_synthetic_run
 def test_a_malformed_fixture_is_reported_not_run(synthetic):
     _, stdout, results, _ = synthetic
     assert len(results["fixture_errors"]) == 1 and "good_malformed.py" in results["fixture_errors"][0]
     assert "fixture error:" in stdout
 
 
+@reads_the_synthetic_run
 def test_the_table_covers_every_fixture_and_marks_meta_simulated(synthetic):
     _, stdout, results, _ = synthetic
     header, *_ = stdout.splitlines()
@@ -428,6 +443,7 @@ def test_the_table_covers_every_fixture_and_marks_meta_simulated(synthetic):
     assert all(f"{results['summary'][kind]} {kind}" in summary for kind in (CONFIRMED, CLEAN, NOT_APPLICABLE, MISMATCH))
 
 
+@reads_the_synthetic_run
 def test_json_report_describes_the_machine(synthetic):
     _, _, results, _ = synthetic
     assert results["torch"].startswith("2.")
@@ -438,6 +454,7 @@ def test_json_report_describes_the_machine(synthetic):
     assert sum(results["summary"][kind] for kind in (CONFIRMED, CLEAN, NOT_APPLICABLE, MISMATCH)) == 22
 
 
+@reads_the_synthetic_run
 def test_markdown_report(synthetic):
     _, _, results, markdown = synthetic
     title, *_ = markdown.splitlines()
@@ -447,7 +464,7 @@ def test_markdown_report(synthetic):
     assert "## Problems" in markdown and "timed out after 5 s" in markdown
 
 
-def test_a_correct_suite_passes_in_fresh_interpreters(tmp_path):
+def test_a_correct_suite_passes_in_fresh_interpreters(tmp_path, torch_installed):
     """The spawn start method end to end, on fixtures that are all right: exit status 0.
 
     One device only: every spawned run pays a whole torch import."""
@@ -467,7 +484,7 @@ def test_a_correct_suite_passes_in_fresh_interpreters(tmp_path):
         ("import os\nos._exit(3)\n", 60, "exited with code 3"),
     ],
 )
-def test_spawned_runs_that_leave_no_result(tmp_path, source, timeout, reason):
+def test_spawned_runs_that_leave_no_result(tmp_path, source, timeout, reason, torch_installed):
     fixture = tmp_path / "good_dies.py"
     fixture.write_text(source)
     run = run_fixture(fixture, "cpu", SpawnLauncher(), timeout)
@@ -477,7 +494,7 @@ def test_spawned_runs_that_leave_no_result(tmp_path, source, timeout, reason):
 # --- the real suite -----------------------------------------------------------------------------
 
 
-def test_every_fixture_behaves_as_declared_on_cpu_and_meta(tmp_path):
+def test_every_fixture_behaves_as_declared_on_cpu_and_meta(tmp_path, torch_installed):
     """Runs all of tests/fixtures: each rule is proven by a real (or simulated) failure."""
     report = tmp_path / "report.json"
     run_main(["--device", "cpu,meta", "--json", str(report)])
