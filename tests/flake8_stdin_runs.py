@@ -23,24 +23,23 @@ from flake8 import utils
 from flake8.main.cli import main
 
 
-def _text_stream() -> io.TextIOWrapper:
-    return io.TextIOWrapper(io.BytesIO(), encoding="utf-8", newline="")
+def _text_over(data: io.BytesIO) -> io.TextIOWrapper:
+    return io.TextIOWrapper(data, encoding="utf-8", newline="")
 
 
 def run(args: list[str], stdin: str) -> dict[str, Any]:
     utils.stdin_get_value.cache_clear()
-    sys.stdin = io.TextIOWrapper(io.BytesIO(stdin.encode("utf-8")), encoding="utf-8", newline="")
-    sys.stdout, sys.stderr = _text_stream(), _text_stream()
+    out, err = io.BytesIO(), io.BytesIO()
+    sys.stdin = _text_over(io.BytesIO(stdin.encode("utf-8")))
+    sys.stdout, sys.stderr = _text_over(out), _text_over(err)
     try:
         status: int | None = main(args)
     except BaseException:  # SystemExit from a usage error included: reported, not fatal
         status = None
         traceback.print_exc()
-    outputs = []
-    for stream in (sys.stdout, sys.stderr):
-        stream.flush()
-        outputs.append(stream.buffer.getvalue().decode("utf-8"))  # type: ignore[attr-defined]
-    return {"status": status, "stdout": outputs[0], "stderr": outputs[1]}
+    sys.stdout.flush()
+    sys.stderr.flush()
+    return {"status": status, "stdout": out.getvalue().decode("utf-8"), "stderr": err.getvalue().decode("utf-8")}
 
 
 if __name__ == "__main__":
