@@ -80,7 +80,7 @@ def phase_table(phases: dict[str, Any], files: list[SourceFile]) -> str:
         ("analysis", "analysis walk"),
         ("rules", f"rules (all {len(per_rule)})"),
         ("positions", "positions of reported nodes"),
-        ("other", "the engine's depth checks and bookkeeping"),
+        ("other", "the engine outside these stages: depth checks, freeing the analysis, bookkeeping"),
     )
     for key, label in labels:
         rows.append(f"| {label} | {totals[key]:.2f} | {100 * totals[key] / whole:.1f}% |")
