@@ -9,7 +9,7 @@ unpacked is not unpacked again.
 
     python scripts/corpora.py            # fetch (if needed) and list file counts
     python scripts/corpora.py --dest DIR # use another cache directory
-    python scripts/corpora.py --held-out # the libraries held out for precision (issue 14)
+    python scripts/corpora.py --held-out # the libraries the rules were not tuned on (precision)
     python scripts/corpora.py --user     # export the user repositories fetched with the search tool
 
 Reuse from another script::
@@ -40,7 +40,7 @@ EXTRA_CORPORA: dict[str, str] = {
     "monai": "monai==1.5.1",
     "torch-geometric": "torch_geometric==2.7.0",
 }
-# Released libraries the rules were NOT tuned on when they were added (issue 14): every finding on
+# Released libraries the rules were NOT tuned on when they were added: every finding on
 # them is classified by hand in docs/precision.md before any code is changed for them.
 HELD_OUT_CORPORA: dict[str, str] = {
     "peft": "peft==0.21.2",
@@ -203,7 +203,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         metavar="NAME",
         help=f"corpora to fetch (default: {', '.join(CORPORA)}; also known: {', '.join(EXTRA_CORPORA)})",
     )
-    parser.add_argument("--held-out", action="store_true", help="fetch the held-out libraries (issue 14)")
+    parser.add_argument("--held-out", action="store_true", help="fetch the held-out libraries (never tuned on)")
     parser.add_argument("--user", action="store_true", help="export the fetched user repositories")
     args = parser.parse_args(argv)
     unknown = sorted(set(args.names) - set(KNOWN_CORPORA))

@@ -1,4 +1,4 @@
-"""The invariants behind issue 7, shared by test_robustness, test_positions and test_corpus_scan.
+"""The linter's robustness invariants, shared by test_robustness, test_positions and test_corpus_scan.
 
 * ``position_errors``: every finding's reported (line, column) is where the offending node's own
   text starts in the source (columns are 0-based character offsets; parentheses around the node
@@ -244,7 +244,8 @@ def _raw_traceback(source: str) -> str:
     try:
         module = cst.parse_module(source)
         with engine._recursion_limit(engine._RECURSION_LIMIT):
-            engine._diagnostics(module, engine._unique(engine._run_rules(module, Settings(), engine.ALL_RULES)))
+            findings = engine._run_rules(module, Settings(), engine.ALL_RULES, engine.UNTIMED)
+            engine._locate(module, engine._unique(findings))
     except BaseException:
         return traceback.format_exc()
     return "(not reproduced without the engine's safety net)"

@@ -11,7 +11,8 @@ import pytest
 
 from flake8_torchdevice import runner
 from flake8_torchdevice.cli import main
-from flake8_torchdevice.docs import DOCUMENTED, explain
+from flake8_torchdevice.docs import explain
+from flake8_torchdevice.rules import DOCUMENTED
 from flake8_torchdevice.runner import ProgressBar
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"

@@ -1,4 +1,4 @@
-"""Issue 7 at scale: the whole CPython standard library and the bench corpora, linted and fixed.
+"""The robustness checks at scale: the whole standard library and the bench corpora, linted and fixed.
 
 Every file goes through ``check_source`` with a ``# torch`` line appended, so the pre-filter lets
 the analysis run on all of them. Nothing may escape, the analysis may not crash (a TDV900
@@ -58,7 +58,9 @@ def corpus_files() -> dict[str, list[Path]]:
 
 
 def scan(paths: list[Path]) -> list[dict]:
-    context = multiprocessing.get_context("fork" if sys.platform == "linux" else "spawn")
+    # Not fork: under pytest-xdist this process runs threads, and a forked copy of a threaded
+    # process may deadlock (Python 3.12 and later warn about it).
+    context = multiprocessing.get_context("forkserver" if sys.platform == "linux" else "spawn")
     with ProcessPoolExecutor(max_workers=os.cpu_count() or 1, mp_context=context) as pool:
         return list(pool.map(scan_file, map(str, paths), chunksize=8))
 

@@ -4,9 +4,9 @@ from pathlib import Path
 
 import pytest
 
-from flake8_torchdevice.docs import DOCUMENTED, rules_reference, with_rule_table
+from flake8_torchdevice.docs import rules_reference, with_rule_table
 from flake8_torchdevice.engine import lint_source
-from flake8_torchdevice.rules import ALL_RULES
+from flake8_torchdevice.rules import ALL_RULES, DOCUMENTED
 
 ROOT = Path(__file__).resolve().parent.parent
 SECTIONS = ("What it does", "Why is this bad?", "Example", "Use instead")

@@ -7,7 +7,8 @@ from collections import Counter
 from flake8_torchdevice.engine import lint_source
 from flake8_torchdevice.rules import ALL_RULES
 
-# The core rules (issue 2) carry at least 8 bad and 8 good fixtures, the device-flow rules 6.
+# TDV001-TDV003, the rules of the first release, carry at least 8 bad and 8 good fixtures; the
+# device-flow rules that followed, at least 6.
 MINIMUM_PER_RULE = {"TDV001": 8, "TDV002": 8, "TDV003": 8}
 MINIMUM_DEFAULT = 6
 

@@ -1,5 +1,6 @@
 """The plugin through real flake8, in subprocesses: file mode, stdin mode, noqa, select."""
 
+import json
 import re
 import subprocess
 import sys
@@ -10,6 +11,8 @@ import pytest
 
 from flake8_torchdevice.engine import lint_source
 from runtime_checks.fixtures import FIXTURES_ROOT
+
+STDIN_RUNS = Path(__file__).resolve().parent / "flake8_stdin_runs.py"
 
 _LINE = re.compile(r"^(?P<path>.+?):(?P<line>\d+):(?P<column>\d+): (?P<code>TDV\d{3}) (?P<message>.*)$")
 
@@ -39,9 +42,17 @@ def parse(output):
     return found
 
 
+def read(path):
+    return path.read_bytes().decode("utf-8")  # without newline translation: CRLF fixtures stay CRLF
+
+
 def engine_view(path):
-    text = path.read_bytes().decode("utf-8")
-    return [(d.line, d.column, d.code, d.message) for d in lint_source(text)]
+    return [(d.line, d.column, d.code, d.message) for d in lint_source(read(path))]
+
+
+# One flake8 process over the fixtures directory, and one for every fixture's stdin run, shared by
+# the per-fixture tests below (xdist keeps them on one worker, so each process starts once).
+over_the_fixtures = pytest.mark.xdist_group("flake8_over_fixtures")
 
 
 @pytest.fixture(scope="module")
@@ -49,14 +60,50 @@ def flake8_over_fixtures():
     return flake8("--select=TDV", str(FIXTURES_ROOT))
 
 
+@pytest.fixture(scope="module")
+def flake8_over_stdin(all_fixtures):
+    """{fixture name: result} of ``flake8 --select=TDV --stdin-display-name NAME -`` on each fixture."""
+    runs = [
+        {"args": ["--isolated", "--select=TDV", "--stdin-display-name", f.name, "-"], "stdin": read(f.path)}
+        for f in all_fixtures
+    ]
+    completed = subprocess.run(
+        [sys.executable, str(STDIN_RUNS)], input=json.dumps(runs), capture_output=True, text=True, check=True
+    )
+    return {fixture.name: result for fixture, result in zip(all_fixtures, json.loads(completed.stdout))}
+
+
+@over_the_fixtures
 def test_file_mode_matches_the_engine(fixture, flake8_over_fixtures):
     assert sorted(parse(flake8_over_fixtures)[fixture.name]) == engine_view(fixture.path)
 
 
-def test_stdin_mode_matches_file_mode(fixture):
-    source = fixture.path.read_bytes().decode("utf-8")
-    out = flake8("--select=TDV", "--stdin-display-name", fixture.name, "-", stdin=source)
-    assert sorted(parse(out)[fixture.name]) == engine_view(fixture.path)
+@over_the_fixtures
+def test_stdin_mode_matches_file_mode(fixture, flake8_over_stdin):
+    result = flake8_over_stdin[fixture.name]
+    assert result["status"] in (0, 1), result["stderr"]
+    assert "Traceback" not in result["stderr"], result["stderr"]
+    assert sorted(parse(result["stdout"])[fixture.name]) == engine_view(fixture.path)
+
+
+def test_one_process_runs_stdin_as_separate_flake8_runs():
+    """The shared process must not leak one run's input or options into the next."""
+    first = 'import torch\nx = torch.zeros(3, device="cuda")\n'
+    second = "import torch\nx = torch.zeros(3)\nx.cuda()\n"
+    runs = [
+        {"args": ["--isolated", "--select=TDV", "--stdin-display-name", "a.py", "-"], "stdin": first},
+        {"args": ["--isolated", "--select=TDV002", "--stdin-display-name", "b.py", "-"], "stdin": second},
+        {"args": ["--isolated", "--no-such-option"], "stdin": ""},
+        {"args": ["--isolated", "--select=TDV", "--stdin-display-name", "c.py", "-"], "stdin": "import numpy\n"},
+    ]
+    completed = subprocess.run(
+        [sys.executable, str(STDIN_RUNS)], input=json.dumps(runs), capture_output=True, text=True, check=True
+    )
+    a, b, usage_error, c = json.loads(completed.stdout)
+    assert (a["status"], re.findall(r"^a\.py:2:\d+: (TDV\d+)", a["stdout"], re.M)) == (1, ["TDV001"])
+    assert (b["status"], re.findall(r"^b\.py:\d+:\d+: (TDV\d+)", b["stdout"], re.M)) == (1, ["TDV002"])
+    assert usage_error["status"] is None and "SystemExit" in usage_error["stderr"]
+    assert (c["status"], c["stdout"]) == (0, "")
 
 
 SNIPPET = 'import torch\nx = torch.zeros(3, device="cuda"){noqa}\n'

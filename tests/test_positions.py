@@ -1,4 +1,4 @@
-"""Issue 7: the linter never lies about positions.
+"""The linter never lies about positions.
 
 For every finding on every fixture, and on transformed copies of every fixture (CRLF line endings,
 tabs for indentation, a BOM, multi-byte text on the line before and in front of the node on the

@@ -3,10 +3,13 @@
 try-repo installs the hook repository's HEAD; for a working tree with uncommitted changes it makes a
 shadow commit of the *tracked* files only (`git add -u`), so new, untracked files would be missing.
 The test therefore snapshots this working tree (tracked and untracked, less what .gitignore
-ignores) into a fresh repository with one commit, and points try-repo at that. Each run makes
-pre-commit pip-install the package into a new environment: slow, so there are only two runs.
+ignores) into a fresh repository with one commit, and points try-repo at that. pre-commit
+pip-installs the package into an environment of its own: slow, so there are only two runs, on one
+xdist worker so that the second reuses the first's environment. That environment lives in a
+temporary PRE_COMMIT_HOME, not in the user's cache.
 """
 
+import os
 import shutil
 import subprocess
 import sys
@@ -19,6 +22,7 @@ BUGGY = 'import torch\n\ndevice = torch.device("cuda")\nbias = torch.zeros(3)\nb
 FIXED = BUGGY.replace("bias.to(device)", "bias = bias.to(device)")
 
 pytestmark = [
+    pytest.mark.xdist_group("pre-commit"),
     pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed: pre-commit needs it"),
     pytest.mark.skipif(not (ROOT / ".git").exists(), reason="not a git checkout: nothing to hand to pre-commit"),
 ]
@@ -27,6 +31,11 @@ pytestmark = [
 def git(*args, cwd):
     identity = ("-c", "user.name=test", "-c", "user.email=test@example.com", "-c", "commit.gpgsign=false")
     return subprocess.run(["git", *identity, *args], cwd=cwd, check=True, capture_output=True, text=True).stdout
+
+
+@pytest.fixture(scope="module")
+def pre_commit_home(tmp_path_factory):
+    return tmp_path_factory.mktemp("pre-commit-home")
 
 
 @pytest.fixture(scope="module")
@@ -56,23 +65,37 @@ def project(tmp_path):
     return tmp_path
 
 
-def try_repo(hook_repository, hook, project):
+def try_repo(hook_repository, hook, project, pre_commit_home):
     command = [sys.executable, "-m", "pre_commit", "try-repo", str(hook_repository), hook, "--all-files"]
-    return subprocess.run(command, cwd=project, capture_output=True, text=True, timeout=600)
+    env = {**os.environ, "PRE_COMMIT_HOME": str(pre_commit_home)}
+    return subprocess.run(command, cwd=project, capture_output=True, text=True, timeout=600, env=env)
 
 
-def test_check_hook_reports_and_changes_nothing(hook_repository, project):
-    result = try_repo(hook_repository, "torchdevice-check", project)
+def test_check_hook_reports_and_changes_nothing(hook_repository, project, pre_commit_home):
+    result = try_repo(hook_repository, "torchdevice-check", project, pre_commit_home)
     assert result.returncode == 1, result.stdout + result.stderr
     assert "train.py:5:1: TDV002 " in result.stdout
     assert "train.py:3:23: TDV001 " in result.stdout
     assert (project / "train.py").read_text() == BUGGY
 
 
-def test_fix_hook_fixes_and_reports_what_remains(hook_repository, project):
-    result = try_repo(hook_repository, "torchdevice", project)
+def test_fix_hook_fixes_and_reports_what_remains(hook_repository, project, pre_commit_home):
+    result = try_repo(hook_repository, "torchdevice", project, pre_commit_home)
     assert result.returncode == 1, result.stdout + result.stderr
     assert (project / "train.py").read_text() == FIXED
     assert "files were modified by this hook" in result.stdout
     assert "train.py:3:23: TDV001 " in result.stdout  # no safe fix for a hard-coded device
     assert "TDV002" not in result.stdout
+
+
+def test_the_projects_own_configurations_are_valid():
+    """The hooks offered to users, and the project's own pre-commit configuration (CONTRIBUTING.md)."""
+    pytest.importorskip("pre_commit", reason="pre-commit is in the [test] extra")
+    for command, name in (
+        ("validate-manifest", ".pre-commit-hooks.yaml"),
+        ("validate-config", ".pre-commit-config.yaml"),
+    ):
+        result = subprocess.run(
+            [sys.executable, "-m", "pre_commit", command, name], cwd=ROOT, capture_output=True, text=True
+        )
+        assert result.returncode == 0, result.stdout + result.stderr

@@ -1,4 +1,4 @@
-"""Issue 7: the linter never crashes, never lies about positions, never damages a file.
+"""The linter never crashes, never lies about positions, never damages a file.
 
 Any text goes in: random valid programs (hypothesmith), programs built from PyTorch snippets,
 random bytes, truncated and mutated fixtures, and a list of explicit hard cases. The engine and
@@ -634,17 +634,27 @@ def test_five_thousand_character_line():
 
 def test_five_hundred_nested_parentheses():
     source = "import torch\nx = " + "(" * 500 + 'torch.zeros(3, device="cuda")' + ")" * 500 + "\n"
-    diagnostics = timed_lint(source, bound=60)
-    assert [d.code for d in diagnostics] in (["TDV001"], ["TDV900"])
-    if diagnostics[0].code == "TDV001":
-        assert diagnostics[0].column == source.splitlines()[1].index('"cuda"')
+    (diagnostic,) = timed_lint(source, bound=60)
+    assert (diagnostic.line, diagnostic.column, diagnostic.code) == (1, 0, "TDV900")
+    assert "brackets nested deeper than 200 levels" in diagnostic.message
+
+
+# Python 3.12 caps nested C calls at 1,500 whatever the recursion limit, and libcst's code
+# generation (which the messages use) nests a generator-based context manager per operand: there
+# the 1,000-term sum is one TDV900. 3.11 and 3.13 analyse it.
+THOUSAND_TERMS_ANALYSED = sys.version_info[:2] != (3, 12)
 
 
 def test_thousand_term_binary_operation():
     source = "import torch\nx = " + " + ".join(["torch.zeros(3)"] * 999 + ['torch.zeros(3, device="cuda")']) + "\n"
     diagnostics = timed_lint(source, bound=60)
-    codes = [d.code for d in diagnostics]
-    assert codes == ["TDV900"] or "TDV001" in codes  # (and TDV005: CPU tensors added to a CUDA one)
+    if THOUSAND_TERMS_ANALYSED:
+        # TDV005: the CPU tensors are added to a CUDA one.
+        assert [(d.line, d.code) for d in diagnostics] == [(2, "TDV005"), (2, "TDV001")]
+        assert diagnostics[1].column == source.splitlines()[1].index('"cuda"')
+    else:
+        assert [(d.line, d.column, d.code) for d in diagnostics] == [(1, 0, "TDV900")]
+        assert "nested too deeply to analyse" in diagnostics[0].message
 
 
 LINT_IN_A_CHILD = (
@@ -748,7 +758,10 @@ def test_the_cli_never_runs_the_code(hostile_file):
 CRASHER_REGRESSIONS = {
     # libcst's native parser overflows its stack (SIGSEGV: the whole flake8 / torchdevice process
     # dies) on expressions nested deeper than CPython accepts; the engine now refuses them first.
-    # Sizes just past the thresholds measured with libcst 1.9 on Python 3.11.
+    # Sizes just past the thresholds measured with libcst 1.9 on Python 3.11. Newer Pythons once let
+    # some through: from 3.12 the tokenizer refuses deep brackets itself, so the bracket count saw
+    # an error instead of a depth, and 3.13's parser accepts a 7,000-term sum (the engine now
+    # measures the tree's depth itself). CI runs them on the newest Python it finds, too.
     "1,300 parentheses": "import torch\nx = " + "(" * 1_300 + "1" + ")" * 1_300 + "\n",
     "8,200 nested not": "import torch\nx = " + "not " * 8_200 + "a\n",
     "3,600 nested lambda": "import torch\nx = " + "lambda: " * 3_600 + "a\n",

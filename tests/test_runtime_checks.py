@@ -386,8 +386,12 @@ def run_main(argv):
     return code, stdout.getvalue()
 
 
+# The tests that read the one synthetic run: on one xdist worker, so that it runs once.
+reads_the_synthetic_run = pytest.mark.xdist_group("runtime-synthetic")
+
+
 @pytest.fixture(scope="module")
-def synthetic(tmp_path_factory):
+def synthetic(tmp_path_factory, torch_installed):
     """One run over every synthetic fixture: each runner start costs a torch import, so share it."""
     root = write_fixtures(tmp_path_factory.mktemp("fixtures"), SYNTHETIC)
     reports = tmp_path_factory.mktemp("reports")
@@ -418,12 +422,14 @@ def verdicts_of(results, name):
     return Verdicts(runs_of(results, name))
 
 
+@reads_the_synthetic_run
 def test_synthetic_run_fails_on_its_deliberate_mismatches(synthetic):
     code, _, results, _ = synthetic
     assert code == 1
     assert results["ok"] is False
 
 
+@reads_the_synthetic_run
 def test_a_bad_fixture_that_its_fix_repairs_runs_fixed_and_clean(synthetic):
     _, _, results, _ = synthetic
     assert verdicts_of(results, "TDV002/good_fixed_discarded_to.py") == {"cpu": CLEAN, "meta": CLEAN}
@@ -431,6 +437,7 @@ def test_a_bad_fixture_that_its_fix_repairs_runs_fixed_and_clean(synthetic):
     assert fixed == ["TDV002/good_fixed_discarded_to.py"]  # TDV001 has no fix; TDV999 is no rule
 
 
+@reads_the_synthetic_run
 def test_bad_fixtures_confirmed_or_not_applicable(synthetic):
     _, _, results, _ = synthetic
     cpu_only = NOT_APPLICABLE if results["cuda_usable"] else CONFIRMED
@@ -439,6 +446,7 @@ def test_bad_fixtures_confirmed_or_not_applicable(synthetic):
     assert runs_of(results, "TDV002/bad_discarded_to.py")["cpu"]["needs"] == "an accelerator"
 
 
+@reads_the_synthetic_run
 def test_good_fixtures_clean_and_meta_without_data_not_applicable(synthetic):
     _, _, results, _ = synthetic
     assert verdicts_of(results, "TDV003/good_runs_everywhere.py") == {"cpu": CLEAN, "meta": CLEAN}
@@ -447,6 +455,7 @@ def test_good_fixtures_clean_and_meta_without_data_not_applicable(synthetic):
     assert (meta["needs"], meta["exception"]) == (NEEDS_DATA, "RuntimeError")
 
 
+@reads_the_synthetic_run
 def test_a_wrong_expectation_is_a_mismatch(synthetic):
     _, stdout, results, _ = synthetic
     run = runs_of(results, "TDV999/bad_wrong_expectation.py")["cpu"]
@@ -463,6 +472,7 @@ def test_a_wrong_expectation_is_a_mismatch(synthetic):
         ("TDV999/good_segfaults.py", "killed by SIGSEGV without a result"),
     ],
 )
+@reads_the_synthetic_run
 def test_runs_that_leave_no_result(synthetic, name, reason):
     _, _, results, _ = synthetic
     for run in runs_of(results, name).values():
@@ -474,6 +484,7 @@ def equivalence_of(results, name):
     return {device: (run["verdict"], run["reason"]) for device, run in pair["runs"].items()}
 
 
+@reads_the_synthetic_run
 def test_a_deliberately_unsafe_fix_fails_the_equivalence_check(synthetic):
     code, stdout, results, _ = synthetic
     compared = equivalence_of(results, "fixes/TDV007_rng_shift.in.py")
@@ -483,6 +494,7 @@ def test_a_deliberately_unsafe_fix_fails_the_equivalence_check(synthetic):
     assert code == 1
 
 
+@reads_the_synthetic_run
 def test_a_fix_that_repairs_a_failure_is_compared_where_the_original_runs(synthetic):
     _, stdout, results, _ = synthetic
     compared = equivalence_of(results, "TDV002/bad_discarded_to.py")
@@ -492,11 +504,13 @@ def test_a_fix_that_repairs_a_failure_is_compared_where_the_original_runs(synthe
     assert "2 fixes compared before and after: 1 equivalent, 2 different, 1 not comparable" in stdout
 
 
+@reads_the_synthetic_run
 def test_the_timeout_kills_the_run_on_time(synthetic):
     _, _, results, _ = synthetic
     assert all(run["seconds"] < 10 for run in runs_of(results, "TDV999/good_sleeps.py").values())
 
 
+@reads_the_synthetic_run
 def test_a_flood_of_output_completes_and_keeps_a_tail(synthetic):
     _, _, results, _ = synthetic
     for run in runs_of(results, "TDV999/good_floods_stdout.py").values():
@@ -504,6 +518,7 @@ def test_a_flood_of_output_completes_and_keeps_a_tail(synthetic):
         assert run["output_tail"].endswith("the end\n") and len(run["output_tail"]) <= 4000
 
 
+@reads_the_synthetic_run
 def test_a_linter_that_misses_a_confirmed_failure_fails_the_cross_check(synthetic):
     _, stdout, results, _ = synthetic
     fixture = next(f for f in results["fixtures"] if f["name"] == "TDV999/bad_unflagged.py")
@@ -511,12 +526,14 @@ def test_a_linter_that_misses_a_confirmed_failure_fails_the_cross_check(syntheti
     assert "cross-check: TDV999/bad_unflagged.py" in stdout
 
 
+@reads_the_synthetic_run
 def test_a_malformed_fixture_is_reported_not_run(synthetic):
     _, stdout, results, _ = synthetic
     assert len(results["fixture_errors"]) == 1 and "good_malformed.py" in results["fixture_errors"][0]
     assert "fixture error:" in stdout
 
 
+@reads_the_synthetic_run
 def test_the_table_covers_every_fixture_and_marks_meta_simulated(synthetic):
     _, stdout, results, _ = synthetic
     header, *_ = stdout.splitlines()
@@ -530,6 +547,7 @@ def test_the_table_covers_every_fixture_and_marks_meta_simulated(synthetic):
     assert all(f"{results['summary'][kind]} {kind}" in summary for kind in (CONFIRMED, CLEAN, NOT_APPLICABLE, MISMATCH))
 
 
+@reads_the_synthetic_run
 def test_json_report_describes_the_machine(synthetic):
     _, _, results, _ = synthetic
     assert results["torch"].startswith("2.")
@@ -540,6 +558,7 @@ def test_json_report_describes_the_machine(synthetic):
     assert sum(results["summary"][kind] for kind in (CONFIRMED, CLEAN, NOT_APPLICABLE, MISMATCH)) == 22
 
 
+@reads_the_synthetic_run
 def test_markdown_report(synthetic):
     _, _, results, markdown = synthetic
     title, *_ = markdown.splitlines()
@@ -549,7 +568,7 @@ def test_markdown_report(synthetic):
     assert "## Problems" in markdown and "timed out after 5 s" in markdown
 
 
-def test_a_correct_suite_passes_in_fresh_interpreters(tmp_path):
+def test_a_correct_suite_passes_in_fresh_interpreters(tmp_path, torch_installed):
     """The spawn start method end to end, on fixtures that are all right: exit status 0.
 
     One device only: every spawned run pays a whole torch import."""
@@ -569,7 +588,7 @@ def test_a_correct_suite_passes_in_fresh_interpreters(tmp_path):
         ("import os\nos._exit(3)\n", 60, "exited with code 3"),
     ],
 )
-def test_spawned_runs_that_leave_no_result(tmp_path, source, timeout, reason):
+def test_spawned_runs_that_leave_no_result(tmp_path, source, timeout, reason, torch_installed):
     fixture = tmp_path / "good_dies.py"
     fixture.write_text(source)
     run = run_fixture(fixture, "cpu", SpawnLauncher(), timeout)
@@ -579,14 +598,18 @@ def test_spawned_runs_that_leave_no_result(tmp_path, source, timeout, reason):
 # --- the real suite -----------------------------------------------------------------------------
 
 
+reads_the_real_suite = pytest.mark.xdist_group("runtime-real-suite")
+
+
 @pytest.fixture(scope="module")
-def real_suite(tmp_path_factory):
+def real_suite(tmp_path_factory, torch_installed):
     """All of tests/fixtures on cpu and meta, once: the fixtures, their fixed copies, the fix pairs."""
     report = tmp_path_factory.mktemp("real") / "report.json"
     run_main(["--device", "cpu,meta", "--json", str(report)])
     return json.loads(report.read_text())
 
 
+@reads_the_real_suite
 def test_every_fixture_behaves_as_declared_on_cpu_and_meta(real_suite):
     """Each rule is proven by a real (or simulated) failure."""
     results = real_suite
@@ -619,6 +642,7 @@ def unequal(results):
     return found
 
 
+@reads_the_real_suite
 def test_every_safe_fix_keeps_its_program_s_meaning_on_cpu_and_meta(real_suite):
     # TDV007 once offered `torch.randn(...).to(device)` -> `device=device` as safe: on the device the
     # draw comes from the device's generator and a seeded stream changes. Its fix is unsafe now.
@@ -649,8 +673,11 @@ TDV007_SHAPES = {
 }
 
 
+reads_the_tdv007_shapes = pytest.mark.xdist_group("runtime-tdv007-shapes")
+
+
 @pytest.fixture(scope="module")
-def tdv007_shapes(tmp_path_factory):
+def tdv007_shapes(tmp_path_factory, torch_installed):
     """Each shape as a fix pair, the fix made by the command's own fix_source, run once on cpu and meta."""
     root = tmp_path_factory.mktemp("shapes")
     for name, code in TDV007_SHAPES.items():
@@ -662,6 +689,7 @@ def tdv007_shapes(tmp_path_factory):
     return json.loads(report.read_text())
 
 
+@reads_the_tdv007_shapes
 @pytest.mark.parametrize("shape", TDV007_SHAPES)
 def test_each_shape_tdv007_fixes_keeps_its_meaning(tdv007_shapes, shape):
     assert unequal(tdv007_shapes).get(f"fixes/TDV007_{shape}.in.py") is None

@@ -1,8 +1,7 @@
 """What the user asked for: ``[tool.torchdevice]`` in pyproject.toml, and code selection by prefix.
 
 The nearest pyproject.toml with a ``[tool.torchdevice]`` table, walking up from the working
-directory, is the configuration (as ruff does for ``[tool.ruff]``). Without a TOML parser (Python
-3.10 and older without ``tomli``) there is no configuration. Command-line flags override it.
+directory, is the configuration (as ruff does for ``[tool.ruff]``). Command-line flags override it.
 """
 
 from __future__ import annotations
@@ -14,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from .discovery import DEFAULT_EXCLUDES, Pattern, exclude_patterns
-from .docs import DOCUMENTED
+from .rules import DOCUMENTED
 from .settings import Settings
 from .sources import DEFAULT_MEMORY_BUDGET_MIB
 

@@ -25,6 +25,7 @@ from .prefilter import could_have_findings
 from .rules import ALL_RULES, Finding, Rule
 from .rules.tdv900_unanalysable import UnanalysableFile
 from .settings import Settings
+from .timings import ANALYSE, PARSE, POSITIONS, UNTIMED, StageTimings
 
 # The walk recurses once per nesting level; a generated 1,000-term sum is deeper than Python's
 # default limit. From 3.11 Python-to-Python calls do not grow the C stack, so a higher limit is
@@ -38,6 +39,10 @@ _NOT_A_BRACKET = re.compile(r"[^()\[\]{}]+")
 _BRACKET = re.compile(r"[()\[\]{}]")
 # The shortest expression deep enough to crash libcst (3,500 nested ``lambda:``) is far longer.
 _LONG_EXPRESSION = 5_000
+# Python 3.11 refuses to build a syntax tree deeper than this (three times the default recursion
+# limit), and the crashes of libcst's native parser all lie past it. Python 3.12 and later build
+# deeper trees (3.13 accepts a 7,000-term sum that crashes libcst), so the engine counts itself.
+_MAX_EXPRESSION_DEPTH = 3_000
 
 
 @dataclass(frozen=True, order=True)
@@ -73,28 +78,36 @@ def lint_source(
 
 
 def check_source(
-    source: str, settings: Settings = Settings(), rules: Sequence[type[Rule]] = ALL_RULES
+    source: str,
+    settings: Settings = Settings(),
+    rules: Sequence[type[Rule]] = ALL_RULES,
+    timings: StageTimings = UNTIMED,
 ) -> CheckedSource:
     if not could_have_findings(source):
         return CheckedSource(None, [], [])
     if _nested_deeper_than(source, _MAX_BRACKET_DEPTH):
         return _unanalysable(f"brackets nested deeper than {_MAX_BRACKET_DEPTH} levels, which Python refuses")
     if _too_deep_for_python(source):
-        return _unanalysable("an expression nested deeper than Python's own parser accepts")
+        return _unanalysable(f"an expression nested deeper than {_MAX_EXPRESSION_DEPTH:,} levels")
     with _cyclic_gc_paused():
-        return _parse_and_check(source, settings, rules)
+        return _parse_and_check(source, settings, rules, timings)
 
 
-def _parse_and_check(source: str, settings: Settings, rules: Sequence[type[Rule]]) -> CheckedSource:
+def _parse_and_check(
+    source: str, settings: Settings, rules: Sequence[type[Rule]], timings: StageTimings
+) -> CheckedSource:
     try:
-        module = cst.parse_module(source)
+        with timings.stage(PARSE):
+            module = cst.parse_module(source)
     except RecursionError:
         return _unanalysable("nested too deeply for the parser")
     except Exception as error:  # libcst's ParserSyntaxError, or anything else its native parser raises
         return _unanalysable(f"libcst could not parse it: {_first_line(error)}")
     try:
         with _recursion_limit(_RECURSION_LIMIT):
-            located = _locate(module, _unique(_run_rules(module, settings, rules)))
+            findings = _unique(_run_rules(module, settings, rules, timings))
+            with timings.stage(POSITIONS):
+                located = _locate(module, findings)
             return CheckedSource(module, located, sorted(diagnostic for _, diagnostic in located))
     except RecursionError:
         return _unanalysable("nested too deeply to analyse")
@@ -139,20 +152,31 @@ _cyclic_gc_paused = _CyclicGcPause()
 
 
 def _too_deep_for_python(source: str) -> bool:
-    """An expression nested deeper than Python's parser accepts (a 3,000-term sum, 3,600 nested
+    """An expression nested deeper than ``_MAX_EXPRESSION_DEPTH`` (a 3,000-term sum, 3,600 nested
     lambdas): libcst's native parser crashes on such files instead of raising.
 
     Only a file with a very long expression can hold one, so only such a file pays for the
-    check: Python's own parser, in C.
+    check: Python's own parser, in C, then a walk of its tree.
     """
     if not _has_long_expression(source, _LONG_EXPRESSION):
         return False
     try:
-        ast.parse(source)
+        tree = ast.parse(source)
     except (RecursionError, MemoryError):
         return True
     except Exception:  # a syntax error: libcst reports it
         return False
+    return _tree_deeper_than(tree, _MAX_EXPRESSION_DEPTH)
+
+
+def _tree_deeper_than(tree: ast.AST, limit: int) -> bool:
+    """Without recursion: the tree may be deeper than Python's recursion limit."""
+    pending = [(tree, 1)]
+    while pending:
+        node, depth = pending.pop()
+        if depth > limit:
+            return True
+        pending.extend((child, depth + 1) for child in ast.iter_child_nodes(node))
     return False
 
 
@@ -192,7 +216,10 @@ def _nested_deeper_than(source: str, limit: int) -> bool:
             elif token.type == tokenize.OP and token.string in ")]}":
                 depth -= 1
     except (tokenize.TokenError, SyntaxError):
-        return False  # let the parser report what is wrong
+        # From Python 3.12 the tokenizer itself stops at CPython's limit, which is ``limit``
+        # ("too many nested parentheses"): stopped there, the brackets go deeper still. Any other
+        # error is the parser's to report.
+        return depth >= limit
     return False
 
 
@@ -206,9 +233,16 @@ def _recursion_limit(limit: int) -> Iterator[None]:
         sys.setrecursionlimit(previous)
 
 
-def _run_rules(module: cst.Module, settings: Settings, rules: Sequence[type[Rule]]) -> list[Finding]:
-    analysis = analyse(module, settings.guard_functions)
-    return [finding for rule in rules for finding in rule().check(analysis, settings)]
+def _run_rules(
+    module: cst.Module, settings: Settings, rules: Sequence[type[Rule]], timings: StageTimings
+) -> list[Finding]:
+    with timings.stage(ANALYSE):
+        analysis = analyse(module, settings.guard_functions)
+    findings: list[Finding] = []
+    for rule in rules:
+        with timings.stage(rule.code):  # a rule's check is a generator: its work is done here
+            findings.extend(rule().check(analysis, settings))
+    return findings
 
 
 def _unique(findings: list[Finding]) -> list[Finding]:

@@ -1,6 +1,6 @@
 """The rules, one module each; ``ALL_RULES`` is the registry every front end reads."""
 
-from .base import Finding, Rule
+from .base import Code, Finding, Rule
 from .tdv001_hardcoded_cuda import HardcodedCudaDevice
 from .tdv002_discarded_conversion import DiscardedConversion
 from .tdv003_numpy_on_device import NumpyOnAccelerator
@@ -12,6 +12,7 @@ from .tdv008_numpy_requires_grad import NumpyRequiresGrad
 from .tdv009_implicit_numpy import ImplicitNumpyConversion
 from .tdv010_layer_in_forward import LayerInForward
 from .tdv011_map_location_to_load_state_dict import MapLocationToLoadStateDict
+from .tdv900_unanalysable import UnanalysableFile
 
 ALL_RULES: tuple[type[Rule], ...] = (
     HardcodedCudaDevice,
@@ -29,4 +30,8 @@ ALL_RULES: tuple[type[Rule], ...] = (
 
 RULES_BY_CODE: dict[str, type[Rule]] = {rule.code: rule for rule in ALL_RULES}
 
-__all__ = ["ALL_RULES", "RULES_BY_CODE", "Finding", "Rule"]
+# Every code a user can meet, in the order the docs list them: the rules, and TDV900, which the
+# engine reports itself. The docs, the command's code selection and ``torchdevice rules`` read it.
+DOCUMENTED: tuple[type[Code], ...] = (*ALL_RULES, UnanalysableFile)
+
+__all__ = ["ALL_RULES", "DOCUMENTED", "RULES_BY_CODE", "Finding", "Rule"]
