@@ -1,6 +1,7 @@
 # Grad: parameters and module outputs require grad; no_grad, detach and integer results do not.
 import torch
 import torch.nn as nn
+from transformers import AutoModelForCausalLM
 
 model = nn.Linear(4, 2)
 x = torch.randn(3, 4)
@@ -35,3 +36,18 @@ def no_grad_inside(batch):
         out = model(batch)
     reveal(out)  # reveal: tensor {cpu}
     return out
+
+
+# A maximum along a dimension is (values, indices): the values carry grad, the indices never do.
+best, best_index = y.max(1)
+reveal(best)  # reveal: tensor {cpu} grad
+reveal(best_index)  # reveal: tensor {cpu}
+top = y.topk(2).indices  # reveal: tensor {cpu}
+largest = y.max(dim=1).values  # reveal: tensor {cpu} grad
+overall = y.max()  # reveal: tensor {cpu} grad 0-dim
+
+
+language_model = AutoModelForCausalLM.from_pretrained("gpt2")
+# Drawn outputs (generated tokens, samples, predictions) are not differentiated through.
+generated = language_model.generate(made)  # reveal: output {cpu}
+logits = language_model(made).logits  # reveal: output {cpu} grad

@@ -56,3 +56,8 @@ def annotated(value: torch.Tensor, other):
 def typed_local():
     held: torch.Tensor = make()
     reveal(held)  # reveal: tensor
+
+# One Python number makes a 0-dim tensor, and computing on 0-dim tensors keeps them 0-dim.
+size = len(a)
+scale = torch.sqrt(torch.tensor(size).float())  # reveal: tensor {cpu} 0-dim
+stacked = torch.stack([d, d])  # reveal: tensor {cpu}

@@ -44,3 +44,8 @@ def placed(tensor_in: torch.Tensor, device):
 def defaults_elsewhere():
     torch.set_default_device(device)
     made = torch.empty(4)  # reveal: tensor {device}
+
+# Keyword arguments unpacked from a mapping may name a device: the place is not shown.
+factory_kwargs = {"device": device, "dtype": torch.float32}
+unpacked = torch.zeros(3, **factory_kwargs)  # reveal: tensor
+layer_unpacked = nn.Linear(3, 3, **factory_kwargs)  # reveal: module

@@ -187,6 +187,8 @@ class CallEvaluator(MethodEvaluator):
             return tensor(first.places if places is None else places, first.origin or origin, grad=grad)
         if effect is Effect.OTHER:
             return UNKNOWN
+        if qualified in api.SHAPE_ARGUMENT_FUNCTIONS:  # the rest are sizes or host-side lengths
+            arguments = arguments[:1]
         computed = self.computed(arguments, qualified not in api.NO_GRAD_FUNCTIONS)
         if effect is Effect.COMPUTE_MANY:
             return sequence(item=computed)

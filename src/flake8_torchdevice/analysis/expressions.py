@@ -106,6 +106,8 @@ class ExpressionEvaluator(_Base):
 
     def attribute_of(self, owner: Value, attribute: str, node: cst.CSTNode) -> Value:
         kind = owner.kind
+        if kind is Kind.SEQUENCE and attribute in _RESULT_FIELDS and owner.elements and len(owner.elements) == 2:
+            return owner.elements[attribute == "indices"]  # ``x.max(dim=1).values``: torch's named tuple
         if kind is Kind.TENSOR or kind is Kind.ARRAYLIKE:
             if attribute in TENSOR_ATTRIBUTES:
                 grad = owner.grad and attribute not in _NO_GRAD_ATTRIBUTES

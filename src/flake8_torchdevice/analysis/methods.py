@@ -40,6 +40,9 @@ else:
 # Names that hold a device by convention (``device``, ``dev``, ``gpu_id``, ``local_rank``).
 DEVICE_LIKE_NAME = re.compile(r"dev|cuda|gpu|rank", re.IGNORECASE)
 _ARRAYS = frozenset({Kind.TENSOR, Kind.OUTPUT, Kind.ARRAYLIKE})
+# Methods that return (values, indices); the ones in the second set only when given a dimension.
+_VALUES_AND_INDICES = frozenset("sort topk kthvalue mode cummax cummin".split())
+_VALUES_AND_INDICES_ALONG_A_DIM = frozenset("max min median nanmedian".split())
 _REDUCTIONS = frozenset("sum mean std var prod max min norm all any amax amin logsumexp".split())
 # Builtins whose result iterates over the same elements as their first argument.
 _PASS_THROUGH = frozenset({"iter", "list", "tuple", "sorted", "reversed", "tqdm", "set", "trange"})
@@ -107,9 +110,13 @@ class MethodEvaluator(_Base):
         kind = Kind.TENSOR if receiver.kind is not Kind.ARRAYLIKE or api.proves_tensor(method) else Kind.ARRAYLIKE
         grad = receiver.grad and self.state.grad_enabled and method not in api.NO_GRAD_METHODS
         scalar = receiver.scalar or (method in _REDUCTIONS and not node.args)
+        values = Value(kind=kind, places=receiver.places, grad=grad, scalar=scalar, origin=receiver.origin)
+        if _returns_values_and_indices(node, method, arguments):
+            indices = Value(kind=Kind.TENSOR, places=receiver.places, origin=receiver.origin)
+            return sequence(elements=(values, indices))  # ``_, predicted = scores.max(1)``
         if effect is Effect.COMPUTE_MANY:
-            return sequence(item=Value(kind=kind, places=receiver.places, grad=grad, origin=receiver.origin))
-        return Value(kind=kind, places=receiver.places, grad=grad, scalar=scalar, origin=receiver.origin)
+            return sequence(item=replace(values, scalar=False))
+        return values
 
     def _module_method(
         self, node: cst.Call, method: str, receiver: cst.BaseExpression, module: Value, arguments: tuple[Value, ...]
@@ -127,7 +134,10 @@ class MethodEvaluator(_Base):
             return Value(kind=Kind.MAPPING, item=tensor(module.places, module.origin))
         if method in api.RUNNING_METHODS or method.startswith(api.RUNNING_PREFIXES):
             # ``model.generate(ids)``, ``clip.encode_image(x)``: computed with the module's parameters.
-            return self._module_call(node, module, arguments)
+            result = self._module_call(node, module, arguments)
+            # Generated tokens, predictions and samples are drawn, not differentiated through:
+            # ``generate`` runs under ``no_grad`` in Hugging Face, ``sample`` returns indices.
+            return replace(result, grad=False) if method in api.DRAWING_METHODS else result
         return UNKNOWN
 
     def _sequence_method(
@@ -310,3 +320,15 @@ def keyword_value(node: cst.Call, arguments: tuple[Value, ...], keyword: str) ->
         if arg.keyword is not None and arg.keyword.value == keyword:
             return value
     return UNKNOWN
+
+
+def _returns_values_and_indices(node: cst.Call, method: str, arguments: tuple[Value, ...]) -> bool:
+    """``x.topk(k)``, ``x.max(1)``, ``x.max(dim=1)``; not ``x.max()`` nor ``x.max(other)``."""
+    if method in _VALUES_AND_INDICES:
+        return True
+    if method not in _VALUES_AND_INDICES_ALONG_A_DIM or not node.args:
+        return False
+    first = node.args[0]
+    if first.keyword is not None:
+        return first.keyword.value == "dim"
+    return type(first.value) is cst.Integer or (bool(arguments) and arguments[0].kind is Kind.SCALAR)

@@ -36,6 +36,7 @@ __all__ = [
     "Value",
     "builds_layer_with_state",
     "cuda_fstring",
+    "data_arguments",
     "describe",
     "device_code",
     "device_index_literal",
@@ -276,6 +277,16 @@ def device_code(value: Value) -> str:
     """The code that names a value's device, for a suggested fix: ``device``, ``"cuda"``."""
     names = [place.name for place in value.places if place.kind is PlaceKind.ACCELERATOR]
     return names[0] if len(names) == 1 else "device"
+
+
+def data_arguments(site: CallFact) -> int | None:
+    """How many leading arguments hold data when the rest are sizes, shapes or host-side indices
+    (``x.view(n, -1)``: none; ``F.interpolate(x, size)``: one); None when every argument is data."""
+    if site.method in api.SHAPE_ARGUMENT_METHODS:
+        return 0
+    if site.qualified in api.SHAPE_ARGUMENT_FUNCTIONS:
+        return 1
+    return None
 
 
 def builds_layer_with_state(call: CallFact) -> bool:

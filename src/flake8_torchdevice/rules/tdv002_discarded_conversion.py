@@ -6,7 +6,7 @@ from collections.abc import Iterator
 
 import libcst as cst
 
-from ..analysis.queries import Analysis, CallFact, dotted_name, is_array, is_tensor, is_unknown
+from ..analysis.queries import Analysis, CallFact, dotted_name, is_array, is_tensor, is_unknown, may_be_tensor
 from ..settings import Settings
 from .base import Finding, Fix, Rule, source_text
 
@@ -44,6 +44,13 @@ def _assign_back(site: CallFact, statement: cst.Expr | None) -> Fix | None:
     return Fix(statement, assignment, safe=True, description="assign the converted tensor back")
 
 
+def _made_from_nothing(analysis: Analysis, receiver: cst.BaseExpression | None) -> bool:
+    """``torch.ones(1).cuda()``: a tensor made from no other tensor, moved and dropped in one
+    statement, loses nothing; it is a CUDA warm-up or a probe that the device works."""
+    made = analysis.call_at(receiver)
+    return made is not None and made.qualified is not None and not any(may_be_tensor(v) for v in made.arguments)
+
+
 class DiscardedConversion(Rule):
     """
     ## What it does
@@ -55,7 +62,8 @@ class DiscardedConversion(Rule):
     The next operation that combines `x` with tensors on the target device fails with
     `RuntimeError: Expected all tensors to be on the same device`, far from the line at fault.
     `nn.Module.to()` is the exception: it moves the module's parameters in place, so
-    `model.to(device)` is correct and is not reported.
+    `model.to(device)` is correct and is not reported, nor is a tensor made from nothing and
+    dropped in the same statement (`torch.ones(1).cuda()`), a deliberate CUDA warm-up.
 
     `x` counts as a tensor when the code shows it: tensor factories and `torch.*` results,
     tensor-only methods (`detach`, `unsqueeze`, `size()`...) called on it anywhere in its scope,
@@ -103,7 +111,9 @@ class DiscardedConversion(Rule):
                 continue
             conversion = lost_conversion(site.node)
             converted = analysis.call_at(conversion) if conversion is not None else None
-            if converted is not None and self._is_tensor(converted, settings, analysis):
+            if converted is None or _made_from_nothing(analysis, converted.receiver):
+                continue
+            if self._is_tensor(converted, settings, analysis):
                 chained = conversion is not site.node
                 yield self._report(analysis, converted, chained, None if chained else site.statement)
 

@@ -11,6 +11,7 @@ from ..analysis.queries import (
     CallFact,
     FunctionInfo,
     Value,
+    data_arguments,
     is_module,
     is_tensor,
     is_zero_dim,
@@ -28,21 +29,6 @@ CROSS_DEVICE_METHODS = frozenset(
     "to cuda cpu copy_ type_as new_tensor set_ new_zeros new_ones new_empty new_full expand_as view_as "
     "reshape_as fill_".split()
 )
-# Methods and functions whose arguments after the tensor are sizes, shapes or counts: a CPU tensor
-# there is read as a number, not combined.
-SHAPE_METHODS = frozenset(
-    "reshape view expand repeat permute transpose narrow unflatten flip roll squeeze unsqueeze tile movedim "
-    "swapaxes split chunk resize_ as_strided index_select".split()
-)
-SHAPE_FUNCTIONS = frozenset(
-    {
-        "torch.nn.functional.interpolate",
-        "torch.nn.functional.pad",
-        "torch.nn.functional.one_hot",
-        "torch.reshape",
-        "torch.nn.utils.rnn.pack_padded_sequence",  # its lengths must be on the CPU
-    }
-)
 
 
 def split_places(values: Sequence[Value], here: FunctionInfo | None, analysis: Analysis) -> tuple[Value, Value] | None:
@@ -52,11 +38,7 @@ def split_places(values: Sequence[Value], here: FunctionInfo | None, analysis: A
     CPU 0-dim tensors are left out: PyTorch lets them meet tensors on any device.
     """
     on_cpu = next(
-        (
-            value
-            for value in values
-            if may_be_tensor(value) and not is_zero_dim(value) and must_be_on_cpu(value)
-        ),
+        (value for value in values if may_be_tensor(value) and not is_zero_dim(value) and must_be_on_cpu(value)),
         None,
     )
     # In a constructor, nothing has moved the module yet: its parameters are where they were made.
@@ -183,11 +165,7 @@ def _operands(site: CallFact, analysis: Analysis) -> list[tuple[cst.CSTNode, Val
     operands: list[tuple[cst.CSTNode, Value]] = []
     if site.receiver is not None:
         operands.append((site.receiver, site.receiver_value))
-    arguments = list(zip(site.node.args, site.arguments))
-    if site.method in SHAPE_METHODS:
-        arguments = []
-    elif site.qualified in SHAPE_FUNCTIONS:
-        arguments = arguments[:1]
+    arguments = list(zip(site.node.args, site.arguments))[: data_arguments(site)]
     for arg, value in arguments:
         operands.append((arg.value, value))
         if isinstance(arg.value, (cst.List, cst.Tuple)):

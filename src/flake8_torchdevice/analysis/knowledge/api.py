@@ -63,6 +63,24 @@ _NOT_TENSOR_FUNCTIONS = frozenset(
     ).split()
 )
 MOVE_METHODS = frozenset({"to", "cuda", "cpu"})
+
+# Methods and functions whose arguments after the tensor are sizes, shapes, counts or indices read
+# on the host: a CPU tensor there is read as numbers, not combined, and the result is where the
+# first tensor is.
+SHAPE_ARGUMENT_METHODS = frozenset(
+    "reshape view expand repeat permute transpose narrow unflatten flip roll squeeze unsqueeze tile movedim "
+    "swapaxes split chunk resize_ as_strided index_select".split()
+)
+SHAPE_ARGUMENT_FUNCTIONS = frozenset(
+    {
+        "torch.nn.functional.interpolate",
+        "torch.nn.functional.pad",
+        "torch.nn.functional.one_hot",
+        "torch.reshape",
+        "torch.nn.utils.rnn.pack_padded_sequence",  # its lengths must be on the CPU
+        "torch.nn.utils.rnn.pad_packed_sequence",
+    }
+)
 # Methods whose result never requires grad: integer or boolean results, detached copies.
 NO_GRAD_METHODS = generated.INTEGER_OR_BOOL_RESULT_METHODS | {"detach"}
 NO_GRAD_FUNCTIONS = generated.INTEGER_OR_BOOL_RESULT_FUNCTIONS | {"torch.detach"}
@@ -75,6 +93,7 @@ MODULE_ONLY_METHODS = frozenset(
 )
 # Module methods that run the module on their arguments (Hugging Face, CLIP, diffusers, samplers).
 RUNNING_METHODS = frozenset({"forward", "generate", "predict", "sample", "infer", "inference"})
+DRAWING_METHODS = frozenset({"generate", "predict", "sample", "infer", "inference"})
 RUNNING_PREFIXES = ("encode", "decode", "embed", "get_text_features", "get_image_features")
 # Module methods that return the module itself (in place).
 MODULE_CHAIN_METHODS = frozenset("eval train float half double bfloat16 requires_grad_ share_memory".split())
