@@ -72,3 +72,27 @@ class Base(nn.Module):
 class Child(Base):
     def reset(self, x):
         self.mask = torch.zeros(*x.shape)
+
+
+# A mixin that a module class inherits: what it stores on self moves with that module.
+class AdapterMixin:
+    def __init__(self):
+        self.adapters = nn.ParameterDict({"a": nn.Parameter(torch.zeros(2, 2))})
+
+    def delta(self, name):
+        weight = self.adapters[name]
+        return torch.ones(2, 2, device=weight.device) * weight
+
+
+class AdaptedLinear(nn.Module, AdapterMixin):
+    def __init__(self):
+        nn.Module.__init__(self)
+        AdapterMixin.__init__(self)
+
+    def forward(self, x):
+        reveal(self.delta("a"))  # reveal: tensor {module:self}
+        return x @ self.delta("a")
+
+
+wrapped = nn.parallel.DistributedDataParallel(Encoder(2), device_ids=[0])
+reveal(wrapped(torch.zeros(2)))  # reveal: tensor {module:DistributedDataParallel} grad

@@ -152,7 +152,8 @@ class CallEvaluator(MethodEvaluator):
         if qualified in api.MODULE_WRAPPERS:
             return first.with_kind(Kind.MODULE)
         if qualified in api.SCATTERING_WRAPPERS:  # moves its inputs itself
-            return Value(kind=Kind.MODULE, places=with_module(qualified.rsplit(".", 1)[-1]), origin=first.origin)
+            name = qualified.rsplit(".", 1)[-1]
+            return Value(kind=Kind.MODULE, places=with_module(name), cls=qualified, origin=first.origin)
         if api.is_module_class(qualified) or qualified.endswith(".from_pretrained"):
             return self._new_module(node, qualified)
         if qualified in api.DATA_LOADERS:
@@ -243,6 +244,8 @@ class CallEvaluator(MethodEvaluator):
         elif placed_inputs:
             # Where the call succeeds, the module is where its inputs are (a module on the CPU fails).
             places = NOWHERE if module.places == CPU else placed_inputs[0].places
+        elif module.cls in api.SCATTERING_WRAPPERS:
+            places = module.places  # it moved its CPU inputs to the device of the module it wraps
         elif not module_placed(module) and any(value.places == CPU for value in inputs):
             places = CPU  # a module whose place is not shown, fed CPU inputs, computes on the CPU
         elif module.places == NOWHERE:

@@ -162,6 +162,14 @@ class Analysis:
         """Does the module run as a script (``if __name__ == "__main__":``)?"""
         return self._definitions.is_script
 
+    def is_parameter(self, function: FunctionInfo | None, name: str) -> bool:
+        """Is ``name`` a parameter of the function (what its caller hands it), ``self`` aside?"""
+        if function is None:
+            return False
+        params = function.node.params
+        names = [param.name.value for param in (*params.posonly_params, *params.params, *params.kwonly_params)]
+        return name in names and name != function.self_name
+
     def places_a_device(self, function: FunctionInfo | None, name: str) -> bool:
         """Is ``name`` used as a device (``.to(name)``, ``device=name``) in the function's scope?"""
         evidence = function.evidence if function is not None else self._definitions.module_evidence

@@ -65,6 +65,11 @@ class Summaries:
             local = classes.get(base.value.value) if type(base.value) is cst.Name else None
             if local is not None and local.name not in seen and self.is_module_class(local, seen):
                 return True
+        # A mixin that a module class of this file inherits (``class Linear(nn.Module, LoraLayer)``):
+        # its methods run on that module, and what it stores on ``self`` moves with it.
+        for cls in classes.values():
+            if info.name in cls.base_names() and cls.name not in seen and self.is_module_class(cls, seen):
+                return True
         # An unknown base and a ``forward`` method: a module of another library's hierarchy.
         return "forward" in info.methods and bool(info.node.bases)
 

@@ -49,12 +49,6 @@ def _inputs(site: CallFact) -> Iterator[tuple[cst.Arg, Value]]:
             yield arg, value
 
 
-def _arrives_unplaced(analysis: Analysis, value: Value) -> bool:
-    """A value whose place the code does not show and that it did not compute: a parameter, an
-    item of a batch."""
-    return place_unknown(value) and analysis.origin_node(value) is None
-
-
 class InputLeftBehind(Rule):
     """
     ## What it does
@@ -137,10 +131,12 @@ class InputLeftBehind(Rule):
             return
         sibling = moved[0]
         for arg, value in inputs:
-            # Only a value the code does not compute here (a parameter, a loaded item): one computed
-            # from a module's output or split from a moved batch is on the device already. An
+            # Only a parameter of the function, handed in by its caller: a local computed from a
+            # module's output or split from a moved batch is usually on the device already. An
             # array-like value fed to a torch module is a tensor: NumPy arrays do not go there.
-            if not _arrives_unplaced(analysis, value) or not isinstance(arg.value, cst.Name):
+            if not isinstance(arg.value, cst.Name) or not place_unknown(value):
+                continue
+            if not analysis.is_parameter(site.scope.function, arg.value.value):
                 continue
             if is_tensor(value) or is_array(value):
                 name = arg.value.value
