@@ -190,3 +190,16 @@ def test_a_cell_source_stored_as_one_string_stays_a_string(tmp_path, monkeypatch
         cell["source"]
         == "weights = torch.ones(3, device=device)\nbias = torch.zeros(3)\nbias = bias.to(device)\nout = weights + bias"
     )
+
+
+def test_a_cell_with_a_syntax_error_is_skipped_and_the_rest_is_read():
+    text = notebook(
+        code("pip install torch\nconda install -y numpy\n"),
+        code('model_name = "gpt2")\n'),  # half-edited: a kernel runs none of it
+        code('import torch\nx = torch.device("cuda")\n'),
+    )
+    virtual = parse_notebook(text)
+    assert "model_name" not in virtual.source and "pip install" not in virtual.source
+    diagnostics = lint_source(virtual.source)
+    assert [d.code for d in diagnostics] == ["TDV001"]
+    assert virtual.locate(diagnostics[0].line) == (3, 2)

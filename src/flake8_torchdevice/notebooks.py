@@ -7,14 +7,17 @@ are 1-based positions in the notebook's list of cells, Markdown and raw cells in
 shows them top to bottom.
 
 IPython syntax is not Python: a cell starting with a cell magic (``%%time``) is skipped whole; a line
-magic (``%matplotlib``), a shell line (``!pip``), ``x = !ls``, ``x = %who_ls`` and help (``torch.zeros?``)
-become a numbered ``pass`` placeholder with the same indentation, so line numbers hold. Writing a
+magic (``%matplotlib``, ``pip install x``), a shell line (``!pip``), ``x = !ls``, ``x = %who_ls`` and
+help (``torch.zeros?``) become a numbered ``pass`` placeholder with the same indentation, so line
+numbers hold. A cell that is still not Python (a syntax error) is skipped whole, as a kernel would
+run none of it. Writing a
 fixed module back restores those lines and changes only the ``source`` of the cells whose code
 changed; the rest of the file stays byte-for-byte as it was, or nothing is written.
 """
 
 from __future__ import annotations
 
+import ast
 import io
 import json
 import re
@@ -25,6 +28,8 @@ from typing import Any
 _PLACEHOLDER = "pass  # torchdevice: IPython line {}"
 _PLACEHOLDER_LINE = re.compile(r"^[ \t]*pass  # torchdevice: IPython line (\d+)(?:\r\n|\r|\n)?$")
 _CELL_END = "# torchdevice: end of cell {}"
+# IPython's automagic: ``pip install x`` and ``conda install x`` run as ``%pip`` and ``%conda``.
+_AUTOMAGIC = re.compile(r"^(?:pip|conda)\s+\w")
 _MAGIC_ASSIGNMENT = re.compile(r"^[\w.]+\s*=\s*[%!]")
 _HELP = re.compile(r"^(?:\?{1,2}[\w.*]+|[\w.*]+\?{1,2})$")
 
@@ -107,7 +112,18 @@ def _code_cells(document: dict[str, Any]) -> Iterator[_CodeCell]:
             _placeholder(line, index) if ipython else line
             for index, (line, ipython) in enumerate(zip(lines, _ipython_lines(lines)))
         )
-        yield _CodeCell(number, original, code if code.endswith(("\n", "\r")) else code + "\n")
+        if _is_valid_python(code):  # a kernel runs nothing of a cell with a syntax error
+            yield _CodeCell(number, original, code if code.endswith(("\n", "\r")) else code + "\n")
+
+
+def _is_valid_python(code: str) -> bool:
+    """Does the cell compile? CPython's parser, a small fraction of libcst's cost, tells; one broken
+    cell (a half-edited line, shell text without ``!``) would otherwise leave the notebook unread."""
+    try:
+        ast.parse(code)
+    except (SyntaxError, ValueError):  # ValueError: a null byte
+        return False
+    return True
 
 
 def _cell_text(source: Any) -> str:
@@ -130,7 +146,9 @@ def _ipython_lines(lines: Sequence[str]) -> Iterator[bool]:
 
 
 def _is_ipython(line: str) -> bool:
-    return line.startswith(("%", "!")) or bool(_HELP.match(line) or _MAGIC_ASSIGNMENT.match(line))
+    if line.startswith(("%", "!")):
+        return True
+    return any(pattern.match(line) for pattern in (_HELP, _MAGIC_ASSIGNMENT, _AUTOMAGIC))
 
 
 class _Continuation:
