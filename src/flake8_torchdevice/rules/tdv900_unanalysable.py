@@ -9,8 +9,11 @@ class UnanalysableFile(Code):
     """
     ## What it does
     Reports, once per file and at its first line, that flake8-torchdevice could not analyse the
-    file, with the reason: libcst rejected syntax that Python's own parser accepted, the nesting
-    was too deep to walk, or the analysis met something it does not handle.
+    file, with the reason: libcst rejected syntax that Python's own parser accepted; brackets or an
+    expression nested too deep to walk; a file larger than the memory budget allows
+    (`--memory-budget`); bytes that are not text in the file's declared encoding; a notebook that
+    is not valid notebook JSON; the process analysing the file crashed or ran out of memory (the
+    rest of the run goes on); or the analysis met something it does not handle.
 
     ## Why is this bad?
     It is not a bug in your code: it tells you that no TDV check ran on this file, instead of
@@ -28,7 +31,7 @@ class UnanalysableFile(Code):
 
     code = "TDV900"
     name = "file-not-analysed"
-    summary = "The file could not be analysed (parser or recursion limit); no TDV check ran on it"
+    summary = "The file could not be analysed (parser, nesting, size, encoding or a crash); no TDV check ran on it"
 
     @staticmethod
     def message(reason: str) -> str:
