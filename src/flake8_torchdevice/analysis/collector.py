@@ -98,6 +98,8 @@ class _Collector:
         for target in node.targets:
             self.bind(target.target)
             self.note_lazy(target.target, node.value)
+        if string_value(node.value) == "nccl":  # ``args.dist_backend = "nccl"``, chosen unconditionally
+            self.evidence_stack[-1].uses_nccl = True
         return True
 
     def _rebind(self, node: cst.AugAssign | cst.AnnAssign | cst.NamedExpr) -> bool:

@@ -56,6 +56,9 @@ _REFUSES_CUDA = re.compile(r"(no|disable|without|skip)_?(cuda|gpu)|cpu", re.IGNO
 # Functions that pass their argument's truth on: ``len(torch.cuda.default_generators) > 0``.
 _TRANSPARENT_CALLS = frozenset({"len", "bool", "int", "any", "all"})
 _ZERO_COMPARISONS = (cst.Equal, cst.LessThanEqual)  # ``device_count() == 0`` means no CUDA
+# Checks that a multi-process job runs: ``dist.is_initialized()``, ``is_dist_avail_and_initialized()``,
+# ``get_world_size()`` (compared with 1).
+_IN_DISTRIBUTED_JOB = re.compile(r"^(is_initialized|is_dist\w*|get_world_size)$")
 _NEGATED = (cst.NotEqual, cst.NotIn, cst.IsNot)
 _MODULE_TYPES = frozenset({"torch.nn.Module", "torch.nn.modules.module.Module"})
 
@@ -78,8 +81,12 @@ class Conditions:
         guard_functions: frozenset[str],
         tensor_types: frozenset[str],
         current_value: Callable[[cst.BaseExpression, State], Value],
+        distributed_means_cuda: bool = False,
     ) -> None:
         self._imports = imports
+        # The file sets up its process group with NCCL: code that runs only in a multi-process
+        # job (``if not dist.is_initialized(): return``) runs only on CUDA GPUs.
+        self._distributed_means_cuda = distributed_means_cuda
         self._guard_functions = guard_functions
         self._tensor_types = tensor_types
         # The value an expression has in a state, evaluated without recording anything.
@@ -196,6 +203,8 @@ class Conditions:
         last = name.rsplit(".", 1)[-1]
         if last in self._guard_functions or name in self._guard_functions:
             return Polarity.POSITIVE
+        if self._distributed_means_cuda and _IN_DISTRIBUTED_JOB.match(last):
+            return Polarity.POSITIVE
         if mentions_cuda(last) and last != "cuda":  # ``x.cuda()`` moves, it does not check
             return Polarity.POSITIVE
         return Polarity.NONE
@@ -214,7 +223,7 @@ class Conditions:
             if inner is Polarity.NONE:
                 inner = self.polarity(right, state)
             if inner is not Polarity.NONE:
-                counts_zero = isinstance(operator, _ZERO_COMPARISONS) and _is_zero(right)
+                counts_zero = isinstance(operator, _ZERO_COMPARISONS) and _counts_none(right)
                 return inner.flipped() if counts_zero or negated else inner
             left = right
         return Polarity.NONE
@@ -272,8 +281,10 @@ def _common_polarity(polarities: Sequence[Polarity]) -> Polarity:
     return distinct.pop() if len(distinct) == 1 else Polarity.NONE
 
 
-def _is_zero(node: cst.BaseExpression) -> bool:
-    return type(node) is cst.Integer and node.value == "0"
+def _counts_none(node: cst.BaseExpression) -> bool:
+    """``== 0`` (no CUDA device), or ``== 1``: one process, no multi-process job; for a device
+    count, one device is CUDA in use, and reading it as none only leaves both branches silent."""
+    return type(node) is cst.Integer and node.value in ("0", "1")
 
 
 _EXIT_CALLS = frozenset({"skip", "skipTest", "exit", "_exit", "abort", "fail"})

@@ -48,7 +48,11 @@ class Interpreter(StatementWalker, ExpressionEvaluator, CallEvaluator):
         self.module = module
         self.imports = ImportTable()
         self.definitions: Definitions = collect(module)
-        self.conditions = Conditions(self.imports, guard_functions, TENSOR_TYPES, self.peek)
+        definitions = self.definitions
+        uses_nccl = definitions.module_evidence.uses_nccl or any(
+            function.evidence.uses_nccl for function in definitions.functions.values()
+        )
+        self.conditions = Conditions(self.imports, guard_functions, TENSOR_TYPES, self.peek, uses_nccl)
         self.facts = Facts()
         self.summaries = Summaries(self)
         self.state = State()

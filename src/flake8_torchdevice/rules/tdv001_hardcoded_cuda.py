@@ -194,8 +194,11 @@ class HardcodedCudaDevice(Rule):
     `len(torch.cuda.default_generators) > 0`), a `try` whose `except` catches the failure
     (`AssertionError`, `RuntimeError`, `Exception`), names that make CUDA an explicit choice
     (`if args.use_gpu:`), tests skipped without CUDA (`skipif`/`skipUnless`), functions and classes
-    named for CUDA, files that import a CUDA-only library (`apex`, `cupy`, `flash_attn`, `megatron`,
-    `pycuda`, `transformer_engine`, `triton`), a `"cuda"` variable that never reaches a placement
+    named for CUDA, functions that set up NCCL or run once per GPU (`mp.spawn(nprocs=device_count)`),
+    and, in a file that sets up NCCL, code that runs only in a multi-process job (after `if not
+    dist.is_initialized(): return` or `if get_world_size() == 1: return`), files that import a
+    CUDA-only library (`apex`, `cupy`, `flash_attn`, `megatron`, `pycuda`, `transformer_engine`,
+    `triton`), a `"cuda"` variable that never reaches a placement
     or is replaced first (`device = "cuda"` then `if not torch.cuda.is_available(): device =
     "cpu"`), a default of a private helper (`_name`) that every call in the file overrides
     (`device=` passed each time), and non-placement uses of the string (`torch.autocast("cuda")`,
