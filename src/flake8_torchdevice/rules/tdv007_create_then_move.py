@@ -81,7 +81,8 @@ class CreateThenMove(Rule):
 
     Not reported: `torch.tensor(data)` / `torch.as_tensor(data)` then `.to(device)` (PyTorch stages
     host data on the CPU and copies even when `device=` is given, so the advice would save nothing)
-    and `*_like` factories (they allocate where their argument already is).
+    and `*_like` factories (they allocate where their argument already is), nor a random draw with
+    `generator=` (a CPU generator draws only on the CPU: with `device=` it raises).
 
     Off by default, like ruff's performance rules: every finding is a real double allocation, but
     most run once (an initialisation, a test) where the cost does not matter (docs/precision.md).
@@ -123,6 +124,8 @@ class CreateThenMove(Rule):
             moves = may_be_on_accelerator(site.result) or _is_device_of(target)
             if keyword_argument(created.node, "device") is not None or not moves:
                 continue
+            if keyword_argument(created.node, "generator") is not None:
+                continue  # a CPU generator draws only on the CPU: device= would raise
             fix = _create_on_device(created, site)
             factory = created.qualified.rsplit(".", 1)[-1]
             advice = (
