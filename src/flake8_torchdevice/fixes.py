@@ -48,7 +48,10 @@ class _Replacer(cst.CSTTransformer):
             self._open_targets.append(id(node))
         return True
 
-    def on_leave(self, original_node: cst.CSTNode, updated_node: cst.CSTNode) -> cst.CSTNode:
+    # libcst's stubs say on_leave returns the type it was given, but libcst accepts any node its
+    # parent's field allows (its own leave_Expr may return any small statement); a fix replaces
+    # ``x.to(d)`` by ``x = x.to(d)``, a name by a call.
+    def on_leave(self, original_node: cst.CSTNode, updated_node: cst.CSTNode) -> cst.CSTNode:  # type: ignore[override]
         key = id(original_node)
         if key not in self._replacements:
             return updated_node

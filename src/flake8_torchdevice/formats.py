@@ -13,6 +13,7 @@ import os
 from collections import Counter
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import Any
 from urllib.parse import quote
 
 from . import __version__
@@ -103,7 +104,7 @@ def _sarif_result(report: Report, index: dict[str, int], root: Path) -> dict:
     location: dict = {"artifactLocation": _artifact(report.path, root)}
     if report.cell is None:
         location["region"] = {"startLine": report.line, "startColumn": report.column}
-    result = {
+    result: dict[str, Any] = {
         "ruleId": report.code,
         "level": "error",
         "message": {"text": _message(report)},

@@ -3,8 +3,9 @@
 Layers, each in its own module: ``domain`` (values and places), ``state`` (the flow state),
 ``conditions`` (narrowing), ``definitions`` (what the file defines, and evidence), the
 interpreter (``interpreter``, ``statements``, ``loops``, ``expressions``, ``calls``,
-``methods``), ``summaries`` (functions and classes of the file), ``knowledge`` (torch's API),
-``facts`` (what is recorded) and ``queries`` (the face rules see).
+``methods``; ``parts`` declares what they use of each other, for mypy), ``summaries``
+(functions and classes of the file), ``knowledge`` (torch's API), ``facts`` (what is recorded)
+and ``queries`` (the face rules see).
 """
 
 from __future__ import annotations

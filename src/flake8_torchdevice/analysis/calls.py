@@ -21,6 +21,7 @@ from .domain import (
     UNKNOWN,
     Kind,
     Origin,
+    Place,
     PlaceKind,
     Value,
     accelerator,
@@ -126,6 +127,7 @@ class CallEvaluator(MethodEvaluator):
         first = arguments[0] if arguments else UNKNOWN
         origin = Origin(node, f"made by {qualified}()")
         if qualified == "torch.device":
+            places: frozenset[Place] | None
             if first.kind is Kind.DEVICE:  # ``torch.device("cuda" if ... else "cpu")``: the same choice
                 places = first.places
             else:

@@ -3,7 +3,8 @@ analysis, noting what each scope defines and shows (see ``definitions``)."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
 import libcst as cst
 
@@ -90,7 +91,7 @@ class _Collector:
         return True
 
     def _unpacked(self, node: cst.Arg | cst.StarredDictElement) -> bool:
-        if type(node) is cst.StarredDictElement or node.star == "**":
+        if type(node) is not cst.Arg or node.star == "**":  # ``{**d}``, or ``f(**d)``
             self._note(self.evidence_stack[-1].mappings, node.value)
         return True
 
@@ -266,7 +267,8 @@ class _Collector:
             names.add(name)
 
 
-_HANDLERS = {
+# Each handler takes the node type it is filed under.
+_HANDLERS: dict[type[cst.CSTNode], Callable[[_Collector, Any], bool]] = {
     cst.FunctionDef: _Collector._function,
     cst.ClassDef: _Collector._class,
     cst.Call: _Collector._call,

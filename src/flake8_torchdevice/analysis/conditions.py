@@ -95,12 +95,11 @@ class Conditions:
     # ------------------------------------------------------------------ narrowing
     def narrow(self, state: State, test: cst.BaseExpression, truth: bool) -> State:
         """The state in which ``test`` was ``truth`` (the same object when it proves nothing)."""
-        test_type = type(test)
-        if test_type is cst.UnaryOperation and type(test.operator) is cst.Not:
+        if type(test) is cst.UnaryOperation and type(test.operator) is cst.Not:
             return self.narrow(state, test.expression, not truth)
-        if test_type is cst.BooleanOperation:
+        if type(test) is cst.BooleanOperation:
             return self._narrow_boolean(state, test, truth)
-        if test_type is cst.NamedExpr:
+        if type(test) is cst.NamedExpr:
             return self.narrow(state, test.target, truth)
         narrowed = state
         polarity = self.polarity(test, state)
@@ -108,7 +107,7 @@ class Conditions:
             narrowed = _with_cuda(narrowed, checked=True)
         elif polarity is not Polarity.NONE:
             narrowed = _with_cuda(narrowed, checked=False)
-        if truth and test_type is cst.Call:
+        if truth and type(test) is cst.Call:
             narrowed = self._narrow_type_check(narrowed, test)
         return narrowed
 
@@ -161,10 +160,9 @@ class Conditions:
     # --------------------------------------------------------------- CUDA checks
     def polarity(self, test: cst.BaseExpression, state: State) -> Polarity:
         # Exact types (libcst's node classes are ABCs, slow to ``isinstance``).
-        test_type = type(test)
-        if test_type is cst.UnaryOperation and type(test.operator) is cst.Not:
+        if type(test) is cst.UnaryOperation and type(test.operator) is cst.Not:
             return self.polarity(test.expression, state).flipped()
-        if test_type is cst.BooleanOperation:
+        if type(test) is cst.BooleanOperation:
             # ``a and b`` is true only if both are: one POSITIVE operand guards the body.
             # ``a or b`` is false only if both are: one NEGATIVE operand guards the ``else``.
             sides = {self.polarity(test.left, state), self.polarity(test.right, state)} - {Polarity.NONE}
@@ -172,13 +170,13 @@ class Conditions:
             if preferred in sides or not sides:
                 return preferred if sides else Polarity.NONE
             return sides.pop()
-        if test_type is cst.Call:
+        if type(test) is cst.Call:
             return self._call_polarity(test, state)
-        if test_type is cst.Comparison:
+        if type(test) is cst.Comparison:
             return self._comparison_polarity(test, state)
-        if test_type is cst.Name or test_type is cst.Attribute:
+        if type(test) is cst.Name or type(test) is cst.Attribute:
             return self._reference_polarity(test, state)
-        if test_type is cst.NamedExpr:
+        if type(test) is cst.NamedExpr:
             return self.polarity(test.value, state)
         return Polarity.NONE
 
@@ -263,8 +261,7 @@ def _with_cuda(state: State, checked: bool) -> State:
 def _literal_polarity(node: cst.BaseExpression) -> Polarity:
     """A string naming a CUDA/GPU device type or backend (``"cuda"``, ``"nccl"``), or the CPU;
     a tuple, list or set of such strings has their common polarity."""
-    node_type = type(node)
-    if node_type is cst.Tuple or node_type is cst.List or node_type is cst.Set:
+    if type(node) is cst.Tuple or type(node) is cst.List or type(node) is cst.Set:
         return _common_polarity([_literal_polarity(element.value) for element in node.elements])
     value = string_value(node)
     if value is None:

@@ -9,7 +9,8 @@ interpreter does not model still has its sub-expressions evaluated, so no call g
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, cast
 
 import libcst as cst
 
@@ -34,9 +35,7 @@ from .literals import cuda_fstring, is_cpu_literal, is_cuda_literal
 from .syntax import all_params, children, is_a
 
 if TYPE_CHECKING:
-    from .interpreter import Interpreter
-
-    _Base = Interpreter
+    from .parts import InterpreterParts as _Base
 else:
     _Base = object
 
@@ -63,7 +62,7 @@ class ExpressionEvaluator(_Base):
         for child in children(node):
             child_type = type(child)
             if child_type in _EXPRESSIONS:
-                self.evaluate(child)
+                self.evaluate(cast(cst.BaseExpression, child))  # the table holds expression types only
             elif is_a(child_type, cst.BaseStatement):
                 self.statement(child)
             else:
@@ -309,7 +308,7 @@ class ExpressionEvaluator(_Base):
         """Walk the clauses in a copy of the state (their names are their own)."""
         before = self.state
         self.state = before.copy()
-        clause = node.for_in
+        clause: cst.CompFor | None = node.for_in
         while clause is not None:
             element = self.iterated(self.evaluate(clause.iter))
             self.bind_target(clause.target, element)
@@ -317,7 +316,7 @@ class ExpressionEvaluator(_Base):
                 self.evaluate(condition.test)
                 self.state = self.conditions.narrow(self.state, condition.test, True).copy()
             clause = clause.inner_for_in
-        if type(node) is cst.DictComp:
+        if isinstance(node, cst.DictComp):
             self.evaluate(node.key)
             result = mapping(item=self.evaluate(node.value))
         else:
@@ -385,7 +384,8 @@ def _shapeless(value: Value) -> bool:
     return value.scalar or value.kind is Kind.SCALAR
 
 
-_EXPRESSIONS = {
+# Each handler takes the node type it is filed under.
+_EXPRESSIONS: dict[type[cst.BaseExpression], Callable[[ExpressionEvaluator, Any], Value]] = {
     cst.Name: ExpressionEvaluator._name,
     cst.Attribute: ExpressionEvaluator._attribute,
     cst.Subscript: ExpressionEvaluator._subscript,

@@ -13,7 +13,7 @@ from collections.abc import Set as AbstractSet
 import libcst as cst
 
 
-def dotted_name(node: cst.BaseExpression) -> str | None:
+def dotted_name(node: cst.CSTNode) -> str | None:
     """``a.b.c`` for a chain of attributes on a name, else None."""
     parts = []
     # Exact types: libcst's node classes are ABCs, slow to ``isinstance``, and never subclassed.

@@ -15,7 +15,7 @@ body, a function) has a step budget: past it the unit is analysed again in a sim
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
 import libcst as cst
@@ -76,13 +76,13 @@ class Interpreter(StatementWalker, ExpressionEvaluator, CallEvaluator):
             self.record_function(pending.info, entry)
         return self.facts
 
-    def _walk_unit(self, walk: object, entry: State) -> State:
+    def _walk_unit(self, walk: Callable[[], None], entry: State) -> State:
         """Walk a unit from ``entry``; past its budget, walk it again in simple mode."""
         pending_before = len(self.pending)
         for simple in (False, True):
             self.state, self.steps, self.simple = entry.copy(), 0, simple
             try:
-                walk()  # type: ignore[operator]
+                walk()
                 return self.state
             except BudgetExceeded:
                 del self.pending[pending_before:]

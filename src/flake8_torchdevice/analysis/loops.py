@@ -21,9 +21,7 @@ from .state import State
 from .syntax import statements
 
 if TYPE_CHECKING:
-    from .interpreter import Interpreter
-
-    _Base = Interpreter
+    from .parts import InterpreterParts as _Base
 else:
     _Base = object
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import replace
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeGuard
 
 import libcst as cst
 
@@ -31,9 +31,7 @@ from .literals import cuda_fstring, is_cpu_literal, string_value
 from .syntax import keyword_argument
 
 if TYPE_CHECKING:
-    from .interpreter import Interpreter
-
-    _Base = Interpreter
+    from .parts import InterpreterParts as _Base
 else:
     _Base = object
 
@@ -224,7 +222,7 @@ class MethodEvaluator(_Base):
             return accelerator(name)
         return NOWHERE
 
-    def _is_device_of_a_value(self, node: cst.BaseExpression) -> bool:
+    def _is_device_of_a_value(self, node: cst.BaseExpression) -> TypeGuard[cst.Attribute]:
         """``x.device`` of a tensor or module (where ``x`` is), not a stored ``self.device``."""
         if type(node) is not cst.Attribute or node.attr.value != "device":
             return False

@@ -9,8 +9,8 @@ handlers start from the join of the states along the body.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any
 
 import libcst as cst
 
@@ -26,9 +26,7 @@ from .state import State, unreachable
 from .syntax import all_params, bound_names, children, statements
 
 if TYPE_CHECKING:
-    from .interpreter import Interpreter
-
-    _Base = Interpreter
+    from .parts import InterpreterParts as _Base
 else:
     _Base = object
 
@@ -44,13 +42,12 @@ class StatementWalker(LoopWalker, _Base):
 
     def statement(self, node: cst.CSTNode) -> None:
         self.step()
-        node_type = type(node)
-        if node_type is cst.SimpleStatementLine:
+        if type(node) is cst.SimpleStatementLine:
             for small in node.body:
                 if self.state.reachable:
                     self.small_statement(small)
             return
-        handler = _COMPOUND.get(node_type)
+        handler = _COMPOUND.get(type(node))
         if handler is not None:
             handler(self, node)
         else:
@@ -82,8 +79,9 @@ class StatementWalker(LoopWalker, _Base):
         before_grad, before_places = self.state.grad_enabled, self.state.default_places
         for item in node.items:
             context = self.evaluate(item.item)
-            qualified = self.imports.qualify(item.item.func) if type(item.item) is cst.Call else None
-            if qualified in GRAD_DISABLING_CONTEXTS and not _enables(item.item):
+            call = item.item if type(item.item) is cst.Call else None
+            qualified = self.imports.qualify(call.func) if call is not None else None
+            if call is not None and qualified in GRAD_DISABLING_CONTEXTS and not _enables(call):
                 self.state.grad_enabled = False
             elif qualified == "torch.device":  # factories allocate on that device inside
                 self.state.default_places = context.places
@@ -175,51 +173,50 @@ class StatementWalker(LoopWalker, _Base):
 
     # ------------------------------------------------------------- small statements
     def small_statement(self, node: cst.BaseSmallStatement) -> None:
-        node_type = type(node)
-        if node_type is cst.Expr:
+        if type(node) is cst.Expr:
             self.expression_statement = node
             self.evaluate(node.value)
             self.expression_statement = None
             if is_exit_call(node):
                 self.state = unreachable()
-        elif node_type is cst.Assign:
+        elif type(node) is cst.Assign:
             value = self.bound_value(node.value, self.evaluate(node.value))
             for target in node.targets:
                 self.bind_target(target.target, value)
             if any(dotted_name(t.target) == "pytestmark" for t in node.targets) and self._mentions_guard(node.value):
                 self.state.cuda_checked = True  # the whole module is skipped without CUDA
-        elif node_type is cst.AnnAssign:
+        elif type(node) is cst.AnnAssign:
             self.evaluate_children(node.annotation)
             if node.value is not None:
                 value = self.evaluate(node.value)
                 if self.annotation_kind(node.annotation.annotation) is Kind.TENSOR:
                     value = value.with_kind(Kind.TENSOR)
                 self.bind_target(node.target, self.bound_value(node.value, value))
-        elif node_type is cst.AugAssign:
+        elif type(node) is cst.AugAssign:
             self._augmented(node)
-        elif node_type is cst.Return:
+        elif type(node) is cst.Return:
             self.frame.returns.append(self.evaluate(node.value) if node.value is not None else NONE)
             self.frame.exits.append(self.state)
             self.state = unreachable()
-        elif node_type is cst.Raise:
+        elif type(node) is cst.Raise:
             self.evaluate_children(node)
             self.state = unreachable()
-        elif node_type is cst.Continue:
+        elif type(node) is cst.Continue:
             if self.frame.continues:
                 self.frame.continues[-1].append(self.state)
             self.state = unreachable()
-        elif node_type is cst.Break:
+        elif type(node) is cst.Break:
             if self.frame.breaks:
                 self.frame.breaks[-1].append(self.state)
             self.state = unreachable()
-        elif node_type is cst.Assert:
+        elif type(node) is cst.Assert:
             self.evaluate(node.test)
             if node.msg is not None:
                 self.evaluate(node.msg)
             self.state = self.conditions.narrow(self.state, node.test, True).copy()
-        elif node_type is cst.Import or node_type is cst.ImportFrom:
+        elif type(node) is cst.Import or type(node) is cst.ImportFrom:
             self.imports.record(node)
-        elif node_type is cst.Del:
+        elif type(node) is cst.Del:
             for name in bound_names(node.target):
                 self.state.forget(name)
         else:
@@ -253,20 +250,19 @@ class StatementWalker(LoopWalker, _Base):
 
     # ------------------------------------------------------------------- binding
     def bind_target(self, target: cst.BaseExpression, value: Value) -> None:
-        target_type = type(target)
-        if target_type is cst.Name or target_type is cst.Attribute:
+        if type(target) is cst.Name or type(target) is cst.Attribute:
             name = dotted_name(target)
             if name is not None:
-                if value.kind is Kind.UNKNOWN and target_type is cst.Name:
+                if value.kind is Kind.UNKNOWN and type(target) is cst.Name:
                     value = self._shown_by_use(name, value)
                 self.state.bind(name, self._owned(name, value))
-            else:
-                self.evaluate(target.value)  # ``f().x = v``
-        elif target_type is cst.Tuple or target_type is cst.List:
+            elif type(target) is cst.Attribute:  # ``f().x = v`` (a name always has a dotted name)
+                self.evaluate(target.value)
+        elif type(target) is cst.Tuple or type(target) is cst.List:
             self._unpack(target.elements, value)
-        elif target_type is cst.StarredElement:
+        elif type(target) is cst.StarredElement:
             self.bind_target(target.value, Value(kind=Kind.SEQUENCE, item=value.element()))
-        elif target_type is cst.Subscript:
+        elif type(target) is cst.Subscript:
             self.store(target, value)
         else:
             self.evaluate(target)
@@ -311,7 +307,7 @@ def _enables(call: cst.Call) -> bool:
     return any(type(arg.value) is cst.Name and arg.value.value == "False" for arg in call.args)
 
 
-def _catches_device_errors(handler: cst.ExceptHandler) -> bool:
+def _catches_device_errors(handler: cst.ExceptHandler | cst.ExceptStarHandler) -> bool:
     if handler.type is None:
         return True
     caught = handler.type.elements if type(handler.type) is cst.Tuple else [handler.type]
@@ -336,7 +332,8 @@ def _pattern_names(pattern: cst.MatchPattern) -> list[str]:
     return names
 
 
-_COMPOUND = {
+# Each handler takes the node type it is filed under.
+_COMPOUND: dict[type[cst.CSTNode], Callable[[StatementWalker, Any], None]] = {
     cst.If: StatementWalker._if,
     cst.With: StatementWalker._with,
     cst.Try: StatementWalker._try,

@@ -10,6 +10,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 from collections.abc import Iterator, Sequence
+from typing import cast
 
 import libcst as cst
 
@@ -49,7 +50,7 @@ def _is_node(kind: type) -> bool:
 
 def children(node: cst.CSTNode) -> list[cst.CSTNode]:
     """The child nodes that can hold code (not whitespace, commas or parentheses), in order."""
-    found = []
+    found: list[cst.CSTNode] = []
     for name in _child_fields(type(node)):
         value = getattr(node, name)
         kind = type(value)
@@ -63,18 +64,18 @@ def children(node: cst.CSTNode) -> list[cst.CSTNode]:
 def statements(suite: cst.BaseSuite) -> Sequence[cst.BaseStatement]:
     if type(suite) is cst.IndentedBlock:
         return suite.body
-    return [cst.SimpleStatementLine(body=suite.body)]  # ``if x: y`` on one line
+    # ``if x: y`` on one line: a BaseSuite that is not an IndentedBlock is a SimpleStatementSuite.
+    return [cst.SimpleStatementLine(body=cast(cst.SimpleStatementSuite, suite).body)]
 
 
 def bound_names(target: cst.CSTNode) -> Iterator[str]:
     """Names bound by an assignment, ``for`` or comprehension target."""
-    target_type = type(target)
-    if target_type is cst.Name:
+    if type(target) is cst.Name:
         yield target.value
-    elif target_type is cst.Tuple or target_type is cst.List:
+    elif type(target) is cst.Tuple or type(target) is cst.List:
         for element in target.elements:
             yield from bound_names(element.value)
-    elif target_type is cst.StarredElement:
+    elif type(target) is cst.StarredElement:
         yield from bound_names(target.value)
 
 

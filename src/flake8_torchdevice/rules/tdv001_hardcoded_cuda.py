@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import cast
 
 import libcst as cst
 
@@ -106,7 +107,7 @@ def _placement_arguments(call: CallFact) -> Iterator[tuple[cst.BaseExpression, i
             position += 1
 
 
-def _hard_coded_origin(value: Value, analysis: Analysis, guarded: set[int]) -> cst.CSTNode | None:
+def _hard_coded_origin(value: Value, analysis: Analysis, guarded: set[int]) -> cst.BaseExpression | None:
     """The unguarded ``"cuda"`` literal (or ``torch.cuda.*Tensor`` type) a device value came from."""
     origin = analysis.origin_node(value)
     literal = analysis.literal_at(origin)
@@ -126,8 +127,8 @@ def _torch_placement(call: CallFact) -> bool:
     )
 
 
-def _name(node: cst.CSTNode, analysis: Analysis) -> str:
-    return analysis.qualify(node) or "torch.cuda tensor type"  # type: ignore[arg-type]
+def _name(node: cst.BaseExpression, analysis: Analysis) -> str:
+    return analysis.qualify(node) or "torch.cuda tensor type"
 
 
 def _guarded_functions(analysis: Analysis) -> set[int]:
@@ -274,12 +275,12 @@ class HardcodedCudaDevice(Rule):
                 yield self._literal(default)
         if call.method == "cuda" and len(node.args) <= 1 and not is_instance_of_other_class(call.receiver_value):
             yield self.finding(
-                node.func.attr,  # type: ignore[attr-defined]  # method calls have an Attribute func
+                cast(cst.Attribute, node.func).attr,  # a method call: its func is an Attribute
                 f".cuda() fails without a CUDA GPU (CPU-only, Apple MPS); use .to(device), device = {CHOOSE_ONCE}",
             )
         if call.method == "pin_memory" and not node.args and not is_instance_of_other_class(call.receiver_value):
             yield self.finding(
-                node.func.attr,  # type: ignore[attr-defined]  # method calls have an Attribute func
+                cast(cst.Attribute, node.func).attr,  # a method call: its func is an Attribute
                 ".pin_memory() needs a CUDA GPU and raises without one; call it under "
                 "`if torch.cuda.is_available():` (or let DataLoader(pin_memory=...) decide)",
             )
@@ -291,10 +292,10 @@ class HardcodedCudaDevice(Rule):
                 f"{call.qualified}() raises without a CUDA GPU; call it under `if torch.cuda.is_available():`",
             )
         if call.qualified == "torch.set_default_tensor_type" or call.method == "type":
-            argument = positional_argument(node, 0)
-            name = _legacy_type_name(argument, analysis) if argument is not None else None
-            if argument is not None and name is not None:
-                yield self._legacy_type(argument, name)
+            type_argument = positional_argument(node, 0)
+            name = _legacy_type_name(type_argument, analysis) if type_argument is not None else None
+            if type_argument is not None and name is not None:
+                yield self._legacy_type(type_argument, name)
 
     def _literal(self, node: cst.BaseExpression) -> Finding:
         value = string_value(node)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import cast
 
 import libcst as cst
 
@@ -105,11 +106,12 @@ class NumpyOnAccelerator(Rule):
             value = site.receiver_value
             through_modules = id(site.scope.function) in aware
             if may_be_on_accelerator(value, through_modules) and not site.without_cuda:
+                assert site.receiver is not None  # numpy_calls yields calls on a receiver only
                 receiver = source_text(analysis, site.receiver)
                 detach = ".detach()" if requires_grad(value) else ""
                 why = analysis.explain(value)
                 yield self.finding(
-                    site.node.func.attr,  # type: ignore[attr-defined]  # method calls have an Attribute func
+                    cast(cst.Attribute, site.node.func).attr,  # a method call: its func is an Attribute
                     f"`{receiver}.numpy()` raises TypeError when `{receiver}` is on {place_name(value)}"
                     f"{f' ({why})' if why else ''}; copy it to the CPU first: `{receiver}{detach}.cpu().numpy()`",
                     Fix(site.receiver, _copy_to_host(site), safe=True, description="copy to the CPU first"),

@@ -31,7 +31,7 @@ def _with_map_location(call: cst.Call, device: str | None) -> cst.Call:
 def _loads_device_free_states(analysis: Analysis) -> set[int]:
     """``scheduler.load_state_dict(torch.load(...))``, ``torch.set_rng_state(torch.load(...))``:
     the loaded state holds no tensor that remembers a device."""
-    loads = set()
+    loads: set[int] = set()
     for site in analysis.calls():
         receiver = dotted_name(site.receiver) if site.receiver is not None else None
         device_free = site.qualified in _RNG_SETTERS or (

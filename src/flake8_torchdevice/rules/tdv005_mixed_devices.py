@@ -118,7 +118,7 @@ class MixedDevices(Rule):
             left, right = operation.left, operation.right
             if operation.in_place and must_be_on_cpu(left) and is_tensor(left) and must_be_on_accelerator(right):
                 # ``total += loss``: the result is written into the CPU tensor, 0-dim or not.
-                yield self._report(analysis, operation.node, operation.node.target, left, right)
+                yield self._report(analysis, operation.node, _operand(operation.node, True), left, right)
                 continue
             pair = split_places((left, right), operation.scope.function, analysis)
             if pair is not None:

@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import cast
+
+import libcst as cst
 
 from ..analysis.queries import Analysis, requires_grad
 from ..settings import Settings
@@ -50,9 +53,10 @@ class NumpyRequiresGrad(Rule):
     def check(self, analysis: Analysis, settings: Settings) -> Iterator[Finding]:
         for site in numpy_calls(analysis):
             if requires_grad(site.receiver_value):
+                assert site.receiver is not None  # numpy_calls yields calls on a receiver only
                 receiver = source_text(analysis, site.receiver)
                 yield self.finding(
-                    site.node.func.attr,  # type: ignore[attr-defined]  # method calls have an Attribute func
+                    cast(cst.Attribute, site.node.func).attr,  # a method call: its func is an Attribute
                     f"`{receiver}.numpy()` raises RuntimeError: the tensor requires grad; "
                     f"detach it first: `{receiver}.detach().numpy()` (or compute it under torch.no_grad())",
                     Fix(site.receiver, method_call(site.receiver, "detach"), safe=True, description="detach first"),

@@ -1,0 +1,80 @@
+"""What the parts of the interpreter use of each other, for the type checker only.
+
+``Interpreter`` is assembled from mixins (``statements``, ``loops``, ``expressions``, ``calls``,
+``methods``), each calling methods another one defines and reading the state ``Interpreter``
+sets up. Each mixin names this abstract class as its base under ``TYPE_CHECKING`` (``object`` at
+run time), so mypy checks those uses against the declarations here; nothing imports it at run
+time. (A ``Protocol`` would not do: mypy takes a mixin's ``self.state = ...`` for a new
+definition of a protocol's attribute, and infers its type from that assignment.)
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Sequence
+
+import libcst as cst
+
+from .conditions import Conditions
+from .definitions import Definitions, FunctionInfo
+from .domain import Kind, Value
+from .facts import Facts
+from .frames import Frame, Pending
+from .imports import ImportTable
+from .state import State
+from .summaries import Summaries
+
+
+class InterpreterParts(ABC):
+    # Set up by ``Interpreter``.
+    module: cst.Module
+    imports: ImportTable
+    definitions: Definitions
+    conditions: Conditions
+    facts: Facts
+    summaries: Summaries
+    state: State
+    recording: bool
+    simple: bool  # past the budget: loops in one pass, no summaries
+    frame: Frame
+    pending: list[Pending]
+    default_values: dict[int, Value]
+    expression_statement: cst.Expr | None
+
+    # ``interpreter``
+    @abstractmethod
+    def step(self) -> None: ...
+    @abstractmethod
+    def cuda_specific(self, info: FunctionInfo) -> bool: ...
+    @abstractmethod
+    def peek(self, node: cst.BaseExpression, state: State) -> Value: ...
+
+    # ``statements``
+    @abstractmethod
+    def block(self, body: Sequence[cst.CSTNode]) -> None: ...
+    @abstractmethod
+    def statement(self, node: cst.CSTNode) -> None: ...
+    @abstractmethod
+    def bind_target(self, target: cst.BaseExpression, value: Value) -> None: ...
+
+    # ``expressions``
+    @abstractmethod
+    def evaluate(self, node: cst.BaseExpression) -> Value: ...
+    @abstractmethod
+    def evaluate_children(self, node: cst.CSTNode) -> None: ...
+    @abstractmethod
+    def attribute_of(self, owner: Value, attribute: str, node: cst.CSTNode) -> Value: ...
+    @abstractmethod
+    def store(self, target: cst.Subscript, value: Value) -> None: ...
+    @abstractmethod
+    def arithmetic(self, left: Value, right: Value) -> Value: ...
+    @abstractmethod
+    def iterated(self, value: Value) -> Value: ...
+    @abstractmethod
+    def annotation_kind(self, annotation: cst.BaseExpression) -> Kind | None: ...
+
+    # ``calls``
+    @abstractmethod
+    def call(self, node: cst.Call) -> Value: ...
+    @abstractmethod
+    def _module_call(self, node: cst.Call, module: Value, arguments: tuple[Value, ...]) -> Value: ...
