@@ -183,8 +183,12 @@ class CallEvaluator(MethodEvaluator):
         if effect is Effect.HOST_DATA:
             if qualified == "torch.from_numpy":
                 return tensor(CPU, origin)
-            if places is None:
-                places = first.places if first.kind in _TENSOR_KINDS else self.state.default_places
+            if places is None and first.kind in _TENSOR_KINDS:
+                places = first.places
+            elif places is None and qualified in _ENSURES_TENSOR and first.kind is Kind.UNKNOWN:
+                places = NOWHERE  # ``torch.as_tensor(x)`` of what may be a tensor already: it stays put
+            elif places is None:
+                places = self.state.default_places
             return tensor(places, origin, grad=grad, scalar=_is_number(node) or first.kind is Kind.SCALAR)
         if effect is Effect.LIKE:
             return tensor(first.places if places is None else places, first.origin or origin, grad=grad)
@@ -259,6 +263,10 @@ class CallEvaluator(MethodEvaluator):
         callee = dotted_name(node.func)
         origin = Origin(node, f"computed by `{callee}`" if callee else "computed by a module")
         return Value(kind=kind, places=places, grad=grad, origin=origin)
+
+
+# Conversions that return a tensor argument as it is, where it is.
+_ENSURES_TENSOR = frozenset({"torch.as_tensor", "torch.asarray"})
 
 
 def module_placed(module: Value) -> bool:

@@ -180,6 +180,8 @@ class _Collector:
             owner.methods[info.name] = info
         elif self.depth == 0:
             self.definitions.top_functions[info.name] = info
+            if info.name.startswith("test_"):
+                self.definitions.is_test_module = True
         self.depth += 1
         try:
             self.scope(_body(node), info.evidence, info.self_name)
@@ -197,6 +199,8 @@ class _Collector:
         info = ClassInfo(node)
         if self.depth == 0:
             self.definitions.classes[info.name] = info
+            if any(base.endswith("TestCase") for base in info.base_names()):
+                self.definitions.is_test_module = True
         self.depth += 1
         try:
             for statement in _body(node):

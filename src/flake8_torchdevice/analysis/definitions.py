@@ -104,6 +104,9 @@ class Definitions:
     lazy_values: set[int] = field(default_factory=set)
     # The module runs as a script (``if __name__ == "__main__":``): its functions have no other callers.
     is_script: bool = False
+    # The module defines tests (``test_*`` functions, ``TestCase`` classes): a test runner imports
+    # it, and nothing else calls its helpers.
+    is_test_module: bool = False
     # Functions started once per CUDA device (``mp.spawn(f, nprocs=torch.cuda.device_count())``).
     gpu_workers: set[str] = field(default_factory=set)
     # Expressions only compared (``x.device == torch.device("cuda")``) or asked their type/index.
@@ -133,9 +136,15 @@ class Definitions:
                     changed = True
         return list(family.values())
 
+    @property
+    def self_contained(self) -> bool:
+        """No other module calls this one's functions: a script, or a module of tests."""
+        return self.is_script or self.is_test_module
+
     def default_always_replaced(self, function: FunctionInfo, param: cst.Param) -> bool:
-        """A default of a private helper (``_name``) that every call in the file replaces."""
-        if not function.name.startswith("_") or function.name.startswith("__"):
+        """A default that every call in the file replaces, of a function nothing else calls: a
+        private helper (``_name``), or any function of a script or a test module."""
+        if function.name.startswith("__") or not (function.name.startswith("_") or self.self_contained):
             return False
         sites = self.call_sites.get(function.name, [])
         params = list(function.node.params.posonly_params) + list(function.node.params.params)

@@ -349,6 +349,8 @@ class ExpressionEvaluator(_Base):
             return Value(kind=Kind.BATCH, places=CPU, origin=value.origin)
         if kind is Kind.BATCH:
             return tensor(value.places, value.origin)
+        if kind is Kind.OUTPUT:  # a module's tuple of tensors, or the rows of the tensor it returned
+            return Value(kind=Kind.TENSOR, places=value.places, grad=value.grad, origin=value.origin)
         if kind in _ARRAY_KINDS:
             return Value(kind=kind, places=value.places, grad=value.grad, origin=value.origin)
         if kind is Kind.SEQUENCE:

@@ -34,8 +34,11 @@ class LoopWalker(_Base):
     def for_loop(self, node: cst.For) -> None:
         element = self.iterated(self.evaluate(node.iter))
 
+        bound = _range_stop(node.iter)
+
         def body(head: State) -> State:
-            self.state = head
+            # ``for i in range(torch.cuda.device_count()):`` runs only where a device is counted.
+            self.state = head if bound is None else self.conditions.narrow(head, bound, True).copy()
             self.bind_target(node.target, element)
             self.block(statements(node.body))
             return self.state
@@ -111,6 +114,14 @@ class LoopWalker(_Base):
             self.block(statements(orelse.body))
         for state in breaks:
             self.state = self.state.join(state)
+
+
+def _range_stop(iterable: cst.BaseExpression) -> cst.BaseExpression | None:
+    """``n`` in ``range(n)`` or ``range(start, n)``: the body runs only when it is above the start."""
+    if type(iterable) is not cst.Call or type(iterable.func) is not cst.Name or iterable.func.value != "range":
+        return None
+    positional = [arg.value for arg in iterable.args if arg.keyword is None and not arg.star]
+    return positional[1] if len(positional) >= 2 else positional[0] if positional else None
 
 
 def _always_true(test: cst.BaseExpression) -> bool:

@@ -75,6 +75,7 @@ class Analysis:
         self._definitions = definitions
         self._facts = facts
         self._lines: dict[int, int] = {}
+        self._copying_to_cpu: set[int] | None = None
 
     # ------------------------------------------------------------------ imports
     @property
@@ -109,6 +110,13 @@ class Analysis:
     def value_of(self, node: cst.CSTNode) -> Value:
         """The value an expression had where it was evaluated (unknown if it never was)."""
         return self._facts.values.get(id(node), domain.UNKNOWN)
+
+    def copies_to_cpu(self, function: FunctionInfo | None) -> bool:
+        """Does the scope call ``.cpu()`` somewhere? Its author knows its tensors may live on a
+        device, so a tensor whose place the code only may show is worth reporting there."""
+        if self._copying_to_cpu is None:
+            self._copying_to_cpu = {id(call.scope.function) for call in self.calls() if call.method == "cpu"}
+        return id(function) in self._copying_to_cpu
 
     def functions(self) -> Iterable[FunctionInfo]:
         """Every function and method the file defines."""
@@ -158,9 +166,10 @@ class Analysis:
             names |= function.evidence.placements
         return names
 
-    def runs_as_script(self) -> bool:
-        """Does the module run as a script (``if __name__ == "__main__":``)?"""
-        return self._definitions.is_script
+    def is_self_contained(self) -> bool:
+        """Does nothing outside call this module's functions: a script (``if __name__ ==
+        "__main__":``) or a module of tests?"""
+        return self._definitions.self_contained
 
     def is_parameter(self, function: FunctionInfo | None, name: str) -> bool:
         """Is ``name`` a parameter of the function (what its caller hands it), ``self`` aside?"""

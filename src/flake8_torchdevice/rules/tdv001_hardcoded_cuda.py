@@ -134,11 +134,11 @@ def _name(node: cst.BaseExpression, analysis: Analysis) -> str:
 def _guarded_functions(analysis: Analysis) -> set[int]:
     """Functions whose every call in the file runs under a CUDA check (``main`` checks, then calls
     its helpers), when nothing else calls them: private helpers, nested ones, and every function of
-    a script. Iterated to a fixpoint: a helper of a guarded helper is guarded too."""
+    a script or a test module. Iterated to a fixpoint: a helper of a guarded helper is guarded too."""
     candidates = [
         function
         for function in analysis.functions()
-        if function.owner is None and (analysis.runs_as_script() or function.name.startswith("_"))
+        if function.owner is None and (analysis.is_self_contained() or function.name.startswith("_"))
     ]
     guarded: set[int] = set()
     changed = True
@@ -199,10 +199,11 @@ class HardcodedCudaDevice(Rule):
     and, in a file that sets up NCCL, code that runs only in a multi-process job (after `if not
     dist.is_initialized(): return` or `if get_world_size() == 1: return`), files that import a
     CUDA-only library (`apex`, `cupy`, `flash_attn`, `megatron`, `pycuda`, `transformer_engine`,
-    `triton`), a `"cuda"` variable that never reaches a placement
-    or is replaced first (`device = "cuda"` then `if not torch.cuda.is_available(): device =
-    "cpu"`), a default of a private helper (`_name`) that every call in the file overrides
-    (`device=` passed each time), and non-placement uses of the string (`torch.autocast("cuda")`,
+    `triton`), a loop over `range(torch.cuda.device_count())`, a `"cuda"` variable that never
+    reaches a placement or is replaced first (`device = "cuda"` then `if not
+    torch.cuda.is_available(): device = "cpu"`), a default that every call in the file overrides
+    (`device=` passed each time) of a private helper (`_name`) or of any function in a script or a
+    test module, and non-placement uses of the string (`torch.autocast("cuda")`,
     `GradScaler(device="cuda")`, comparisons, logs). Add your own check functions with
     `--torchdevice-guard-functions`.
 

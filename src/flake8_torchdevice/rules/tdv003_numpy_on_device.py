@@ -44,13 +44,6 @@ def numpy_calls(analysis: Analysis) -> Iterator[CallFact]:
             yield site
 
 
-def _copied_to_host(receiver: cst.BaseExpression | None) -> bool:
-    """``x.cpu()``: the receiver of a ``.numpy()`` that copies to the CPU first."""
-    if not isinstance(receiver, cst.Call):
-        return False
-    return isinstance(receiver.func, cst.Attribute) and receiver.func.attr.value == "cpu"
-
-
 class NumpyOnAccelerator(Rule):
     """
     ## What it does
@@ -98,13 +91,11 @@ class NumpyOnAccelerator(Rule):
     summary = "`.numpy()` on a tensor placed on a device, without `.cpu()` first"
 
     def check(self, analysis: Analysis, settings: Settings) -> Iterator[Finding]:
-        sites = list(numpy_calls(analysis))
-        # Functions whose author copies some tensor to the CPU before NumPy (``x.cpu().numpy()``):
-        # they know their module's outputs live on its device, so a module's output counts there.
-        aware = {id(site.scope.function) for site in sites if _copied_to_host(site.receiver)}
-        for site in sites:
+        for site in numpy_calls(analysis):
             value = site.receiver_value
-            through_modules = id(site.scope.function) in aware
+            # Where the author copies some tensor to the CPU, they know their module's outputs
+            # live on its device: a module's output counts there.
+            through_modules = analysis.copies_to_cpu(site.scope.function)
             if may_be_on_accelerator(value, through_modules) and not site.without_cuda:
                 assert site.receiver is not None  # numpy_calls yields calls on a receiver only
                 receiver = source_text(analysis, site.receiver)

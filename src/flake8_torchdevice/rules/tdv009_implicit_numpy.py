@@ -17,6 +17,7 @@ from ..analysis.queries import (
     is_zero_dim,
     may_be_on_accelerator,
     may_be_tensor,
+    must_be_on_accelerator,
     place_name,
     rank,
     requires_grad,
@@ -96,7 +97,8 @@ class ImplicitNumpyConversion(Rule):
                     yield finding
                     break
         for store in analysis.stores():
-            if is_ndarray(store.container) and _on_device(store.value) is not None and not _scalar_slot(store):
+            aware = analysis.copies_to_cpu(store.scope.function)
+            if is_ndarray(store.container) and _on_device(store.value, aware) is not None and not _scalar_slot(store):
                 yield self._stored(analysis, store)
 
     def _argument(self, analysis: Analysis, call: CallFact, arg: cst.Arg, value: Value) -> Finding | None:
@@ -108,7 +110,7 @@ class ImplicitNumpyConversion(Rule):
                 f"`{source_text(analysis, call.node)}` raises TypeError on every device: NumPy calls the "
                 f"tensor's own {method}() with NumPy's keywords; use `{source_text(analysis, arg.value)}.{method}()`",
             )
-        on_device = _on_device(value)
+        on_device = _on_device(value, analysis.copies_to_cpu(call.scope.function))
         if on_device is None:
             return None
         fix = None
@@ -152,9 +154,12 @@ def _scalar_slot(store: StoreFact) -> bool:
     return dimensions is None or len(store.node.slice) >= dimensions
 
 
-def _on_device(value: Value) -> Value | None:
-    """The value, or a tensor it holds, that may be on an accelerator (None if none may be)."""
+def _on_device(value: Value, aware: bool) -> Value | None:
+    """The value, or a tensor it holds, that is on an accelerator (None if none is); in a scope
+    whose author copies tensors to the CPU (``aware``), one that may be is enough."""
     for element in elements(value):
-        if may_be_tensor(element) and may_be_on_accelerator(element, through_modules=False):
+        if aware and may_be_tensor(element) and may_be_on_accelerator(element, through_modules=False):
+            return element
+        if is_tensor(element) and must_be_on_accelerator(element, through_modules=False):
             return element
     return None
