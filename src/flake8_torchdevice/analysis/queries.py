@@ -111,6 +111,20 @@ class Analysis:
         """The value an expression had where it was evaluated (unknown if it never was)."""
         return self._facts.values.get(id(node), domain.UNKNOWN)
 
+    def converts_dtype_only(self, call: cst.Call) -> bool:
+        """``x.to(torch.float16)``, ``x.to(dtype=y.dtype)``: a conversion that names a dtype and no
+        device, so it never moves anything."""
+        arguments = [arg for arg in call.args if arg.keyword is None or arg.keyword.value != "non_blocking"]
+        return bool(arguments) and all(self._names_dtype(arg) for arg in arguments)
+
+    def _names_dtype(self, arg: cst.Arg) -> bool:
+        if arg.star:
+            return False
+        if arg.keyword is not None:
+            return arg.keyword.value == "dtype"
+        value = arg.value
+        return self.qualify(value) in api.DTYPES or (type(value) is cst.Attribute and value.attr.value == "dtype")
+
     def copies_to_cpu(self, function: FunctionInfo | None) -> bool:
         """Does the scope call ``.cpu()`` somewhere? Its author knows its tensors may live on a
         device, so a tensor whose place the code only may show is worth reporting there."""

@@ -63,7 +63,8 @@ class DiscardedConversion(Rule):
     `RuntimeError: Expected all tensors to be on the same device`, far from the line at fault.
     `nn.Module.to()` is the exception: it moves the module's parameters in place, so
     `model.to(device)` is correct and is not reported, nor is a tensor made from nothing and
-    dropped in the same statement (`torch.ones(1).cuda()`), a deliberate CUDA warm-up.
+    dropped in the same statement (`torch.ones(1).cuda()`), a deliberate CUDA warm-up, nor a
+    conversion that names only a dtype (`x.to(torch.float16)`): it moves nothing.
 
     `x` counts as a tensor when the code shows it: tensor factories and `torch.*` results,
     tensor-only methods (`detach`, `unsqueeze`, `size()`...) called on it anywhere in its scope,
@@ -112,6 +113,8 @@ class DiscardedConversion(Rule):
             conversion = lost_conversion(site.node)
             converted = analysis.call_at(conversion) if conversion is not None else None
             if converted is None or _made_from_nothing(analysis, converted.receiver):
+                continue
+            if analysis.converts_dtype_only(converted.node):  # a lost cast, not a lost move
                 continue
             if self._is_tensor(converted, settings, analysis):
                 chained = conversion is not site.node
