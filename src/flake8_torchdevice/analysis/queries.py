@@ -123,7 +123,10 @@ class Analysis:
         if arg.keyword is not None:
             return arg.keyword.value == "dtype"
         value = arg.value
-        return self.qualify(value) in api.DTYPES or (type(value) is cst.Attribute and value.attr.value == "dtype")
+        if self.qualify(value) in api.DTYPES:
+            return True
+        name = dotted_name(value)  # ``y.dtype``, ``orig_dtype``, ``self.compute_dtype``
+        return name is not None and name.rsplit(".", 1)[-1].lower().endswith("dtype")
 
     def copies_to_cpu(self, function: FunctionInfo | None) -> bool:
         """Does the scope call ``.cpu()`` somewhere? Its author knows its tensors may live on a

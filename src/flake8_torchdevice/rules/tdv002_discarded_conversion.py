@@ -51,6 +51,18 @@ def _made_from_nothing(analysis: Analysis, receiver: cst.BaseExpression | None) 
     return made is not None and made.qualified is not None and not any(may_be_tensor(v) for v in made.arguments)
 
 
+def _casts_an_update(analysis: Analysis, site: CallFact) -> bool:
+    """``w.add_(delta).to(w.dtype)``: the in-place update already landed in ``w`` and kept its
+    dtype, so a dtype-only cast of it that is dropped loses nothing (adapter-merge code does this)."""
+    receiver = site.receiver
+    return (
+        isinstance(receiver, cst.Call)
+        and isinstance(receiver.func, cst.Attribute)
+        and _is_in_place_method(receiver.func.attr.value)
+        and analysis.converts_dtype_only(site.node)
+    )
+
+
 class DiscardedConversion(Rule):
     """
     ## What it does
@@ -64,7 +76,9 @@ class DiscardedConversion(Rule):
     `nn.Module.to()` is the exception: it moves the module's parameters in place, so
     `model.to(device)` is correct and is not reported, nor is a tensor made from nothing and
     dropped in the same statement (`torch.ones(1).cuda()`), a deliberate CUDA warm-up, nor a
-    conversion that names only a dtype (`x.to(torch.float16)`): it moves nothing.
+    dtype-only cast of an in-place update (`w.add_(delta).to(w.dtype)`): the update already landed
+    in `w` and kept its dtype. A plain `x.to(torch.float32)` whose result is dropped is reported:
+    the cast is lost.
 
     `x` counts as a tensor when the code shows it: tensor factories and `torch.*` results,
     tensor-only methods (`detach`, `unsqueeze`, `size()`...) called on it anywhere in its scope,
@@ -114,7 +128,7 @@ class DiscardedConversion(Rule):
             converted = analysis.call_at(conversion) if conversion is not None else None
             if converted is None or _made_from_nothing(analysis, converted.receiver):
                 continue
-            if analysis.converts_dtype_only(converted.node):  # a lost cast, not a lost move
+            if _casts_an_update(analysis, converted):
                 continue
             if self._is_tensor(converted, settings, analysis):
                 chained = conversion is not site.node
