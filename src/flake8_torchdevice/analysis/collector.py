@@ -25,6 +25,8 @@ _REGISTERS = frozenset({"register_buffer", "register_parameter", "register_modul
 _TYPE_CHECKS = frozenset({"isinstance", "is_tensor", "type", "hasattr", "is_floating_point"})
 # Calls whose first argument is a module.
 _MODULE_ARGUMENT_CALLS = frozenset({"DataParallel", "DistributedDataParallel", "compile"})
+# Calls that import the module their first argument names (optional dependencies).
+_IMPORTS_BY_NAME = frozenset({"import_module", "__import__", "find_spec", "optional_import", "try_import"})
 
 
 def collect(module: cst.Module) -> Definitions:
@@ -72,6 +74,18 @@ class _Collector:
     def _call(self, node: cst.Call) -> bool:
         self.call(node)
         return True
+
+    def _import(self, node: cst.Import | cst.ImportFrom) -> bool:
+        if isinstance(node, cst.Import):
+            self.definitions.imported_modules.update(dotted_name(alias.name) or "" for alias in node.names)
+        elif node.module is not None and not node.relative:
+            module = dotted_name(node.module) or ""
+            self.definitions.imported_modules.add(module)
+            if not isinstance(node.names, cst.ImportStar):  # ``from pkg.backends import vllm``
+                self.definitions.imported_modules.update(
+                    f"{module}.{alias.name.value}" for alias in node.names if type(alias.name) is cst.Name
+                )
+        return False
 
     def _attribute(self, node: cst.Attribute) -> bool:
         self.attribute(node)
@@ -230,6 +244,10 @@ class _Collector:
                 self._note(evidence.type_checked, node.args[0].value)
             if name.rsplit(".", 1)[-1] in _MODULE_ARGUMENT_CALLS and node.args:
                 self._note(evidence.module_arguments, node.args[0].value)
+            if last in _IMPORTS_BY_NAME and node.args:
+                imported = string_value(node.args[0].value)
+                if imported is not None:
+                    self.definitions.imported_modules.add(imported)
         if type(func) is not cst.Attribute:
             return
         method = func.attr.value
@@ -276,6 +294,8 @@ _HANDLERS: dict[type[cst.CSTNode], Callable[[_Collector, Any], bool]] = {
     cst.FunctionDef: _Collector._function,
     cst.ClassDef: _Collector._class,
     cst.Call: _Collector._call,
+    cst.Import: _Collector._import,
+    cst.ImportFrom: _Collector._import,
     cst.Attribute: _Collector._attribute,
     cst.Comparison: _Collector._comparison,
     cst.Subscript: _Collector._subscript,

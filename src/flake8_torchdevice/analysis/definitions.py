@@ -111,6 +111,9 @@ class Definitions:
     gpu_workers: set[str] = field(default_factory=set)
     # Expressions only compared (``x.device == torch.device("cuda")``) or asked their type/index.
     compared: set[int] = field(default_factory=set)
+    # Every module the file imports, at any depth, by statement or by name
+    # (``importlib.import_module("tensorrt")``, ``optional_import("tensorrt")``).
+    imported_modules: set[str] = field(default_factory=set)
     _families: dict[str, list[ClassInfo]] = field(default_factory=dict)
 
     def family(self, info: ClassInfo) -> list[ClassInfo]:

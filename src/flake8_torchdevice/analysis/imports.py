@@ -8,8 +8,6 @@ question our rules ask ("is this ``torch.device``?").
 
 from __future__ import annotations
 
-from collections.abc import Set as AbstractSet
-
 import libcst as cst
 
 
@@ -73,10 +71,6 @@ class ImportTable:
         if target is None:
             return None
         return f"{target}.{rest}" if rest else target
-
-    def imports_any(self, roots: AbstractSet[str]) -> bool:
-        """Does the module import anything from one of these top-level packages?"""
-        return any(target.split(".", 1)[0] in roots for target in self._aliases.values())
 
     def imports_torch(self) -> bool:
         return any(target == "torch" or target.startswith("torch.") for target in self._aliases.values())

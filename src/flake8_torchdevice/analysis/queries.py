@@ -82,8 +82,11 @@ class Analysis:
     def uses_torch(self) -> bool:
         return self._imports.imports_torch()
 
-    def imports_any(self, roots: AbstractSet[str]) -> bool:
-        return self._imports.imports_any(roots)
+    def imports_library(self, libraries: AbstractSet[str]) -> bool:
+        """Does the file import one of these libraries, at any depth of a module path
+        (``torchrl.modules.llm.backends.vllm`` is a vLLM backend), in a function too, or by name
+        (``importlib.import_module("tensorrt")``, ``optional_import("tensorrt")``)?"""
+        return any(not libraries.isdisjoint(module.split(".")) for module in self._definitions.imported_modules)
 
     def qualify(self, node: cst.BaseExpression) -> str | None:
         return self._imports.qualify(node)

@@ -37,7 +37,8 @@ NEEDS_GPU = frozenset(
     ).split()
 )
 
-# Libraries that only run on NVIDIA GPUs: a file importing one is CUDA code by construction.
+# Libraries that only run on NVIDIA GPUs: a file importing one (or a backend module named for one)
+# is CUDA code by construction.
 CUDA_ONLY_LIBRARIES = frozenset(
     {
         "apex",
@@ -198,8 +199,10 @@ class HardcodedCudaDevice(Rule):
     named for CUDA, functions that set up NCCL or run once per GPU (`mp.spawn(nprocs=device_count)`),
     and, in a file that sets up NCCL, code that runs only in a multi-process job (after `if not
     dist.is_initialized(): return` or `if get_world_size() == 1: return`), files that import a
-    CUDA-only library (`apex`, `cupy`, `flash_attn`, `megatron`, `pycuda`, `transformer_engine`,
-    `triton`), a loop over `range(torch.cuda.device_count())`, a `"cuda"` variable that never
+    CUDA-only library (`apex`, `cupy`, `flash_attn`, `megatron`, `pycuda`, `tensorrt`,
+    `transformer_engine`, `triton`, `vllm`...), also lazily inside a function, by name
+    (`importlib.import_module("tensorrt")`, `optional_import("tensorrt")`) or through a backend
+    module named for one (`from serving.backends.vllm import Engine`), a loop over `range(torch.cuda.device_count())`, a `"cuda"` variable that never
     reaches a placement or is replaced first (`device = "cuda"` then `if not
     torch.cuda.is_available(): device = "cpu"`), a default that every call in the file overrides
     (`device=` passed each time) of a private helper (`_name`) or of any function in a script or a
@@ -232,7 +235,7 @@ class HardcodedCudaDevice(Rule):
     summary = 'Hard-coded `"cuda"` device or GPU-only `torch.cuda` call outside a CUDA check'
 
     def check(self, analysis: Analysis, settings: Settings) -> Iterator[Finding]:
-        if analysis.imports_any(CUDA_ONLY_LIBRARIES) or analysis.says_it_needs_cuda:
+        if analysis.imports_library(CUDA_ONLY_LIBRARIES) or analysis.says_it_needs_cuda:
             return  # the whole file runs only where CUDA does
         guarded = _guarded_functions(analysis)
         for call in analysis.calls():
