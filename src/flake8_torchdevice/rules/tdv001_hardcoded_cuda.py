@@ -189,24 +189,24 @@ class HardcodedCudaDevice(Rule):
     enabled`; a CUDA build without a GPU raises a `RuntimeError` about the driver.
 
     Not reported: code under `if torch.cuda.is_available():` (also through `and`/`or`/`not`, a
-    variable assigned from it, a conditional expression, the `else` of
-    `if not torch.cuda.is_available()`, code after an early `return`/`raise`/`pytest.skip`, the
-    right side of `torch.cuda.is_available() and ...`), device checks (`if x.is_cuda:`,
-    `if device.type == "cuda":`, `dist.get_backend() == "nccl"`,
-    `len(torch.cuda.default_generators) > 0`), a `try` whose `except` catches the failure
-    (`AssertionError`, `RuntimeError`, `Exception`), names that make CUDA an explicit choice
-    (`if args.use_gpu:`), tests skipped without CUDA (`skipif`/`skipUnless`), functions and classes
-    named for CUDA, functions that set up NCCL or run once per GPU (`mp.spawn(nprocs=device_count)`),
-    and, in a file that sets up NCCL, code that runs only in a multi-process job (after `if not
-    dist.is_initialized(): return` or `if get_world_size() == 1: return`), files that import a
-    CUDA-only library (`apex`, `cupy`, `flash_attn`, `megatron`, `pycuda`, `tensorrt`,
-    `transformer_engine`, `triton`, `vllm`...), also lazily inside a function, by name
-    (`importlib.import_module("tensorrt")`, `optional_import("tensorrt")`) or through a backend
-    module named for one (`from serving.backends.vllm import Engine`), a loop over `range(torch.cuda.device_count())`, a `"cuda"` variable that never
-    reaches a placement or is replaced first (`device = "cuda"` then `if not
-    torch.cuda.is_available(): device = "cpu"`), a default that every call in the file overrides
-    (`device=` passed each time) of a private helper (`_name`) or of any function in a script or a
-    test module, and non-placement uses of the string (`torch.autocast("cuda")`,
+    variable assigned from it, a conditional expression, the `else` of `if not
+    torch.cuda.is_available()`, code after an early `return`/`raise`/`pytest.skip`, the right side
+    of `torch.cuda.is_available() and ...`), device checks (`if x.is_cuda:`, `if device.type ==
+    "cuda":`, `dist.get_backend() == "nccl"`, `len(torch.cuda.default_generators) > 0`), a `try`
+    whose `except` catches the failure (`AssertionError`, `RuntimeError`, `Exception`), names that
+    make CUDA an explicit choice (`if args.use_gpu:`), tests skipped without CUDA
+    (`skipif`/`skipUnless`), functions and classes named for CUDA, functions that set up NCCL or run
+    once per GPU (`mp.spawn(nprocs=device_count)`), and, in a file that sets up NCCL, code that runs
+    only in a multi-process job (after `if not dist.is_initialized(): return` or `if
+    get_world_size() == 1: return`), files that import a CUDA-only library (`apex`, `cupy`,
+    `flash_attn`, `megatron`, `pycuda`, `tensorrt`, `transformer_engine`, `triton`, `vllm`...), also
+    lazily inside a function, by name (`importlib.import_module("tensorrt")`,
+    `optional_import("tensorrt")`) or through a backend module named for one (`from
+    serving.backends.vllm import Engine`), a loop over `range(torch.cuda.device_count())`, a
+    `"cuda"` variable that never reaches a placement or is replaced first (`device = "cuda"` then
+    `if not torch.cuda.is_available(): device = "cpu"`), a default that every call in the file
+    overrides (`device=` passed each time) of a private helper (`_name`) or of any function in a
+    script or a test module, and non-placement uses of the string (`torch.autocast("cuda")`,
     `GradScaler(device="cuda")`, comparisons, logs). Add your own check functions with
     `--torchdevice-guard-functions`.
 
