@@ -58,7 +58,7 @@ def lint(tmp_path, monkeypatch, text, *args, name="nb.ipynb"):
 
 
 def test_names_flow_between_cells_and_positions_name_the_cell(tmp_path, monkeypatch, capsys):
-    assert lint(tmp_path, monkeypatch, TRAINING) == 1
+    assert lint(tmp_path, monkeypatch, TRAINING, "--select", "TDV") == 1  # TDV005 is off by default
     lines = capsys.readouterr().out.splitlines()
     # Cell numbers count every cell, Markdown included; lines and columns are the cell's, 1-based.
     assert [line.split(" ")[0:2] for line in lines] == [
@@ -69,7 +69,7 @@ def test_names_flow_between_cells_and_positions_name_the_cell(tmp_path, monkeypa
 
 
 def test_json_reports_the_cell(tmp_path, monkeypatch, capsys):
-    lint(tmp_path, monkeypatch, TRAINING, "--format", "json")
+    lint(tmp_path, monkeypatch, TRAINING, "--select", "TDV", "--format", "json")
     found = json.loads(capsys.readouterr().out)
     assert [(f["cell"], f["line"], f["column"], f["code"]) for f in found] == [
         (3, 3, 1, "TDV002"),

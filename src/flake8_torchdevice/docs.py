@@ -19,17 +19,22 @@ TABLE_END = "<!-- rules-table:end -->"
 
 
 def rule_table() -> str:
-    rows = ["| Code | Name | What it catches | Default |", "| --- | --- | --- | --- |"]
+    rows = [
+        "| Code | Name | What it catches | Default | Precision on real code |",
+        "| --- | --- | --- | --- | --- |",
+    ]
     for rule in DOCUMENTED:
         default = "on" if rule.enabled_by_default else "off"
         anchor = f"docs/rules.md#{rule.code.lower()}-{rule.name}"
-        rows.append(f"| [{rule.code}]({anchor}) | `{rule.name}` | {rule.summary} | {default} |")
+        rows.append(f"| [{rule.code}]({anchor}) | `{rule.name}` | {rule.summary} | {default} | {rule.precision} |")
     return "\n".join(rows)
 
 
 def explain(rule: type[Code]) -> str:
     """A rule's full documentation, as printed for one code."""
-    return f"# {rule.code} {rule.name}\n\n{rule.summary}\n\n{rule.documentation()}\n"
+    default = "on" if rule.enabled_by_default else "off"
+    status = f"Default: {default}. Precision on real code: {rule.precision} (docs/precision.md)."
+    return f"# {rule.code} {rule.name}\n\n{rule.summary}\n\n{status}\n\n{rule.documentation()}\n"
 
 
 def rules_reference() -> str:

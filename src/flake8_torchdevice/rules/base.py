@@ -79,6 +79,9 @@ class Code:
     code: ClassVar[str]
     name: ClassVar[str]
     summary: ClassVar[str]
+    # Measured on released libraries and user research code, every finding classified by hand
+    # (docs/precision.md): "real of real + false", debatable ones left out. It decides the default.
+    precision: ClassVar[str]
     enabled_by_default: ClassVar[bool]
 
     def __init_subclass__(cls, **kwargs: object) -> None:

@@ -233,6 +233,7 @@ class HardcodedCudaDevice(Rule):
     code = "TDV001"
     name = "hardcoded-cuda-device"
     summary = 'Hard-coded `"cuda"` device or GPU-only `torch.cuda` call outside a CUDA check'
+    precision = "91% (304 of 334)"
 
     def check(self, analysis: Analysis, settings: Settings) -> Iterator[Finding]:
         if analysis.imports_library(CUDA_ONLY_LIBRARIES) or analysis.says_it_needs_cuda:

@@ -107,6 +107,7 @@ class LoadWithoutMapLocation(Rule):
     code = "TDV004"
     name = "load-without-map-location"
     summary = "`torch.load()` without `map_location`"
+    precision = "25% (21 of 83)"
 
     def check(self, analysis: Analysis, settings: Settings) -> Iterator[Finding]:
         device_free = _loads_device_free_states(analysis)

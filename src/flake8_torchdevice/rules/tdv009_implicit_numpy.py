@@ -59,6 +59,11 @@ class ImplicitNumpyConversion(Rule):
     `.cpu()`, `.tolist()`, `float(...)`), tensors whose place the code does not show, and a 0-dim
     tensor stored into one element (NumPy converts it with `float()`, which works on any device).
 
+    Off by default: on released libraries and user research code it reported one tensor, and
+    that one was on the CPU (a test helper called without its `device=`), so its precision is
+    not established yet (docs/precision.md). Enable it for training scripts and notebooks:
+    `--extend-select=TDV009` (flake8) or `select` (torchdevice).
+
     ## Fix
     Safe: a single tensor argument that does not require grad becomes `t.cpu()`. None for lists.
 
@@ -84,6 +89,7 @@ class ImplicitNumpyConversion(Rule):
     code = "TDV009"
     name = "implicit-numpy-conversion"
     summary = "A tensor that may be on an accelerator is converted by NumPy, Matplotlib or pandas without `.cpu()`"
+    precision = "0% (0 of 1)"
 
     def check(self, analysis: Analysis, settings: Settings) -> Iterator[Finding]:
         if not analysis.uses_torch:

@@ -31,6 +31,11 @@ class LayerInForward(Rule):
     `self` under a check that it is not built yet (`if self.proj is None: self.proj = ...`):
     it is built once and registered, so it is trained and saved.
 
+    Off by default: on released libraries every report (4, and 1 debatable) was a layer built
+    per call on purpose, moved with `.to(x.device)` and registered or trained by the caller
+    (docs/precision.md). Enable it for model code you own: `--extend-select=TDV010` (flake8) or
+    `select` (torchdevice).
+
     ## Example
     ```python
     import torch.nn as nn
@@ -65,6 +70,7 @@ class LayerInForward(Rule):
     code = "TDV010"
     name = "layer-built-in-forward"
     summary = "A layer with parameters is created inside `forward()`: never moved, trained or saved"
+    precision = "0% (0 of 4)"
 
     def check(self, analysis: Analysis, settings: Settings) -> Iterator[Finding]:
         for call in analysis.calls():

@@ -46,6 +46,7 @@ class MapLocationToLoadStateDict(Rule):
     code = "TDV011"
     name = "map-location-to-load-state-dict"
     summary = "`map_location=` passed to `load_state_dict()`, which raises TypeError; it belongs to `torch.load`"
+    precision = "no findings"
 
     def check(self, analysis: Analysis, settings: Settings) -> Iterator[Finding]:
         for site in analysis.calls():

@@ -32,6 +32,7 @@ class UnanalysableFile(Code):
     code = "TDV900"
     name = "file-not-analysed"
     summary = "The file could not be analysed (parser, nesting, size, encoding or a crash); no TDV check ran on it"
+    precision = "no findings"
 
     @staticmethod
     def message(reason: str) -> str:
