@@ -16,6 +16,8 @@ and every finding, with its source line, written for the hand classification of
 docs/precision.md.
 
     python scripts/precision.py --held-out --user [--out FILE]
+    python scripts/precision.py --held-out --user timm kornia accelerate monai torch-geometric
+                                  # every corpus of docs/precision.md: names add any known library
 
 Standard-library mode: lints every ``.py`` file of the running CPython's standard
 library, a large body of code without torch that must produce no crash and no
@@ -314,7 +316,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.stdlib:
         return run_stdlib(args.all_files)
     if args.held_out or args.user:
-        groups: dict[str, Path] = {}
+        unknown = sorted(set(args.names) - set(corpora.KNOWN_CORPORA))
+        if unknown:
+            parser.error(f"unknown corpus {', '.join(unknown)}; choose from {', '.join(corpora.KNOWN_CORPORA)}")
+        groups: dict[str, Path] = corpora.fetch(args.dest, args.names) if args.names else {}
         if args.held_out:
             groups.update(corpora.fetch(args.dest, list(corpora.HELD_OUT_CORPORA)))
         if args.user:

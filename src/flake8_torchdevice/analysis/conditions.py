@@ -60,6 +60,8 @@ _ZERO_COMPARISONS = (cst.Equal, cst.LessThanEqual)  # ``device_count() == 0`` me
 # ``get_world_size()`` (compared with 1).
 _IN_DISTRIBUTED_JOB = re.compile(r"^(is_initialized|is_dist\w*|get_world_size)$")
 _NEGATED = (cst.NotEqual, cst.NotIn, cst.IsNot)
+# Device types that are not CUDA: listed with "cpu", they leave only CUDA (and its kin) outside.
+_NOT_CUDA = frozenset({"mps", "xla", "meta", "xpu", "hpu", "npu", "mtia"})
 _MODULE_TYPES = frozenset({"torch.nn.Module", "torch.nn.modules.module.Module"})
 
 
@@ -221,6 +223,8 @@ class Conditions:
             if inner is Polarity.NONE:
                 inner = self.polarity(right, state)
             if inner is not Polarity.NONE:
+                if _is_none(right):  # ``device_ids is not None`` tests what ``device_ids`` tests
+                    return inner if negated else inner.flipped()
                 counts_zero = isinstance(operator, _ZERO_COMPARISONS) and _counts_none(right)
                 return inner.flipped() if counts_zero or negated else inner
             left = right
@@ -262,7 +266,12 @@ def _literal_polarity(node: cst.BaseExpression) -> Polarity:
     """A string naming a CUDA/GPU device type or backend (``"cuda"``, ``"nccl"``), or the CPU;
     a tuple, list or set of such strings has their common polarity."""
     if type(node) is cst.Tuple or type(node) is cst.List or type(node) is cst.Set:
-        return _common_polarity([_literal_polarity(element.value) for element in node.elements])
+        named = [element.value for element in node.elements]
+        polarity = _common_polarity([_literal_polarity(value) for value in named])
+        if polarity is Polarity.NONE:  # ``{"cpu", "mps"}``: every device type but the accelerators'
+            polarity = _common_polarity([_literal_polarity(v) for v in named if string_value(v) not in _NOT_CUDA])
+            return polarity if polarity is Polarity.NEGATIVE else Polarity.NONE
+        return polarity
     value = string_value(node)
     if value is None:
         return Polarity.NONE
@@ -276,6 +285,10 @@ def _literal_polarity(node: cst.BaseExpression) -> Polarity:
 def _common_polarity(polarities: Sequence[Polarity]) -> Polarity:
     distinct = set(polarities)
     return distinct.pop() if len(distinct) == 1 else Polarity.NONE
+
+
+def _is_none(node: cst.BaseExpression) -> bool:
+    return type(node) is cst.Name and node.value == "None"
 
 
 def _counts_none(node: cst.BaseExpression) -> bool:
