@@ -68,10 +68,14 @@ class FunctionInfo:
     name: str = ""
     # The first parameter of a method (``self``), unless it is a static method.
     self_name: str | None = None
+    # A class method: its first parameter is the class, not an instance (``cls(...)`` constructs).
+    is_classmethod: bool = False
 
     def __post_init__(self) -> None:
         self.name = self.node.name.value
-        if self.owner is not None and not any(_decorator_name(d) == "staticmethod" for d in self.node.decorators):
+        decorators = {_decorator_name(d) for d in self.node.decorators}
+        self.is_classmethod = self.owner is not None and "classmethod" in decorators
+        if self.owner is not None and "staticmethod" not in decorators:
             params = self.node.params.posonly_params or self.node.params.params
             self.self_name = params[0].name.value if params else None
 

@@ -75,8 +75,8 @@ class Summaries:
 
     def self_value(self, info: FunctionInfo) -> Value | None:
         owner = info.owner
-        if owner is None or info.self_name is None:
-            return None
+        if owner is None or info.self_name is None or info.is_classmethod:
+            return None  # a class method's ``cls`` is the class: calling it constructs, it runs no forward()
         if self.is_module_class(owner):
             return Value(kind=Kind.MODULE, places=SELF, cls=owner.name)
         return Value(kind=Kind.OBJECT, cls=owner.name)
