@@ -25,6 +25,11 @@ _REGISTERS = frozenset({"register_buffer", "register_parameter", "register_modul
 _TYPE_CHECKS = frozenset({"isinstance", "is_tensor", "type", "hasattr", "is_floating_point"})
 # Calls whose first argument is a module.
 _MODULE_ARGUMENT_CALLS = frozenset({"DataParallel", "DistributedDataParallel", "compile"})
+# torch.distributed collectives: a scope that runs one takes part in a multi-process job.
+_COLLECTIVES = frozenset(
+    {"broadcast", "all_reduce", "all_gather", "all_gather_into_tensor", "reduce", "reduce_scatter", "all_to_all"}
+    | {"gather", "scatter", "broadcast_object_list", "all_gather_object"}
+)
 # Calls that import the module their first argument names (optional dependencies).
 _IMPORTS_BY_NAME = frozenset({"import_module", "__import__", "find_spec", "optional_import", "try_import"})
 
@@ -256,6 +261,8 @@ class _Collector:
             evidence.methods[receiver].add(method)
             if "nccl" in receiver.lower():  # ``self._nccl_group.broadcast(...)``: NCCL is CUDA-only
                 evidence.uses_nccl = True
+            if method in _COLLECTIVES and receiver.rsplit(".", 1)[-1] in ("dist", "distributed"):
+                evidence.runs_collective = True
             if receiver == self.self_names[-1]:
                 evidence.self_called.add(method)
                 if method in _REGISTERS and node.args:

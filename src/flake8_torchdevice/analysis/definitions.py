@@ -43,6 +43,8 @@ class Evidence:
     generator: bool = False
     # The scope sets up NCCL (``init_process_group(backend="nccl")``), which needs CUDA GPUs.
     uses_nccl: bool = False
+    # The scope runs a collective (``dist.broadcast(t, 0)``): it runs in a multi-process job.
+    runs_collective: bool = False
 
     def kind_of(self, name: str) -> Kind | None:
         """What the scope's use of ``name`` shows it is, if anything does."""
@@ -148,12 +150,18 @@ class Definitions:
         """No other module calls this one's functions: a script, or a module of tests."""
         return self.is_script or self.is_test_module
 
+    def calls_of(self, function: FunctionInfo) -> list[cst.Call]:
+        """The calls in this file that may reach ``function``: ``f(...)`` for a function,
+        ``x.f(...)`` for a method (``model.train()`` does not call a script's ``train()``)."""
+        is_function = function.owner is None
+        return [site for site in self.call_sites.get(function.name, []) if (type(site.func) is cst.Name) == is_function]
+
     def default_always_replaced(self, function: FunctionInfo, param: cst.Param) -> bool:
         """A default that every call in the file replaces, of a function nothing else calls: a
         private helper (``_name``), or any function of a script or a test module."""
         if function.name.startswith("__") or not (function.name.startswith("_") or self.self_contained):
             return False
-        sites = self.call_sites.get(function.name, [])
+        sites = self.calls_of(function)
         params = list(function.node.params.posonly_params) + list(function.node.params.params)
         index = next((i for i, candidate in enumerate(params) if candidate is param), None)
         if function.self_name is not None and index is not None:

@@ -53,6 +53,7 @@ class Interpreter(StatementWalker, ExpressionEvaluator, CallEvaluator):
             function.evidence.uses_nccl for function in definitions.functions.values()
         )
         self.conditions = Conditions(self.imports, guard_functions, TENSOR_TYPES, self.peek, uses_nccl)
+        self.file_uses_nccl = uses_nccl
         self.facts = Facts()
         self.summaries = Summaries(self)
         self.state = State()
@@ -178,6 +179,7 @@ class Interpreter(StatementWalker, ExpressionEvaluator, CallEvaluator):
             known = (
                 mentions_cuda(info.name)
                 or info.evidence.uses_nccl  # NCCL runs on CUDA GPUs only
+                or (self.file_uses_nccl and info.evidence.runs_collective)  # a collective of an NCCL job
                 or (info.owner is None and info.name in self.definitions.gpu_workers)
                 or needs_cuda(docstring(info.node))
                 or (info.owner is not None and self.class_is_cuda_specific(info.owner))

@@ -143,8 +143,8 @@ class Analysis:
         return self._definitions.functions.values()
 
     def call_sites(self, function: FunctionInfo) -> list[cst.Call]:
-        """The calls in this file that name the function (``f(...)``, ``self.f(...)``)."""
-        return self._definitions.call_sites.get(function.name, [])
+        """The calls in this file that may reach the function (``f(...)``; ``self.f(...)`` for a method)."""
+        return self._definitions.calls_of(function)
 
     def runs_in_forward(self, function: FunctionInfo | None) -> bool:
         """Is this a method that ``forward()`` runs (itself, or one it calls on ``self``)?"""
