@@ -210,6 +210,12 @@ class HardcodedCudaDevice(Rule):
     `GradScaler(device="cuda")`, comparisons, logs). Add your own check functions with
     `--torchdevice-guard-functions`.
 
+    On application code (training scripts, notebooks, examples) it was right 94 times in 100; on
+    the internals of libraries it had never seen, fewer than half of its reports were real
+    (docs/precision.md): their GPU-only code is usually reached through a check in another file,
+    which a one-file analysis does not see. There, name your own check functions with
+    `--torchdevice-guard-functions`, or mark the line `# noqa: TDV001`.
+
     ## Example
     ```python
     import torch
@@ -233,7 +239,7 @@ class HardcodedCudaDevice(Rule):
     code = "TDV001"
     name = "hardcoded-cuda-device"
     summary = 'Hard-coded `"cuda"` device or GPU-only `torch.cuda` call outside a CUDA check'
-    precision = "91% (304 of 334)"
+    precision = "91% (304 of 334); unseen libraries 44% (15 of 34)"
 
     def check(self, analysis: Analysis, settings: Settings) -> Iterator[Finding]:
         if analysis.imports_library(CUDA_ONLY_LIBRARIES) or analysis.says_it_needs_cuda:
