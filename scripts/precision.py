@@ -17,6 +17,7 @@ docs/precision.md.
 
     python scripts/precision.py --held-out --user [--out FILE]
     python scripts/precision.py --held-out --user timm kornia accelerate monai torch-geometric
+    python scripts/precision.py --fresh         # the libraries first linted with the final rules
                                   # every corpus of docs/precision.md: names add any known library
 
 Standard-library mode: lints every ``.py`` file of the running CPython's standard
@@ -311,17 +312,20 @@ def main(argv: Sequence[str] | None = None) -> int:
         "--compare-core", action="store_true", help="also time the core rules (TDV001-TDV003) against all rules"
     )
     parser.add_argument("--held-out", action="store_true", help="lint the held-out libraries with the command")
+    parser.add_argument("--fresh", action="store_true", help="lint the libraries first linted with the final rules")
     parser.add_argument("--user", action="store_true", help="lint the user repositories with the command")
     args = parser.parse_args(argv)
     if args.stdlib:
         return run_stdlib(args.all_files)
-    if args.held_out or args.user:
+    if args.held_out or args.user or args.fresh:
         unknown = sorted(set(args.names) - set(corpora.KNOWN_CORPORA))
         if unknown:
             parser.error(f"unknown corpus {', '.join(unknown)}; choose from {', '.join(corpora.KNOWN_CORPORA)}")
         groups: dict[str, Path] = corpora.fetch(args.dest, args.names) if args.names else {}
         if args.held_out:
             groups.update(corpora.fetch(args.dest, list(corpora.HELD_OUT_CORPORA)))
+        if args.fresh:
+            groups.update(corpora.fetch(args.dest, list(corpora.FRESH_CORPORA)))
         if args.user:
             groups.update(corpora.export_user_code(args.dest))
         return run_command_on(groups, args.out or args.dest / "findings-held-out.json")
