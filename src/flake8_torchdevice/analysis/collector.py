@@ -249,6 +249,11 @@ class _Collector:
                 self._note(evidence.type_checked, node.args[0].value)
             if name.rsplit(".", 1)[-1] in _MODULE_ARGUMENT_CALLS and node.args:
                 self._note(evidence.module_arguments, node.args[0].value)
+            if last == "Engine" and node.args and node.args[0].keyword is None:  # ignite's process function
+                handler = node.args[0].value
+                handler = handler.func if type(handler) is cst.Call else handler  # ``Engine(Step(...))``
+                if type(handler) is cst.Name:
+                    self.definitions.batch_handlers.add(handler.value)
             if last in _IMPORTS_BY_NAME and node.args:
                 imported = string_value(node.args[0].value)
                 if imported is not None:

@@ -120,6 +120,9 @@ class Definitions:
     # Every module the file imports, at any depth, by statement or by name
     # (``importlib.import_module("tensorrt")``, ``optional_import("tensorrt")``).
     imported_modules: set[str] = field(default_factory=set)
+    # Functions (and classes, for their ``__call__``) handed to ignite's ``Engine(...)``: ignite
+    # calls them with ``(engine, batch)``, a batch from the DataLoader it runs.
+    batch_handlers: set[str] = field(default_factory=set)
     _families: dict[str, list[ClassInfo]] = field(default_factory=dict)
 
     def family(self, info: ClassInfo) -> list[ClassInfo]:
@@ -149,6 +152,18 @@ class Definitions:
     def self_contained(self) -> bool:
         """No other module calls this one's functions: a script, or a module of tests."""
         return self.is_script or self.is_test_module
+
+    def batch_parameter(self, function: FunctionInfo) -> cst.Param | None:
+        """The parameter that receives a DataLoader batch from ignite's ``Engine``, if any."""
+        if not any(module.split(".", 1)[0] == "ignite" for module in self.imported_modules):
+            return None
+        handler = function.name if function.owner is None else function.owner.name
+        if handler not in self.batch_handlers or (function.owner is not None and function.name != "__call__"):
+            return None
+        params = [p for p in list(function.node.params.posonly_params) + list(function.node.params.params)]
+        if function.self_name is not None:
+            params = params[1:]
+        return params[1] if len(params) > 1 else None  # (engine, batch)
 
     def calls_of(self, function: FunctionInfo) -> list[cst.Call]:
         """The calls in this file that may reach ``function``: ``f(...)`` for a function,

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING
 import libcst as cst
 
 from .definitions import ClassInfo, Evidence, FunctionInfo
-from .domain import NONE, NOWHERE, UNKNOWN, Kind, Value, must_be_on_accelerator, tensor, with_module
+from .domain import CPU, NONE, NOWHERE, UNKNOWN, Kind, Value, must_be_on_accelerator, tensor, with_module
 from .frames import Frame
 from .knowledge import api
 from .state import State
@@ -281,9 +281,13 @@ class Summaries:
         evidence = info.evidence
         in_module = info.owner is not None and self.is_module_class(info.owner)
         inputs = in_module and info.name in _MODULE_ENTRY_METHODS
+        batch = self.interpreter.definitions.batch_parameter(info)
         for param in all_params(info.node.params):
             name = param.name.value
             if name == info.self_name:
+                continue
+            if param is batch:
+                values[name] = Value(kind=Kind.BATCH, places=CPU)  # ignite hands it a DataLoader batch
                 continue
             kind = self._parameter_kind(param, name, evidence, inputs)
             default = self.interpreter.default_values.get(id(param))

@@ -83,7 +83,8 @@ class DiscardedConversion(Rule):
     `x` counts as a tensor when the code shows it: tensor factories and `torch.*` results,
     tensor-only methods (`detach`, `unsqueeze`, `size()`...) called on it anywhere in its scope,
     arithmetic on tensors, indexing a tensor, a `torch.Tensor` annotation, a `torch.is_tensor(x)` /
-    `isinstance(x, torch.Tensor)` branch, the tensors unpacked from a `DataLoader` batch, and
+    `isinstance(x, torch.Tensor)` branch, the tensors unpacked from a `DataLoader` batch (also the
+    batch ignite's `Engine` hands its process function), and
     array-like values (`w = block.reshape(-1, 4)`), since NumPy arrays have no `.to()` / `.cpu()`.
     Modules (`nn.*` constructors, `nn.Module` subclasses, `from_pretrained` models, names the scope
     calls `.eval()` or `.parameters()` on) and anything the code does not show are left alone;
