@@ -46,6 +46,7 @@ class Summaries:
         self._outer: list[State] = []
         self._tables: dict[str, dict[str, Value]] = {}
         self._module_classes: dict[str, bool] = {}
+        self._shown_kinds: dict[tuple[str, str], Kind | None] = {}
 
     # ------------------------------------------------------------------ classes
     def is_module_class(self, info: ClassInfo, seen: frozenset[str] = frozenset()) -> bool:
@@ -101,19 +102,33 @@ class Summaries:
     def _shown_by_methods(self, info: ClassInfo, attribute: str, value: Value) -> Value:
         """An attribute the table does not know, but the class's methods use as a module
         (``self.model.eval()``) or a tensor: it is one, wherever it is."""
-        for cls in self.interpreter.definitions.family(info):
-            for method in cls.methods.values():
-                if method.self_name is None:
-                    continue
-                kind = method.evidence.kind_of(f"{method.self_name}.{attribute}")
-                if kind is Kind.MODULE:
-                    return Value(
-                        kind=Kind.MODULE,
-                        places=value.places if value.places != NOWHERE else with_module(f"self.{attribute}"),
-                    )
-                if kind is Kind.TENSOR:
-                    return value.with_kind(Kind.TENSOR)
+        kind = self._kind_shown_by_methods(info, attribute)
+        if kind is Kind.MODULE:
+            return Value(
+                kind=Kind.MODULE,
+                places=value.places if value.places != NOWHERE else with_module(f"self.{attribute}"),
+            )
+        if kind is Kind.TENSOR:
+            return value.with_kind(Kind.TENSOR)
         return value
+
+    def _kind_shown_by_methods(self, info: ClassInfo, attribute: str) -> Kind | None:
+        """Module or tensor, as the first method of the class's family that shows either; asked
+        for every read of an unknown attribute, so remembered (the evidence never changes)."""
+        key = (info.name, attribute)
+        if key not in self._shown_kinds:
+            self._shown_kinds[key] = next(
+                (
+                    kind
+                    for cls in self.interpreter.definitions.family(info)
+                    for method in cls.methods.values()
+                    if method.self_name is not None
+                    for kind in (method.evidence.kind_of(f"{method.self_name}.{attribute}"),)
+                    if kind is Kind.MODULE or kind is Kind.TENSOR
+                ),
+                None,
+            )
+        return self._shown_kinds[key]
 
     def stores_attribute(self, owner: Value, attribute: str) -> bool:
         """Does the class of ``owner`` (a class of this file) assign ``attribute`` on its instances?"""
