@@ -1,4 +1,4 @@
-"""One bad file never takes down a run, and a fix never loses work (issue 16).
+"""One bad file never takes down a run, and a fix never loses work.
 
 Each hostile input sits among ordinary files: the run must not hang or print a traceback, must
 report the other files' findings, give one clear line for the bad one, and exit with the

@@ -166,16 +166,35 @@ def _too_deep_for_python(source: str) -> bool:
         return True
     except Exception:  # a syntax error: libcst reports it
         return False
-    return _tree_deeper_than(tree, _MAX_EXPRESSION_DEPTH)
+    return _tree_deeper_than(tree, _MAX_EXPRESSION_DEPTH, _line_starts(source))
 
 
-def _tree_deeper_than(tree: ast.AST, limit: int) -> bool:
-    """Without recursion: the tree may be deeper than Python's recursion limit."""
+def _line_starts(source: str) -> list[int]:
+    """The offset where each line starts (ast's lines are 1-based: index 0 is unused)."""
+    starts = [0, 0]
+    for line in source.splitlines(keepends=True):
+        starts.append(starts[-1] + len(line))
+    return starts
+
+
+def _tree_deeper_than(tree: ast.AST, limit: int, line_starts: list[int]) -> bool:
+    """Without recursion: the tree may be deeper than Python's recursion limit.
+
+    Each level of nesting takes at least one character (``---x``), so a node whose source spans
+    fewer characters than the levels still allowed cannot hold the limit: its subtree is skipped,
+    and only the long stretches of a file are walked.
+    """
     pending = [(tree, 1)]
     while pending:
         node, depth = pending.pop()
         if depth > limit:
             return True
+        end_line = getattr(node, "end_lineno", None)
+        if end_line is not None and end_line < len(line_starts):
+            start = line_starts[node.lineno] + node.col_offset  # type: ignore[attr-defined]
+            end = line_starts[end_line] + (node.end_col_offset or 0)  # type: ignore[attr-defined]
+            if depth + (end - start) <= limit:
+                continue
         pending.extend((child, depth + 1) for child in ast.iter_child_nodes(node))
     return False
 
