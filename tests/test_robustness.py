@@ -772,6 +772,12 @@ CRASHER_REGRESSIONS = {
     # The depth gate once measured physical lines only, so a deep expression continued with
     # backslashes slipped through; continuations are now joined first.
     "3,600 nested lambda over backslash continuations": "import torch\nx = " + "lambda: \\\n" * 3_600 + "a\n",
+    # The depth walk skips nodes too short to hold the limit, measuring spans as ast counts
+    # columns (UTF-8 bytes) and lines (\n, \r\n, \r; not form feeds): a long stretch that holds
+    # a deep expression after multi-byte text and form feeds is still walked.
+    "4,000-term sum after form feeds and accents": "import torch\n\x0c\n\x0c# é\ns = 'ééé'; x = ("
+    + " + ".join(["é"] * 4_000)
+    + ")\n",
 }
 
 

@@ -170,10 +170,11 @@ def _too_deep_for_python(source: str) -> bool:
 
 
 def _line_starts(source: str) -> list[int]:
-    """The offset where each line starts (ast's lines are 1-based: index 0 is unused)."""
+    """The UTF-8 offset where each line starts, as ast counts columns (in bytes; its lines are
+    1-based: index 0 is unused). A span in bytes is never shorter than the same span in characters."""
     starts = [0, 0]
-    for line in source.splitlines(keepends=True):
-        starts.append(starts[-1] + len(line))
+    for line in io.StringIO(source, newline=""):  # lines end as Python's own: \n, \r\n or \r
+        starts.append(starts[-1] + len(line.encode("utf-8", "surrogatepass")))
     return starts
 
 
