@@ -775,6 +775,8 @@ CRASHER_REGRESSIONS = {
     # The depth walk skips nodes too short to hold the limit, measuring spans as ast counts
     # columns (UTF-8 bytes) and lines (\n, \r\n, \r; not form feeds): a long stretch that holds
     # a deep expression after multi-byte text and form feeds is still walked.
+    # ...and a ``def``'s span starts after its decorators: a deep decorator must be walked too.
+    "7,000-term sum as a decorator": "import torch\n@" + " + ".join(["a"] * 7_000) + "\ndef f():\n    pass\n",
     "4,000-term sum after form feeds and accents": "import torch\n\x0c\n\x0c# é\ns = 'ééé'; x = ("
     + " + ".join(["é"] * 4_000)
     + ")\n",

@@ -181,19 +181,19 @@ def _line_starts(source: str) -> list[int]:
 def _tree_deeper_than(tree: ast.AST, limit: int, line_starts: list[int]) -> bool:
     """Without recursion: the tree may be deeper than Python's recursion limit.
 
-    Each level of nesting takes at least one character (``---x``), so a node whose source spans
-    fewer characters than the levels still allowed cannot hold the limit: its subtree is skipped,
-    and only the long stretches of a file are walked.
+    Each level of nesting takes at least one character (``---x``), so an expression whose source
+    spans fewer characters than the levels still allowed cannot hold the limit: its subtree is
+    skipped, and only the long stretches of a file are walked. Only expressions: a statement's
+    span can leave out parts of it (a ``def`` starts after its decorators).
     """
     pending = [(tree, 1)]
     while pending:
         node, depth = pending.pop()
         if depth > limit:
             return True
-        end_line = getattr(node, "end_lineno", None)
-        if end_line is not None and end_line < len(line_starts):
-            start = line_starts[node.lineno] + node.col_offset  # type: ignore[attr-defined]
-            end = line_starts[end_line] + (node.end_col_offset or 0)  # type: ignore[attr-defined]
+        if isinstance(node, ast.expr) and node.end_lineno is not None and node.end_lineno < len(line_starts):
+            start = line_starts[node.lineno] + node.col_offset
+            end = line_starts[node.end_lineno] + (node.end_col_offset or 0)
             if depth + (end - start) <= limit:
                 continue
         pending.extend((child, depth + 1) for child in ast.iter_child_nodes(node))

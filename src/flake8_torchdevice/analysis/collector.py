@@ -31,7 +31,8 @@ _COLLECTIVES = frozenset(
     | {"gather", "scatter", "broadcast_object_list", "all_gather_object"}
 )
 # Calls that import the module their first argument names (optional dependencies).
-_IMPORTS_BY_NAME = frozenset({"import_module", "__import__", "find_spec", "optional_import", "try_import"})
+# (Not ``find_spec``: it asks whether a library is installed, so the file also runs without it.)
+_IMPORTS_BY_NAME = frozenset({"import_module", "__import__", "optional_import", "try_import"})
 
 
 def collect(module: cst.Module) -> Definitions:
@@ -79,6 +80,17 @@ class _Collector:
     def _call(self, node: cst.Call) -> bool:
         self.call(node)
         return True
+
+    def _note_batch_handler(self, engine: cst.Call) -> None:
+        """ignite's ``Engine(step)`` / ``Engine(process_function=step)`` / ``Engine(Step(...))``."""
+        handler = next(
+            (arg.value for arg in engine.args if arg.keyword is None or arg.keyword.value == "process_function"),
+            None,
+        )
+        if type(handler) is cst.Call:  # an instance: its class's ``__call__`` handles the batches
+            handler = handler.func
+        if type(handler) is cst.Name:
+            self.definitions.batch_handlers.add(handler.value)
 
     def _import(self, node: cst.Import | cst.ImportFrom) -> bool:
         if isinstance(node, cst.Import):
@@ -249,11 +261,8 @@ class _Collector:
                 self._note(evidence.type_checked, node.args[0].value)
             if name.rsplit(".", 1)[-1] in _MODULE_ARGUMENT_CALLS and node.args:
                 self._note(evidence.module_arguments, node.args[0].value)
-            if last == "Engine" and node.args and node.args[0].keyword is None:  # ignite's process function
-                handler = node.args[0].value
-                handler = handler.func if type(handler) is cst.Call else handler  # ``Engine(Step(...))``
-                if type(handler) is cst.Name:
-                    self.definitions.batch_handlers.add(handler.value)
+            if last == "Engine":
+                self._note_batch_handler(node)
             if last in _IMPORTS_BY_NAME and node.args:
                 imported = string_value(node.args[0].value)
                 if imported is not None:

@@ -223,7 +223,7 @@ class Conditions:
             if inner is Polarity.NONE:
                 inner = self.polarity(right, state)
             if inner is not Polarity.NONE:
-                if _is_none(right):  # ``device_ids is not None`` tests what ``device_ids`` tests
+                if _is_none(right) or _is_none(left):  # ``ids is not None`` tests what ``ids`` tests
                     return inner if negated else inner.flipped()
                 counts_zero = isinstance(operator, _ZERO_COMPARISONS) and _counts_none(right)
                 return inner.flipped() if counts_zero or negated else inner

@@ -71,7 +71,7 @@ class FunctionInfo:
     # The first parameter of a method (``self``), unless it is a static method.
     self_name: str | None = None
     # A class method: its first parameter is the class, not an instance (``cls(...)`` constructs).
-    is_classmethod: bool = False
+    is_classmethod: bool = field(init=False, default=False)
 
     def __post_init__(self) -> None:
         self.name = self.node.name.value
@@ -160,7 +160,7 @@ class Definitions:
         handler = function.name if function.owner is None else function.owner.name
         if handler not in self.batch_handlers or (function.owner is not None and function.name != "__call__"):
             return None
-        params = [p for p in list(function.node.params.posonly_params) + list(function.node.params.params)]
+        params = list(function.node.params.posonly_params) + list(function.node.params.params)
         if function.self_name is not None:
             params = params[1:]
         return params[1] if len(params) > 1 else None  # (engine, batch)

@@ -117,17 +117,13 @@ class Summaries:
         for every read of an unknown attribute, so remembered (the evidence never changes)."""
         key = (info.name, attribute)
         if key not in self._shown_kinds:
-            self._shown_kinds[key] = next(
-                (
-                    kind
-                    for cls in self.interpreter.definitions.family(info)
-                    for method in cls.methods.values()
-                    if method.self_name is not None
-                    for kind in (method.evidence.kind_of(f"{method.self_name}.{attribute}"),)
-                    if kind is Kind.MODULE or kind is Kind.TENSOR
-                ),
-                None,
-            )
+            self._shown_kinds[key] = None
+            for cls in self.interpreter.definitions.family(info):
+                for method in cls.methods.values():
+                    kind = method.evidence.kind_of(f"{method.self_name}.{attribute}") if method.self_name else None
+                    if kind is Kind.MODULE or kind is Kind.TENSOR:
+                        self._shown_kinds[key] = kind
+                        return kind
         return self._shown_kinds[key]
 
     def stores_attribute(self, owner: Value, attribute: str) -> bool:
