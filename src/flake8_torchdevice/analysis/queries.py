@@ -114,22 +114,21 @@ class Analysis:
         """The value an expression had where it was evaluated (unknown if it never was)."""
         return self._facts.values.get(id(node), domain.UNKNOWN)
 
-    def converts_dtype_only(self, call: cst.Call) -> bool:
-        """``x.to(torch.float16)``, ``x.to(dtype=y.dtype)``: a conversion that names a dtype and no
-        device, so it never moves anything."""
+    def casts_to_a_saved_dtype(self, call: cst.Call) -> bool:
+        """``x.to(orig_dtype)``, ``x.to(dtype=w.dtype)``: a conversion that names only a dtype held
+        in a value, one the code read from a tensor, not a dtype it writes out (``torch.float16``)."""
         arguments = [arg for arg in call.args if arg.keyword is None or arg.keyword.value != "non_blocking"]
-        return bool(arguments) and all(self._names_dtype(arg) for arg in arguments)
+        return bool(arguments) and all(self._names_saved_dtype(arg) for arg in arguments)
 
-    def _names_dtype(self, arg: cst.Arg) -> bool:
-        if arg.star:
+    def _names_saved_dtype(self, arg: cst.Arg) -> bool:
+        if arg.star or (arg.keyword is not None and arg.keyword.value != "dtype"):
             return False
-        if arg.keyword is not None:
-            return arg.keyword.value == "dtype"
-        value = arg.value
-        if self.qualify(value) in api.DTYPES:
-            return True
-        name = dotted_name(value)  # ``y.dtype``, ``orig_dtype``, ``self.compute_dtype``
-        return name is not None and name.rsplit(".", 1)[-1].lower().endswith("dtype")
+        name = dotted_name(arg.value)  # ``y.dtype``, ``orig_dtype``, ``self.compute_dtype``
+        return (
+            name is not None
+            and self.qualify(arg.value) not in api.DTYPES
+            and name.rsplit(".", 1)[-1].lower().endswith("dtype")
+        )
 
     def copies_to_cpu(self, function: FunctionInfo | None) -> bool:
         """Does the scope call ``.cpu()`` somewhere? Its author knows its tensors may live on a

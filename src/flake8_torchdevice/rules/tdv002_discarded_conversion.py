@@ -52,14 +52,15 @@ def _made_from_nothing(analysis: Analysis, receiver: cst.BaseExpression | None) 
 
 
 def _casts_an_update(analysis: Analysis, site: CallFact) -> bool:
-    """``w.add_(delta).to(w.dtype)``: the in-place update already landed in ``w`` and kept its
-    dtype, so a dtype-only cast of it that is dropped loses nothing (adapter-merge code does this)."""
+    """``w.add_(delta).to(orig_dtype)``: the in-place update already landed in ``w`` and kept its
+    dtype, so a dropped cast back to a dtype the code saved loses nothing (adapter-merge code does
+    this). A cast to a dtype written out (``.to(torch.float16)``) is a lost cast, and reported."""
     receiver = site.receiver
     return (
         isinstance(receiver, cst.Call)
         and isinstance(receiver.func, cst.Attribute)
         and _is_in_place_method(receiver.func.attr.value)
-        and analysis.converts_dtype_only(site.node)
+        and analysis.casts_to_a_saved_dtype(site.node)
     )
 
 
@@ -76,8 +77,8 @@ class DiscardedConversion(Rule):
     `nn.Module.to()` is the exception: it moves the module's parameters in place, so
     `model.to(device)` is correct and is not reported, nor is a tensor made from nothing and
     dropped in the same statement (`torch.ones(1).cuda()`), a deliberate CUDA warm-up, nor a
-    dtype-only cast of an in-place update (`w.add_(delta).to(w.dtype)`): the update already landed
-    in `w` and kept its dtype. A plain `x.to(torch.float32)` whose result is dropped is reported:
+    cast of an in-place update back to a saved dtype (`w.add_(delta).to(w.dtype)`): the update
+    already landed in `w` and kept its dtype. A plain `x.to(torch.float32)` whose result is dropped is reported:
     the cast is lost.
 
     `x` counts as a tensor when the code shows it: tensor factories and `torch.*` results,
