@@ -26,6 +26,12 @@ def test_every_code_documents_every_section(rule):
     assert set(SECTIONS) <= set(rule.sections()), rule.code
 
 
+@pytest.mark.parametrize("rule", DOCUMENTED, ids=lambda rule: rule.code)
+def test_every_code_states_its_measured_precision(rule):
+    """The README table shows it, and it decides the default (docs/precision.md)."""
+    assert getattr(rule, "precision", "").strip(), f"{rule.code}: set `precision` from docs/precision.md"
+
+
 @pytest.mark.parametrize("rule", ALL_RULES, ids=lambda rule: rule.code)
 def test_documented_example_is_reported_and_fix_is_clean(rule):
     example = lint_source(rule.code_block("Example"))
