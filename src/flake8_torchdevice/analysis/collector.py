@@ -256,10 +256,10 @@ class _Collector:
                 evidence.uses_nccl = True
             if last == "spawn" and node.args and type(node.args[0].value) is cst.Name and _per_gpu(node):
                 self.definitions.gpu_workers.add(node.args[0].value.value)
-            self.definitions.call_sites[name.rsplit(".", 1)[-1]].append(node)
-            if name.rsplit(".", 1)[-1] in _TYPE_CHECKS and node.args:
+            self.definitions.call_sites[last].append(node)
+            if last in _TYPE_CHECKS and node.args:
                 self._note(evidence.type_checked, node.args[0].value)
-            if name.rsplit(".", 1)[-1] in _MODULE_ARGUMENT_CALLS and node.args:
+            if last in _MODULE_ARGUMENT_CALLS and node.args:
                 self._note(evidence.module_arguments, node.args[0].value)
             if last == "Engine":
                 self._note_batch_handler(node)

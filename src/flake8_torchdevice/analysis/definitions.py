@@ -73,6 +73,11 @@ class FunctionInfo:
     # A class method: its first parameter is the class, not an instance (``cls(...)`` constructs).
     is_classmethod: bool = field(init=False, default=False)
 
+    def positional_params(self) -> list[cst.Param]:
+        """The parameters a call fills by position, ``self`` (or ``cls``) left out."""
+        params = [*self.node.params.posonly_params, *self.node.params.params]
+        return params[1:] if self.self_name is not None else params
+
     def __post_init__(self) -> None:
         self.name = self.node.name.value
         decorators = {_decorator_name(d) for d in self.node.decorators}
@@ -160,10 +165,12 @@ class Definitions:
         handler = function.name if function.owner is None else function.owner.name
         if handler not in self.batch_handlers or (function.owner is not None and function.name != "__call__"):
             return None
-        params = list(function.node.params.posonly_params) + list(function.node.params.params)
-        if function.self_name is not None:
-            params = params[1:]
+        params = function.positional_params()
         return params[1] if len(params) > 1 else None  # (engine, batch)
+
+    def sets_up_nccl(self) -> bool:
+        """Does some scope of the file set up NCCL? Then its multi-process code runs on CUDA GPUs."""
+        return self.module_evidence.uses_nccl or any(f.evidence.uses_nccl for f in self.functions.values())
 
     def calls_of(self, function: FunctionInfo) -> list[cst.Call]:
         """The calls in this file that may reach ``function``: ``f(...)`` for a function,
@@ -177,10 +184,7 @@ class Definitions:
         if function.name.startswith("__") or not (function.name.startswith("_") or self.self_contained):
             return False
         sites = self.calls_of(function)
-        params = list(function.node.params.posonly_params) + list(function.node.params.params)
-        index = next((i for i, candidate in enumerate(params) if candidate is param), None)
-        if function.self_name is not None and index is not None:
-            index -= 1
+        index = next((i for i, candidate in enumerate(function.positional_params()) if candidate is param), None)
         return bool(sites) and all(_passes(site, param.name.value, index) for site in sites)
 
     def runs_in_forward(self, function: FunctionInfo) -> bool:

@@ -48,12 +48,8 @@ class Interpreter(StatementWalker, ExpressionEvaluator, CallEvaluator):
         self.module = module
         self.imports = ImportTable()
         self.definitions: Definitions = collect(module)
-        definitions = self.definitions
-        uses_nccl = definitions.module_evidence.uses_nccl or any(
-            function.evidence.uses_nccl for function in definitions.functions.values()
-        )
-        self.conditions = Conditions(self.imports, guard_functions, TENSOR_TYPES, self.peek, uses_nccl)
-        self.file_uses_nccl = uses_nccl
+        self.file_uses_nccl = self.definitions.sets_up_nccl()
+        self.conditions = Conditions(self.imports, guard_functions, TENSOR_TYPES, self.peek, self.file_uses_nccl)
         self.facts = Facts()
         self.summaries = Summaries(self)
         self.state = State()

@@ -172,16 +172,11 @@ class Analysis:
         return name in evidence.mappings
 
     def device_names(self, function: FunctionInfo | None) -> set[str]:
-        """The names a scope (and the module around it) uses as devices: ``.to(name)``, ``device=name``."""
+        """The names a scope (and the module around it) uses as devices: ``.to(name)``, ``device=name``.
+        The module's own set holds every scope's (the collector adds each name to all enclosing
+        scopes), so ``device_names(None)`` is every device name of the file."""
         names = set(self._definitions.module_evidence.placements)
         if function is not None:
-            names |= function.evidence.placements
-        return names
-
-    def all_device_names(self) -> set[str]:
-        """Every name the file uses as a device somewhere."""
-        names = set(self._definitions.module_evidence.placements)
-        for function in self._definitions.functions.values():
             names |= function.evidence.placements
         return names
 

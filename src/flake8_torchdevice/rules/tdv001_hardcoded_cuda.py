@@ -280,7 +280,7 @@ class HardcodedCudaDevice(Rule):
             default = keyword_argument(node, "default")
             option = _option_name(node)
             used_as_device = option is not None and any(
-                name == option or name.endswith(f".{option}") for name in analysis.all_device_names()
+                name == option or name.endswith(f".{option}") for name in analysis.device_names(None)
             )
             if default is not None and is_cuda_literal(default) and used_as_device:
                 yield self._literal(default)
