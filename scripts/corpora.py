@@ -12,6 +12,7 @@ unpacked is not unpacked again.
     python scripts/corpora.py --held-out # the libraries the rules were not tuned on (precision)
     python scripts/corpora.py --fresh    # the libraries first linted with the final rules
     python scripts/corpora.py --user     # export the user repositories fetched with the search tool
+    python scripts/corpora.py --fresh-user # export the user repositories first linted with the final rules
 
 Reuse from another script::
 
@@ -77,6 +78,13 @@ FRESH_CORPORA: dict[str, str] = {
     "segmentation_models_pytorch": "segmentation-models-pytorch==0.5.0",
     "stable_baselines3": "stable-baselines3==2.7.0",
     "torchgeo": "torchgeo==0.7.1",
+    # Round 3
+    "nnunetv2": "nnunetv2==2.8.1",
+    "tianshou": "tianshou==2.0.1",
+    "pykeen": "pykeen==1.11.1",
+    "d3rlpy": "d3rlpy==2.8.1",
+    "e3nn": "e3nn==0.6.0",
+    "composer": "mosaicml==0.32.1",
 }
 KNOWN_CORPORA: dict[str, str] = {**CORPORA, **EXTRA_CORPORA, **HELD_OUT_CORPORA, **FRESH_CORPORA}
 
@@ -101,6 +109,16 @@ USER_REPOSITORIES: dict[str, tuple[str, str]] = {
     "lightning-tutorials": ("Lightning-AI/tutorials", "15817658a2d63afa338b9e1cd8454fb98d746fac"),
     "hf-notebooks": ("huggingface/notebooks", "5068b1142e8ed1e691c8b1e9f98e4473ebe55790"),
 }
+# User repositories first linted with the final rules, in round 3 (exported only when asked for).
+FRESH_USER_REPOSITORIES: dict[str, tuple[str, str]] = {
+    "latent-diffusion": ("CompVis/latent-diffusion", "a506df5756472e2ebaf9078affdde2c4f1502cd4"),
+    "stylegan2-ada": ("NVlabs/stylegan2-ada-pytorch", "d72cc7d041b42ec8e806021a205ed9349f87c6a4"),
+    "guided-diffusion": ("openai/guided-diffusion", "22e0df8183507e13a7813f8d38d51b072ca1e67c"),
+    "convnext": ("facebookresearch/ConvNeXt", "048efcea897d999aed302f2639b6270aedf8d4c8"),
+    "vit-pytorch": ("lucidrains/vit-pytorch", "69d24fe9e3024c0d4b02761123b8583a24ebed1e"),
+    "swav": ("facebookresearch/swav", "06b1b7cbaf6ba2a792300d79c7299db98b93b7f9"),
+}
+KNOWN_USER_REPOSITORIES: dict[str, tuple[str, str]] = {**USER_REPOSITORIES, **FRESH_USER_REPOSITORIES}
 MIRROR_ROOT = Path("/work/.mirror")
 
 DEFAULT_DEST = Path.home() / ".cache" / "torchdevice-corpora"
@@ -158,7 +176,7 @@ def export_user_code(
     _check_outside_repository(dest)
     folders = {}
     for name in names or USER_REPOSITORIES:
-        repository, commit = USER_REPOSITORIES[name]
+        repository, commit = KNOWN_USER_REPOSITORIES[name]
         folder = dest / "user" / name
         if not (folder / _DONE_MARKER).exists():
             git_dir = mirrors / repository.replace("/", "+") / "repo"
@@ -224,17 +242,23 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--held-out", action="store_true", help="fetch the held-out libraries (never tuned on)")
     parser.add_argument("--fresh", action="store_true", help="fetch the libraries first linted with the final rules")
     parser.add_argument("--user", action="store_true", help="export the fetched user repositories")
+    parser.add_argument(
+        "--fresh-user", action="store_true", help="export the user repositories first linted with the final rules"
+    )
     args = parser.parse_args(argv)
     unknown = sorted(set(args.names) - set(KNOWN_CORPORA))
     if unknown:
         parser.error(f"unknown corpus {', '.join(unknown)}; choose from {', '.join(KNOWN_CORPORA)}")
     names = list(args.names) + (list(HELD_OUT_CORPORA) if args.held_out else [])
     names += list(FRESH_CORPORA) if args.fresh else []
-    if names or not args.user:
+    user_names = (list(USER_REPOSITORIES) if args.user else []) + (
+        list(FRESH_USER_REPOSITORIES) if args.fresh_user else []
+    )
+    if names or not user_names:
         for name, paths in corpus_files(args.dest, names or None).items():
             print(f"{name:16} {len(paths):5} .py files  {args.dest / name}")
-    if args.user:
-        for name, paths in user_files(args.dest).items():
+    if user_names:
+        for name, paths in user_files(args.dest, user_names).items():
             print(f"{name:20} {len(paths):5} .py/.ipynb files  {args.dest / 'user' / name}")
     return 0
 

@@ -65,6 +65,7 @@ def _linting_options() -> argparse.ArgumentParser:
     options.add_argument("paths", nargs="*", default=["."], metavar="PATH", help="files and directories")
     codes = "comma-separated codes or prefixes (TDV, TDV00, TDV002)"
     options.add_argument("--select", type=_comma_list, action="extend", help=f"{codes}; default: the default rules")
+    options.add_argument("--extend-select", type=_comma_list, action="extend", help=f"{codes}, added to the selection")
     options.add_argument("--ignore", type=_comma_list, action="extend", help=codes)
     patterns = "comma-separated patterns (fnmatch, .gitignore-like)"
     options.add_argument("--exclude", type=_comma_list, action="extend", help=f"{patterns}, replacing the default")
@@ -144,6 +145,7 @@ def _flags(args: argparse.Namespace, root: Path) -> Config:
 
     return Config(
         select=given(args.select),
+        extend_select=tuple(args.extend_select or ()),
         ignore=given(args.ignore),
         exclude=given(args.exclude),
         extend_exclude=tuple(args.extend_exclude or ()),

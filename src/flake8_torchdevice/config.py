@@ -20,7 +20,7 @@ from .sources import DEFAULT_MEMORY_BUDGET_MIB
 ALL_CODES: tuple[str, ...] = tuple(rule.code for rule in DOCUMENTED)
 DEFAULT_SELECT: tuple[str, ...] = tuple(rule.code for rule in DOCUMENTED if rule.enabled_by_default)
 
-_LIST_KEYS = ("select", "ignore", "exclude", "extend-exclude", "guard-functions")
+_LIST_KEYS = ("select", "extend-select", "ignore", "exclude", "extend-exclude", "guard-functions")
 _BOOL_KEYS = ("report-unknown-receivers", "respect-gitignore")
 _POSITIVE_INT_KEYS = ("memory-budget",)
 
@@ -34,6 +34,9 @@ class Config:
     """Options from pyproject.toml or the command line; None means "not given"."""
 
     select: tuple[str, ...] | None = None
+    # Codes added to the selection (the defaults, or ``select``): ``TDV001`` for a project that must
+    # run without CUDA. The configuration's and the command line's add up.
+    extend_select: tuple[str, ...] = ()
     ignore: tuple[str, ...] | None = None
     exclude: tuple[str, ...] | None = None
     extend_exclude: tuple[str, ...] = ()
@@ -57,7 +60,8 @@ class Resolved:
 
 
 def resolve(config: Config, flags: Config) -> Resolved:
-    """Each flag given on the command line replaces the configured value; extend-exclude adds up."""
+    """Each flag given on the command line replaces the configured value; extend-select and
+    extend-exclude add up."""
     chosen = replace(config, **{name: getattr(flags, name) for name in _REPLACED if getattr(flags, name) is not None})
     if flags.exclude is not None:
         excludes = exclude_patterns(flags.exclude, flags.root)
@@ -70,7 +74,7 @@ def resolve(config: Config, flags: Config) -> Resolved:
         guard_functions=frozenset(chosen.guard_functions or ()),
         report_unknown_receivers=bool(chosen.report_unknown_receivers),
     )
-    codes = selected_codes(chosen.select, chosen.ignore or ())
+    codes = selected_codes(chosen.select, chosen.ignore or (), config.extend_select + flags.extend_select)
     return Resolved(
         codes,
         settings,
@@ -111,13 +115,21 @@ def _config_from_table(table: Mapping[str, Any], root: Path, origin: str) -> Con
     return Config(root=root, **values)
 
 
-def selected_codes(select: Iterable[str] | None, ignore: Iterable[str]) -> frozenset[str]:
+def selected_codes(
+    select: Iterable[str] | None, ignore: Iterable[str], extend_select: Iterable[str] = ()
+) -> frozenset[str]:
     """Codes chosen by prefixes: the longest matching prefix decides, and a tie goes to ``ignore``.
 
-    Without ``select``, the candidates are the rules enabled by default and any ``ignore`` removes them.
+    Without ``select``, the candidates are the rules enabled by default and any ``ignore`` removes them;
+    ``extend_select`` adds its codes to either.
     """
     ignored = _known_prefixes(ignore)
-    candidates, selected = (DEFAULT_SELECT, ("TDV",)) if select is None else (ALL_CODES, _known_prefixes(select))
+    added = _known_prefixes(extend_select)
+    extra = tuple(code for code in ALL_CODES if _longest_match(code, added) > 0)
+    if select is None:
+        candidates, selected = (*DEFAULT_SELECT, *extra), ("TDV", *added)
+    else:
+        candidates, selected = ALL_CODES, (*_known_prefixes(select), *added)
     return frozenset(code for code in candidates if _longest_match(code, selected) > _longest_match(code, ignored))
 
 

@@ -43,6 +43,9 @@ _TENSOR_KINDS = frozenset({Kind.TENSOR, Kind.OUTPUT, Kind.ARRAYLIKE})
 # The class marker of a value made by nn.Parameter / nn.Buffer: registered on a module, it moves with it.
 PARAMETER = "torch.nn.Parameter"
 
+# ``copy.deepcopy(x)``: a value like ``x``, where ``x`` is.
+_COPIES = frozenset({"copy.copy", "copy.deepcopy"})
+
 
 class CallEvaluator(MethodEvaluator):
     def call(self, node: cst.Call) -> Value:
@@ -151,6 +154,8 @@ class CallEvaluator(MethodEvaluator):
             return self._legacy(node, qualified, first, origin)
         if qualified in api.LEGACY_CUDA_CONSTRUCTORS:
             return tensor(accelerator(qualified), origin)
+        if qualified in _COPIES:  # a copy is what it copies, on the same device
+            return first
         if qualified in api.MODULE_WRAPPERS:
             return first.with_kind(Kind.MODULE)
         if qualified in api.SCATTERING_WRAPPERS:  # moves its inputs itself

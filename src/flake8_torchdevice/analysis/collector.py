@@ -93,6 +93,8 @@ class _Collector:
             self.definitions.batch_handlers.add(handler.value)
 
     def _import(self, node: cst.Import | cst.ImportFrom) -> bool:
+        if not isinstance(node.names, cst.ImportStar):
+            self.definitions.imported_names.update(_bound_name(alias) for alias in node.names)
         if isinstance(node, cst.Import):
             self.definitions.imported_modules.update(dotted_name(alias.name) or "" for alias in node.names)
         elif node.module is not None and not node.relative:
@@ -382,3 +384,10 @@ def _unset_attributes(test: cst.BaseExpression, self_name: str | None) -> set[st
 def _body(node: cst.FunctionDef | cst.ClassDef) -> Sequence[cst.CSTNode]:
     body = node.body
     return body.body if type(body) is cst.IndentedBlock else [body]
+
+
+def _bound_name(alias: cst.ImportAlias) -> str:
+    """The local name an import binds: its ``as`` name, else the first part of what it imports."""
+    if alias.asname is not None:
+        return dotted_name(alias.asname.name) or ""
+    return (dotted_name(alias.name) or "").split(".", 1)[0]

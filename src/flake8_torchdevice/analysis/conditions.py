@@ -39,6 +39,11 @@ AVAILABILITY_CHECKS = frozenset(
         "torch.accelerator.current_accelerator",
         "torch.backends.cudnn.is_available",
         "torch.backends.cudnn.enabled",
+        # CUDA memory in use: 0 (never an error) without CUDA, so ``> 0`` means CUDA runs here.
+        "torch.cuda.memory_allocated",
+        "torch.cuda.max_memory_allocated",
+        "torch.cuda.memory_reserved",
+        "torch.cuda.max_memory_reserved",
     }
 )
 # Names of CUDA-only things: CUDA, GPUs, NCCL, TensorRT, CUDA graphs, FSDP, bitsandbytes, DeepGEMM,

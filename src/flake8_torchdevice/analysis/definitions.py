@@ -125,6 +125,8 @@ class Definitions:
     # Every module the file imports, at any depth, by statement or by name
     # (``importlib.import_module("tensorrt")``, ``optional_import("tensorrt")``).
     imported_modules: set[str] = field(default_factory=set)
+    # Every local name an import binds, relative imports too (``from . import utils``).
+    imported_names: set[str] = field(default_factory=set)
     # Functions (and classes, for their ``__call__``) handed to ignite's ``Engine(...)``: ignite
     # calls them with ``(engine, batch)``, a batch from the DataLoader it runs.
     batch_handlers: set[str] = field(default_factory=set)

@@ -292,6 +292,17 @@ def may_be_on_accelerator(value: Value, through_modules: bool = True) -> bool:
     return any(place.kind in kinds for place in value.places)
 
 
+def read_from_a_value(value: Value) -> bool:
+    """A device read off a value (``d = x.device``): wherever ``x`` is, not one the code chose."""
+    origin = value.origin
+    return (
+        value.kind is Kind.DEVICE
+        and origin is not None
+        and type(origin.node) is cst.Attribute
+        and origin.node.attr.value == "device"
+    )
+
+
 def must_be_on_accelerator(value: Value, through_modules: bool = True) -> bool:
     """Every place is an accelerator: on the device wherever a device is present."""
     kinds = _DEVICE_PLACES if through_modules else {PlaceKind.ACCELERATOR}

@@ -17,6 +17,7 @@ import libcst as cst
 from .domain import (
     CPU,
     NONE,
+    NOWHERE,
     SCALAR,
     UNKNOWN,
     Kind,
@@ -32,6 +33,7 @@ from .facts import LiteralFact, OperationFact, StoreFact
 from .imports import dotted_name
 from .knowledge.api import LEGACY_CPU_CONSTRUCTORS, LEGACY_CUDA_CONSTRUCTORS, TENSOR_ATTRIBUTES, TENSOR_TYPES
 from .literals import cuda_fstring, is_cpu_literal, is_cuda_literal
+from .methods import names_a_device
 from .syntax import all_params, children, is_a
 
 if TYPE_CHECKING:
@@ -134,6 +136,8 @@ class ExpressionEvaluator(_Base):
             return owner.keyed(attribute)
         if kind is Kind.MODULE or kind is Kind.OBJECT:
             return self.summaries.attribute(owner, attribute)
+        if attribute == "device" and kind is Kind.UNKNOWN and not names_a_device(dotted_name(node) or ""):
+            return Value(kind=Kind.DEVICE, places=NOWHERE, origin=Origin(node, "the device of a value"))
         return UNKNOWN
 
     # -------------------------------------------------------------- subscripts

@@ -8,13 +8,20 @@ question our rules ask ("is this ``torch.device``?").
 
 from __future__ import annotations
 
+from typing import cast
+
 import libcst as cst
 
 
 def dotted_name(node: cst.CSTNode) -> str | None:
     """``a.b.c`` for a chain of attributes on a name, else None."""
-    parts = []
     # Exact types: libcst's node classes are ABCs, slow to ``isinstance``, and never subclassed.
+    kind = type(node)
+    if kind is cst.Name:  # most often asked, answered without building a list
+        return cast(cst.Name, node).value
+    if kind is not cst.Attribute:
+        return None
+    parts = []
     while type(node) is cst.Attribute:
         parts.append(node.attr.value)
         node = node.value

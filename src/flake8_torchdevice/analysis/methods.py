@@ -21,6 +21,7 @@ from .domain import (
     Value,
     accelerator,
     may_be_on_accelerator,
+    read_from_a_value,
     sequence,
     tensor,
 )
@@ -207,6 +208,8 @@ class MethodEvaluator(_Base):
                 return value.places
             if may_be_on_accelerator(value):  # chosen by availability: the accelerator when present
                 return accelerator(name or self.module.code_for_node(node))
+            if read_from_a_value(value):  # ``d = x.device``: wherever ``x`` is
+                return value.places
             return accelerator(name) if name is not None else value.places
         if type(node) is cst.Integer:  # ``.to(0)``: CUDA device 0
             return accelerator(f"cuda:{node.value}")
@@ -216,7 +219,7 @@ class MethodEvaluator(_Base):
             return self.peek(node.value, self.state).places
         if (
             name is not None
-            and _names_a_device(name)
+            and names_a_device(name)
             and (DEVICE_LIKE_NAME.search(name.rsplit(".", 1)[-1]) or self._placed_with(name))
         ):
             return accelerator(name)
@@ -273,7 +276,7 @@ class MethodEvaluator(_Base):
             self.state.bind(name, value.with_kind(kind))
 
 
-def _names_a_device(name: str) -> bool:
+def names_a_device(name: str) -> bool:
     """``device``, ``self.device``, ``args.device``: a variable or setting holding a device. Not
     ``x.device`` of some other value, which is wherever ``x`` is (unknown when ``x`` is)."""
     owner, _, attribute = name.rpartition(".")

@@ -46,6 +46,7 @@ __all__ = [
     "is_cpu_literal",
     "is_cuda_literal",
     "is_device",
+    "is_device_of_a_value",
     "is_instance_of_other_class",
     "is_module",
     "is_ndarray",
@@ -90,6 +91,12 @@ class Analysis:
 
     def qualify(self, node: cst.BaseExpression) -> str | None:
         return self._imports.qualify(node)
+
+    def names_an_import(self, node: cst.BaseExpression) -> bool:
+        """Does ``node`` start at a name an import binds (``utils`` in ``utils.load(...)``), a
+        relative import too? Its attributes are the imported module's own functions."""
+        name = dotted_name(node)
+        return name is not None and name.split(".", 1)[0] in self._definitions.imported_names
 
     # -------------------------------------------------------------------- facts
     def calls(self) -> Iterable[CallFact]:
@@ -291,6 +298,11 @@ def may_be_on_accelerator(value: Value, through_modules: bool = True) -> bool:
 
 def must_be_on_accelerator(value: Value, through_modules: bool = True) -> bool:
     return domain.must_be_on_accelerator(value, through_modules)
+
+
+def is_device_of_a_value(value: Value) -> bool:
+    """``d = x.device``: the device some value is on, wherever that is."""
+    return domain.read_from_a_value(value)
 
 
 def place_name(value: Value) -> str:

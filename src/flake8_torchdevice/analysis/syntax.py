@@ -9,10 +9,12 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import typing
 from collections.abc import Iterator, Sequence
 from typing import cast
 
 import libcst as cst
+from libcst._nodes import op as _operators
 
 _SKIPPED_FIELDS = frozenset(
     {"lpar", "rpar", "comma", "semicolon", "header", "footer", "leading_lines", "lines_after_decorators"}
@@ -26,10 +28,40 @@ def _child_fields(node_type: type) -> tuple[str, ...]:
         names = tuple(
             f.name
             for f in dataclasses.fields(node_type)
-            if f.name not in _SKIPPED_FIELDS and not f.name.startswith("whitespace")
+            if f.name not in _SKIPPED_FIELDS and not f.name.startswith("whitespace") and _may_hold_code(f.type)
         )
         _FIELDS_BY_TYPE[node_type] = names
     return names
+
+
+def _may_hold_code(annotation: object) -> bool:
+    """Can a field declared so hold code? Not a string, a literal, a sentinel or an operator token
+    (``+``, ``=``, ``,``): skipping those spares a call for every name, number and operator."""
+    arguments = typing.get_args(annotation)
+    if typing.get_origin(annotation) is typing.Literal:
+        return False
+    if arguments:  # Optional[...], Union[...], Sequence[...]
+        return any(_may_hold_code(argument) for argument in arguments)
+    if not isinstance(annotation, type):
+        return True  # a form we do not read: keep the field
+    return annotation not in _NEVER_CODE and getattr(annotation, "__module__", "") != _operators.__name__
+
+
+_NEVER_CODE = frozenset(
+    {
+        str,
+        bool,
+        type(None),
+        cst.MaybeSentinel,
+        cst.Asynchronous,
+        cst.LeftSquareBracket,
+        cst.RightSquareBracket,
+        cst.LeftCurlyBrace,
+        cst.RightCurlyBrace,
+        cst.LeftParen,
+        cst.RightParen,
+    }
+)
 
 
 @functools.cache

@@ -192,7 +192,8 @@ class HardcodedCudaDevice(Rule):
     variable assigned from it, a conditional expression, the `else` of `if not
     torch.cuda.is_available()`, code after an early `return`/`raise`/`pytest.skip`, the right side
     of `torch.cuda.is_available() and ...`), device checks (`if x.is_cuda:`, `if device.type ==
-    "cuda":`, `dist.get_backend() == "nccl"`, `len(torch.cuda.default_generators) > 0`), a `try`
+    "cuda":`, `dist.get_backend() == "nccl"`, `len(torch.cuda.default_generators) > 0`,
+    `torch.cuda.max_memory_allocated() > 0`), a `try`
     whose `except` catches the failure (`AssertionError`, `RuntimeError`, `Exception`), names that
     make CUDA an explicit choice (`if args.use_gpu:`), tests skipped without CUDA
     (`skipif`/`skipUnless`), functions and classes named for CUDA, functions that set up NCCL or run

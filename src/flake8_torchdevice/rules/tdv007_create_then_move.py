@@ -11,6 +11,7 @@ from ..analysis.queries import (
     CallFact,
     Value,
     is_device,
+    is_device_of_a_value,
     is_tensor,
     keyword_argument,
     may_be_on_accelerator,
@@ -32,6 +33,11 @@ RANDOM_FACTORIES = frozenset(f"torch.{name}" for name in "rand randn randint ran
 def _is_device_of(node: cst.BaseExpression | None) -> bool:
     """``x.device`` / ``self.device``: a device, wherever it is."""
     return isinstance(node, cst.Attribute) and node.attr.value == "device"
+
+
+def _holds_a_device_of(move: CallFact) -> bool:
+    """``d = x.device`` ... ``.to(d)``: a device, wherever it is."""
+    return bool(move.arguments) and is_device_of_a_value(move.arguments[0])
 
 
 def _only_device(move: cst.Call) -> cst.BaseExpression | None:
@@ -122,7 +128,7 @@ class CreateThenMove(Rule):
             if created is None or created.qualified not in FILLING_FACTORIES | RANDOM_FACTORIES:
                 continue
             target = keyword_argument(site.node, "device") or positional_argument(site.node, 0)
-            moves = may_be_on_accelerator(site.result) or _is_device_of(target)
+            moves = may_be_on_accelerator(site.result) or _is_device_of(target) or _holds_a_device_of(site)
             if keyword_argument(created.node, "device") is not None or not moves:
                 continue
             if keyword_argument(created.node, "generator") is not None:

@@ -21,8 +21,10 @@ class MapLocationToLoadStateDict(Rule):
     machine. The argument belongs to `torch.load`, which decides where the loaded tensors go;
     `load_state_dict` then copies them into the module's own tensors, wherever those are.
 
-    Not reported: calls that unpack `**kwargs` into `load_state_dict`, and `load_state_dict` of
-    other classes (not a module or optimizer), whose own signature may take `map_location`.
+    Not reported: calls that unpack `**kwargs` into `load_state_dict`, `load_state_dict` of
+    other classes (not a module or optimizer), whose own signature may take `map_location`, and
+    functions of an imported module (`checkpoints.load_state_dict(path, map_location="cpu")`, a
+    project's own loader, relative imports too).
 
     ## Example
     ```python
@@ -52,6 +54,8 @@ class MapLocationToLoadStateDict(Rule):
         for site in analysis.calls():
             if site.method != "load_state_dict" or is_instance_of_other_class(site.receiver_value):
                 continue  # another class's load_state_dict may well take map_location
+            if site.receiver is not None and analysis.names_an_import(site.receiver):
+                continue  # ``utils.load_state_dict(path, map_location=...)``: a project's own function
             misplaced = keyword_argument(site.node, "map_location")
             if misplaced is not None:
                 yield self.finding(
