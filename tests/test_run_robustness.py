@@ -21,7 +21,9 @@ from flake8_torchdevice import runner
 from flake8_torchdevice.cli import main
 from flake8_torchdevice.sources import DEFAULT_MEMORY_BUDGET_MIB, largest_file
 
-BUGGY = 'import torch\nx = torch.zeros(3, device="cuda")\n'  # TDV001 at 2:27
+# A finding of a rule on by default, at 2:56.
+BUGGY = 'import torch\ntorch.nn.Linear(2, 2).load_state_dict({}, map_location="cpu")\n'
+BUGGY_CODE = "TDV011"
 FIXABLE = "import torch\nbias = torch.zeros(3)\nbias.to(device)\n"  # TDV002, fixed in place
 FIXED = "import torch\nbias = torch.zeros(3)\nbias = bias.to(device)\n"
 # Long enough to need worker processes (more than 20 files would choose them too).
@@ -47,7 +49,7 @@ def command(*args, timeout=HANG):
 
 
 def ordinary_findings(out):
-    return sorted(line.split(":")[0] for line in out.splitlines() if ": TDV001 " in line)
+    return sorted(line.split(":")[0] for line in out.splitlines() if f": {BUGGY_CODE} " in line)
 
 
 def assert_others_reported(result):
@@ -185,7 +187,7 @@ def test_peak_memory_stays_under_the_budget_with_an_oversized_file(project, jobs
     *findings, last = measured.stdout.splitlines()
     _, status, _, peak_kib = last.split()
     assert status == "1"
-    assert sum("TDV001" in line for line in findings) == len(ORDINARY) + 30
+    assert sum(BUGGY_CODE in line for line in findings) == len(ORDINARY) + 30
     assert any(line.startswith("huge.py:1:1: TDV900") for line in findings)
     assert int(peak_kib) < 128 * 1024
 
@@ -443,7 +445,7 @@ def test_a_named_directory_under_an_ignored_one_is_searched(project, capsys):
     (library / "module.pyc").write_text(BUGGY)  # not a source file anyway
     (library / "__pycache__").mkdir()
     assert main(["check", "versions/3.11/lib"]) == 1
-    assert capsys.readouterr().out.startswith("versions/3.11/lib/module.py:2:27: TDV001 ")
+    assert capsys.readouterr().out.startswith(f"versions/3.11/lib/module.py:2:56: {BUGGY_CODE} ")
     assert main(["check", "."]) == 1  # from the top, versions/ stays ignored
     assert "versions/" not in capsys.readouterr().out
 
@@ -459,7 +461,7 @@ def test_when_ignore_rules_hide_every_file_the_command_says_so_and_how_to_search
     assert "no Python files or notebooks found: 1 file(s) or folder(s) ignored by .gitignore" in err
     assert "--no-respect-gitignore" in err
     assert main(["check", "--no-respect-gitignore", "."]) == 1
-    assert capsys.readouterr().out.startswith("generated/model.py:2:27: TDV001 ")
+    assert capsys.readouterr().out.startswith(f"generated/model.py:2:56: {BUGGY_CODE} ")
 
 
 def test_respect_gitignore_and_memory_budget_in_pyproject(project, capsys):
