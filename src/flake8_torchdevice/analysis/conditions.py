@@ -17,6 +17,7 @@ CUDA check: the author made CUDA an explicit choice, and reporting it would be n
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Callable, Sequence
 
@@ -70,13 +71,19 @@ _NOT_CUDA = frozenset({"mps", "xla", "meta", "xpu", "hpu", "npu", "mtia"})
 _MODULE_TYPES = frozenset({"torch.nn.Module", "torch.nn.modules.module.Module"})
 
 
+@functools.lru_cache(maxsize=4096)  # asked again and again about the same few hundred names
 def mentions_cuda(identifier: str) -> bool:
     return _MENTIONS_CUDA.search(identifier) is not None
 
 
 def needs_cuda(docstring: str | None) -> bool:
     """Does a docstring say its code needs CUDA (a TensorRT backend, a CUDA-graph helper)?"""
-    return docstring is not None and _NEEDS_CUDA.search(docstring) is not None
+    if docstring is None:
+        return False
+    lowered = docstring.lower()
+    if "cuda" not in lowered and "gpu" not in lowered and "nvidia" not in lowered:
+        return False  # most docstrings: spared the slower search
+    return _NEEDS_CUDA.search(docstring) is not None
 
 
 class Conditions:

@@ -40,9 +40,14 @@ class ImportTable:
 
     def __init__(self) -> None:
         self._aliases: dict[str, str] = {}
+        # ``qualify``'s answers by node (the same calls are evaluated in loops and summaries again),
+        # valid until the next import is recorded. The node is kept with its answer, so that its id
+        # cannot be reused by another node meanwhile.
+        self._qualified: dict[int, tuple[cst.BaseExpression, str | None]] = {}
 
     def record(self, statement: cst.CSTNode) -> None:
         """Learn the names bound by an ``import`` or ``from ... import`` statement."""
+        self._qualified.clear()
         if isinstance(statement, cst.Import):
             for alias in statement.names:
                 module = _module_path(alias.name)
@@ -70,6 +75,14 @@ class ImportTable:
         ``T.cuda.is_available`` after ``import torch as T`` gives
         ``torch.cuda.is_available``; a name that was never imported gives None.
         """
+        known = self._qualified.get(id(node))
+        if known is not None:
+            return known[1]
+        qualified = self._qualify(node)
+        self._qualified[id(node)] = (node, qualified)
+        return qualified
+
+    def _qualify(self, node: cst.BaseExpression) -> str | None:
         dotted = dotted_name(node)
         if dotted is None:
             return None
