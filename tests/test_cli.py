@@ -340,6 +340,8 @@ def test_extend_select_in_pyproject_adds_to_the_defaults_and_to_the_flags(projec
     assert found(check(capsys, ".")[1]) == [("bad.py", "TDV001"), ("bad.py", "TDV002"), ("bad.py", "TDV003")]
     out = check(capsys, "--extend-select", "TDV004", "--ignore", "TDV002,TDV003", ".")[1]
     assert found(out) == [("bad.py", "TDV001"), ("load.py", "TDV004")]
+    # A selection on the command line starts afresh: the file's extend-select goes with its select.
+    assert found(check(capsys, "--select", "TDV003", ".")[1]) == [("bad.py", "TDV003")]
 
 
 def test_the_nearest_pyproject_with_a_torchdevice_table_is_used(project, capsys, monkeypatch):

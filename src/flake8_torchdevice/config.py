@@ -61,7 +61,7 @@ class Resolved:
 
 def resolve(config: Config, flags: Config) -> Resolved:
     """Each flag given on the command line replaces the configured value; extend-select and
-    extend-exclude add up."""
+    extend-exclude add up (a ``--select`` replaces the configured extend-select too)."""
     chosen = replace(config, **{name: getattr(flags, name) for name in _REPLACED if getattr(flags, name) is not None})
     if flags.exclude is not None:
         excludes = exclude_patterns(flags.exclude, flags.root)
@@ -74,7 +74,9 @@ def resolve(config: Config, flags: Config) -> Resolved:
         guard_functions=frozenset(chosen.guard_functions or ()),
         report_unknown_receivers=bool(chosen.report_unknown_receivers),
     )
-    codes = selected_codes(chosen.select, chosen.ignore or (), config.extend_select + flags.extend_select)
+    # A selection given on the command line starts afresh: the file's additions to its own go too.
+    added = flags.extend_select if flags.select is not None else config.extend_select + flags.extend_select
+    codes = selected_codes(chosen.select, chosen.ignore or (), added)
     return Resolved(
         codes,
         settings,

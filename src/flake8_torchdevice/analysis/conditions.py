@@ -59,6 +59,17 @@ _NEEDS_CUDA = re.compile(
     re.IGNORECASE,
 )
 _REFUSES_CUDA = re.compile(r"(no|disable|without|skip)_?(cuda|gpu)|cpu", re.IGNORECASE)
+# Counts that are 0 without CUDA, compared with numbers (``device_count() > 1``).
+CUDA_COUNTS = frozenset(
+    {
+        "torch.cuda.device_count",
+        "torch.accelerator.device_count",
+        "torch.cuda.memory_allocated",
+        "torch.cuda.max_memory_allocated",
+        "torch.cuda.memory_reserved",
+        "torch.cuda.max_memory_reserved",
+    }
+)
 # Functions that pass their argument's truth on: ``len(torch.cuda.default_generators) > 0``.
 _TRANSPARENT_CALLS = frozenset({"len", "bool", "int", "any", "all"})
 _ZERO_COMPARISONS = (cst.Equal, cst.LessThanEqual)  # ``device_count() == 0`` means no CUDA
@@ -231,6 +242,9 @@ class Conditions:
                 literal = _literal_polarity(right)
             if literal is not Polarity.NONE:
                 return literal.flipped() if negated else literal
+            threshold = self._count_threshold(left, operator, right)
+            if threshold is not None:
+                return threshold
             inner = self.polarity(left, state)
             if inner is Polarity.NONE:
                 inner = self.polarity(right, state)
@@ -241,6 +255,35 @@ class Conditions:
                 return inner.flipped() if counts_zero or negated else inner
             left = right
         return Polarity.NONE
+
+    def _count_threshold(
+        self, left: cst.BaseExpression, operator: cst.BaseCompOp, right: cst.BaseExpression
+    ) -> Polarity | None:
+        """``device_count() > 1``, ``memory_allocated() < 8e9``: a count that is 0 without CUDA,
+        compared with a number (None when the test is not one). A test that fails for 0 has CUDA
+        in its true branch; one that holds for 0 is read the other way round, as ``== 0`` is."""
+        count, bound, flipped = left, _number(right), False
+        if bound is None:  # ``0 < device_count()``
+            count, bound, flipped = right, _number(left), True
+        if bound is None or not self._counts_cuda(count):
+            return None
+        if not _compare(0.0, operator, bound, flipped):
+            return Polarity.POSITIVE
+        # True for 0: the false branch has CUDA if some count fails the test (``<= 1``, ``== 0``);
+        # ``>= 0`` holds for every count and proves nothing.
+        if _equality(operator) or not _compare(_LARGE_COUNT, operator, bound, flipped):
+            return Polarity.NEGATIVE
+        return Polarity.NONE
+
+    def _counts_cuda(self, node: cst.BaseExpression) -> bool:
+        if type(node) is not cst.Call:
+            return False
+        if self._imports.qualify(node.func) in CUDA_COUNTS:
+            return True
+        return dotted_name(node.func) == "len" and bool(node.args) and self._counts_cuda_list(node.args[0].value)
+
+    def _counts_cuda_list(self, node: cst.BaseExpression) -> bool:
+        return self._imports.qualify(node) == "torch.cuda.default_generators"
 
     def _reference_polarity(self, reference: cst.BaseExpression, state: State) -> Polarity:
         name = dotted_name(reference)
@@ -292,6 +335,41 @@ def _literal_polarity(node: cst.BaseExpression) -> Polarity:
     if value.lower().startswith("cpu"):
         return Polarity.NEGATIVE
     return Polarity.NONE
+
+
+_LARGE_COUNT = 1e18  # more devices or bytes than any machine has
+
+
+def _number(node: cst.BaseExpression) -> float | None:
+    if type(node) is cst.Integer or type(node) is cst.Float:
+        try:
+            return float(node.evaluated_value)
+        except (ValueError, SyntaxError):
+            return None
+    return None
+
+
+def _equality(operator: cst.BaseCompOp) -> bool:
+    return type(operator) is cst.Equal or type(operator) is cst.NotEqual
+
+
+def _compare(count: float, operator: cst.BaseCompOp, bound: float, flipped: bool) -> bool:
+    """``count <op> bound`` (or ``bound <op> count`` when ``flipped``)."""
+    left, right = (bound, count) if flipped else (count, bound)
+    kind = type(operator)
+    if kind is cst.LessThan:
+        return left < right
+    if kind is cst.LessThanEqual:
+        return left <= right
+    if kind is cst.GreaterThan:
+        return left > right
+    if kind is cst.GreaterThanEqual:
+        return left >= right
+    if kind is cst.Equal:
+        return left == right
+    if kind is cst.NotEqual:
+        return left != right
+    return True  # ``is``, ``in``: read as proving nothing
 
 
 def _common_polarity(polarities: Sequence[Polarity]) -> Polarity:

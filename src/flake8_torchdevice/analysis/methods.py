@@ -51,6 +51,9 @@ _SETTINGS_OWNERS = frozenset(
     "self cls args opt opts option options cfg conf config configs hparams hp params settings flags trainer "
     "accelerator state".split()
 )
+# ... also by the end of their name: ``training_args``, ``eval_cfg``; and the device a model or a
+# Lightning module runs on (``pl_module.device``, ``model.device``) is the run's device.
+_SETTINGS_OWNER_ENDINGS = ("args", "_cfg", "_config", "_opts", "model", "module", "net")
 # Receivers whose ``.to()`` changes them in place and returns them.
 _MOVED_IN_PLACE = frozenset({Kind.MODULE, Kind.MAPPING})
 
@@ -280,7 +283,10 @@ def names_a_device(name: str) -> bool:
     """``device``, ``self.device``, ``args.device``: a variable or setting holding a device. Not
     ``x.device`` of some other value, which is wherever ``x`` is (unknown when ``x`` is)."""
     owner, _, attribute = name.rpartition(".")
-    return not owner or attribute != "device" or owner.rsplit(".", 1)[-1] in _SETTINGS_OWNERS
+    if not owner or attribute != "device":
+        return True
+    last = owner.rsplit(".", 1)[-1]
+    return last in _SETTINGS_OWNERS or last.lower().endswith(_SETTINGS_OWNER_ENDINGS)
 
 
 def _placed_throughout(value: Value, places: frozenset[Place], origin: Origin) -> Value:

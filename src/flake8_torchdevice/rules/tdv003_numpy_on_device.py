@@ -61,8 +61,9 @@ class NumpyOnAccelerator(Rule):
 
     Tensors the code shows are on the CPU (created without `device=` and never moved,
     `torch.from_numpy`, results of `.cpu()`) are not reported, nor are tensors whose place the code
-    does not show, `.numpy()` under a CPU-only branch (`else` of `if use_cuda:`), nor `.numpy()` in
-    files that do not use torch (TensorFlow's `.numpy()` is fine).
+    does not show (also when moved to a device read off such a tensor: `home = x.device` ...
+    `.to(home)` puts it back wherever `x` was), `.numpy()` under a CPU-only branch (`else` of
+    `if use_cuda:`), nor `.numpy()` in files that do not use torch (TensorFlow's `.numpy()` is fine).
 
     ## Fix
     Safe: `t.numpy()` becomes `t.cpu().numpy()` (`t.detach().cpu().numpy()` when `t` requires grad).

@@ -4,9 +4,15 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from ..analysis.queries import Analysis, is_instance_of_other_class, keyword_argument
+from ..analysis.queries import Analysis, CallFact, is_instance_of_other_class, is_module, keyword_argument
 from ..settings import Settings
 from .base import Finding, Rule
+
+
+def _function_of_an_import(site: CallFact, analysis: Analysis) -> bool:
+    """The receiver is an imported module (not a module instance bound to the same name later)."""
+    receiver = site.receiver
+    return receiver is not None and analysis.names_an_import(receiver) and not is_module(site.receiver_value)
 
 
 class MapLocationToLoadStateDict(Rule):
@@ -54,7 +60,7 @@ class MapLocationToLoadStateDict(Rule):
         for site in analysis.calls():
             if site.method != "load_state_dict" or is_instance_of_other_class(site.receiver_value):
                 continue  # another class's load_state_dict may well take map_location
-            if site.receiver is not None and analysis.names_an_import(site.receiver):
+            if _function_of_an_import(site, analysis):
                 continue  # ``utils.load_state_dict(path, map_location=...)``: a project's own function
             misplaced = keyword_argument(site.node, "map_location")
             if misplaced is not None:
