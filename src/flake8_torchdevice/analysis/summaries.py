@@ -15,6 +15,7 @@ instance places them where that instance is; plain tensor attributes stay where 
 
 from __future__ import annotations
 
+from collections import Counter
 from typing import TYPE_CHECKING
 
 import libcst as cst
@@ -31,6 +32,10 @@ if TYPE_CHECKING:
 
 MAX_DEPTH = 3
 MAX_SUMMARIES = 400
+# Distinct arguments one function is summarised for; past them, one summary with unknown
+# arguments answers every other call (a helper called with many different values costs a walk
+# per value otherwise, and most of a model file's analysis time went there).
+MAX_BINDINGS = 4
 # Where the module a method belongs to is: the place of ``self`` in every module method.
 SELF = with_module("self")
 _MODULE_ENTRY_METHODS = frozenset({"forward", "__call__"})
@@ -42,6 +47,7 @@ class Summaries:
     def __init__(self, interpreter: Interpreter) -> None:
         self.interpreter = interpreter
         self._memo: dict[tuple, Outcome] = {}
+        self._bindings: Counter[int] = Counter()  # summaries made, by function node
         self._depth = 0
         self._outer: list[State] = []
         self._tables: dict[str, dict[str, Value]] = {}
@@ -254,8 +260,15 @@ class Summaries:
         known = self._memo.get(key)
         if known is not None:
             return known
+        if self._bindings[id(info.node)] >= MAX_BINDINGS:
+            bound = dict.fromkeys(bound, UNKNOWN)
+            key = (id(info.node), self_value, tuple(sorted(bound.items())))
+            known = self._memo.get(key)
+            if known is not None:
+                return known
         if not self._may_summarise():
             return UNKNOWN, {}
+        self._bindings[id(info.node)] += 1
         # A recursive call while this one is evaluated contributes nothing: the other returns decide.
         self._memo[key] = (NONE, {})
         outcome = self._evaluate(info, bound, self_value)
