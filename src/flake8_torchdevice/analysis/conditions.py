@@ -29,24 +29,27 @@ from .literals import string_value
 from .state import State
 from .syntax import children
 
-AVAILABILITY_CHECKS = frozenset(
+# Counts that are 0 (never an error) without CUDA: devices, and CUDA memory in use. Compared with
+# a number (``device_count() > 1``, ``memory_allocated() < 8e9``), they read as ``_count_threshold`` says.
+CUDA_COUNTS = frozenset(
     {
-        "torch.cuda.is_available",
         "torch.cuda.device_count",
-        "torch.cuda.is_initialized",
-        "torch.cuda.default_generators",
-        "torch.accelerator.is_available",
         "torch.accelerator.device_count",
-        "torch.accelerator.current_accelerator",
-        "torch.backends.cudnn.is_available",
-        "torch.backends.cudnn.enabled",
-        # CUDA memory in use: 0 (never an error) without CUDA, so ``> 0`` means CUDA runs here.
         "torch.cuda.memory_allocated",
         "torch.cuda.max_memory_allocated",
         "torch.cuda.memory_reserved",
         "torch.cuda.max_memory_reserved",
     }
 )
+AVAILABILITY_CHECKS = CUDA_COUNTS | {
+    "torch.cuda.is_available",
+    "torch.cuda.is_initialized",
+    "torch.cuda.default_generators",
+    "torch.accelerator.is_available",
+    "torch.accelerator.current_accelerator",
+    "torch.backends.cudnn.is_available",
+    "torch.backends.cudnn.enabled",
+}
 # Names of CUDA-only things: CUDA, GPUs, NCCL, TensorRT, CUDA graphs, FSDP, bitsandbytes, DeepGEMM,
 # pinned memory (``if self.pin_memory:`` opts in to CUDA).
 _MENTIONS_CUDA = re.compile(
@@ -59,17 +62,6 @@ _NEEDS_CUDA = re.compile(
     re.IGNORECASE,
 )
 _REFUSES_CUDA = re.compile(r"(no|disable|without|skip)_?(cuda|gpu)|cpu", re.IGNORECASE)
-# Counts that are 0 without CUDA, compared with numbers (``device_count() > 1``).
-CUDA_COUNTS = frozenset(
-    {
-        "torch.cuda.device_count",
-        "torch.accelerator.device_count",
-        "torch.cuda.memory_allocated",
-        "torch.cuda.max_memory_allocated",
-        "torch.cuda.memory_reserved",
-        "torch.cuda.max_memory_reserved",
-    }
-)
 # Functions that pass their argument's truth on: ``len(torch.cuda.default_generators) > 0``.
 _TRANSPARENT_CALLS = frozenset({"len", "bool", "int", "any", "all"})
 _ZERO_COMPARISONS = (cst.Equal, cst.LessThanEqual)  # ``device_count() == 0`` means no CUDA
@@ -280,10 +272,12 @@ class Conditions:
             return False
         if self._imports.qualify(node.func) in CUDA_COUNTS:
             return True
-        return dotted_name(node.func) == "len" and bool(node.args) and self._counts_cuda_list(node.args[0].value)
-
-    def _counts_cuda_list(self, node: cst.BaseExpression) -> bool:
-        return self._imports.qualify(node) == "torch.cuda.default_generators"
+        # ``len(torch.cuda.default_generators)``: one generator per CUDA device
+        return (
+            dotted_name(node.func) == "len"
+            and bool(node.args)
+            and self._imports.qualify(node.args[0].value) == "torch.cuda.default_generators"
+        )
 
     def _reference_polarity(self, reference: cst.BaseExpression, state: State) -> Polarity:
         name = dotted_name(reference)

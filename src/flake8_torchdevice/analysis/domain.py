@@ -303,7 +303,7 @@ def may_be_on_accelerator(value: Value, through_modules: bool = True) -> bool:
     return any(place.kind in kinds for place in value.places)
 
 
-def read_from_a_value(value: Value) -> bool:
+def is_device_of_a_value(value: Value) -> bool:
     """A device read off a value (``d = x.device``): wherever ``x`` is, not one the code chose."""
     origin = value.origin
     return (

@@ -20,8 +20,8 @@ from .domain import (
     Place,
     Value,
     accelerator,
+    is_device_of_a_value,
     may_be_on_accelerator,
-    read_from_a_value,
     sequence,
     tensor,
 )
@@ -211,7 +211,7 @@ class MethodEvaluator(_Base):
                 return value.places
             if may_be_on_accelerator(value):  # chosen by availability: the accelerator when present
                 return accelerator(name or self.module.code_for_node(node))
-            if read_from_a_value(value):  # ``d = x.device``: wherever ``x`` is
+            if is_device_of_a_value(value):  # ``d = x.device``: wherever ``x`` is
                 return value.places
             return accelerator(name) if name is not None else value.places
         if type(node) is cst.Integer:  # ``.to(0)``: CUDA device 0

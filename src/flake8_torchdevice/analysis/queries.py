@@ -16,7 +16,7 @@ import libcst as cst
 from . import domain
 from .conditions import needs_cuda
 from .definitions import Definitions, FunctionInfo
-from .domain import Kind, PlaceKind, Value
+from .domain import Kind, PlaceKind, Value, is_device_of_a_value
 from .facts import CallFact, DefaultFact, Facts, LiteralFact, OperationFact, Scope, StoreFact
 from .imports import ImportTable, dotted_name
 from .knowledge import api
@@ -298,11 +298,6 @@ def may_be_on_accelerator(value: Value, through_modules: bool = True) -> bool:
 
 def must_be_on_accelerator(value: Value, through_modules: bool = True) -> bool:
     return domain.must_be_on_accelerator(value, through_modules)
-
-
-def is_device_of_a_value(value: Value) -> bool:
-    """``d = x.device``: the device some value is on, wherever that is."""
-    return domain.read_from_a_value(value)
 
 
 def place_name(value: Value) -> str:
