@@ -10,7 +10,10 @@ The text is ``Value.describe()``: the kind, then the places (``{cpu}``, ``may{cp
 
 from __future__ import annotations
 
+import collections.abc
+import dataclasses
 import re
+import typing
 from pathlib import Path
 
 import libcst as cst
@@ -112,3 +115,27 @@ def test_a_unit_past_its_budget_is_analysed_again_simply(monkeypatch) -> None:
     assert analysis.value_of(calls[0]).describe() == "unknown"  # no summaries in simple mode
     monkeypatch.setattr(interpreter, "UNIT_BUDGET", 60_000)
     assert analyse(module).value_of(calls[0]).describe() == "tensor {cpu}"
+
+
+def _node_types_only(annotation: object) -> bool:
+    if typing.get_origin(annotation) is typing.Union:
+        return all(_node_types_only(argument) for argument in typing.get_args(annotation))
+    return isinstance(annotation, type) and issubclass(annotation, cst.CSTNode)
+
+
+def test_sequence_fields_hold_only_nodes() -> None:
+    """``children()`` takes a sequence field's items as they are, unchecked: every sequence
+    field libcst declares holds nodes (a check against a libcst upgrade that adds another)."""
+    from flake8_torchdevice.analysis.syntax import _child_fields
+
+    node_classes = [item for item in vars(cst).values() if isinstance(item, type) and issubclass(item, cst.CSTNode)]
+    offending = []
+    for node_class in node_classes:
+        if not dataclasses.is_dataclass(node_class):
+            continue
+        hints = typing.get_type_hints(node_class)
+        for name in _child_fields(node_class):
+            declared = [hints[name], *typing.get_args(hints[name])]
+            sequences = [form for form in declared if typing.get_origin(form) in (collections.abc.Sequence, list)]
+            offending += [f"{node_class.__name__}.{name}" for form in sequences if not _node_types_only(*form.__args__)]
+    assert node_classes and not offending

@@ -335,11 +335,13 @@ _LARGE_COUNT = 1e18  # more devices or bytes than any machine has
 
 
 def _number(node: cst.BaseExpression) -> float | None:
-    if type(node) is cst.Integer or type(node) is cst.Float:
-        try:
-            return float(node.evaluated_value)
-        except (ValueError, SyntaxError):
-            return None
+    try:
+        if type(node) is cst.Integer:
+            return float(int(node.value, 0))  # ``0x10``, ``1_000``
+        if type(node) is cst.Float:
+            return float(node.value)
+    except (ValueError, OverflowError):
+        return None
     return None
 
 

@@ -162,10 +162,10 @@ class Definitions:
 
     def batch_parameter(self, function: FunctionInfo) -> cst.Param | None:
         """The parameter that receives a DataLoader batch from ignite's ``Engine``, if any."""
-        if not any(module.split(".", 1)[0] == "ignite" for module in self.imported_modules):
-            return None
         handler = function.name if function.owner is None else function.owner.name
         if handler not in self.batch_handlers or (function.owner is not None and function.name != "__call__"):
+            return None
+        if not any(module.split(".", 1)[0] == "ignite" for module in self.imported_modules):
             return None
         params = function.positional_params()
         return params[1] if len(params) > 1 else None  # (engine, batch)

@@ -32,7 +32,7 @@ from .domain import (
 from .facts import LiteralFact, OperationFact, StoreFact
 from .imports import dotted_name
 from .knowledge.api import LEGACY_CPU_CONSTRUCTORS, LEGACY_CUDA_CONSTRUCTORS, TENSOR_ATTRIBUTES, TENSOR_TYPES
-from .literals import cuda_fstring, is_cpu_literal, is_cuda_literal
+from .literals import cuda_fstring, is_cpu_literal, is_cuda_literal, string_value
 from .methods import names_a_device
 from .syntax import all_params, children, is_a
 
@@ -299,8 +299,8 @@ class ExpressionEvaluator(_Base):
             if type(element) is cst.DictElement:
                 self.evaluate(element.key)
                 value = self.evaluate(element.value)
-                literal = element.key.evaluated_value if type(element.key) is cst.SimpleString else None
-                if type(literal) is str:
+                literal = string_value(element.key)
+                if literal is not None:
                     items.append((literal, value))
             else:
                 value = self.evaluate(element.value).item or UNKNOWN
@@ -379,10 +379,7 @@ def _literal_index(node: cst.Subscript) -> int | str | None:
         and type(index.expression) is cst.Integer
     ):
         return -int(index.expression.value, 0)
-    if type(index) is cst.SimpleString:
-        literal = index.evaluated_value
-        return literal if type(literal) is str else None
-    return None
+    return string_value(index)
 
 
 def _shapeless(value: Value) -> bool:

@@ -23,7 +23,7 @@ import libcst as cst
 from .calls import CallEvaluator
 from .collector import collect
 from .conditions import Conditions, mentions_cuda, needs_cuda
-from .definitions import ClassInfo, Definitions, FunctionInfo
+from .definitions import Definitions, FunctionInfo
 from .domain import Value
 from .expressions import ExpressionEvaluator
 from .facts import Facts, Scope
@@ -170,26 +170,25 @@ class Interpreter(StatementWalker, ExpressionEvaluator, CallEvaluator):
 
     def cuda_specific(self, info: FunctionInfo) -> bool:
         """Named for CUDA, in a class named for CUDA, or decorated with a CUDA check."""
-        known = self._cuda_specific.get(id(info.node))
-        if known is None:
-            known = (
-                mentions_cuda(info.name)
-                or info.evidence.uses_nccl  # NCCL runs on CUDA GPUs only
-                or (self.file_uses_nccl and info.evidence.runs_collective)  # a collective of an NCCL job
-                or (info.owner is None and info.name in self.definitions.gpu_workers)
-                or needs_cuda(docstring(info.node))
-                or (info.owner is not None and self.class_is_cuda_specific(info.owner))
-                or any(self.conditions.mentions_guard(d.decorator, self.state) for d in info.node.decorators)
-            )
-            self._cuda_specific[id(info.node)] = known
-        return known
-
-    def class_is_cuda_specific(self, info: ClassInfo) -> bool:
         return (
-            mentions_cuda(info.name)
-            or needs_cuda(docstring(info.node))
-            or any(self.conditions.mentions_guard(d.decorator, self.state) for d in info.node.decorators)
+            self._marked_for_cuda(info.node, info.name)
+            or info.evidence.uses_nccl  # NCCL runs on CUDA GPUs only
+            or (self.file_uses_nccl and info.evidence.runs_collective)  # a collective of an NCCL job
+            or (info.owner is None and info.name in self.definitions.gpu_workers)
+            or (info.owner is not None and self._marked_for_cuda(info.owner.node, info.owner.name))
         )
+
+    def _marked_for_cuda(self, node: cst.FunctionDef | cst.ClassDef, name: str) -> bool:
+        """Named for CUDA, documented as needing it, or decorated with a CUDA check; asked at
+        every walk of a function, so remembered."""
+        known = self._cuda_specific.get(id(node))
+        if known is None:
+            known = self._cuda_specific[id(node)] = (
+                mentions_cuda(name)
+                or needs_cuda(docstring(node))
+                or any(self.conditions.mentions_guard(d.decorator, self.state) for d in node.decorators)
+            )
+        return known
 
     def peek(self, node: cst.BaseExpression, state: State) -> Value:
         """The value of a name or attribute path in ``state``, recording nothing."""

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import functools
 import re
+from ast import literal_eval
 
 import libcst as cst
 
@@ -12,13 +14,22 @@ _CPU_DEVICE = re.compile(r"cpu(:\d+)?")
 
 def string_value(node: cst.BaseExpression) -> str | None:
     """The value of a plain (non-f, non-bytes) string literal."""
-    if type(node) is cst.SimpleString and "b" not in node.prefix.lower():
-        try:
-            value = node.evaluated_value
-        except Exception:  # odd escapes: not a literal we can reason about
-            return None
-        return value if isinstance(value, str) else None
-    return None
+    return _evaluated(node.value) if type(node) is cst.SimpleString else None
+
+
+@functools.lru_cache(maxsize=4096)
+def _evaluated(literal: str) -> str | None:
+    """A string literal's value from its source text. Most literals have no prefix, escape or
+    carriage return: their value is the text between the quotes, read without ``literal_eval``
+    (which compiles the text: the analysis asks about every docstring and device string)."""
+    if literal[0] in "\"'" and "\\" not in literal and "\r" not in literal:
+        quote = 3 if literal[:3] in ('"""', "'''") else 1
+        return literal[quote:-quote]
+    try:
+        value = literal_eval(literal)
+    except Exception:  # odd escapes: not a literal we can reason about
+        return None
+    return value if isinstance(value, str) else None
 
 
 def is_cuda_literal(node: cst.BaseExpression) -> bool:

@@ -9,29 +9,27 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import operator
 import typing
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import cast
 
 import libcst as cst
 from libcst._nodes import op as _operators
 
+from .literals import string_value
+
 _SKIPPED_FIELDS = frozenset(
     {"lpar", "rpar", "comma", "semicolon", "header", "footer", "leading_lines", "lines_after_decorators"}
 )
-_FIELDS_BY_TYPE: dict[type, tuple[str, ...]] = {}
 
 
 def _child_fields(node_type: type) -> tuple[str, ...]:
-    names = _FIELDS_BY_TYPE.get(node_type)
-    if names is None:
-        names = tuple(
-            f.name
-            for f in dataclasses.fields(node_type)
-            if f.name not in _SKIPPED_FIELDS and not f.name.startswith("whitespace") and _may_hold_code(f.type)
-        )
-        _FIELDS_BY_TYPE[node_type] = names
-    return names
+    return tuple(
+        f.name
+        for f in dataclasses.fields(node_type)
+        if f.name not in _SKIPPED_FIELDS and not f.name.startswith("whitespace") and _may_hold_code(f.type)
+    )
 
 
 def _may_hold_code(annotation: object) -> bool:
@@ -80,16 +78,36 @@ def _is_node(kind: type) -> bool:
     return known
 
 
+def _field_reader(node_type: type) -> Callable[[cst.CSTNode], tuple[object, ...]] | None:
+    """Reads every field of ``node_type`` that can hold code in one call (None: there is none)."""
+    names = _child_fields(node_type)
+    if not names:
+        return None
+    if len(names) == 1:
+        read_one = operator.attrgetter(names[0])
+        return lambda node: (read_one(node),)
+    return operator.attrgetter(*names)
+
+
+_READERS: dict[type, Callable[[cst.CSTNode], tuple[object, ...]] | None] = {}
+
+
 def children(node: cst.CSTNode) -> list[cst.CSTNode]:
     """The child nodes that can hold code (not whitespace, commas or parentheses), in order."""
+    node_type = type(node)
+    try:
+        read = _READERS[node_type]
+    except KeyError:
+        read = _READERS[node_type] = _field_reader(node_type)
     found: list[cst.CSTNode] = []
-    for name in _child_fields(type(node)):
-        value = getattr(node, name)
+    if read is None:  # a name, a number, a string: most nodes
+        return found
+    for value in read(node):
         kind = type(value)
         if kind is tuple or kind is list:
-            found.extend(item for item in value if _is_node(type(item)))
-        elif _is_node(kind):
-            found.append(value)
+            found.extend(cast("Sequence[cst.CSTNode]", value))  # libcst's sequence fields hold only nodes
+        elif _is_node(kind):  # not None or a sentinel
+            found.append(cast(cst.CSTNode, value))
     return found
 
 
@@ -135,6 +153,14 @@ def positional_argument(call: cst.Call, index: int) -> cst.BaseExpression | None
 
 def docstring(node: cst.Module | cst.FunctionDef | cst.ClassDef) -> str | None:
     """The docstring of a module, function or class, if it has one."""
+    body = node.body if type(node) is cst.Module else cast(cst.BaseSuite, node.body).body
+    first = body[0] if body else None
+    if type(first) is cst.SimpleStatementLine:
+        first = first.body[0] if first.body else None
+    if type(first) is not cst.Expr:
+        return None
+    if type(first.value) is cst.SimpleString:  # nearly always: read without compiling it
+        return string_value(first.value)
     try:
         return node.get_docstring(clean=False)
     except Exception:  # an odd string literal: no docstring we can read
