@@ -1,8 +1,9 @@
 """The facts the rules read, written once per node from the final flow state.
 
 The interpreter evaluates code several times (each loop to a fixpoint, each function summary
-at its call sites) but records only in its *recording* pass, where every node is seen with the
-state that holds there for good. A later recording pass over the same node (a class whose
+at its call sites) but keeps only what its *recording* pass saw, where every node is seen with
+the state that holds there for good (a loop's passes record into drafts, and the last pass's
+draft is kept). A later recording pass over the same node (a class whose
 attributes were learned late) replaces the earlier fact, so each node has one fact.
 """
 
@@ -99,3 +100,12 @@ class Facts:
         self.defaults: dict[int, DefaultFact] = {}
         self.literals: dict[int, LiteralFact] = {}
         self.values: dict[int, Value] = {}
+
+    def update(self, other: Facts) -> None:
+        """Take ``other``'s facts, replacing these for the same nodes."""
+        self.calls.update(other.calls)
+        self.operations.update(other.operations)
+        self.stores.update(other.stores)
+        self.defaults.update(other.defaults)
+        self.literals.update(other.literals)
+        self.values.update(other.values)

@@ -7,8 +7,9 @@ and calls (``calls``) are the three parts of the interpreter; summaries of the f
 functions and classes come from ``summaries``.
 
 Evaluation is separate from recording: a loop body is evaluated until its state stops
-changing, and a function is evaluated at each call site for its summary, with recording
-off; facts are recorded once, in the pass that sees the final state. Each unit (the module
+changing (each pass recording into a draft, of which only the last pass's is kept), and a
+function is evaluated at each call site for its summary, with recording off; facts are kept
+once, from the pass that sees the final state. Each unit (the module
 body, a function) has a step budget: past it the unit is analysed again in a simple mode
 (loops widened in one pass, no summaries), which is linear and never guesses.
 """

@@ -1,22 +1,25 @@
-"""Loops (part of the interpreter): iterate the body to a fixpoint, then record once.
+"""Loops (part of the interpreter): iterate the body to a fixpoint, and record the last pass.
 
-The body is evaluated without recording from the state before the loop; the state at the end
-of the body (and at each ``continue``) is joined back into the loop head until the head stops
-changing, or for at most ``LOOP_PASSES`` passes, after which the names the loop rebinds are
-widened to unknown. One recording pass then walks the body from that head, so every fact in
-a loop holds for every iteration. A loop met while not recording (inside another loop's
-fixpoint, in a summary, in simple mode) is walked once from a widened head: linear, and never
-a guess.
+The body is walked from the state before the loop; the state at the end of the body (and at
+each ``continue``) is joined back into the loop head until the head stops changing, or for at
+most ``LOOP_PASSES`` passes, after which the names the loop rebinds are widened to unknown and
+the body is walked once more from there. Each pass records into a draft, and only the pass
+that walked from the final head keeps its draft, so every fact in a loop holds for every
+iteration. A loop met while not recording (in a summary, in simple mode) is walked once from a
+widened head: linear, and never a guess.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import libcst as cst
 
 from .domain import UNKNOWN
+from .facts import Facts
+from .frames import Pending
 from .state import State
 from .syntax import statements
 
@@ -28,6 +31,14 @@ else:
 LOOP_PASSES = 3
 
 Body = Callable[[State], State]
+
+
+@dataclass
+class Draft:
+    """What one pass over a loop body recorded, kept until the pass is known to be the last."""
+
+    facts: Facts
+    pending: list[Pending]
 
 
 class LoopWalker(_Base):
@@ -62,29 +73,41 @@ class LoopWalker(_Base):
 
     # ------------------------------------------------------------------ the driver
     def _run(self, node: cst.For | cst.While, body: Body) -> tuple[State, list[State]]:
-        """The loop head that holds for every iteration, and the states at ``break``s, after
-        the one pass that records (or the only pass, when not recording)."""
+        """The loop head that holds for every iteration joined with where the last pass ends,
+        and the states at ``break``s."""
         before = self.state
         if self.recording and not self.simple:
-            self.recording = False
-            try:
-                head = self._fixpoint(node, before, body)
-            finally:
-                self.recording = True
-        else:
-            head = self._widened(node, before)
+            return self._fixpoint(node, before, body)
+        head = self._widened(node, before)
         end, breaks = self._pass(head, body)
         return head.join(end), breaks
 
-    def _fixpoint(self, node: cst.For | cst.While, before: State, body: Body) -> State:
+    def _fixpoint(self, node: cst.For | cst.While, before: State, body: Body) -> tuple[State, list[State]]:
+        """Walk the body until its head stops changing. Each pass records into a draft: the pass
+        that finds the head unchanged walked from the final head, so its draft is the record
+        (a separate recording pass would walk the same body from the same state again)."""
         head = before
         for _ in range(LOOP_PASSES):
-            end, _ = self._pass(head, body)
-            following = before.join(end)
-            if following.same_as(head):
-                return head
-            head = following
-        return self._widened(node, head)
+            end, breaks, draft = self._drafted_pass(head, body)
+            if before.join(end).same_as(head):
+                self.facts.update(draft.facts)
+                self.pending.extend(draft.pending)
+                return head.join(end), breaks
+            head = before.join(end)
+        head = self._widened(node, head)
+        end, breaks = self._pass(head, body)
+        return head.join(end), breaks
+
+    def _drafted_pass(self, head: State, body: Body) -> tuple[State, list[State], Draft]:
+        """``_pass``, with what it records kept aside in a draft."""
+        saved = (self.facts, self.pending)
+        draft = Draft(Facts(), [])
+        self.facts, self.pending = draft.facts, draft.pending
+        try:
+            end, breaks = self._pass(head, body)
+        finally:
+            self.facts, self.pending = saved
+        return end, breaks, draft
 
     def _pass(self, head: State, body: Body) -> tuple[State, list[State]]:
         """One walk of the body: the state where iterations continue, and the ``break`` states."""
