@@ -21,6 +21,9 @@ class Encoder(nn.Module):
         reveal(self.table)  # reveal: tensor {cpu}
         reveal(self.mask)  # reveal: tensor {cpu}
         hidden = self.linear(x)  # reveal: tensor {module:self} grad
+        # A part of the module computes where the module is, even fed a CPU tensor (where the
+        # call succeeds, the module is on the CPU too).
+        reveal(self.linear(self.table))  # reveal: tensor {module:self} grad
         return hidden * self.scale
 
     def reset(self, size):

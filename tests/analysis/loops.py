@@ -59,3 +59,13 @@ for step in range(2):
 else:
     with_else = with_else.cuda()
 reveal(with_else)  # reveal: tensor {"cuda"}
+
+# A loop nested in another runs to its own fixpoint in every pass of the outer one: what the
+# inner loop makes flows into the outer loop's next iteration.
+outputs = [torch.zeros(1, device=device)]
+for step in range(3):
+    total = torch.zeros(1)
+    for part in outputs:
+        total = total + part.cpu()
+    outputs.append(total)
+reveal(outputs)  # reveal: sequence[tensor may{cpu, device}]

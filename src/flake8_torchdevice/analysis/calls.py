@@ -257,6 +257,8 @@ class CallEvaluator(MethodEvaluator):
             places = NOWHERE if module.places == CPU else placed_inputs[0].places
         elif module.cls in api.SCATTERING_WRAPPERS:
             places = module.places  # it moved its CPU inputs to the device of the module it wraps
+        elif self._part_of_this_module(module):
+            places = module.places  # ``self.layer(x)`` in a method: where the module is, like ``x``
         elif not module_placed(module) and any(value.places == CPU for value in inputs):
             places = CPU  # a module whose place is not shown, fed CPU inputs, computes on the CPU
         elif module.places == NOWHERE:
@@ -268,6 +270,11 @@ class CallEvaluator(MethodEvaluator):
         callee = dotted_name(node.func)
         origin = Origin(node, f"computed by `{callee}`" if callee else "computed by a module")
         return Value(kind=kind, places=places, grad=grad, origin=origin)
+
+    def _part_of_this_module(self, module: Value) -> bool:
+        """A submodule of the module whose method is being walked (``self.layer``)."""
+        owner = self.frame.self_value
+        return owner is not None and owner.kind is Kind.MODULE and module.places == owner.places
 
 
 # Conversions that return a tensor argument as it is, where it is.
