@@ -15,7 +15,7 @@ from .measure import Measurement
 _SPLIT_LOOPS = (
     ("engine", "(g) engine", ("parsed", "skipped")),
     ("libcst", "(e) libcst parse", ("parsed",)),
-    ("libcst_gc_paused", "(e) libcst parse, GC paused,", ("parsed",)),
+    ("libcst_as_engine", "(e) libcst parse as the engine runs it,", ("parsed",)),
 )
 
 

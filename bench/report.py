@@ -13,7 +13,7 @@ from .targets import Target
 _HEADER = ["Measurement", "Files", "Lines", "Wall s", "CPU s", "Lines/s (wall)", "Lines/CPU-s", "Peak RSS MiB"]
 # The subprocess runs whose output is counted as a sanity check, and the loops whose parse errors are.
 _COUNTED_RUNS = ("tdv", "tdv_j1", "floor", "torchfix")
-_PARSE_LOOPS = ("libcst", "libcst_gc_paused", "ast")
+_PARSE_LOOPS = ("libcst", "libcst_as_engine", "ast")
 
 
 def preamble(info: dict[str, str], files: list[SourceFile], runs: int) -> list[str]:

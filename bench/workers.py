@@ -5,7 +5,7 @@ writes what it measured as JSON for the parent to read.
 
     ast                ast.parse per file
     libcst             libcst.parse_module per file
-    libcst_gc_paused   the same with the cyclic GC paused, as the engine runs it: the fair floor
+    libcst_as_engine   the parse as the engine runs it (cyclic GC paused, nodes not validated): the fair floor
     engine             engine.lint_source per file, the largest files first (for the memory bound)
     phases             engine.check_source with stage timings: where the engine's time goes
 """
@@ -143,10 +143,14 @@ def worker(kind: str, list_file: Path, out_file: Path) -> None:
     sources = [read_source(path) for path in paths]
     if kind == "ast":
         result = _parse_loop(sources, ast.parse)
-    elif kind in ("libcst", "libcst_gc_paused"):
+    elif kind == "libcst":
         import libcst
 
-        result = _parse_loop(sources, libcst.parse_module, gc_paused=kind == "libcst_gc_paused")
+        result = _parse_loop(sources, libcst.parse_module)
+    elif kind == "libcst_as_engine":
+        from flake8_torchdevice.parsing import parse_module
+
+        result = _parse_loop(sources, parse_module, gc_paused=True)
     elif kind == "engine":
         result = _engine_loop(sources, paths)
     elif kind == "phases":

@@ -861,3 +861,27 @@ def test_the_engine_leaves_the_garbage_collector_as_it_found_it():
         assert not gc.isenabled()
     finally:
         gc.enable()
+
+
+def test_the_engine_leaves_libcst_validating_nodes():
+    """Nodes skip their validation only while the engine parses: after it (threads included, and
+    a file that does not parse), a hand-built invalid node is refused again."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    source = "import torch\nx = torch.zeros(3)\nx.to('cuda')\n" * 200
+    with ThreadPoolExecutor(4) as pool:
+        assert all(pool.map(lint_source, [source, "import torch\nx = (\n"] * 8))
+    with pytest.raises(cst.CSTValidationError):
+        cst.Name("not a name")
+
+
+def test_a_tree_parsed_without_validation_is_the_validated_tree():
+    from pathlib import Path
+
+    from flake8_torchdevice.parsing import parse_module
+
+    root = Path(__file__).parent.parent
+    paths = sorted((root / "tests" / "fixtures").rglob("*.py")) + sorted((root / "examples").rglob("*.py"))
+    sources = [path.read_text(encoding="utf-8") for path in paths]
+    assert len(sources) > 100
+    assert all(parse_module(source).deep_equals(cst.parse_module(source)) for source in sources)

@@ -7,11 +7,9 @@ parse or analyse yields a single TDV900 diagnostic.
 from __future__ import annotations
 
 import ast
-import gc
 import io
 import re
 import sys
-import threading
 import tokenize
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
@@ -21,6 +19,7 @@ from itertools import accumulate
 import libcst as cst
 
 from .analysis import analyse, positions_of
+from .parsing import cyclic_gc_paused, parse_module
 from .prefilter import could_have_findings
 from .rules import ALL_RULES, Finding, Rule
 from .rules.tdv900_unanalysable import UnanalysableFile
@@ -89,7 +88,7 @@ def check_source(
         return _unanalysable(f"brackets nested deeper than {_MAX_BRACKET_DEPTH} levels, which Python refuses")
     if _too_deep_for_python(source):
         return _unanalysable(f"an expression nested deeper than {_MAX_EXPRESSION_DEPTH:,} levels")
-    with _cyclic_gc_paused():
+    with cyclic_gc_paused():
         return _parse_and_check(source, settings, rules, timings)
 
 
@@ -98,7 +97,7 @@ def _parse_and_check(
 ) -> CheckedSource:
     try:
         with timings.stage(PARSE):
-            module = cst.parse_module(source)
+            module = parse_module(source)
     except RecursionError:
         return _unanalysable("nested too deeply for the parser")
     except Exception as error:  # libcst's ParserSyntaxError, or anything else its native parser raises
@@ -113,42 +112,6 @@ def _parse_and_check(
         return _unanalysable("nested too deeply to analyse")
     except Exception as error:  # an analysis bug must not abort the user's whole flake8 run
         return _unanalysable(f"internal error {type(error).__name__}: {_first_line(error)}")
-
-
-class _CyclicGcPause:
-    """Python's cyclic garbage collector off while one file is parsed and analysed.
-
-    libcst builds hundreds of thousands of nodes without reference cycles (reference counting
-    frees them); meanwhile the collector, triggered by the allocations, walks the growing tree
-    again and again and finds nothing. Pausing it made the engine about 7 % faster on the
-    benchmark's 201,689-line sample (three alternating runs each way; the p95 per-file time fell
-    from 90 to 78 ms). Any cycle made meanwhile is collected once the collector is back on.
-    """
-
-    def __init__(self) -> None:
-        # Threads may lint at once: the collector comes back when the last pause ends, and only if
-        # it was on when the first began.
-        self._lock = threading.Lock()
-        self._pauses = 0
-        self._was_enabled = False
-
-    @contextmanager
-    def __call__(self) -> Iterator[None]:
-        with self._lock:
-            if self._pauses == 0:
-                self._was_enabled = gc.isenabled()
-                gc.disable()
-            self._pauses += 1
-        try:
-            yield
-        finally:
-            with self._lock:
-                self._pauses -= 1
-                if self._pauses == 0 and self._was_enabled:
-                    gc.enable()
-
-
-_cyclic_gc_paused = _CyclicGcPause()
 
 
 def _too_deep_for_python(source: str) -> bool:
