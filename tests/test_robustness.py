@@ -885,3 +885,22 @@ def test_a_tree_parsed_without_validation_is_the_validated_tree():
     sources = [path.read_text(encoding="utf-8") for path in paths]
     assert len(sources) > 100
     assert all(parse_module(source).deep_equals(cst.parse_module(source)) for source in sources)
+
+
+def test_a_linted_file_leaves_no_reference_cycles():
+    """Reference counting frees a file's tree, analysis and findings as soon as the engine
+    returns; a cycle would leave them all to the cyclic GC, which walks them later (~10 ms for
+    a 1,000-line file, paid by whichever file is linted next)."""
+    import gc
+    from pathlib import Path
+
+    examples = sorted((Path(__file__).parent.parent / "examples").rglob("*.py"))
+    assert examples
+    gc.collect()
+    gc.disable()
+    try:
+        for path in examples:
+            assert lint_source(path.read_text(encoding="utf-8"))
+        assert gc.collect() == 0
+    finally:
+        gc.enable()

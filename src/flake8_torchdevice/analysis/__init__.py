@@ -20,7 +20,10 @@ from .queries import Analysis
 def analyse(module: cst.Module, guard_functions: frozenset[str] = frozenset()) -> Analysis:
     """Analyse a parsed module: one syntactic pass, then the flow analysis."""
     interpreter = Interpreter(module, guard_functions)
-    facts = interpreter.run()
+    try:
+        facts = interpreter.run()
+    finally:
+        interpreter.release()
     return Analysis(module, interpreter.imports, interpreter.definitions, facts)
 
 

@@ -64,6 +64,13 @@ class Interpreter(StatementWalker, ExpressionEvaluator, CallEvaluator):
         self.module_state: State | None = None  # the module's state once its body is walked
         self._cuda_specific: dict[int, bool] = {}
 
+    def release(self) -> None:
+        """Drop the parts that call back into the interpreter (summaries, conditions), ending
+        the reference cycles they make with it: reference counting then frees the file's values
+        and tree as soon as the analysis is dropped, where the cyclic GC would walk them all
+        later (~10 ms for a 1,000-line file)."""
+        del self.summaries, self.conditions
+
     # ------------------------------------------------------------------ the module
     def run(self) -> Facts:
         body = self.module.body
