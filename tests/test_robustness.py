@@ -875,6 +875,24 @@ def test_the_engine_leaves_libcst_validating_nodes():
         cst.Name("not a name")
 
 
+@pytest.mark.parametrize(
+    "source",
+    [
+        "try:\n    pass\nexcept:\n    pass\nexcept ValueError:\n    pass\n",  # a bare except: before another
+        'label = "a" b"b"\n',  # str and bytes concatenated
+    ],
+)
+def test_what_libcst_checks_refuse_is_still_refused(source):
+    """Some syntax errors pass libcst's parser and are refused only by its node checks: those
+    checks still run while the engine parses, and the file is reported unanalysable."""
+    from flake8_torchdevice.parsing import parse_module
+
+    with pytest.raises(cst.CSTValidationError):
+        parse_module(source)
+    diagnostics = lint_source("import torch\nx = torch.zeros(3).cuda()\n" + source)
+    assert [diagnostic.code for diagnostic in diagnostics] == ["TDV900"]
+
+
 def test_a_tree_parsed_without_validation_is_the_validated_tree():
     from pathlib import Path
 

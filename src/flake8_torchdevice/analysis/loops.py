@@ -5,8 +5,10 @@ each ``continue``) is joined back into the loop head until the head stops changi
 most ``LOOP_PASSES`` passes, after which the names the loop rebinds are widened to unknown and
 the body is walked once more from there. Each pass records into a draft, and only the pass
 that walked from the final head keeps its draft, so every fact in a loop holds for every
-iteration. A loop met while not recording (in a summary, in simple mode) is walked once from a
-widened head: linear, and never a guess.
+iteration. A loop inside more than ``DRAFTED_NESTING`` others finds its fixpoint without
+recording and then walks once more, recording (its passes would otherwise multiply with every
+level). A loop met while not recording (in a summary, in simple mode, in such a pass) is walked
+once from a widened head: linear, and never a guess.
 """
 
 from __future__ import annotations
@@ -29,6 +31,8 @@ else:
     _Base = object
 
 LOOP_PASSES = 3
+# Loops inside more enclosing loops than this run their fixpoint without drafts.
+DRAFTED_NESTING = 2
 
 Body = Callable[[State], State]
 
@@ -86,20 +90,33 @@ class LoopWalker(_Base):
         """Walk the body until its head stops changing. Each pass records into a draft: the pass
         that finds the head unchanged walked from the final head, so its draft is the record
         (a separate recording pass would walk the same body from the same state again)."""
+        drafted = len(self.frame.breaks) < DRAFTED_NESTING
         head = before
         for _ in range(LOOP_PASSES):
-            end, breaks, draft = self._drafted_pass(head, body)
+            end, breaks, draft = self._trial_pass(head, body, drafted)
             if before.join(end).same_as(head):
+                if draft is None:
+                    break  # found without recording: one recording pass from this head
                 self.facts.update(draft.facts)
                 self.pending.extend(draft.pending)
                 return head.join(end), breaks
             head = before.join(end)
-        head = self._widened(node, head)
+        else:
+            head = self._widened(node, head)
         end, breaks = self._pass(head, body)
         return head.join(end), breaks
 
-    def _drafted_pass(self, head: State, body: Body) -> tuple[State, list[State], Draft]:
-        """``_pass``, with what it records kept aside in a draft."""
+    def _trial_pass(self, head: State, body: Body, drafted: bool) -> tuple[State, list[State], Draft | None]:
+        """A pass whose records count only if it is the last: kept in a draft, or, for a loop
+        nested deeper than ``DRAFTED_NESTING``, not recorded at all (its own loops then run once,
+        widened). Drafts at every level would cost passes to the power of the depth."""
+        if not drafted:
+            self.recording = False
+            try:
+                end, breaks = self._pass(head, body)
+            finally:
+                self.recording = True
+            return end, breaks, None
         saved = (self.facts, self.pending)
         draft = Draft(Facts(), [])
         self.facts, self.pending = draft.facts, draft.pending
