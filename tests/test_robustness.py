@@ -880,14 +880,23 @@ def test_the_engine_leaves_libcst_validating_nodes():
     [
         "try:\n    pass\nexcept:\n    pass\nexcept ValueError:\n    pass\n",  # a bare except: before another
         'label = "a" b"b"\n',  # str and bytes concatenated
+        "x = f'a' b'b'\n",
+        # Tokens the tokenizer refuses before any node check could.
+        "x = 0777\n",
+        "x = 1__0\n",
+        "x = 0b2\n",
+        "x = 1e\n",
+        "x = ur'a'\n",
+        "x = 1 $ 2\n",
     ],
 )
 def test_what_libcst_checks_refuse_is_still_refused(source):
     """Some syntax errors pass libcst's parser and are refused only by its node checks: those
-    checks still run while the engine parses, and the file is reported unanalysable."""
+    checks still run while the engine parses. Invalid names, numbers and strings, whose checks
+    are skipped, are refused by the tokenizer first. Either way the file is unanalysable."""
     from flake8_torchdevice.parsing import parse_module
 
-    with pytest.raises(cst.CSTValidationError):
+    with pytest.raises((cst.CSTValidationError, cst.ParserSyntaxError)):
         parse_module(source)
     diagnostics = lint_source("import torch\nx = torch.zeros(3).cuda()\n" + source)
     assert [diagnostic.code for diagnostic in diagnostics] == ["TDV900"]

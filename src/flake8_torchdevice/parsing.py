@@ -6,10 +6,12 @@ Two process-wide settings change while the engine works on a file, and come back
 - while the parser builds the tree, nodes of the classes whose checks cannot refuse what it
   builds skip them. Every libcst node checks its own fields as it is built (that is how libcst
   refuses a hand-built invalid tree, and some syntax errors the parser lets through, such as a
-  bare ``except:`` before another handler). Most nodes are whitespace, and the parser cuts
-  whitespace and newlines from the source with the very patterns their checks test; most other
-  classes check nothing. Skipping those took timm's davit.py (962 lines) from 64 to 61 ms;
-  every other check still runs, so the trees, and the files refused, are the same.
+  bare ``except:`` before another handler). Most nodes are whitespace, names and literals: the
+  parser cuts whitespace and newlines from the source with the very patterns their checks test,
+  and its tokenizer (a port of CPython's) has already matched names, numbers and strings against
+  the lexical rules their checks test again; most other classes check nothing. Skipping those
+  took timm's davit.py (962 lines) from 64 to 58 ms; every other check still runs, so the trees,
+  and the files refused, are the same.
 
 Threads may lint at once: a setting changes when the first of them starts and comes back when
 the last one ends. (Meanwhile another thread's hand-built whitespace nodes are not checked.)
@@ -73,14 +75,16 @@ cyclic_gc_paused = _ProcessSetting(_pause_gc, _resume_gc)
 
 
 def _classes_whose_checks_cannot_fail() -> frozenset[type]:
-    """Whitespace and newlines (matched by the parser with the patterns their checks test), and
-    the classes that check nothing of their own. Exact classes: a subclass may check more."""
+    """Whitespace and newlines, names and literals (matched by the tokenizer and the parser with
+    the rules their checks test), and the classes that check nothing of their own. Exact classes:
+    a subclass may check more."""
     checks_nothing = {
         cls
         for cls in vars(cst).values()
         if isinstance(cls, type) and issubclass(cls, cst.CSTNode) and cls._validate is cst.CSTNode._validate
     }
-    return frozenset(checks_nothing | {cst.SimpleWhitespace, cst.Newline})
+    tokens = {cst.SimpleWhitespace, cst.Newline, cst.Name, cst.Integer, cst.Float, cst.Imaginary, cst.SimpleString}
+    return frozenset(checks_nothing | tokens)
 
 
 _NEED_NO_CHECK = _classes_whose_checks_cannot_fail()
