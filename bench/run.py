@@ -13,7 +13,7 @@ Measurements, each on the same files:
   (c) torchdevice check          our command (all rules, JSON output), --jobs 1 and its default
   (d) flake8 --select=TOR        flake8 + pyflakes + pycodestyle + TorchFix 0.7.0, flake8's default -j
   (e) libcst.parse_module loop   in-process, one file after the other; again as the engine parses
-                                 (GC paused, always-passing node checks skipped: the floor for its overhead)
+                                 (GC paused, common nodes built faster: the floor for its overhead)
   (f) ast.parse loop             in-process
   (g) engine.lint_source loop    in-process, one worker; time split between the files the
                                  pre-filter skips and the files parsed

@@ -5,7 +5,7 @@ writes what it measured as JSON for the parent to read.
 
     ast                ast.parse per file
     libcst             libcst.parse_module per file
-    libcst_as_engine   the parse as the engine runs it (GC paused, always-passing node checks skipped): the fair floor
+    libcst_as_engine   the parse as the engine runs it (GC paused, common nodes built faster): the fair floor
     engine             engine.lint_source per file, the largest files first (for the memory bound)
     phases             engine.check_source with stage timings: where the engine's time goes
 """

@@ -864,15 +864,65 @@ def test_the_engine_leaves_the_garbage_collector_as_it_found_it():
 
 
 def test_the_engine_leaves_libcst_validating_nodes():
-    """Nodes skip their validation only while the engine parses: after it (threads included, and
-    a file that does not parse), a hand-built invalid node is refused again."""
+    """Nodes are built by the parsing ``__init__`` only while the engine parses: after it (threads
+    included, and a file that does not parse), every class has its own again, and a hand-built
+    invalid node is refused."""
     from concurrent.futures import ThreadPoolExecutor
+
+    from flake8_torchdevice.parsing import _INITS
 
     source = "import torch\nx = torch.zeros(3)\nx.to('cuda')\n" * 200
     with ThreadPoolExecutor(4) as pool:
         assert all(pool.map(lint_source, [source, "import torch\nx = (\n"] * 8))
+    assert len(_INITS) > 10
+    assert all(vars(cls)["__init__"] is own for cls, (own, _) in _INITS.items())
     with pytest.raises(cst.CSTValidationError):
         cst.Name("not a name")
+
+
+def test_parsing_inits_take_the_dataclass_arguments():
+    """Same parameters, order and defaults as the dataclass's ``__init__`` (a factory's default
+    reads differently but makes the same value)."""
+    import inspect
+
+    from flake8_torchdevice.parsing import _INITS
+
+    for cls, (own, faster) in _INITS.items():
+        expected = inspect.signature(own).parameters
+        got = inspect.signature(faster).parameters
+        assert [(p.name, p.kind) for p in got.values()] == [(p.name, p.kind) for p in expected.values()], cls
+        for name, parameter in expected.items():
+            if repr(parameter.default) != "<factory>":
+                assert got[name].default is parameter.default, (cls, name)
+
+
+def test_parsing_inits_build_the_same_nodes_and_run_the_other_checks():
+    from flake8_torchdevice.parsing import _parsing_inits_in_use
+
+    with _parsing_inits_in_use():
+        built = [cst.Name("x"), cst.SimpleWhitespace("  "), cst.Call(cst.Name("f")), cst.Comma()]
+        with pytest.raises(cst.CSTValidationError):  # Call's own check: unbalanced parentheses
+            cst.Call(cst.Name("f"), lpar=[cst.LeftParen()])
+        with pytest.raises(TypeError, match=r"Name\.__init__"):
+            cst.Name()  # type: ignore[call-arg]
+    own = [cst.Name("x"), cst.SimpleWhitespace("  "), cst.Call(cst.Name("f")), cst.Comma()]
+    assert all(a.deep_equals(b) for a, b in zip(built, own, strict=True))
+
+
+def test_a_subclass_keeps_its_checks_while_the_engine_parses():
+    """A node class of someone else's (another thread's) that inherits a parsing ``__init__``
+    still runs its own ``__post_init__``."""
+    from flake8_torchdevice.parsing import _parsing_inits_in_use
+
+    class ShortName(cst.Name):
+        def _validate(self) -> None:
+            if len(self.value) > 3:
+                raise cst.CSTValidationError("too long")
+
+    with _parsing_inits_in_use():
+        assert ShortName("abc").value == "abc"
+        with pytest.raises(cst.CSTValidationError):
+            ShortName("abcd")
 
 
 @pytest.mark.parametrize(
@@ -902,7 +952,7 @@ def test_what_libcst_checks_refuse_is_still_refused(source):
     assert [diagnostic.code for diagnostic in diagnostics] == ["TDV900"]
 
 
-def test_a_tree_parsed_without_validation_is_the_validated_tree():
+def test_a_tree_parsed_by_the_engine_is_libcsts_tree():
     from pathlib import Path
 
     from flake8_torchdevice.parsing import parse_module
