@@ -964,6 +964,29 @@ def test_a_tree_parsed_by_the_engine_is_libcsts_tree():
     assert all(parse_module(source).deep_equals(cst.parse_module(source)) for source in sources)
 
 
+def test_the_collector_does_not_walk_a_linted_tree():
+    """The tree is freed before the cyclic GC resumes: alive then, it would all be walked by the
+    collection that the next allocation starts (3 to 4 ms for a 1,000-line file)."""
+    import gc
+    from pathlib import Path
+
+    examples = sorted((Path(__file__).parent.parent / "examples").rglob("*.py"))
+    source = "\n".join(path.read_text(encoding="utf-8") for path in examples)
+    collections: list[str] = []
+
+    def record(phase: str, info: dict[str, int]) -> None:
+        collections.append(phase)
+
+    assert lint_source(source)  # the first lint in a process imports libcst and the rules
+    gc.collect()
+    gc.callbacks.append(record)
+    try:
+        assert lint_source(source)
+    finally:
+        gc.callbacks.remove(record)
+    assert collections == []
+
+
 def test_a_linted_file_leaves_no_reference_cycles():
     """Reference counting frees a file's tree, analysis and findings as soon as the engine
     returns; a cycle would leave them all to the cyclic GC, which walks them later (~10 ms for

@@ -73,7 +73,10 @@ class CheckedSource:
 def lint_source(
     source: str, settings: Settings = Settings(), rules: Sequence[type[Rule]] = ALL_RULES
 ) -> list[Diagnostic]:
-    return check_source(source, settings, rules).diagnostics
+    # The tree is freed before the cyclic GC resumes: still alive then, all of it would be walked
+    # by the collection the next allocation starts (3 to 4 ms for a 1,000-line file).
+    with cyclic_gc_paused():
+        return check_source(source, settings, rules).diagnostics
 
 
 def check_source(
