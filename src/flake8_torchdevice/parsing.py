@@ -10,18 +10,21 @@ Two process-wide settings change while the engine works on a file, and come back
   invalid tree, and some syntax errors the parser lets through, such as a bare ``except:``
   before another handler); the parser cuts whitespace and newlines from the source with the
   very patterns their checks test, and its tokenizer (a port of CPython's) has already matched
-  names, numbers and strings against the lexical rules their checks test again. So the trees,
-  and the files refused, are the same. Parsing timm's davit.py (962 lines) takes 15 % fewer
-  instructions than libcst's own parse (386 against 454 million, callgrind).
+  numbers and strings against the lexical rules their checks test again. (Not names: it
+  accepts identifiers, such as ``x\u200c``, that the running Python refuses and ``Name``'s
+  check refuses too.) So the trees, and the files refused, are the same. Parsing timm's
+  davit.py (962 lines) takes 13 % fewer instructions than libcst's own parse (393 against 452
+  million, callgrind).
 
 Threads may lint at once: a setting changes when the first of them starts and comes back when
-the last one ends. (Meanwhile another thread's hand-built whitespace, name and literal nodes are
-not checked.)
+the last one ends. (Meanwhile another thread's hand-built whitespace and literal nodes are not
+checked.)
 """
 
 from __future__ import annotations
 
 import dataclasses
+import functools
 import gc
 import threading
 import types
@@ -89,11 +92,12 @@ _BUILT_MOST = (
     *(cst.Arg, cst.Element, cst.Attribute, cst.Call, cst.SimpleStatementLine, cst.AssignTarget, cst.Assign),
 )
 
-# Whitespace and newlines, names and literals: the parser cuts whitespace and newlines from the
+# Whitespace and newlines, numbers and strings: the parser cuts whitespace and newlines from the
 # source with the very patterns their checks test, and its tokenizer (a port of CPython's) has
-# matched names, numbers and strings against the lexical rules their checks test again.
+# matched numbers and strings against the lexical rules their checks test again. Not names: the
+# tokenizer takes identifiers (``x\u200c``) that the running Python, and ``Name``'s check, refuse.
 _MATCHED_BY_THE_TOKENIZER = frozenset(
-    {cst.SimpleWhitespace, cst.Newline, cst.Name, cst.Integer, cst.Float, cst.Imaginary, cst.SimpleString}
+    {cst.SimpleWhitespace, cst.Newline, cst.Integer, cst.Float, cst.Imaginary, cst.SimpleString}
 )
 
 
@@ -120,7 +124,9 @@ def _parsing_init(cls: type[cst.CSTNode]) -> Callable[..., None] | None:
     original = vars(cls).get("__init__")
     fields = dataclasses.fields(cls)
     code = getattr(original, "__code__", None)
-    if code is None or code.co_varnames[1 : code.co_argcount] != tuple(field.name for field in fields):
+    if original is None or code is None:
+        return None
+    if code.co_varnames[1 : code.co_argcount] != tuple(field.name for field in fields):
         return None
     # The generated code's own names start with an underscore; no field's name does (a field
     # named ``type`` would hide the builtin).
@@ -148,38 +154,35 @@ def _parsing_init(cls: type[cst.CSTNode]) -> Callable[..., None] | None:
         body.append("else: self._validate()")
     source = f"def __init__({', '.join(parameters)}):\n" + "".join(f"    {line}\n" for line in body)
     exec(source, namespace)  # our own generated text, as dataclasses does; never the linted code
-    init = cast(types.FunctionType, namespace["__init__"])
-    init.__qualname__ = f"{cls.__qualname__}.__init__"  # as the dataclass's, which errors name
-    return init
+    # Named, annotated and signed as the dataclass's (errors name its qualified name).
+    return functools.update_wrapper(cast(Callable[..., None], namespace["__init__"]), original)
 
 
-_NO_VALUE = object()
+class _NoValue:
+    def __repr__(self) -> str:
+        return "<factory>"  # as a dataclass's signature shows a default made by a factory
 
 
-def _parsing_inits() -> dict[type, tuple[object, object]]:
-    """For each class built most: its own ``__init__`` and the one to use while parsing."""
-    inits: dict[type, tuple[object, object]] = {}
-    for cls in _BUILT_MOST:
-        faster = _parsing_init(cls)
-        if faster is not None:
-            inits[cls] = (vars(cls)["__init__"], faster)
-    return inits
+_NO_VALUE = _NoValue()
+
+# For each class built most, the ``__init__`` to use while parsing.
+_PARSING_INITS = {cls: init for cls in _BUILT_MOST if (init := _parsing_init(cls)) is not None}
 
 
-_INITS = _parsing_inits()
+def _use_parsing_inits() -> dict[type, object]:
+    """Returns the ``__init__`` each class had, to put back (whatever it was then)."""
+    previous: dict[type, object] = {cls: vars(cls)["__init__"] for cls in _PARSING_INITS}
+    for cls, init in _PARSING_INITS.items():
+        setattr(cls, "__init__", init)  # noqa: B010  (mypy refuses assigning a method)
+    return previous
 
 
-def _use_parsing_inits() -> None:
-    for cls, (_, faster) in _INITS.items():
-        setattr(cls, "__init__", faster)  # noqa: B010  (mypy refuses assigning a method)
+def _put_back(previous: dict[type, object]) -> None:
+    for cls, init in previous.items():
+        setattr(cls, "__init__", init)  # noqa: B010
 
 
-def _use_own_inits(_: None) -> None:
-    for cls, (own, _faster) in _INITS.items():
-        setattr(cls, "__init__", own)  # noqa: B010
-
-
-_parsing_inits_in_use = _ProcessSetting(_use_parsing_inits, _use_own_inits)
+_parsing_inits_in_use = _ProcessSetting(_use_parsing_inits, _put_back)
 
 
 def parse_module(source: str) -> cst.Module:
