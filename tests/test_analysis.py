@@ -123,6 +123,17 @@ def _node_types_only(annotation: object) -> bool:
     return isinstance(annotation, type) and issubclass(annotation, cst.CSTNode)
 
 
+def test_children_skip_whitespace() -> None:
+    """The end of a statement line (its trailing whitespace, comment and newline) holds no code:
+    ``children()`` does not read it, nor the whitespace of a one-line suite or a decorator."""
+    from flake8_torchdevice.analysis.syntax import _child_fields
+
+    assert _child_fields(cst.SimpleStatementLine) == ("body",)
+    assert _child_fields(cst.SimpleStatementSuite) == ("body",)
+    assert _child_fields(cst.Decorator) == ("decorator",)
+    assert _child_fields(cst.TrailingWhitespace) == ()
+
+
 def test_sequence_fields_hold_only_nodes() -> None:
     """``children()`` takes a sequence field's items as they are, unchecked: every sequence
     field libcst declares holds nodes (a check against a libcst upgrade that adds another)."""

@@ -33,8 +33,9 @@ def _child_fields(node_type: type) -> tuple[str, ...]:
 
 
 def _may_hold_code(annotation: object) -> bool:
-    """Can a field declared so hold code? Not a string, a literal, a sentinel or an operator token
-    (``+``, ``=``, ``,``): skipping those spares a call for every name, number and operator."""
+    """Can a field declared so hold code? Not a string, a literal, a sentinel, an operator token
+    (``+``, ``=``, ``,``) or whitespace: skipping those spares a call for every name, number and
+    operator, and the end of every simple statement line (its trailing whitespace and newline)."""
     arguments = typing.get_args(annotation)
     if typing.get_origin(annotation) is typing.Literal:
         return False
@@ -58,6 +59,12 @@ _NEVER_CODE = frozenset(
         cst.RightCurlyBrace,
         cst.LeftParen,
         cst.RightParen,
+        cst.SimpleWhitespace,
+        cst.ParenthesizedWhitespace,
+        cst.TrailingWhitespace,
+        cst.EmptyLine,
+        cst.Comment,
+        cst.Newline,
     }
 )
 
