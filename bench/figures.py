@@ -94,6 +94,11 @@ def minus(left: float | None, right: float | None) -> float | None:
     return None if left is None or right is None else left - right
 
 
+def change(value: float | None, base: float | None) -> float | None:
+    """``value`` relative to ``base``: +0.25 for a quarter more, negative when it is less."""
+    return None if value is None or not base else (value - base) / base
+
+
 def ratio(numerator: float | None, denominator: float | None) -> float | None:
     if numerator is None or not denominator or numerator / denominator <= 0:
         return None  # a negative difference is noise: the plugin cost less than the run-to-run spread

@@ -53,3 +53,13 @@ def test_bench_phase_breakdown_from_the_engine_timings(tmp_path, all_fixtures):
     assert phases["totals"]["rules"] == sum(phases["per_rule"].values())
     table = phase_table(phases, all_fixtures)
     assert f"libcst parse ({len(all_fixtures):,} files)" in table and table.endswith("| 100% |")
+
+
+def test_bench_shows_an_engine_faster_than_the_bare_parse():
+    """The engine parses faster than bare libcst: its overhead over that parse can be negative,
+    and the report says so instead of printing nothing."""
+    from bench.figures import change, percent
+
+    assert percent(change(12.29, 12.57)) == "-2%"
+    assert percent(change(12.29, 9.83)) == "+25%"
+    assert percent(change(None, 9.83)) == "-"
