@@ -16,26 +16,20 @@ from typing import cast
 
 import libcst as cst
 from libcst._nodes import op as _operators
+from libcst._nodes import whitespace as _whitespace
 
 from .literals import string_value
 
-_SKIPPED_FIELDS = frozenset(
-    {"lpar", "rpar", "comma", "semicolon", "header", "footer", "leading_lines", "lines_after_decorators"}
-)
-
 
 def _child_fields(node_type: type) -> tuple[str, ...]:
-    return tuple(
-        f.name
-        for f in dataclasses.fields(node_type)
-        if f.name not in _SKIPPED_FIELDS and not f.name.startswith("whitespace") and _may_hold_code(f.type)
-    )
+    return tuple(f.name for f in dataclasses.fields(node_type) if _may_hold_code(f.type))
 
 
 def _may_hold_code(annotation: object) -> bool:
-    """Can a field declared so hold code? Not a string, a literal, a sentinel, an operator token
-    (``+``, ``=``, ``,``) or whitespace: skipping those spares a call for every name, number and
-    operator, and the end of every simple statement line (its trailing whitespace and newline)."""
+    """Can a field declared so hold code? Not a string, a literal, a sentinel, a bracket, an
+    operator token (``+``, ``=``, ``,``) or whitespace (comments and blank lines included):
+    skipping those spares a call for every name, number and operator, and for the end of every
+    statement line."""
     arguments = typing.get_args(annotation)
     if typing.get_origin(annotation) is typing.Literal:
         return False
@@ -43,7 +37,7 @@ def _may_hold_code(annotation: object) -> bool:
         return any(_may_hold_code(argument) for argument in arguments)
     if not isinstance(annotation, type):
         return True  # a form we do not read: keep the field
-    return annotation not in _NEVER_CODE and getattr(annotation, "__module__", "") != _operators.__name__
+    return annotation not in _NEVER_CODE and getattr(annotation, "__module__", "") not in _TOKEN_MODULES
 
 
 _NEVER_CODE = frozenset(
@@ -59,14 +53,10 @@ _NEVER_CODE = frozenset(
         cst.RightCurlyBrace,
         cst.LeftParen,
         cst.RightParen,
-        cst.SimpleWhitespace,
-        cst.ParenthesizedWhitespace,
-        cst.TrailingWhitespace,
-        cst.EmptyLine,
-        cst.Comment,
-        cst.Newline,
     }
 )
+# libcst's modules of operator tokens and of whitespace: no class of either holds code.
+_TOKEN_MODULES = frozenset({_operators.__name__, _whitespace.__name__})
 
 
 @functools.cache
