@@ -395,6 +395,7 @@ def test_json_format(project, capsys):
         "code": "TDV002",
         "message": findings[1]["message"],
         "fix": "safe",
+        "confidence": "high",
     }
     assert [f["code"] for f in findings] == ["TDV001", "TDV002", "TDV003"]
 
@@ -424,6 +425,7 @@ def test_sarif_format_is_valid_sarif_2_1_0(project, capsys):
     location = result["locations"][0]["physicalLocation"]
     assert location["artifactLocation"]["uri"] == "bad.py"
     assert location["region"] == {"startLine": 4, "startColumn": 1}
+    assert (result["level"], result["rank"], result["properties"]) == ("error", 90.0, {"confidence": "high"})
     notebook = run["results"][-1]
     assert notebook["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] == "dir%20with%20space/nb.ipynb"
     assert notebook["message"]["text"].startswith("cell 1, line 6, column 16: ")
@@ -495,3 +497,26 @@ def test_progress_only_on_a_terminal_outside_ci_for_long_runs(monkeypatch):
         bar.advance()
     bar.close()
     assert "3/3 files" in terminal.getvalue() and terminal.getvalue().endswith("\r")
+
+
+@pytest.mark.parametrize("value", ['"certain"', "3", "true"])
+def test_a_confidence_that_is_not_a_level_is_a_configuration_error(project, capsys, value):
+    write(project, "pyproject.toml", f"[tool.torchdevice]\nconfidence = {value}\n")
+    write(project, "bad.py", BUGGY)
+    status, _, err = check(capsys, "bad.py")
+    assert status == 2
+    assert "confidence" in err and "high, medium, low" in err
+
+
+def test_confidence_from_the_configuration_and_the_command_line(project, capsys):
+    from flake8_torchdevice.confidence import Confidence
+    from flake8_torchdevice.config import Config, load_config, resolve
+
+    write(project, "pyproject.toml", '[tool.torchdevice]\nconfidence = "medium"\n')
+    config = load_config(project)
+    assert resolve(config, Config()).settings.confidence is Confidence.MEDIUM
+    assert resolve(config, Config(confidence=Confidence.LOW)).settings.confidence is Confidence.LOW
+    assert resolve(Config(), Config()).settings.confidence is Confidence.HIGH
+    with pytest.raises(SystemExit) as exited:
+        check(capsys, "--confidence", "sure", ".")
+    assert exited.value.code == 2 and "unknown confidence 'sure'" in capsys.readouterr().err

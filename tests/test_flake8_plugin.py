@@ -192,3 +192,42 @@ def test_rules_off_by_default_say_so_in_their_documentation():
 
     assert {rule.code for rule in ALL_RULES if "Off by default" in rule.documentation()} == OFF_BY_DEFAULT
     assert {rule.code for rule in ALL_RULES if not rule.enabled_by_default} == OFF_BY_DEFAULT
+
+
+# A file with a finding of a default rule (TDV002) and of two rules that are off by default
+# (TDV001 on ``.cuda()``, TDV004 on ``torch.load``).
+_DEFAULT_AND_OFF = "import torch\nx = torch.zeros(3)\nx.cuda()\ny = torch.load('a.pt')\n"
+
+
+@pytest.mark.parametrize(
+    ("config", "expected"),
+    [
+        ("", {"TDV002"}),
+        # The black-compatible ignore list replaces flake8's default ignore list: it must not turn
+        # on the rules that are off by default.
+        ("ignore = E203, W503\n", {"TDV002"}),
+        ("extend-ignore = E203\n", {"TDV002"}),
+        ("extend-select = TDV004\n", {"TDV002", "TDV004"}),
+        ("select = E,F,W,TDV\n", {"TDV001", "TDV002", "TDV004"}),
+        ("select = E,F,W\nextend-select = TDV001\n", {"TDV001"}),
+        ("select = E,F,W\n", set()),
+        ("extend-select = TDV\nextend-ignore = TDV004\n", {"TDV001", "TDV002"}),
+    ],
+)
+def test_the_selection_flake8_reads_from_a_configuration(tmp_path, config, expected):
+    """flake8 runs the rules the command runs for the same selection (``config.selected_codes``)."""
+    from flake8_torchdevice.config import selected_codes
+
+    (tmp_path / "setup.cfg").write_text("[flake8]\n" + config)
+    (tmp_path / "train.py").write_text(_DEFAULT_AND_OFF)
+    result = subprocess.run([sys.executable, "-m", "flake8", "train.py"], capture_output=True, text=True, cwd=tmp_path)
+    assert "Traceback" not in result.stderr, result.stderr
+    assert set(re.findall(r"TDV\d{3}", result.stdout)) == expected
+    values = dict(line.split(" = ") for line in config.splitlines())
+
+    def ours(key):  # the command knows only its own codes
+        return [prefix.strip() for prefix in values.get(key, "").split(",") if prefix.strip().startswith("T")]
+
+    select = ours("select") if "select" in values else None
+    command = selected_codes(select, ours("ignore") + ours("extend-ignore"), ours("extend-select"))
+    assert expected == command & {"TDV001", "TDV002", "TDV004"}

@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from . import __version__
+from .confidence import Confidence
 from .config import Config, ConfigError, Resolved, load_config, resolve
 from .discovery import Discovery, discover
 from .docs import DOCUMENTED, explain
@@ -83,6 +84,12 @@ def _linting_options() -> argparse.ArgumentParser:
         action=argparse.BooleanOptionalAction,
         help="TDV002: also report x.to(...) when the code does not show what x is",
     )
+    options.add_argument(
+        "--confidence",
+        type=_confidence,
+        help="the least sure findings to report: high (the default: every link of the evidence is in the code), "
+        "medium (a link is inferred) or low",
+    )
     options.add_argument("--format", choices=sorted(FORMATS), default="text", help="output format (default: text)")
     options.add_argument("--statistics", action="store_true", help="count findings per code")
     options.add_argument("--exit-zero", action="store_true", help="exit 0 even when there are findings")
@@ -101,6 +108,13 @@ def _linting_options() -> argparse.ArgumentParser:
 
 def _comma_list(value: str) -> list[str]:
     return [item.strip() for item in value.split(",") if item.strip()]
+
+
+def _confidence(value: str) -> Confidence:
+    try:
+        return Confidence.named(value)
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
 
 
 def _positive(value: str) -> int:
@@ -153,6 +167,7 @@ def _flags(args: argparse.Namespace, root: Path) -> Config:
         report_unknown_receivers=args.report_unknown_receivers,
         respect_gitignore=args.respect_gitignore,
         memory_budget=args.memory_budget,
+        confidence=args.confidence,
         root=root,
     )
 

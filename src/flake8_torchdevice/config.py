@@ -12,6 +12,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+from .confidence import DEFAULT_CONFIDENCE, Confidence
 from .discovery import DEFAULT_EXCLUDES, Pattern, exclude_patterns
 from .rules import DOCUMENTED
 from .settings import Settings
@@ -23,6 +24,7 @@ DEFAULT_SELECT: tuple[str, ...] = tuple(rule.code for rule in DOCUMENTED if rule
 _LIST_KEYS = ("select", "extend-select", "ignore", "exclude", "extend-exclude", "guard-functions")
 _BOOL_KEYS = ("report-unknown-receivers", "respect-gitignore")
 _POSITIVE_INT_KEYS = ("memory-budget",)
+_CHOICE_KEYS = ("confidence",)
 
 
 class ConfigError(Exception):
@@ -44,6 +46,8 @@ class Config:
     report_unknown_receivers: bool | None = None
     respect_gitignore: bool | None = None
     memory_budget: int | None = None  # MiB
+    # The least sure findings reported ("high", "medium" or "low").
+    confidence: Confidence | None = None
     # Patterns with a "/" are relative to this directory (the config file's, or the working directory).
     root: Path = Path(".")
 
@@ -73,6 +77,7 @@ def resolve(config: Config, flags: Config) -> Resolved:
     settings = Settings(
         guard_functions=frozenset(chosen.guard_functions or ()),
         report_unknown_receivers=bool(chosen.report_unknown_receivers),
+        confidence=chosen.confidence or DEFAULT_CONFIDENCE,
     )
     # A selection given on the command line starts afresh: the file's additions to its own go too.
     added = flags.extend_select if flags.select is not None else config.extend_select + flags.extend_select
@@ -86,7 +91,15 @@ def resolve(config: Config, flags: Config) -> Resolved:
     )
 
 
-_REPLACED = ("select", "ignore", "guard_functions", "report_unknown_receivers", "respect_gitignore", "memory_budget")
+_REPLACED = (
+    "select",
+    "ignore",
+    "guard_functions",
+    "report_unknown_receivers",
+    "respect_gitignore",
+    "memory_budget",
+    "confidence",
+)
 
 
 def load_config(start: Path) -> Config:
@@ -100,7 +113,7 @@ def load_config(start: Path) -> Config:
 
 
 def _config_from_table(table: Mapping[str, Any], root: Path, origin: str) -> Config:
-    unknown = sorted(set(table) - set(_LIST_KEYS) - set(_BOOL_KEYS) - set(_POSITIVE_INT_KEYS))
+    unknown = sorted(set(table) - set(_LIST_KEYS) - set(_BOOL_KEYS) - set(_POSITIVE_INT_KEYS) - set(_CHOICE_KEYS))
     if unknown:
         raise ConfigError(f"{origin}: unknown [tool.torchdevice] key(s): {', '.join(unknown)}")
     values: dict[str, Any] = {key.replace("-", "_"): _list(table, key, origin) for key in _LIST_KEYS if key in table}
@@ -114,7 +127,16 @@ def _config_from_table(table: Mapping[str, Any], root: Path, origin: str) -> Con
             if type(table[key]) is not int or table[key] < 1:  # bool is an int, and no budget
                 raise ConfigError(f"{origin}: [tool.torchdevice] {key} must be a positive whole number")
             values[key.replace("-", "_")] = table[key]
+    if "confidence" in table:
+        values["confidence"] = _confidence(table["confidence"], origin)
     return Config(root=root, **values)
+
+
+def _confidence(value: Any, origin: str) -> Confidence:
+    try:
+        return Confidence.named(value if isinstance(value, str) else "")
+    except ValueError as error:
+        raise ConfigError(f"{origin}: [tool.torchdevice] confidence: {error}") from None
 
 
 def selected_codes(

@@ -52,6 +52,8 @@ class Diagnostic:
     message: str
     # "safe" or "unsafe" when the finding carries an autofix (see ``fixes``).
     fix: str | None = field(default=None, compare=False)
+    # "high", "medium" or "low": how sure the finding is (``confidence.py``).
+    confidence: str = field(default="high", compare=False)
 
     def flake8_text(self) -> str:
         return f"{self.code} {self.message}"
@@ -225,9 +227,10 @@ def _run_rules(
     with timings.stage(ANALYSE):
         analysis = analyse(module, settings.guard_functions)
     findings: list[Finding] = []
+    least = settings.confidence
     for rule in rules:
         with timings.stage(rule.code):  # a rule's check is a generator: its work is done here
-            findings.extend(rule().check(analysis, settings))
+            findings.extend(finding for finding in rule().check(analysis, settings) if finding.confidence >= least)
     return findings
 
 
@@ -242,7 +245,8 @@ def _locate(module: cst.Module, findings: list[Finding]) -> list[tuple[Finding, 
     for finding in findings:
         line, column = positions.get(id(finding.node), (1, 0))
         fix = None if finding.fix is None else ("safe" if finding.fix.safe else "unsafe")
-        located.append((finding, Diagnostic(line, column, finding.code, finding.message, fix)))
+        diagnostic = Diagnostic(line, column, finding.code, finding.message, fix, finding.confidence.label)
+        located.append((finding, diagnostic))
     return located
 
 

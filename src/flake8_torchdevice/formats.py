@@ -31,7 +31,7 @@ def text(reports: Sequence[Report], rules: Sequence[type[Code]], root: Path) -> 
 
 
 def json_list(reports: Sequence[Report], rules: Sequence[type[Code]], root: Path) -> str:
-    keys = ("path", "cell", "line", "column", "code", "message", "fix")
+    keys = ("path", "cell", "line", "column", "code", "message", "fix", "confidence")
     return json.dumps([{key: getattr(report, key) for key in keys} for report in reports], indent=2) + "\n"
 
 
@@ -100,15 +100,22 @@ def _sarif_rule(rule: type[Code]) -> dict:
     }
 
 
+# A finding's confidence as SARIF grades a result: how serious (level) and how likely (rank, 0-100).
+_SARIF_LEVELS = {"high": "error", "medium": "warning", "low": "note"}
+_SARIF_RANKS = {"high": 90.0, "medium": 60.0, "low": 30.0}
+
+
 def _sarif_result(report: Report, index: dict[str, int], root: Path) -> dict:
     location: dict = {"artifactLocation": _artifact(report.path, root)}
     if report.cell is None:
         location["region"] = {"startLine": report.line, "startColumn": report.column}
     result: dict[str, Any] = {
         "ruleId": report.code,
-        "level": "error",
+        "level": _SARIF_LEVELS[report.confidence],
+        "rank": _SARIF_RANKS[report.confidence],
         "message": {"text": _message(report)},
         "locations": [{"physicalLocation": location}],
+        "properties": {"confidence": report.confidence},
     }
     if report.code in index:
         result["ruleIndex"] = index[report.code]

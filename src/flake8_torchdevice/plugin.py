@@ -7,8 +7,9 @@ from collections.abc import Iterator
 from typing import Any, ClassVar
 
 from . import __version__
+from .confidence import DEFAULT_CONFIDENCE, Confidence
 from .prefilter import could_have_findings
-from .selection import OFF_BY_DEFAULT
+from .selection import explicitly_selected
 from .settings import Settings
 from .sources import DEFAULT_MEMORY_BUDGET_MIB, oversized, refused_by_python
 
@@ -18,6 +19,8 @@ class TorchDeviceChecker:
     version = __version__
     settings: ClassVar[Settings] = Settings()
     memory_budget: ClassVar[int] = DEFAULT_MEMORY_BUDGET_MIB
+    # The off-by-default rules the user's select or extend-select names (flake8 filters the rest).
+    turned_on: ClassVar[frozenset[str]] = frozenset()
     # What flake8 calls the text it read from stdin; None when it reads no stdin.
     stdin_display_name: ClassVar[str | None] = None
 
@@ -30,8 +33,6 @@ class TorchDeviceChecker:
 
     @classmethod
     def add_options(cls, parser: Any) -> None:
-        # Rules too noisy on library code to be on by default; ``--extend-select TDV004`` enables one.
-        parser.extend_default_ignore(sorted(OFF_BY_DEFAULT))
         parser.add_option(
             "--torchdevice-guard-functions",
             default="",
@@ -54,13 +55,26 @@ class TorchDeviceChecker:
             help="Memory for analysing one file, in MiB; a larger file gets TDV900 (default: %(default)s).",
         )
 
+        parser.add_option(
+            "--torchdevice-confidence",
+            default=DEFAULT_CONFIDENCE.label,
+            choices=[level.label for level in sorted(Confidence, reverse=True)],
+            parse_from_config=True,
+            help="The least sure findings reported: high (every link in the code), medium or low "
+            "(default: %(default)s).",
+        )
+
     @classmethod
     def parse_options(cls, options: argparse.Namespace) -> None:
         cls.settings = Settings(
             guard_functions=frozenset(name for name in options.torchdevice_guard_functions if name),
             report_unknown_receivers=bool(options.torchdevice_report_unknown_receivers),
+            confidence=Confidence.named(options.torchdevice_confidence),
         )
         cls.memory_budget = options.torchdevice_memory_budget
+        # Decided here, not with flake8's default ignore list: any ``ignore =`` a user writes
+        # replaces that list, and would silently turn on every rule that is off by default.
+        cls.turned_on = explicitly_selected([*(options.select or ()), *(options.extend_select or ())])
         cls.stdin_display_name = options.stdin_display_name if "-" in options.filenames else None
 
     def run(self) -> Iterator[tuple[int, int, str, type[TorchDeviceChecker]]]:
@@ -74,7 +88,9 @@ class TorchDeviceChecker:
         # Imported on the first file that needs it: libcst takes a quarter of a second to import,
         # which an editor would otherwise pay on every file it lints, torch or not.
         from .engine import lint_source, unanalysable
+        from .rules import ALL_RULES
 
-        diagnostics = [unanalysable(refusal)] if refusal else lint_source(source, self.settings)
+        rules = [rule for rule in ALL_RULES if rule.enabled_by_default or rule.code in self.turned_on]
+        diagnostics = [unanalysable(refusal)] if refusal else lint_source(source, self.settings, rules)
         for diagnostic in diagnostics:
             yield diagnostic.line, diagnostic.column, diagnostic.flake8_text(), type(self)

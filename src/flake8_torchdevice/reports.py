@@ -20,3 +20,4 @@ class Report:
     code: str
     message: str
     fix: str | None
+    confidence: str = "high"

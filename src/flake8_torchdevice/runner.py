@@ -215,7 +215,9 @@ def _unanalysable(display: str, reason: str, options: RunOptions) -> list[Report
 
 def _report(display: str, cell: int | None, line: int, diagnostic: Diagnostic) -> Report:
     column = diagnostic.column + 1
-    return Report(display, cell, line, column, diagnostic.code, diagnostic.message, diagnostic.fix)
+    return Report(
+        display, cell, line, column, diagnostic.code, diagnostic.message, diagnostic.fix, diagnostic.confidence
+    )
 
 
 def _fix(path: Path, display: str, read: bytes, document: _Document, options: RunOptions, mode: FixMode) -> FileResult:

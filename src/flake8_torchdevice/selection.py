@@ -1,9 +1,11 @@
 """The rules that run only when selected: each rule's ``enabled_by_default`` reads it from here.
 
-It lives outside ``rules/`` because the flake8 adapter declares flake8's default ignore list when
-flake8 starts, for every run, and importing the rules would load libcst even for a file that never
-mentions torch. Why each of these rules is off is in its own documentation.
+It lives outside ``rules/`` because the flake8 adapter decides the selection when flake8 starts,
+for every run, and importing the rules would load libcst even for a file that never mentions
+torch. Why each of these rules is off is in its own documentation.
 """
+
+from collections.abc import Iterable
 
 # A rule is on when it was right at least nine times in ten on code it was not tuned on
 # (``precision`` in each rule, docs/precision.md). TDV001 is off: on 19 libraries and research
@@ -11,3 +13,13 @@ mentions torch. Why each of these rules is off is in its own documentation.
 # whether a project must run without CUDA is not written in any one file. A project that must
 # turns it on (``extend-select``); the rule's documentation says how.
 OFF_BY_DEFAULT = frozenset({"TDV001", "TDV004", "TDV005", "TDV007", "TDV008", "TDV009", "TDV010"})
+
+
+def explicitly_selected(prefixes: Iterable[str]) -> frozenset[str]:
+    """The off-by-default codes that one of ``prefixes`` (a select or extend-select) names.
+
+    Only an explicit selection turns such a rule on, in both front ends: an ``ignore`` list that
+    leaves it out (``ignore = E203, W503``) does not.
+    """
+    cleaned = [prefix.strip().upper() for prefix in prefixes if prefix.strip()]
+    return frozenset(code for code in OFF_BY_DEFAULT if any(code.startswith(prefix) for prefix in cleaned))

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from .confidence import DEFAULT_CONFIDENCE, Confidence
+
 
 @dataclass(frozen=True)
 class Settings:
@@ -11,3 +13,5 @@ class Settings:
     guard_functions: frozenset[str] = frozenset()
     # TDV002: also report ``x.to(device)`` statements when the code does not show what ``x`` is.
     report_unknown_receivers: bool = False
+    # The least sure findings reported: high (the default), medium or low.
+    confidence: Confidence = DEFAULT_CONFIDENCE

@@ -18,6 +18,7 @@ from typing import ClassVar
 import libcst as cst
 
 from ..analysis.queries import Analysis
+from ..confidence import Confidence
 from ..selection import OFF_BY_DEFAULT
 from ..settings import Settings
 
@@ -42,6 +43,8 @@ class Finding:
     code: str
     message: str
     fix: Fix | None = None
+    # The grade of the weakest link of the evidence (``confidence.py``).
+    confidence: Confidence = Confidence.HIGH
 
 
 def keyword(name: str, value: cst.BaseExpression) -> cst.Arg:
@@ -112,8 +115,10 @@ class Rule(Code):
     def check(self, analysis: Analysis, settings: Settings) -> Iterator[Finding]:
         raise NotImplementedError
 
-    def finding(self, node: cst.CSTNode, message: str, fix: Fix | None = None) -> Finding:
-        return Finding(node, self.code, message, fix)
+    def finding(
+        self, node: cst.CSTNode, message: str, fix: Fix | None = None, confidence: Confidence = Confidence.HIGH
+    ) -> Finding:
+        return Finding(node, self.code, message, fix, confidence)
 
 
 def source_text(analysis: Analysis, node: cst.CSTNode) -> str:
