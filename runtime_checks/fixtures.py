@@ -25,6 +25,10 @@ from pathlib import Path
 FIXTURES_ROOT = Path(__file__).resolve().parent.parent / "tests" / "fixtures"
 
 CONDITIONS = ("accelerator", "gpu", "cpu-only", "any")
+# The folder of the facts about PyTorch that the analysis relies on: ``holds_*.py`` runs clean on
+# every device, ``raises_*.py`` fails as it declares. The linter's findings on them are checked
+# like any fixture's (``# expect:`` lines, none required), but they belong to no rule.
+SEMANTICS = "semantics"
 
 _RULE_CODE = re.compile(r"^TDV\d{3}$")
 _EXPECT = re.compile(r"#\s*expect:\s*(?P<codes>TDV\d{3}(?:\s*,\s*TDV\d{3})*)\s*$")
@@ -121,12 +125,14 @@ def load_fixture(path: Path) -> Fixture:
                 runtime.append(parse_runtime(declared.group("body")))
             except FixtureError as error:
                 raise FixtureError(f"{path}:{line}: {error}") from None
-    is_bad = path.name.startswith("bad_")
-    if not is_bad and not path.name.startswith("good_"):
-        raise FixtureError(f"{path}: fixture names start with bad_ or good_")
-    if is_bad and not expected:
+    semantic = path.parent.name == SEMANTICS
+    failing, working = ("raises_", "holds_") if semantic else ("bad_", "good_")
+    is_bad = path.name.startswith(failing)
+    if not is_bad and not path.name.startswith(working):
+        raise FixtureError(f"{path}: fixture names start with {failing} or {working}")
+    if is_bad and not expected and not semantic:
         raise FixtureError(f"{path}: a bad fixture needs at least one '# expect:' comment")
-    if not is_bad and expected:
+    if not is_bad and expected and not semantic:
         raise FixtureError(f"{path}: a good fixture has no '# expect:' comment")
     if not runtime:
         raise FixtureError(f"{path}: declare what it does at run time with '# runtime:'")
@@ -134,13 +140,15 @@ def load_fixture(path: Path) -> Fixture:
         raise FixtureError(f"{path}: a good fixture declares '# runtime: passes' and nothing else")
     if PERFORMANCE in runtime and runtime != [PERFORMANCE]:
         raise FixtureError(f"{path}: '# runtime: passes (performance)' stands alone")
+    if is_bad and (PASSES in runtime or PERFORMANCE in runtime) and semantic:
+        raise FixtureError(f"{path}: a raises_ fixture declares how it fails")
     if is_bad and PASSES in runtime:
         raise FixtureError(f"{path}: a bad fixture fails, or declares '# runtime: passes (performance)'")
     return Fixture(path, path.parent.name, is_bad, expected, tuple(runtime))
 
 
 def fixture_paths(root: Path = FIXTURES_ROOT) -> list[Path]:
-    return sorted(root.glob("TDV*/*.py"))
+    return sorted([*root.glob("TDV*/*.py"), *root.glob(f"{SEMANTICS}/*.py")])
 
 
 def pair_paths(root: Path = FIXTURES_ROOT) -> list[Path]:
@@ -164,7 +172,7 @@ def select_paths(choices: Iterable[str], root: Path = FIXTURES_ROOT) -> list[Pat
 
 
 def _paths_for(choice: str, root: Path) -> list[Path]:
-    if _RULE_CODE.match(choice):
+    if _RULE_CODE.match(choice) or choice == SEMANTICS:
         return sorted((root / choice).glob("*.py"))
     matches = [Path(match) for match in sorted(glob.glob(choice, recursive=True))]
     return [path for match in matches for path in _python_files(match)]

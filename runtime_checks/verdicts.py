@@ -24,12 +24,14 @@ NEEDS = {
     "gpu": "a real accelerator (the simulated meta device does not check this)",
     "cpu-only": "a CUDA-less machine",
 }
-NEEDS_DATA = "a real device: the simulated meta device holds no data"
+NEEDS_DATA = "a real device: the simulated meta device holds no data or has no such type"
 
 # meta tensors have no storage: any copy to the host fails with one of these, whatever the code.
+# Nor has meta a legacy type string: ``t.type(x.type())`` refuses ``torch.meta.FloatTensor``.
 META_HAS_NO_DATA = (
     RuntimeExpectation(("NotImplementedError", "RuntimeError"), ("Cannot copy out of meta tensor",), "any"),
     RuntimeExpectation(("RuntimeError",), ("cannot be called on meta tensors",), "any"),
+    RuntimeExpectation(("ValueError",), ("invalid type: 'torch.meta.",), "any"),
 )
 
 

@@ -175,7 +175,7 @@ import sys
 from flake8_torchdevice.plugin import TorchDeviceChecker
 assert list(TorchDeviceChecker(None, ["import numpy\\n", "x = numpy.ones(3)\\n"]).run()) == []
 print("libcst" in sys.modules)
-print(len(list(TorchDeviceChecker(None, ["import torch\\n", "torch.device('cuda')\\n"]).run())))
+print(len(list(TorchDeviceChecker(None, ["import torch\\n", "x = torch.zeros(3)\\n", "x.cuda()\\n"]).run())))
 print("libcst" in sys.modules)
 """
 

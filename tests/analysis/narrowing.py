@@ -71,3 +71,39 @@ def none_joins(x: torch.Tensor):
     if x.dim() > 2:
         cache = torch.zeros(2)
     reveal(cache)  # reveal: tensor {cpu}
+
+
+# A test of where a value or a device is: in the branch where it shows the CPU, the value (and
+# every value placed on that device) is on the CPU; the join forgets the device on both paths.
+def copied_back_when_on_cuda(batch):
+    batch = batch.to(device)
+    if batch.is_cuda:
+        batch = batch.cpu()
+    reveal(batch)  # reveal: unknown may{?, cpu}
+    return batch
+
+
+def copied_back_by_device_type(features):
+    features = features.to(device)
+    if features.device.type == "cuda":
+        features = features.cpu()
+    reveal(features)  # reveal: unknown may{?, cpu}
+    return features
+
+
+def copied_back_unless_the_device_is_the_cpu(device):
+    weights = torch.ones(2, device=device)  # reveal: tensor {device}
+    if device != "cpu":
+        weights = weights.cpu()
+    reveal(weights)  # reveal: tensor may{?, cpu}
+    return weights
+
+
+def on_the_cpu_branch(device):
+    weights = torch.ones(2, device=device)
+    if device == "cpu":
+        reveal(weights)  # reveal: tensor {cpu}
+        reveal(device)  # reveal: device {cpu}
+    if weights.is_cpu:
+        reveal(weights)  # reveal: tensor {cpu}
+    return weights

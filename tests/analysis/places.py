@@ -49,3 +49,12 @@ def defaults_elsewhere():
 factory_kwargs = {"device": device, "dtype": torch.float32}
 unpacked = torch.zeros(3, **factory_kwargs)  # reveal: tensor
 layer_unpacked = nn.Linear(3, 3, **factory_kwargs)  # reveal: module
+
+# Conversions that move: the other tensor's type string names its device.
+typed_like = torch.zeros(3).type(x.type())  # reveal: tensor {device}
+typed_as = torch.zeros(3).type_as(x)  # reveal: tensor {device}
+made_like = x.new_zeros(3)  # reveal: tensor {device}
+# Python numbers read off a tensor make 0-dim tensors.
+length = torch.tensor(x.size(-1))  # reveal: tensor {cpu} 0-dim
+count = torch.tensor(x.numel())  # reveal: tensor {cpu} 0-dim
+shape = torch.tensor(x.size())  # reveal: tensor {cpu}

@@ -45,6 +45,8 @@ _VALUES_AND_INDICES_ALONG_A_DIM = frozenset("max min median nanmedian".split())
 _REDUCTIONS = frozenset("sum mean std var prod max min norm all any amax amin logsumexp".split())
 # Builtins whose result iterates over the same elements as their first argument.
 _PASS_THROUGH = frozenset({"iter", "list", "tuple", "sorted", "reversed", "tqdm", "set", "trange"})
+# Tensor methods that return a Python number (``size`` only with a dimension: else a ``torch.Size``).
+_PYTHON_NUMBERS = frozenset("item size numel nelement dim ndimension element_size get_device".split())
 _TO_SCALAR = frozenset({"float", "int", "bool", "len", "round", "abs", "isinstance", "hasattr", "callable", "str"})
 # Objects whose ``.device`` is a setting (``args.device``), not where a value is.
 _SETTINGS_OWNERS = frozenset(
@@ -71,6 +73,7 @@ class MethodEvaluator(_Base):
             method in api.MOVE_METHODS
             or method == "type_as"
             or (method == "type" and arguments and arguments[0].kind is Kind.DEVICE)
+            or (method == "type" and node.args and _type_string_of(node.args[0].value) is not None)
         ):
             return self._moved(node, method, receiver, receiver_value, arguments)
         summarised = self.summaries.call_method(receiver_value, method, node, arguments)
@@ -96,6 +99,8 @@ class MethodEvaluator(_Base):
         return UNKNOWN
 
     def _array_method(self, node: cst.Call, method: str, receiver: Value, arguments: tuple[Value, ...]) -> Value:
+        if method == "type" and not node.args:
+            return UNKNOWN  # ``x.type()``: the type's name, a string
         effect = api.method_effect(method)
         if effect is Effect.IN_PLACE:
             if method == "requires_grad_":
@@ -106,8 +111,8 @@ class MethodEvaluator(_Base):
                 return Value(kind=Kind.NDARRAY, places=CPU)
             if method == "tolist":
                 return sequence(item=SCALAR)
-            if method == "item":
-                return SCALAR
+            if method in _PYTHON_NUMBERS and (method != "size" or node.args):
+                return SCALAR  # ``x.item()``, ``x.size(-1)``: a Python number, not a tensor
             return UNKNOWN
         kind = Kind.TENSOR if receiver.kind is not Kind.ARRAYLIKE or api.proves_tensor(method) else Kind.ARRAYLIKE
         grad = receiver.grad and self.state.grad_enabled and method not in api.NO_GRAD_METHODS
@@ -183,7 +188,11 @@ class MethodEvaluator(_Base):
     def _move_target(self, node: cst.Call, method: str, arguments: tuple[Value, ...]) -> frozenset[Place] | None:
         if method == "cpu":
             return CPU
-        if method == "type":  # ``x.type(torch.cuda.FloatTensor)``: a legacy type names a device too
+        if method == "type":
+            typed_like = _type_string_of(node.args[0].value)
+            if typed_like is not None:  # ``x.type(other.type())``: the other tensor's type names its device
+                return self.peek(typed_like, self.state).places
+            # ``x.type(torch.cuda.FloatTensor)``: a legacy type names a device too
             return self.device_places(node.args[0].value, arguments[0])
         if method == "type_as":  # the other tensor's type, CUDA or not: its device
             return arguments[0].places if arguments else None
@@ -339,3 +348,10 @@ def _returns_values_and_indices(node: cst.Call, method: str, arguments: tuple[Va
     if first.keyword is not None:
         return first.keyword.value == "dim"
     return type(first.value) is cst.Integer or (bool(arguments) and arguments[0].kind is Kind.SCALAR)
+
+
+def _type_string_of(node: cst.BaseExpression) -> cst.BaseExpression | None:
+    """``other`` in ``other.type()``: the type string of a tensor, which names its device too."""
+    if type(node) is not cst.Call or node.args or type(node.func) is not cst.Attribute:
+        return None
+    return node.func.value if node.func.attr.value == "type" else None
