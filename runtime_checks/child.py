@@ -21,8 +21,9 @@ raises, never on stdout, which belongs to the fixture. No result file means the 
 
 An observed run (the fix equivalence check) starts from seeded random number generators and
 reports, besides what it raised, the state the program left: each global name's value described
-(a tensor by dtype, shape, device, requires_grad, gradient and a digest of its values; a module by
-its parameters and buffers; a generator by its state) and the random number generators' states.
+(a tensor by class, dtype, shape, device, requires_grad, leafness, grad_fn, gradient and a digest
+of its values; a module by its parameters and buffers; a generator by its state) and the random
+number generators' states.
 A program that raised is described as it stood when the exception left it.
 """
 
@@ -148,6 +149,11 @@ def _tensor(tensor) -> dict:
         "shape": list(tensor.shape),
         "device": str(tensor.device),
         "requires_grad": tensor.requires_grad,
+        # A fix that makes a moved copy (a non-leaf with a ToCopyBackward) into a leaf, or a
+        # parameter into a plain tensor, changes what an optimizer does with it.
+        "class": type(tensor).__qualname__,
+        "is_leaf": tensor.is_leaf,
+        "grad_fn": None if tensor.grad_fn is None else type(tensor.grad_fn).__name__,
         "values": None if tensor.is_meta else _digest(detached.cpu().tolist()),
         "grad": None if tensor.grad is None else _tensor(tensor.grad),
     }

@@ -3,8 +3,8 @@
 A safe fix may change nothing but the bug it repairs. For every fix fixture, the program before
 the fix and the program after it run on every device, each in a fresh process, from the same
 seeds (torch's generators, Python's ``random``, NumPy's), and what they leave is compared: every
-global name; each tensor's dtype, shape, device, requires_grad, gradient and values; modules'
-parameters and buffers; NumPy arrays, plain values, generators; and the states of the random
+global name; each tensor's class, dtype, shape, device, requires_grad, is_leaf, grad_fn, gradient
+and values; modules' parameters and buffers; NumPy arrays, plain values, generators; and the states of the random
 number generators afterwards (child.py describes them). meta holds no data: values are compared
 on real devices only, everything else everywhere.
 

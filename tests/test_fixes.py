@@ -36,8 +36,12 @@ def test_every_fixing_rule_has_fix_pairs():
 
 @pytest.mark.parametrize("pair", PAIRS, ids=lambda pair: pair.name[: -len(".in.py")])
 def test_fix_turns_in_into_out(pair):
+    """A pair named ``*_unsafe`` shows a rule's unsafe fix: it is applied with --unsafe-fixes only."""
     rules = (RULES_BY_CODE[code_of(pair)],)
-    outcome = fix_source(pair.read_text(encoding="utf-8"), rules=rules, unsafe=code_of(pair) in UNSAFE)
+    unsafe = code_of(pair) in UNSAFE or pair.name.endswith("_unsafe.in.py")
+    if unsafe:
+        assert fix_source(pair.read_text(encoding="utf-8"), rules=rules).source != expected_of(pair)
+    outcome = fix_source(pair.read_text(encoding="utf-8"), rules=rules, unsafe=unsafe)
     assert outcome.source == expected_of(pair)
     assert outcome.applied > 0
     assert outcome.remaining == []
@@ -192,3 +196,26 @@ def test_a_symbolic_link_stays_a_link(buggy):
     link.symlink_to(buggy.name)
     assert main(["fix", *BOTH_RULES, "link.py"]) == 0
     assert link.is_symlink() and buggy.read_text() == FIXED
+
+
+def test_creating_a_tensor_that_requires_grad_on_the_device_is_an_unsafe_fix():
+    """Moved, it is a non-leaf copy on an accelerator; made there, a leaf an optimizer accepts."""
+    source = "import torch\nweights = torch.zeros(3, requires_grad=True).to(device)\n"
+    rules = (RULES_BY_CODE["TDV007"],)
+    assert fix_source(source, rules=rules).applied == 0
+    fixed = fix_source(source, rules=rules, unsafe=True).source
+    assert fixed.endswith("torch.zeros(3, requires_grad=True, device=device)\n")
+    literal_false = "import torch\nweights = torch.zeros(3, requires_grad=False).to(device)\n"
+    assert fix_source(literal_false, rules=rules).applied == 1
+
+
+def test_assigning_a_converted_attribute_back_is_an_unsafe_fix():
+    """``self.weight = self.weight.to(d)`` raises TypeError on a GPU when ``weight`` is a parameter."""
+    source = (
+        "import torch\nfrom torch import nn\n\n\nclass Scaled(nn.Module):\n"
+        "    def __init__(self):\n        super().__init__()\n        self.weight = nn.Parameter(torch.ones(3))\n\n"
+        "    def place(self, device):\n        self.weight.to(device)\n"
+    )
+    rules = (RULES_BY_CODE["TDV002"],)
+    assert fix_source(source, rules=rules).applied == 0
+    assert "self.weight = self.weight.to(device)" in fix_source(source, rules=rules, unsafe=True).source

@@ -214,3 +214,23 @@ def test_check_fails_on_a_stale_module(pinned_torch, tmp_path):
     result = _run_generator("--check", "--output", str(stale))
     assert result.returncode == 1, result.stdout + result.stderr
     assert "stale" in result.stderr
+
+
+def test_the_move_signatures_are_the_installed_torchs():
+    """``api.TENSOR_MOVE_PARAMETERS`` (which calls can be a tensor's ``.to()``/``.cuda()``/``.cpu()``)
+    against every overload of those methods in the stub of the installed torch."""
+    spec = importlib.util.find_spec("torch")
+    if spec is None or spec.origin is None:
+        pytest.skip("torch is not installed")
+    from flake8_torchdevice.analysis.knowledge import api
+
+    stub = ast.parse((Path(spec.origin).parent / "_C" / "__init__.pyi").read_text(encoding="utf-8"))
+    tensor_base = next(node for node in stub.body if isinstance(node, ast.ClassDef) and node.name == "TensorBase")
+    found: dict[str, tuple[int, set[str]]] = {}
+    for method in tensor_base.body:
+        if isinstance(method, ast.FunctionDef) and method.name in api.TENSOR_MOVE_PARAMETERS:
+            positional = [arg.arg for arg in method.args.args[1:]]  # without self
+            most, names = found.get(method.name, (0, set()))
+            names |= {*positional, *(arg.arg for arg in method.args.kwonlyargs)}
+            found[method.name] = (max(most, len(positional)), names)
+    assert {name: (most, frozenset(names)) for name, (most, names) in found.items()} == api.TENSOR_MOVE_PARAMETERS

@@ -11,7 +11,7 @@ import libcst as cst
 from .definitions import ClassInfo, Definitions, Evidence, FunctionInfo
 from .imports import dotted_name
 from .literals import string_value
-from .syntax import all_params, bound_names, children
+from .syntax import all_params, bound_names, children, fits_tensor_move
 
 # Methods whose arguments are tensors: ``y.expand_as(x)`` shows ``x`` is a tensor too.
 _TENSOR_ARGUMENT_METHODS = frozenset({"expand_as", "view_as", "type_as", "reshape_as", "copy_", "new_tensor"})
@@ -276,6 +276,8 @@ class _Collector:
         receiver = dotted_name(func.value)
         if receiver is not None:
             evidence.methods[receiver].add(method)
+            if not fits_tensor_move(node, method):
+                evidence.misfits.add(receiver)
             if "nccl" in receiver.lower():  # ``self._nccl_group.broadcast(...)``: NCCL is CUDA-only
                 evidence.uses_nccl = True
             if method in _COLLECTIVES and receiver.rsplit(".", 1)[-1] in ("dist", "distributed"):

@@ -38,6 +38,9 @@ class Evidence:
     indexed_by_axes: set[str] = field(default_factory=set)
     # Names whose type the scope checks (``isinstance(x, ...)``): they may be several things.
     type_checked: set[str] = field(default_factory=set)
+    # Names on which the scope calls a tensor's move method with arguments a tensor's does not
+    # take (``quantizer.cuda(q, meta=m)``): another class's object, whatever else it is called.
+    misfits: set[str] = field(default_factory=set)
     # Attributes assigned on the first parameter (``self.x = ...``) and methods called on it.
     self_assigned: set[str] = field(default_factory=set)
     self_called: set[str] = field(default_factory=set)
@@ -50,7 +53,7 @@ class Evidence:
 
     def kind_of(self, name: str) -> Kind | None:
         """What the scope's use of ``name`` shows it is, if anything does."""
-        if name in self.type_checked:  # the scope checks what it is: it may be several things
+        if name in self.type_checked or name in self.misfits:  # several things, or not a tensor
             return None
         if name in self.mappings:
             return Kind.MAPPING

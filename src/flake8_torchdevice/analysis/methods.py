@@ -29,7 +29,7 @@ from .imports import dotted_name
 from .knowledge import api
 from .knowledge.api import Effect
 from .literals import cuda_fstring, is_cpu_literal, string_value
-from .syntax import keyword_argument
+from .syntax import fits_tensor_move, keyword_argument
 
 if TYPE_CHECKING:
     from .parts import InterpreterParts as _Base
@@ -69,6 +69,8 @@ class MethodEvaluator(_Base):
         receiver_value: Value,
         arguments: tuple[Value, ...],
     ) -> Value:
+        if not fits_tensor_move(node, method):  # ``quantizer.cuda(q, meta=m)``: another class's method
+            return UNKNOWN
         if (
             method in api.MOVE_METHODS
             or method == "type_as"

@@ -22,7 +22,7 @@ from .imports import ImportTable, dotted_name
 from .knowledge import api
 from .literals import cuda_fstring, is_cpu_literal, is_cuda_literal, string_value
 from .positions import positions_of
-from .syntax import docstring, keyword_argument, positional_argument
+from .syntax import docstring, fits_tensor_move, keyword_argument, positional_argument
 
 __all__ = [
     "Analysis",
@@ -42,6 +42,7 @@ __all__ = [
     "device_index_literal",
     "dotted_name",
     "elements",
+    "fits_tensor_move",
     "is_array",
     "is_cpu_literal",
     "is_cuda_literal",

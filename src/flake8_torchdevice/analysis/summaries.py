@@ -124,7 +124,10 @@ class Summaries:
         key = (info.name, attribute)
         if key not in self._shown_kinds:
             self._shown_kinds[key] = None
-            for cls in self.interpreter.definitions.family(info):
+            family = self.interpreter.definitions.family(info)
+            if any(_misfit(method, attribute) for cls in family for method in cls.methods.values()):
+                return None  # a method calls it in a way no tensor's method is called: kinds conflict
+            for cls in family:
                 for method in cls.methods.values():
                     kind = method.evidence.kind_of(f"{method.self_name}.{attribute}") if method.self_name else None
                     if kind is Kind.MODULE or kind is Kind.TENSOR:
@@ -342,3 +345,7 @@ class Summaries:
         if inputs and param.default is None and annotation is None and param.star == "":
             return Kind.TENSOR  # an input of forward(): where the module is
         return None
+
+
+def _misfit(method: FunctionInfo, attribute: str) -> bool:
+    return method.self_name is not None and f"{method.self_name}.{attribute}" in method.evidence.misfits

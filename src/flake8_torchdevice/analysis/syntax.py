@@ -18,6 +18,7 @@ import libcst as cst
 from libcst._nodes import op as _operators
 from libcst._nodes import whitespace as _whitespace
 
+from .knowledge import api
 from .literals import string_value
 
 
@@ -162,3 +163,11 @@ def docstring(node: cst.Module | cst.FunctionDef | cst.ClassDef) -> str | None:
         return node.get_docstring(clean=False)
     except Exception:  # an odd string literal: no docstring we can read
         return None
+
+
+def fits_tensor_move(call: cst.Call, method: str) -> bool:
+    """Could this call of ``method`` be a tensor's ``.to()`` / ``.cuda()`` / ``.cpu()``, by its arguments?"""
+    positional = sum(1 for arg in call.args if arg.keyword is None and not arg.star)
+    keywords = frozenset(arg.keyword.value for arg in call.args if arg.keyword is not None)
+    unpacked = any(arg.star for arg in call.args)
+    return api.fits_tensor_move(method, positional, keywords, unpacked)

@@ -6,7 +6,16 @@ from collections.abc import Iterator
 
 import libcst as cst
 
-from ..analysis.queries import Analysis, CallFact, dotted_name, is_array, is_tensor, is_unknown, may_be_tensor
+from ..analysis.queries import (
+    Analysis,
+    CallFact,
+    dotted_name,
+    fits_tensor_move,
+    is_array,
+    is_tensor,
+    is_unknown,
+    may_be_tensor,
+)
 from ..settings import Settings
 from .base import Finding, Fix, Rule, source_text
 
@@ -35,13 +44,23 @@ def lost_conversion(statement_call: cst.Call) -> cst.Call | None:
 
 
 def _assign_back(site: CallFact, statement: cst.Expr | None) -> Fix | None:
-    """``x.to(d)`` becomes ``x = x.to(d)`` when ``x`` is a name or an attribute."""
+    """``x.to(d)`` becomes ``x = x.to(d)`` when ``x`` is a name or an attribute.
+
+    Safe for a name the code shows is a tensor: rebinding a local name changes nothing else. Not
+    for an attribute: ``self.weight = self.weight.to(d)`` raises TypeError on a GPU when
+    ``weight`` is a registered ``nn.Parameter`` (on the CPU ``.to()`` returns the parameter
+    itself, so CPU-only tests cannot see it), and a property may run a setter."""
     if statement is None or not isinstance(site.receiver, (cst.Name, cst.Attribute)):
         return None
     assignment = cst.Assign(
         targets=[cst.AssignTarget(target=site.receiver)], value=statement.value, semicolon=statement.semicolon
     )
-    return Fix(statement, assignment, safe=True, description="assign the converted tensor back")
+    if isinstance(site.receiver, cst.Attribute):
+        return Fix(
+            statement, assignment, safe=False, description="assign the converted tensor back (unsafe: a parameter)"
+        )
+    safe = is_tensor(site.receiver_value) or is_array(site.receiver_value)
+    return Fix(statement, assignment, safe=safe, description="assign the converted tensor back")
 
 
 def _made_from_nothing(analysis: Analysis, receiver: cst.BaseExpression | None) -> bool:
@@ -92,8 +111,16 @@ class DiscardedConversion(Rule):
     `--torchdevice-report-unknown-receivers` reports the unknown ones too (except objects unpacked
     with `**`, such as a Hugging Face `BatchEncoding`, whose `.to()` works in place).
 
+    A call that a tensor's method does not accept is another class's method and is not reported:
+    `quantizer.cuda(q, meta=meta)` (`Tensor.cuda` takes `device`, `non_blocking` and
+    `memory_format` only).
+
     ## Fix
-    Safe: `x.to(device)` becomes `x = x.to(device)` when `x` is a name or an attribute.
+    Safe when `x` is a name the code shows is a tensor: `x.to(device)` becomes `x = x.to(device)`.
+    Unsafe when `x` is an attribute: `self.weight = self.weight.to(device)` raises `TypeError:
+    cannot assign ... as parameter` on a GPU when `weight` is a registered `nn.Parameter` (on
+    the CPU `.to()` returns the parameter itself, so a CPU-only test passes); move the module
+    instead, or wrap the result in `nn.Parameter`.
 
     ## Example
     ```python
@@ -130,6 +157,8 @@ class DiscardedConversion(Rule):
             conversion = lost_conversion(site.node)
             converted = analysis.call_at(conversion) if conversion is not None else None
             if converted is None or _made_from_nothing(analysis, converted.receiver):
+                continue
+            if not fits_tensor_move(converted.node, converted.method or ""):  # another class's method
                 continue
             if _casts_an_update(analysis, converted):
                 continue

@@ -60,9 +60,19 @@ def _create_on_device(factory: CallFact, move: CallFact) -> Fix | None:
     if device is None or not _names_a_device(device, move):
         return None
     replacement = with_argument(factory.node, keyword("device", device))
-    random = factory.qualified in RANDOM_FACTORIES
-    description = "pass device= (draws from the device's generator)" if random else "pass device="
-    return Fix(move.node, replacement, safe=not random, description=description)
+    if factory.qualified in RANDOM_FACTORIES:
+        return Fix(move.node, replacement, safe=False, description="pass device= (draws from the device's generator)")
+    if _may_require_grad(factory.node):
+        return Fix(move.node, replacement, safe=False, description="pass device= (the result becomes a leaf)")
+    return Fix(move.node, replacement, safe=True, description="pass device=")
+
+
+def _may_require_grad(factory: cst.Call) -> bool:
+    """``requires_grad=`` given, and not a literal False. Moved, such a tensor is a non-leaf copy on
+    an accelerator (an optimizer refuses it, its ``.grad`` stays None); made there, it is a leaf:
+    the fix would change what the program does (on the CPU ``.to()`` returns the tensor itself)."""
+    flag = keyword_argument(factory, "requires_grad")
+    return flag is not None and not (isinstance(flag, cst.Name) and flag.value == "False")
 
 
 def _names_a_device(device: cst.BaseExpression, move: CallFact) -> bool:
@@ -98,7 +108,10 @@ class CreateThenMove(Rule):
     Safe: `torch.zeros(n).to(device)` becomes `torch.zeros(n, device=device)` when the move's only
     argument is a device (not a tensor: `.to(other)` also converts the dtype, and `device=<tensor>`
     raises). Unsafe for random factories (`rand`, `randn`, `randint`, `randperm`, `normal`): on the
-    device they draw from the device's generator, so a seeded run gets other numbers.
+    device they draw from the device's generator, so a seeded run gets other numbers. Unsafe when
+    the factory is given `requires_grad=`: moved, the tensor is a non-leaf copy on an accelerator
+    (an optimizer refuses it, its `.grad` stays None); made on the device it is a leaf, so the fix
+    changes what the program does there (on the CPU `.to()` returns the tensor itself).
 
     ## Example
     ```python

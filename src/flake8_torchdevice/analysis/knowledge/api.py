@@ -63,6 +63,14 @@ _NOT_TENSOR_FUNCTIONS = frozenset(
     ).split()
 )
 MOVE_METHODS = frozenset({"to", "cuda", "cpu"})
+# What a tensor's move methods accept, over all their overloads: the most positional arguments and
+# the keyword names (torch 2.13.0, ``torch/_C/__init__.pyi``, class TensorBase; a test reads the
+# stub of the installed torch). A call outside these is another class's method: ``cuda(q, meta=m)``.
+TENSOR_MOVE_PARAMETERS: dict[str, tuple[int, frozenset[str]]] = {
+    "cpu": (1, frozenset({"memory_format"})),
+    "cuda": (3, frozenset({"device", "non_blocking", "memory_format"})),
+    "to": (4, frozenset({"device", "dtype", "non_blocking", "copy", "memory_format", "other"})),
+}
 
 # Methods and functions whose arguments after the tensor are sizes, shapes, counts or indices read
 # on the host: a CPU tensor there is read as numbers, not combined, and the result is where the
@@ -232,3 +240,13 @@ def pretrained_is_model(name: str) -> bool:
 def module_has_state(qualified: str) -> bool:
     """Does a ``torch.nn`` module class own parameters or buffers (``Linear``, ``BatchNorm2d``)?"""
     return qualified in generated.NN_MODULE_CLASSES_WITH_STATE
+
+
+def fits_tensor_move(method: str, positional: int, keywords: frozenset[str], unpacked: bool) -> bool:
+    """Could ``x.<method>(...)`` with these arguments be a tensor's move (``unpacked``: ``*args`` or
+    ``**kwargs`` hide some, so it could)? True for a method that is not a move."""
+    accepted = TENSOR_MOVE_PARAMETERS.get(method)
+    if accepted is None or unpacked:
+        return True
+    most, names = accepted
+    return positional <= most and keywords <= names
