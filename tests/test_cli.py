@@ -52,7 +52,7 @@ def found(output):
 
 
 def check(capsys, *args):
-    status = main(["check", *args])
+    status = main(["check", "--confidence", "low", *args])
     captured = capsys.readouterr()
     return status, captured.out, captured.err
 
@@ -181,7 +181,7 @@ NOQA = (
 def test_noqa_silences_what_it_silences_for_the_flake8_plugin(project, capsys):
     write(project, "noqa.py", NOQA)
     flake8 = subprocess.run(
-        [sys.executable, "-m", "flake8", "--isolated", "--select=TDV", "noqa.py"],
+        [sys.executable, "-m", "flake8", "--isolated", "--torchdevice-confidence=low", "--select=TDV", "noqa.py"],
         capture_output=True,
         text=True,
     )
@@ -458,7 +458,7 @@ def test_statistics_count_per_code(project, capsys):
 
 def test_examples_match_the_flake8_plugin(capsys):
     flake8 = subprocess.run(
-        [sys.executable, "-m", "flake8", "--isolated", "--select=TDV", str(EXAMPLES)],
+        [sys.executable, "-m", "flake8", "--isolated", "--torchdevice-confidence=low", "--select=TDV", str(EXAMPLES)],
         capture_output=True,
         text=True,
     )
@@ -520,3 +520,41 @@ def test_confidence_from_the_configuration_and_the_command_line(project, capsys)
     with pytest.raises(SystemExit) as exited:
         check(capsys, "--confidence", "sure", ".")
     assert exited.value.code == 2 and "unknown confidence 'sure'" in capsys.readouterr().err
+
+
+# A hard-coded device in a script that shows it runs without CUDA (it falls back to the CPU at
+# line 3) is a sure finding; without that evidence the same line is only likely (many projects
+# require NVIDIA GPUs by design, which no one file says).
+FALLS_BACK = 'import torch\n\ndevice = "cuda" if torch.cuda.is_available() else "cpu"\nx = torch.zeros(3).cuda()\n'
+NO_EVIDENCE = "import torch\n\nx = torch.zeros(3).cuda()\n"
+
+
+def test_the_default_reports_sure_findings_only(project, capsys):
+    write(project, "falls_back.py", FALLS_BACK)
+    write(project, "no_evidence.py", NO_EVIDENCE)
+    status = main(["check", "--select", "TDV001", "--format", "json", "."])
+    findings = json.loads(capsys.readouterr().out)
+    assert status == 1
+    assert [(f["path"], f["confidence"]) for f in findings] == [("falls_back.py", "high")]
+    assert findings[0]["message"].endswith("(this file falls back to the CPU at line 3)")
+    main(["check", "--select", "TDV001", "--confidence", "medium", "--format", "json", "."])
+    graded = [(f["path"], f["confidence"]) for f in json.loads(capsys.readouterr().out)]
+    assert graded == [("falls_back.py", "high"), ("no_evidence.py", "medium")]
+
+
+@pytest.mark.parametrize(
+    ("evidence", "reason"),
+    [
+        ('state = torch.load("w.pt", map_location="cpu")\n', "loads onto the CPU"),
+        ('import argparse\nargparse.ArgumentParser().add_argument("--no-cuda", action="store_true")\n', "CPU option"),
+        ('import argparse\nargparse.ArgumentParser().add_argument("--device", default="cpu")\n', "defaults to the CPU"),
+        ("if not torch.cuda.is_available():\n    device = torch.device('cpu')\n", "falls back to the CPU"),
+        ("device = torch.accelerator.current_accelerator() or torch.device('cpu')\n", "falls back to the CPU"),
+    ],
+)
+def test_what_shows_a_file_runs_without_cuda(project, capsys, evidence, reason):
+    write(project, "train.py", NO_EVIDENCE + evidence)
+    main(["check", "--select", "TDV001", "--format", "json", "train.py"])
+    findings = json.loads(capsys.readouterr().out)
+    assert [f["confidence"] for f in findings] == ["high"]
+    assert reason in findings[0]["message"]

@@ -185,9 +185,9 @@ def test_unsafe_fixes_flag(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     path = tmp_path / "load.py"
     path.write_text('import torch\n\nstate = torch.load("model.pt")\n')
-    assert main(["fix", "--select", "TDV004", "load.py"]) == 1
+    assert main(["fix", "--select", "TDV004", "--confidence", "medium", "load.py"]) == 1
     assert "map_location" not in path.read_text()
-    assert main(["fix", "--select", "TDV004", "--unsafe-fixes", "load.py"]) == 0
+    assert main(["fix", "--select", "TDV004", "--confidence", "medium", "--unsafe-fixes", "load.py"]) == 0
     assert path.read_text() == 'import torch\n\nstate = torch.load("model.pt", map_location="cpu")\n'
 
 

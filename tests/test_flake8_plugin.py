@@ -19,7 +19,7 @@ _LINE = re.compile(r"^(?P<path>.+?):(?P<line>\d+):(?P<column>\d+): (?P<code>TDV\
 
 def flake8(*args, stdin=None, cwd=None):
     result = subprocess.run(
-        [sys.executable, "-m", "flake8", "--isolated", *args],
+        [sys.executable, "-m", "flake8", "--isolated", "--torchdevice-confidence=low", *args],
         input=stdin,
         capture_output=True,
         text=True,
@@ -64,7 +64,10 @@ def flake8_over_fixtures():
 def flake8_over_stdin(all_fixtures):
     """{fixture name: result} of ``flake8 --select=TDV --stdin-display-name NAME -`` on each fixture."""
     runs = [
-        {"args": ["--isolated", "--select=TDV", "--stdin-display-name", f.name, "-"], "stdin": read(f.path)}
+        {
+            "args": ["--isolated", "--torchdevice-confidence=low", "--select=TDV", "--stdin-display-name", f.name, "-"],
+            "stdin": read(f.path),
+        }
         for f in all_fixtures
     ]
     completed = subprocess.run(
@@ -91,10 +94,26 @@ def test_one_process_runs_stdin_as_separate_flake8_runs():
     first = 'import torch\nx = torch.zeros(3, device="cuda")\n'
     second = "import torch\nx = torch.zeros(3)\nx.cuda()\n"
     runs = [
-        {"args": ["--isolated", "--select=TDV", "--stdin-display-name", "a.py", "-"], "stdin": first},
-        {"args": ["--isolated", "--select=TDV002", "--stdin-display-name", "b.py", "-"], "stdin": second},
+        {
+            "args": ["--isolated", "--torchdevice-confidence=low", "--select=TDV", "--stdin-display-name", "a.py", "-"],
+            "stdin": first,
+        },
+        {
+            "args": [
+                "--isolated",
+                "--torchdevice-confidence=low",
+                "--select=TDV002",
+                "--stdin-display-name",
+                "b.py",
+                "-",
+            ],
+            "stdin": second,
+        },
         {"args": ["--isolated", "--no-such-option"], "stdin": ""},
-        {"args": ["--isolated", "--select=TDV", "--stdin-display-name", "c.py", "-"], "stdin": "import numpy\n"},
+        {
+            "args": ["--isolated", "--torchdevice-confidence=low", "--select=TDV", "--stdin-display-name", "c.py", "-"],
+            "stdin": "import numpy\n",
+        },
     ]
     completed = subprocess.run(
         [sys.executable, str(STDIN_RUNS)], input=json.dumps(runs), capture_output=True, text=True, check=True
@@ -175,7 +194,7 @@ import sys
 from flake8_torchdevice.plugin import TorchDeviceChecker
 assert list(TorchDeviceChecker(None, ["import numpy\\n", "x = numpy.ones(3)\\n"]).run()) == []
 print("libcst" in sys.modules)
-print(len(list(TorchDeviceChecker(None, ["import torch\\n", "x = torch.zeros(3)\\n", "x.cuda()\\n"]).run())))
+print(len(list(TorchDeviceChecker(None, ["import torch\\n", "torch.device('cuda')\\n"]).run())))
 print("libcst" in sys.modules)
 """
 
@@ -218,7 +237,7 @@ def test_the_selection_flake8_reads_from_a_configuration(tmp_path, config, expec
     """flake8 runs the rules the command runs for the same selection (``config.selected_codes``)."""
     from flake8_torchdevice.config import selected_codes
 
-    (tmp_path / "setup.cfg").write_text("[flake8]\n" + config)
+    (tmp_path / "setup.cfg").write_text("[flake8]\ntorchdevice-confidence = low\n" + config)
     (tmp_path / "train.py").write_text(_DEFAULT_AND_OFF)
     result = subprocess.run([sys.executable, "-m", "flake8", "train.py"], capture_output=True, text=True, cwd=tmp_path)
     assert "Traceback" not in result.stderr, result.stderr
@@ -231,3 +250,30 @@ def test_the_selection_flake8_reads_from_a_configuration(tmp_path, config, expec
     select = ours("select") if "select" in values else None
     command = selected_codes(select, ours("ignore") + ours("extend-ignore"), ours("extend-select"))
     assert expected == command & {"TDV001", "TDV002", "TDV004"}
+
+
+def test_flake8_reports_sure_findings_unless_asked_for_more():
+    """The same default as the command: high confidence; ``--torchdevice-confidence`` shows more."""
+    source = "import torch\n\nx = torch.zeros(3).cuda()\n"
+
+    def codes(*options):
+        result = subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "flake8",
+                "--isolated",
+                "--select=TDV001",
+                *options,
+                "--stdin-display-name",
+                "x.py",
+                "-",
+            ],
+            input=source,
+            capture_output=True,
+            text=True,
+        )
+        return re.findall(r"TDV\d{3}", result.stdout)
+
+    assert codes() == []
+    assert codes("--torchdevice-confidence=medium") == ["TDV001"]

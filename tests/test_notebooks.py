@@ -54,7 +54,7 @@ TRAINING = notebook(
 def lint(tmp_path, monkeypatch, text, *args, name="nb.ipynb"):
     monkeypatch.chdir(tmp_path)
     (tmp_path / name).write_text(text, encoding="utf-8")
-    return main(["check", *args, name])
+    return main(["check", "--confidence", "low", *args, name])
 
 
 def test_names_flow_between_cells_and_positions_name_the_cell(tmp_path, monkeypatch, capsys):

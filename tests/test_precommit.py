@@ -18,7 +18,11 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-BUGGY = 'import torch\n\ndevice = torch.device("cuda")\nbias = torch.zeros(3)\nbias.to(device)\n'
+# The last line shows the script runs without CUDA: its hard-coded "cuda" is a sure (default) finding.
+BUGGY = (
+    'import torch\n\ndevice = torch.device("cuda")\nbias = torch.zeros(3)\nbias.to(device)\n'
+    'fallback = torch.device("cuda" if torch.cuda.is_available() else "cpu")\n'
+)
 FIXED = BUGGY.replace("bias.to(device)", "bias = bias.to(device)")
 
 pytestmark = [

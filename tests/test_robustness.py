@@ -557,7 +557,15 @@ def test_valid_python_that_libcst_rejects_is_one_tdv900(name, tmp_path):
 
 def run_flake8(*paths, select="TDV,E999") -> list[str]:
     result = subprocess.run(
-        [sys.executable, "-m", "flake8", "--isolated", f"--select={select}", *map(str, paths)],
+        [
+            sys.executable,
+            "-m",
+            "flake8",
+            "--isolated",
+            "--torchdevice-confidence=low",
+            f"--select={select}",
+            *map(str, paths),
+        ],
         capture_output=True,
         text=True,
     )
@@ -728,7 +736,15 @@ def test_the_engine_never_runs_the_code(hostile_file):
 def test_flake8_never_runs_the_code(hostile_file):
     path, marker = hostile_file
     result = subprocess.run(
-        [sys.executable, "-m", "flake8", "--isolated", "--select=TDV", str(path.parent)],
+        [
+            sys.executable,
+            "-m",
+            "flake8",
+            "--isolated",
+            "--torchdevice-confidence=low",
+            "--select=TDV",
+            str(path.parent),
+        ],
         capture_output=True,
         text=True,
         cwd=path.parent,

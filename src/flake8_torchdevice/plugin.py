@@ -9,7 +9,7 @@ from typing import Any, ClassVar
 from . import __version__
 from .confidence import DEFAULT_CONFIDENCE, Confidence
 from .prefilter import could_have_findings
-from .selection import explicitly_selected
+from .selection import OFF_BY_DEFAULT, explicitly_selected
 from .settings import Settings
 from .sources import DEFAULT_MEMORY_BUDGET_MIB, oversized, refused_by_python
 
@@ -20,7 +20,8 @@ class TorchDeviceChecker:
     settings: ClassVar[Settings] = Settings()
     memory_budget: ClassVar[int] = DEFAULT_MEMORY_BUDGET_MIB
     # The off-by-default rules the user's select or extend-select names (flake8 filters the rest).
-    turned_on: ClassVar[frozenset[str]] = frozenset()
+    # Until ``parse_options`` reads the selection, every rule runs, as the engine's default.
+    turned_on: ClassVar[frozenset[str]] = OFF_BY_DEFAULT
     # What flake8 calls the text it read from stdin; None when it reads no stdin.
     stdin_display_name: ClassVar[str | None] = None
 

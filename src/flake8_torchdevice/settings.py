@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .confidence import DEFAULT_CONFIDENCE, Confidence
+from .confidence import Confidence
 
 
 @dataclass(frozen=True)
@@ -13,5 +13,6 @@ class Settings:
     guard_functions: frozenset[str] = frozenset()
     # TDV002: also report ``x.to(device)`` statements when the code does not show what ``x`` is.
     report_unknown_receivers: bool = False
-    # The least sure findings reported: high (the default), medium or low.
-    confidence: Confidence = DEFAULT_CONFIDENCE
+    # The least sure findings reported. The engine's own default is every finding; the front ends
+    # (the command, the flake8 plugin) report DEFAULT_CONFIDENCE unless the user asks for more.
+    confidence: Confidence = Confidence.LOW

@@ -20,11 +20,11 @@ from __future__ import annotations
 import functools
 import re
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 
 import libcst as cst
 
-from .domain import CPU, Kind, Origin, Place, PlaceKind, Polarity, Value
+from .device_tests import on_the_cpu, placement_test
+from .domain import Kind, Origin, Polarity, Value
 from .imports import ImportTable, dotted_name
 from .literals import string_value
 from .state import State
@@ -73,59 +73,6 @@ _NEGATED = (cst.NotEqual, cst.NotIn, cst.IsNot)
 # Device types that are not CUDA: listed with "cpu", they leave only CUDA (and its kin) outside.
 _NOT_CUDA = frozenset({"mps", "xla", "meta", "xpu", "hpu", "npu", "mtia"})
 _MODULE_TYPES = frozenset({"torch.nn.Module", "torch.nn.modules.module.Module"})
-# What a device comparison's subject may be when it names a device (a ``str`` setting is one too).
-_DEVICE_OR_SETTING = frozenset({Kind.DEVICE, Kind.UNKNOWN, Kind.SCALAR})
-# Values that have no place of their own: a test of their device says nothing of them.
-_NOT_PLACED = frozenset({Kind.SCALAR, Kind.NONE, Kind.SEQUENCE, Kind.MAPPING, Kind.LOADER, Kind.OBJECT, Kind.DEVICE})
-
-
-@dataclass(frozen=True, slots=True)
-class PlacementTest:
-    """A test of where ``subject`` is: it is on the CPU when the test is ``cpu_when``."""
-
-    subject: cst.BaseExpression
-    # ``device == "cpu"``, ``device.type``: the subject is a device (or a device setting), not a tensor.
-    is_device: bool
-    cpu_when: bool
-
-
-def _placement_test(test: cst.BaseExpression) -> PlacementTest | None:
-    """``x.is_cuda``, ``x.is_cpu``, ``x.device.type == "cuda"``, ``device != "cpu"``,
-    ``device.type == "cpu"``, ``str(device) == "cpu"``; None for any other test."""
-    if type(test) is cst.Attribute and test.attr.value in ("is_cuda", "is_cpu"):
-        return PlacementTest(test.value, is_device=False, cpu_when=test.attr.value == "is_cpu")
-    if type(test) is not cst.Comparison or len(test.comparisons) != 1:
-        return None
-    target = test.comparisons[0]
-    if type(target.operator) not in (cst.Equal, cst.NotEqual):
-        return None
-    side, literal = test.left, string_value(target.comparator)
-    if literal is None:
-        side, literal = target.comparator, string_value(test.left)
-    if literal is None:
-        return None
-    if literal.lower().startswith("cpu"):
-        cpu_when = type(target.operator) is cst.Equal
-    elif literal.lower().startswith("cuda"):
-        cpu_when = type(target.operator) is cst.NotEqual
-    else:
-        return None
-    return _compared_subject(side, cpu_when)
-
-
-def _compared_subject(side: cst.BaseExpression, cpu_when: bool) -> PlacementTest | None:
-    """What a device comparison's other side is about: ``x.device.type`` (the tensor ``x``),
-    ``device.type`` or ``str(device)`` (the device), ``device`` itself."""
-    if type(side) is cst.Attribute and side.attr.value == "type":
-        owner = side.value
-        if type(owner) is cst.Attribute and owner.attr.value == "device":
-            return PlacementTest(owner.value, is_device=False, cpu_when=cpu_when)
-        return PlacementTest(owner, is_device=True, cpu_when=cpu_when)
-    if type(side) is cst.Call and dotted_name(side.func) == "str" and len(side.args) == 1:
-        return PlacementTest(side.args[0].value, is_device=True, cpu_when=cpu_when)
-    if type(side) in (cst.Name, cst.Attribute):
-        return PlacementTest(side, is_device=True, cpu_when=cpu_when)
-    return None
 
 
 @functools.lru_cache(maxsize=4096)  # asked again and again about the same few hundred names
@@ -183,31 +130,15 @@ class Conditions:
         return self._narrow_placement(narrowed, test, truth)
 
     def _narrow_placement(self, state: State, test: cst.BaseExpression, truth: bool) -> State:
-        """The branch where a test shows a value or a device is the CPU: ``x.is_cuda`` false,
-        ``device == "cpu"`` or ``x.device.type != "cuda"`` true. There the value is on the CPU, and
-        so is every value placed on that device (after ``if x.is_cuda: x = x.cpu()`` the join is on
-        the CPU on both paths). A device that is not CUDA counts as the CPU, as everywhere else in
-        the analysis."""
-        tested = _placement_test(test)
+        """The branch where a test shows a value or a device is the CPU (``device_tests``)."""
+        tested = placement_test(test)
         if tested is None or tested.cpu_when is not truth:
             return state
         name = dotted_name(tested.subject)
         if name is None:
             return state
         known = state.get(name) or self._current_value(tested.subject, state)
-        origin = Origin(test, "on the CPU where this test holds")
-        narrowed = state.copy()
-        if tested.is_device and known.kind in _DEVICE_OR_SETTING:
-            narrowed.bind(name, Value(kind=Kind.DEVICE, places=CPU, origin=origin))
-            chosen = Place(PlaceKind.ACCELERATOR, name)
-            for bound, value in state.visible().items():
-                if chosen in value.places:
-                    narrowed.bind(bound, value.placed((value.places - {chosen}) | CPU, origin))
-        elif not tested.is_device and known.kind not in _NOT_PLACED:
-            narrowed.bind(name, known.placed(CPU, origin))
-        else:
-            return state
-        return narrowed
+        return on_the_cpu(state, name, tested, known, Origin(test, "on the CPU where this test holds"))
 
     def _narrow_boolean(self, state: State, test: cst.BooleanOperation, truth: bool) -> State:
         is_and = type(test.operator) is cst.And

@@ -258,6 +258,8 @@ class ExpressionEvaluator(_Base):
         if "cuda" not in text and "cpu" not in text:
             return UNKNOWN  # most strings: no need to decode them
         if is_cpu_literal(node):
+            if self.recording and self.state.cuda_refused:
+                self.facts.cpu_fallbacks[id(node)] = node
             return Value(kind=Kind.DEVICE, places=CPU)
         if is_cuda_literal(node):
             if self.recording:

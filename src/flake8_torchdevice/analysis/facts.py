@@ -100,6 +100,9 @@ class Facts:
         self.defaults: dict[int, DefaultFact] = {}
         self.literals: dict[int, LiteralFact] = {}
         self.values: dict[int, Value] = {}
+        # ``"cpu"`` written where CUDA is known not to be in use (the ``else`` of a CUDA check,
+        # ``"cuda" if torch.cuda.is_available() else "cpu"``): the code falls back to the CPU.
+        self.cpu_fallbacks: dict[int, cst.BaseExpression] = {}
 
     def update(self, other: Facts) -> None:
         """Take ``other``'s facts, replacing these for the same nodes."""
@@ -109,3 +112,4 @@ class Facts:
         self.defaults.update(other.defaults)
         self.literals.update(other.literals)
         self.values.update(other.values)
+        self.cpu_fallbacks.update(other.cpu_fallbacks)

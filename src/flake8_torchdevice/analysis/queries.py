@@ -8,11 +8,13 @@ fields, and asks ``explain`` for the words that say *why*.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Iterator
 from collections.abc import Set as AbstractSet
 
 import libcst as cst
 
+from ..confidence import Confidence
 from . import domain
 from .conditions import needs_cuda
 from .definitions import Definitions, FunctionInfo
@@ -42,6 +44,7 @@ __all__ = [
     "device_index_literal",
     "dotted_name",
     "elements",
+    "evidence_confidence",
     "fits_tensor_move",
     "is_array",
     "is_cpu_literal",
@@ -78,6 +81,7 @@ class Analysis:
         self._facts = facts
         self._lines: dict[int, int] = {}
         self._copying_to_cpu: set[int] | None = None
+        self._without_cuda: str | None = None
 
     # ------------------------------------------------------------------ imports
     @property
@@ -206,6 +210,20 @@ class Analysis:
         evidence = function.evidence if function is not None else self._definitions.module_evidence
         return name in evidence.placements
 
+    def runs_without_cuda(self) -> str | None:
+        """Where the file shows that its code runs without CUDA, in a few words ("falls back to
+        the CPU at line 12"), or None. A hard-coded CUDA device, or a load without map_location,
+        in such a file fails on the machines its own author meant it for (Engler's "deviant
+        behaviour": the code contradicts its other code). The evidence, first in the file:
+        ``"cpu"`` chosen where CUDA is not in use, a load onto the CPU, a ``--cpu`` / ``--no-cuda``
+        option, a ``--device`` option that defaults to the CPU."""
+        if self._without_cuda is None:
+            evidence = [(node, "falls back to the CPU") for node in self._facts.cpu_fallbacks.values()]
+            evidence += [(call.node, reason) for call in self.calls() if (reason := _cpu_support(call)) is not None]
+            lines = sorted((self.line_of(node), reason) for node, reason in evidence)
+            self._without_cuda = f"{lines[0][1]} at line {lines[0][0]}" if lines else ""
+        return self._without_cuda or None
+
     # --------------------------------------------------------------- explaining
     def line_of(self, node: cst.CSTNode) -> int:
         """The line a node starts on, computed only for the nodes a message mentions."""
@@ -224,6 +242,34 @@ class Analysis:
 
     def origin_node(self, value: Value) -> cst.CSTNode | None:
         return value.origin.node if value.origin is not None else None
+
+
+# Command-line options that choose the CPU: ``--cpu``, ``--no-cuda``, ``--no_gpu``, ``--use-cpu``.
+_CPU_OPTION = re.compile(r"^--?(use[-_])?(cpu|no[-_]?(cuda|gpu))$", re.IGNORECASE)
+
+
+def _cpu_support(call: CallFact) -> str | None:
+    """What a call shows about running without CUDA: a load onto the CPU, a CPU option."""
+    node = call.node
+    if call.qualified == "torch.load":
+        location = keyword_argument(node, "map_location") or positional_argument(node, 1)
+        if location is not None and _names_the_cpu(location):
+            return "loads onto the CPU"
+    if call.method == "add_argument":
+        flags = [string_value(arg.value) for arg in node.args if arg.keyword is None]
+        if any(flag is not None and _CPU_OPTION.match(flag) for flag in flags):
+            return "has a CPU option"
+        default = keyword_argument(node, "default")
+        if default is not None and "--device" in flags and _names_the_cpu(default):
+            return "defaults to the CPU"
+    return None
+
+
+def _names_the_cpu(node: cst.BaseExpression) -> bool:
+    """``"cpu"``, ``torch.device("cpu")``."""
+    if is_cpu_literal(node):
+        return True
+    return type(node) is cst.Call and bool(node.args) and is_cpu_literal(node.args[0].value)
 
 
 # ------------------------------------------------------------------ value questions
@@ -342,6 +388,15 @@ def elements(value: Value) -> Iterator[Value]:
         yield from elements(value.item)
     for _, item in value.items:
         yield from elements(item)
+
+
+def evidence_confidence(*values: Value) -> Confidence:
+    """How sure a finding about these values is: medium when one of them is a place the code
+    shows on some path only (``may{?, device}``: a path where the code does not show it), else high."""
+    for value in values:
+        if domain.UNKNOWN_PLACE in value.places and len(value.places) > 1:
+            return Confidence.MEDIUM
+    return Confidence.HIGH
 
 
 def describe(value: Value) -> str:

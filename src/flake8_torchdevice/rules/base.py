@@ -12,7 +12,7 @@ import io
 import re
 import tokenize
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import ClassVar
 
 import libcst as cst
@@ -45,6 +45,16 @@ class Finding:
     fix: Fix | None = None
     # The grade of the weakest link of the evidence (``confidence.py``).
     confidence: Confidence = Confidence.HIGH
+
+
+def graded_by_cpu_support(finding: Finding, analysis: Analysis) -> Finding:
+    """A finding that fails only where CUDA is missing is sure when the file shows that its code
+    runs there ("this file falls back to the CPU at line 12"), and only likely otherwise: many
+    projects require NVIDIA GPUs by design, which no one file says."""
+    support = analysis.runs_without_cuda()
+    if support is None:
+        return replace(finding, confidence=Confidence.MEDIUM)
+    return replace(finding, message=f"{finding.message} (this file {support})", confidence=Confidence.HIGH)
 
 
 def keyword(name: str, value: cst.BaseExpression) -> cst.Arg:

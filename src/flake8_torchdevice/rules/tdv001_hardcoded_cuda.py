@@ -22,7 +22,7 @@ from ..analysis.queries import (
     string_value,
 )
 from ..settings import Settings
-from .base import Finding, Rule
+from .base import Finding, Rule, graded_by_cpu_support
 
 # ``torch.cuda`` functions that raise on a machine without CUDA. Each was run on
 # torch 2.13.0 (CPU build) and raised; ``is_available``, ``device_count``,
@@ -253,7 +253,8 @@ class HardcodedCudaDevice(Rule):
         guarded = _guarded_functions(analysis)
         for call in analysis.calls():
             if not _runs_guarded(call, guarded):
-                yield from self._check_call(call, analysis, guarded)
+                for finding in self._check_call(call, analysis, guarded):
+                    yield graded_by_cpu_support(finding, analysis)
 
     def _check_call(self, call: CallFact, analysis: Analysis, guarded: set[int]) -> Iterator[Finding]:
         node = call.node

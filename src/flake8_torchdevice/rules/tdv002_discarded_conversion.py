@@ -16,6 +16,7 @@ from ..analysis.queries import (
     is_unknown,
     may_be_tensor,
 )
+from ..confidence import Confidence
 from ..settings import Settings
 from .base import Finding, Fix, Rule, source_text
 
@@ -185,8 +186,11 @@ class DiscardedConversion(Rule):
             advice = f"assign it: `{receiver} = {call}`"
         else:
             advice = "assign the result to a name and use that"
+        # A receiver the code does not show is a tensor (--report-unknown-receivers) is a guess.
+        shown = is_tensor(site.receiver_value) or is_array(site.receiver_value)
         return self.finding(
             site.node,
             f"`{call}` returns a new tensor and its result is discarded; {advice} (only nn.Module.to() moves in place)",
             _assign_back(site, statement),
+            Confidence.HIGH if shown else Confidence.LOW,
         )

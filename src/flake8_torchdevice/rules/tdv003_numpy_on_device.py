@@ -7,7 +7,7 @@ from typing import cast
 
 import libcst as cst
 
-from ..analysis.queries import Analysis, CallFact, may_be_on_accelerator, place_name, requires_grad
+from ..analysis.queries import Analysis, CallFact, evidence_confidence, may_be_on_accelerator, place_name, requires_grad
 from ..settings import Settings
 from .base import Finding, Fix, Rule, source_text
 
@@ -108,4 +108,5 @@ class NumpyOnAccelerator(Rule):
                     f"`{receiver}.numpy()` raises TypeError when `{receiver}` is on {place_name(value)}"
                     f"{f' ({why})' if why else ''}; copy it to the CPU first: `{receiver}{detach}.cpu().numpy()`",
                     Fix(site.receiver, _copy_to_host(site), safe=True, description="copy to the CPU first"),
+                    evidence_confidence(value),
                 )

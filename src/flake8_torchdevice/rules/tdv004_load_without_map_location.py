@@ -8,7 +8,7 @@ import libcst as cst
 
 from ..analysis.queries import Analysis, CallFact, dotted_name, keyword_argument, positional_argument
 from ..settings import Settings
-from .base import Finding, Fix, Rule, keyword, source_text, with_argument
+from .base import Finding, Fix, Rule, graded_by_cpu_support, keyword, source_text, with_argument
 
 # Objects whose saved state holds Python numbers or CPU tensors only: loading it needs no device.
 DEVICE_FREE_STATES = ("sched", "scaler", "rng", "random", "generator", "epoch", "step")
@@ -128,9 +128,10 @@ class LoadWithoutMapLocation(Rule):
                 continue
             device = _device_in_scope(analysis, site)
             location = device or '"cpu"'
-            yield self.finding(
+            finding = self.finding(
                 call,
                 "torch.load() without map_location fails where the device the checkpoint was saved from "
                 f"is missing (a GPU checkpoint on a CPU-only or MPS machine); pass map_location={location}",
                 Fix(call, _with_map_location(call, device), safe=False, description=f"add map_location={location}"),
             )
+            yield graded_by_cpu_support(finding, analysis)

@@ -12,6 +12,7 @@ from ..analysis.queries import (
     FunctionInfo,
     Value,
     data_arguments,
+    evidence_confidence,
     is_module,
     is_tensor,
     is_zero_dim,
@@ -155,6 +156,7 @@ class MixedDevices(Rule):
             f"`{source_text(analysis, node)}` mixes {cpu} on the CPU{f' ({made})' if made else ''} "
             f"with a tensor on {place_name(device_value)}: RuntimeError 'Expected all tensors to be on the "
             f"same device' on a GPU; create {cpu} on that device (device=...) or move it with .to()",
+            confidence=evidence_confidence(cpu_value, device_value),
         )
 
 

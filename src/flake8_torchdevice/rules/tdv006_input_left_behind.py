@@ -12,6 +12,7 @@ from ..analysis.queries import (
     Value,
     device_code,
     elements,
+    evidence_confidence,
     is_array,
     is_module,
     is_tensor,
@@ -21,6 +22,7 @@ from ..analysis.queries import (
     place_name,
     place_unknown,
 )
+from ..confidence import Confidence
 from ..settings import Settings
 from .base import Finding, Rule, source_text
 
@@ -118,7 +120,8 @@ class InputLeftBehind(Rule):
                     advice = f"create it there (device={device}) or pass `{name}.to({device})`"
                 yield self.finding(
                     arg.value,
-                    f"`{model}` is on {place_name(module)} but its input `{name}` is on the CPU: RuntimeError "
+                    confidence=evidence_confidence(module, value),
+                    message=f"`{model}` is on {place_name(module)} but its input `{name}` is on the CPU: RuntimeError "
                     f"'Expected all tensors to be on the same device'; {advice}",
                 )
 
@@ -148,4 +151,6 @@ class InputLeftBehind(Rule):
                     f"`{name}` goes into `{source_text(analysis, site.node.func)}` next to inputs on "
                     f"{place_name(sibling)}{f' ({why})' if why else ''}, but is never moved: on a GPU, RuntimeError "
                     f"'Expected all tensors to be on the same device'; move it too: `{name} = {name}.to({device})`",
+                    # Inferred: the caller may have put it on the device already (arguments travel together).
+                    confidence=Confidence.MEDIUM,
                 )

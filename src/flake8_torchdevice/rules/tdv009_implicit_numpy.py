@@ -12,6 +12,7 @@ from ..analysis.queries import (
     StoreFact,
     Value,
     elements,
+    evidence_confidence,
     is_ndarray,
     is_tensor,
     is_zero_dim,
@@ -130,6 +131,7 @@ class ImplicitNumpyConversion(Rule):
             f"{function.split('.', 1)[0]} converts it with numpy.asarray, which raises TypeError for a tensor "
             "off the CPU; convert first (`.cpu()`, `.item()`, `.tolist()`)",
             fix,
+            evidence_confidence(on_device),
         )
 
     def _stored(self, analysis: Analysis, store: StoreFact) -> Finding:
@@ -138,6 +140,7 @@ class ImplicitNumpyConversion(Rule):
             store.node,
             f"storing a tensor that may be on {place_name(store.value)} into the NumPy array `{target}` "
             "converts it with numpy.asarray, which raises TypeError off the CPU; store `.item()` or `.cpu()`",
+            confidence=evidence_confidence(store.value),
         )
 
 
