@@ -2,12 +2,12 @@
 
 Downloads pinned wheels of libraries written against PyTorch, unpacks each into its
 own folder under a cache directory (never inside the repository: this is
-third-party code and must not be committed), and lists their ``.py`` files.
+third-party code and must not be committed), and lists their ``.py`` files and lines.
 
 Idempotent: a wheel already downloaded is not fetched again, a corpus already
 unpacked is not unpacked again.
 
-    python scripts/corpora.py            # fetch (if needed) and list file counts
+    python scripts/corpora.py            # fetch (if needed) and list file and line counts
     python scripts/corpora.py --dest DIR # use another cache directory
     python scripts/corpora.py --held-out # the libraries the rules were not tuned on (precision)
     python scripts/corpora.py --fresh    # the libraries first linted with the final rules
@@ -23,9 +23,11 @@ Reuse from another script::
 from __future__ import annotations
 
 import argparse
+import io
 import re
 import subprocess
 import sys
+import tokenize
 import zipfile
 from collections.abc import Sequence
 from pathlib import Path
@@ -180,6 +182,8 @@ def export_user_code(
         folder = dest / "user" / name
         if not (folder / _DONE_MARKER).exists():
             git_dir = mirrors / repository.replace("/", "+") / "repo"
+            if (git_dir / ".git").is_dir():  # some snapshots are clones with a work tree
+                git_dir = git_dir / ".git"
             if not git_dir.is_dir():
                 print(f"skipping {name}: {repository} is not fetched ({git_dir} missing)", file=sys.stderr)
                 continue
@@ -208,6 +212,24 @@ def _export_sources(git_dir: Path, commit: str, folder: Path) -> None:
             target = folder / path
             target.parent.mkdir(parents=True, exist_ok=True)
             target.write_bytes(content.stdout)
+
+
+def read_source(path: Path) -> str:
+    """Decode a file as Python does (PEP 263 cookie, BOM), replacing undecodable bytes."""
+    data = path.read_bytes()
+    try:
+        encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
+    except SyntaxError:  # a bad or unknown cookie
+        encoding = "utf-8"
+    try:
+        return data.decode(encoding)
+    except (UnicodeDecodeError, LookupError):
+        return data.decode("utf-8", errors="replace")
+
+
+def line_count(paths: Sequence[Path]) -> int:
+    """The lines of these files, as ``precision.py`` counts them (a notebook counts its JSON lines)."""
+    return sum(len(read_source(path).splitlines()) for path in paths)
 
 
 def python_files(folder: Path, notebooks: bool = False) -> list[Path]:
@@ -254,12 +276,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     user_names = (list(USER_REPOSITORIES) if args.user else []) + (
         list(FRESH_USER_REPOSITORIES) if args.fresh_user else []
     )
+    files = lines = 0
     if names or not user_names:
         for name, paths in corpus_files(args.dest, names or None).items():
-            print(f"{name:16} {len(paths):5} .py files  {args.dest / name}")
+            count = line_count(paths)
+            files, lines = files + len(paths), lines + count
+            print(f"{name:20} {len(paths):5} .py files        {count:9,} lines  {args.dest / name}")
     if user_names:
         for name, paths in user_files(args.dest, user_names).items():
-            print(f"{name:20} {len(paths):5} .py/.ipynb files  {args.dest / 'user' / name}")
+            count = line_count(paths)
+            files, lines = files + len(paths), lines + count
+            print(f"{name:20} {len(paths):5} .py/.ipynb files {count:9,} lines  {args.dest / 'user' / name}")
+    print(f"{'total':20} {files:5} files            {lines:9,} lines")
     return 0
 
 

@@ -34,13 +34,11 @@ from __future__ import annotations
 
 import argparse
 import ast
-import io
 import json
 import subprocess
 import sys
 import sysconfig
 import time
-import tokenize
 import traceback
 from collections import Counter
 from collections.abc import Iterable, Sequence
@@ -50,6 +48,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import corpora
+from corpora import read_source
 
 from flake8_torchdevice import engine
 from flake8_torchdevice.rules import ALL_RULES
@@ -57,19 +56,6 @@ from flake8_torchdevice.rules.tdv900_unanalysable import UnanalysableFile
 
 RULE_CODES = [rule.code for rule in ALL_RULES]
 UNANALYSABLE = UnanalysableFile.code
-
-
-def read_source(path: Path) -> str:
-    """Decode a file as Python does (PEP 263 cookie, BOM), replacing undecodable bytes."""
-    data = path.read_bytes()
-    try:
-        encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
-    except SyntaxError:  # a bad or unknown cookie
-        encoding = "utf-8"
-    try:
-        return data.decode(encoding)
-    except (UnicodeDecodeError, LookupError):
-        return data.decode("utf-8", errors="replace")
 
 
 @dataclass
@@ -172,7 +158,7 @@ def run_command_on(groups: dict[str, Path], out: Path) -> int:
         )
         paths = corpora.python_files(folder, notebooks=True)
         tally = Tally(name, files=len(paths), seconds=time.perf_counter() - start)
-        tally.lines = sum(len(read_source(path).splitlines()) for path in paths)
+        tally.lines = corpora.line_count(paths)
         if completed.returncode not in (0, 1):
             tally.crashes.append(f"{name}: exit {completed.returncode}\n{completed.stderr[-2000:]}")
         findings = json.loads(completed.stdout or "[]")
@@ -305,7 +291,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("names", nargs="*", metavar="NAME", help="corpora to lint (default: all)")
     parser.add_argument("--dest", type=Path, default=corpora.DEFAULT_DEST, help="corpora cache directory")
-    parser.add_argument("--out", type=Path, help="findings JSON (default: DEST/findings.json)")
+    parser.add_argument(
+        "--out",
+        type=Path,
+        help="findings JSON (default: DEST/findings.json; in command mode DEST/findings-held-out.json)",
+    )
     parser.add_argument("--stdlib", action="store_true", help="lint the CPython standard library instead")
     parser.add_argument("--all-files", action="store_true", help="with --stdlib: also analyse files without torch/cuda")
     parser.add_argument(
