@@ -19,6 +19,7 @@ docs/precision.md.
     python scripts/precision.py --held-out --user timm kornia accelerate monai torch-geometric
     python scripts/precision.py --fresh         # the libraries first linted with the final rules
                                   # every corpus of docs/precision.md: names add any known library
+    python scripts/precision.py --round4 [--out FILE]  # round-4 first look: libraries and user repositories
 
 Standard-library mode: lints every ``.py`` file of the running CPython's standard
 library, a large body of code without torch that must produce no crash and no
@@ -294,7 +295,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument(
         "--out",
         type=Path,
-        help="findings JSON (default: DEST/findings.json; in command mode DEST/findings-held-out.json)",
+        help="findings JSON (default: DEST/findings.json; with --round4 DEST/findings-round4.json; "
+        "with the other command-mode groups DEST/findings-held-out.json)",
     )
     parser.add_argument("--stdlib", action="store_true", help="lint the CPython standard library instead")
     parser.add_argument("--all-files", action="store_true", help="with --stdlib: also analyse files without torch/cuda")
@@ -304,10 +306,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--held-out", action="store_true", help="lint the held-out libraries with the command")
     parser.add_argument("--fresh", action="store_true", help="lint the libraries first linted with the final rules")
     parser.add_argument("--user", action="store_true", help="lint the user repositories with the command")
+    parser.add_argument(
+        "--round4", action="store_true", help="lint the round-4 first-look libraries and user repositories"
+    )
     args = parser.parse_args(argv)
     if args.stdlib:
         return run_stdlib(args.all_files)
-    if args.held_out or args.user or args.fresh:
+    if args.held_out or args.user or args.fresh or args.round4:
         unknown = sorted(set(args.names) - set(corpora.KNOWN_CORPORA))
         if unknown:
             parser.error(f"unknown corpus {', '.join(unknown)}; choose from {', '.join(corpora.KNOWN_CORPORA)}")
@@ -318,7 +323,11 @@ def main(argv: Sequence[str] | None = None) -> int:
             groups.update(corpora.fetch(args.dest, list(corpora.FRESH_CORPORA)))
         if args.user:
             groups.update(corpora.export_user_code(args.dest))
-        return run_command_on(groups, args.out or args.dest / "findings-held-out.json")
+        if args.round4:
+            groups.update(corpora.fetch(args.dest, list(corpora.ROUND4_CORPORA)))
+            groups.update(corpora.export_user_code(args.dest, list(corpora.ROUND4_USER_REPOSITORIES)))
+        default_out = "findings-round4.json" if args.round4 else "findings-held-out.json"
+        return run_command_on(groups, args.out or args.dest / default_out)
     unknown = sorted(set(args.names) - set(corpora.CORPORA))
     if unknown:
         parser.error(f"unknown corpus {', '.join(unknown)}; choose from {', '.join(corpora.CORPORA)}")
