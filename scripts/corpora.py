@@ -2,17 +2,18 @@
 
 Downloads pinned wheels of libraries written against PyTorch, unpacks each into its
 own folder under a cache directory (never inside the repository: this is
-third-party code and must not be committed), and lists their ``.py`` files.
+third-party code and must not be committed), and lists their ``.py`` files and lines.
 
 Idempotent: a wheel already downloaded is not fetched again, a corpus already
 unpacked is not unpacked again.
 
-    python scripts/corpora.py            # fetch (if needed) and list file counts
+    python scripts/corpora.py            # fetch (if needed) and list file and line counts
     python scripts/corpora.py --dest DIR # use another cache directory
     python scripts/corpora.py --held-out # the libraries the rules were not tuned on (precision)
     python scripts/corpora.py --fresh    # the libraries first linted with the final rules
     python scripts/corpora.py --user     # export the user repositories fetched with the search tool
     python scripts/corpora.py --fresh-user # export the user repositories first linted with the final rules
+    python scripts/corpora.py --round4   # the round-4 first-look libraries and user repositories
 
 Reuse from another script::
 
@@ -23,9 +24,11 @@ Reuse from another script::
 from __future__ import annotations
 
 import argparse
+import io
 import re
 import subprocess
 import sys
+import tokenize
 import zipfile
 from collections.abc import Sequence
 from pathlib import Path
@@ -86,7 +89,30 @@ FRESH_CORPORA: dict[str, str] = {
     "e3nn": "e3nn==0.6.0",
     "composer": "mosaicml==0.32.1",
 }
-KNOWN_CORPORA: dict[str, str] = {**CORPORA, **EXTRA_CORPORA, **HELD_OUT_CORPORA, **FRESH_CORPORA}
+# The round-4 first-look corpora: chosen on 2026-12-04, never linted before the first look of
+# issue 24 (libraries here, research repositories in ROUND4_USER_REPOSITORIES). Lint them once,
+# with ``precision.py --round4``, and classify every finding before any change is made for them.
+ROUND4_CORPORA: dict[str, str] = {
+    "torchattacks": "torchattacks==3.5.1",
+    "lightly": "lightly==1.6.0",
+    "torch_fidelity": "torch-fidelity==0.4.0",
+    "asteroid": "asteroid==0.7.0",
+    "stanza": "stanza==1.15.0",
+    "x_transformers": "x-transformers==2.31.10",
+    "skrl": "skrl==2.1.1",
+    "avalanche": "avalanche-lib==0.6.0",
+    "sbi": "sbi==0.27.0",
+    "laplace": "laplace-torch==0.3",
+    "pytorch_widedeep": "pytorch-widedeep==1.7.0",
+    "schnetpack": "schnetpack==2.1.1",
+}
+KNOWN_CORPORA: dict[str, str] = {
+    **CORPORA,
+    **EXTRA_CORPORA,
+    **HELD_OUT_CORPORA,
+    **FRESH_CORPORA,
+    **ROUND4_CORPORA,
+}
 
 # User research code: training scripts, tutorials and notebooks from public repositories, pinned
 # by commit. They are brought in with the search tool's ``fetch`` (a bare git mirror under
@@ -118,7 +144,27 @@ FRESH_USER_REPOSITORIES: dict[str, tuple[str, str]] = {
     "vit-pytorch": ("lucidrains/vit-pytorch", "69d24fe9e3024c0d4b02761123b8583a24ebed1e"),
     "swav": ("facebookresearch/swav", "06b1b7cbaf6ba2a792300d79c7299db98b93b7f9"),
 }
-KNOWN_USER_REPOSITORIES: dict[str, tuple[str, str]] = {**USER_REPOSITORIES, **FRESH_USER_REPOSITORIES}
+# The research repositories of the round-4 first look (see ROUND4_CORPORA): chosen on 2026-12-04,
+# never linted before the first look of issue 24.
+ROUND4_USER_REPOSITORIES: dict[str, tuple[str, str]] = {
+    "pytorch-cifar": ("kuangliu/pytorch-cifar", "49b7aa97b0c12fe0d4054e670403a16b6b834ddd"),
+    "nerf-pytorch": ("yenchenlin/nerf-pytorch", "63a5a630c9abd62b0f21c08703d0ac2ea7d4b9dd"),
+    "pytorch-seq2seq": ("bentrevett/pytorch-seq2seq", "b3cd54c72cd6e4e63f672d334c795b4fe744ef92"),
+    "alpaca-lora": ("tloen/alpaca-lora", "8bb8579e403dc78e37fe81ffbb253c413007323f"),
+    "segment-anything": ("facebookresearch/segment-anything", "dca509fe793f601edb92606367a655c15ac00fdf"),
+    "cnn-visualizations": ("utkuozbulak/pytorch-cnn-visualizations", "ba22fa07c9f31964e6cfa669e80f3461e11c4ebc"),
+    "cleanrl": ("vwxyzjn/cleanrl", "fe8d8a03c41a7ef5b523e2e354bd01c363e786bb"),
+    "hifi-gan": ("jik876/hifi-gan", "4769534d45265d52a904b850da5a622601885777"),
+    "pygcn": ("tkipf/pygcn", "1600b5b748b3976413d1e307540ccc62605b4d6d"),
+    "pytorch-vae": ("AntixK/PyTorch-VAE", "a6896b944c918dd7030e7d795a8c13e5c6345ec7"),
+    "simclr": ("sthalles/SimCLR", "1848fc934ad844ae630e6c452300433fe99acfd9"),
+    "litgpt": ("Lightning-AI/litgpt", "26857050fe3ff627cd714fe92f5838f51a3d5efa"),
+}
+KNOWN_USER_REPOSITORIES: dict[str, tuple[str, str]] = {
+    **USER_REPOSITORIES,
+    **FRESH_USER_REPOSITORIES,
+    **ROUND4_USER_REPOSITORIES,
+}
 MIRROR_ROOT = Path("/work/.mirror")
 
 DEFAULT_DEST = Path.home() / ".cache" / "torchdevice-corpora"
@@ -180,6 +226,8 @@ def export_user_code(
         folder = dest / "user" / name
         if not (folder / _DONE_MARKER).exists():
             git_dir = mirrors / repository.replace("/", "+") / "repo"
+            if (git_dir / ".git").is_dir():  # some snapshots are clones with a work tree
+                git_dir = git_dir / ".git"
             if not git_dir.is_dir():
                 print(f"skipping {name}: {repository} is not fetched ({git_dir} missing)", file=sys.stderr)
                 continue
@@ -208,6 +256,24 @@ def _export_sources(git_dir: Path, commit: str, folder: Path) -> None:
             target = folder / path
             target.parent.mkdir(parents=True, exist_ok=True)
             target.write_bytes(content.stdout)
+
+
+def read_source(path: Path) -> str:
+    """Decode a file as Python does (PEP 263 cookie, BOM), replacing undecodable bytes."""
+    data = path.read_bytes()
+    try:
+        encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
+    except SyntaxError:  # a bad or unknown cookie
+        encoding = "utf-8"
+    try:
+        return data.decode(encoding)
+    except (UnicodeDecodeError, LookupError):
+        return data.decode("utf-8", errors="replace")
+
+
+def line_count(paths: Sequence[Path]) -> int:
+    """The lines of these files, as ``precision.py`` counts them (a notebook counts its JSON lines)."""
+    return sum(len(read_source(path).splitlines()) for path in paths)
 
 
 def python_files(folder: Path, notebooks: bool = False) -> list[Path]:
@@ -245,21 +311,32 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument(
         "--fresh-user", action="store_true", help="export the user repositories first linted with the final rules"
     )
+    parser.add_argument(
+        "--round4", action="store_true", help="fetch and export the round-4 first-look libraries and user repositories"
+    )
     args = parser.parse_args(argv)
     unknown = sorted(set(args.names) - set(KNOWN_CORPORA))
     if unknown:
         parser.error(f"unknown corpus {', '.join(unknown)}; choose from {', '.join(KNOWN_CORPORA)}")
     names = list(args.names) + (list(HELD_OUT_CORPORA) if args.held_out else [])
     names += list(FRESH_CORPORA) if args.fresh else []
+    names += list(ROUND4_CORPORA) if args.round4 else []
     user_names = (list(USER_REPOSITORIES) if args.user else []) + (
         list(FRESH_USER_REPOSITORIES) if args.fresh_user else []
     )
+    user_names += list(ROUND4_USER_REPOSITORIES) if args.round4 else []
+    files = lines = 0
     if names or not user_names:
         for name, paths in corpus_files(args.dest, names or None).items():
-            print(f"{name:16} {len(paths):5} .py files  {args.dest / name}")
+            count = line_count(paths)
+            files, lines = files + len(paths), lines + count
+            print(f"{name:20} {len(paths):5} .py files        {count:9,} lines  {args.dest / name}")
     if user_names:
         for name, paths in user_files(args.dest, user_names).items():
-            print(f"{name:20} {len(paths):5} .py/.ipynb files  {args.dest / 'user' / name}")
+            count = line_count(paths)
+            files, lines = files + len(paths), lines + count
+            print(f"{name:20} {len(paths):5} .py/.ipynb files {count:9,} lines  {args.dest / 'user' / name}")
+    print(f"{'total':20} {files:5} files            {lines:9,} lines")
     return 0
 
 

@@ -19,6 +19,7 @@ docs/precision.md.
     python scripts/precision.py --held-out --user timm kornia accelerate monai torch-geometric
     python scripts/precision.py --fresh         # the libraries first linted with the final rules
                                   # every corpus of docs/precision.md: names add any known library
+    python scripts/precision.py --round4 [--out FILE]  # round-4 first look: libraries and user repositories
 
 Standard-library mode: lints every ``.py`` file of the running CPython's standard
 library, a large body of code without torch that must produce no crash and no
@@ -34,13 +35,11 @@ from __future__ import annotations
 
 import argparse
 import ast
-import io
 import json
 import subprocess
 import sys
 import sysconfig
 import time
-import tokenize
 import traceback
 from collections import Counter
 from collections.abc import Iterable, Sequence
@@ -50,6 +49,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import corpora
+from corpora import read_source
 
 from flake8_torchdevice import engine
 from flake8_torchdevice.rules import ALL_RULES
@@ -57,19 +57,6 @@ from flake8_torchdevice.rules.tdv900_unanalysable import UnanalysableFile
 
 RULE_CODES = [rule.code for rule in ALL_RULES]
 UNANALYSABLE = UnanalysableFile.code
-
-
-def read_source(path: Path) -> str:
-    """Decode a file as Python does (PEP 263 cookie, BOM), replacing undecodable bytes."""
-    data = path.read_bytes()
-    try:
-        encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
-    except SyntaxError:  # a bad or unknown cookie
-        encoding = "utf-8"
-    try:
-        return data.decode(encoding)
-    except (UnicodeDecodeError, LookupError):
-        return data.decode("utf-8", errors="replace")
 
 
 @dataclass
@@ -172,7 +159,7 @@ def run_command_on(groups: dict[str, Path], out: Path) -> int:
         )
         paths = corpora.python_files(folder, notebooks=True)
         tally = Tally(name, files=len(paths), seconds=time.perf_counter() - start)
-        tally.lines = sum(len(read_source(path).splitlines()) for path in paths)
+        tally.lines = corpora.line_count(paths)
         if completed.returncode not in (0, 1):
             tally.crashes.append(f"{name}: exit {completed.returncode}\n{completed.stderr[-2000:]}")
         findings = json.loads(completed.stdout or "[]")
@@ -305,7 +292,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("names", nargs="*", metavar="NAME", help="corpora to lint (default: all)")
     parser.add_argument("--dest", type=Path, default=corpora.DEFAULT_DEST, help="corpora cache directory")
-    parser.add_argument("--out", type=Path, help="findings JSON (default: DEST/findings.json)")
+    parser.add_argument(
+        "--out",
+        type=Path,
+        help="findings JSON (default: DEST/findings.json; with --round4 DEST/findings-round4.json; "
+        "with the other command-mode groups DEST/findings-held-out.json)",
+    )
     parser.add_argument("--stdlib", action="store_true", help="lint the CPython standard library instead")
     parser.add_argument("--all-files", action="store_true", help="with --stdlib: also analyse files without torch/cuda")
     parser.add_argument(
@@ -314,10 +306,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--held-out", action="store_true", help="lint the held-out libraries with the command")
     parser.add_argument("--fresh", action="store_true", help="lint the libraries first linted with the final rules")
     parser.add_argument("--user", action="store_true", help="lint the user repositories with the command")
+    parser.add_argument(
+        "--round4", action="store_true", help="lint the round-4 first-look libraries and user repositories"
+    )
     args = parser.parse_args(argv)
     if args.stdlib:
         return run_stdlib(args.all_files)
-    if args.held_out or args.user or args.fresh:
+    if args.held_out or args.user or args.fresh or args.round4:
         unknown = sorted(set(args.names) - set(corpora.KNOWN_CORPORA))
         if unknown:
             parser.error(f"unknown corpus {', '.join(unknown)}; choose from {', '.join(corpora.KNOWN_CORPORA)}")
@@ -328,7 +323,11 @@ def main(argv: Sequence[str] | None = None) -> int:
             groups.update(corpora.fetch(args.dest, list(corpora.FRESH_CORPORA)))
         if args.user:
             groups.update(corpora.export_user_code(args.dest))
-        return run_command_on(groups, args.out or args.dest / "findings-held-out.json")
+        if args.round4:
+            groups.update(corpora.fetch(args.dest, list(corpora.ROUND4_CORPORA)))
+            groups.update(corpora.export_user_code(args.dest, list(corpora.ROUND4_USER_REPOSITORIES)))
+        default_out = "findings-round4.json" if args.round4 else "findings-held-out.json"
+        return run_command_on(groups, args.out or args.dest / default_out)
     unknown = sorted(set(args.names) - set(corpora.CORPORA))
     if unknown:
         parser.error(f"unknown corpus {', '.join(unknown)}; choose from {', '.join(corpora.CORPORA)}")
