@@ -5,6 +5,8 @@ end to end, is tests/test_server.py."""
 from __future__ import annotations
 
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -163,3 +165,10 @@ def test_each_rule_url_points_at_its_section_of_the_rules_reference():
     for rule in DOCUMENTED:
         url = rule_url(rule)
         assert url is not None and url.endswith(f"/docs/rules.md#{anchors[rule.code]}")
+
+
+def test_the_server_without_pygls_says_how_to_install_it():
+    hide_pygls = "import sys; sys.modules['pygls'] = None; from flake8_torchdevice.cli import main; sys.exit(main())"
+    result = subprocess.run([sys.executable, "-c", hide_pygls, "server"], capture_output=True, text=True)
+    assert result.returncode == 2
+    assert "pip install 'flake8-torchdevice[server]'" in result.stderr
