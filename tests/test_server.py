@@ -66,7 +66,7 @@ async def start(
     )
 
 
-async def published(client: LanguageClient, uri: str, version: int) -> list[types.Diagnostic]:
+async def published(client: LanguageClient, uri: str, version: int | None) -> list[types.Diagnostic]:
     """The next diagnostics the server publishes, which must be about ``uri`` at ``version``."""
     params = await asyncio.wait_for(client.wait_for_notification(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS), HANG)
     assert (params.uri, params.version) == (uri, version)
@@ -202,6 +202,36 @@ async def test_fix_all_for_a_client_that_cannot_resolve(client: LanguageClient, 
 
     [fix_all] = await code_actions(client, path, line=0, only=["source"])
     assert applied(BUGGY, fix_all.edit, path.as_uri()) == fix_source(BUGGY).source
+
+
+async def test_edits_in_quick_succession_then_save_and_close(client: LanguageClient, tmp_path: Path) -> None:
+    path, uri = tmp_path / "train.py", (tmp_path / "train.py").as_uri()
+    await start(client, tmp_path)
+    await opened(client, path, BUGGY)
+
+    # Each change replaces the lint still to come: the next diagnostics are the last version's.
+    for version, text in ((2, BUGGY.replace("x.to(device)", "x.cuda()")), (3, "import torch\n")):
+        document = types.VersionedTextDocumentIdentifier(uri=uri, version=version)
+        change = types.TextDocumentContentChangeWholeDocument(text=text)
+        client.text_document_did_change(
+            types.DidChangeTextDocumentParams(text_document=document, content_changes=[change])
+        )
+    assert sorted(by_code(await changed(client, path, 4, BUGGY.replace("\nx.to(device)\n", "\n")))) == ["TDV003"]
+
+    client.text_document_did_save(types.DidSaveTextDocumentParams(text_document=types.TextDocumentIdentifier(uri=uri)))
+    assert sorted(by_code(await published(client, uri, 4))) == ["TDV003"]
+
+    client.text_document_did_close(
+        types.DidCloseTextDocumentParams(text_document=types.TextDocumentIdentifier(uri=uri))
+    )
+    assert await published(client, uri, None) == []
+
+
+async def test_ranges_are_in_the_client_s_units(client: LanguageClient, tmp_path: Path) -> None:
+    path = tmp_path / "train.py"
+    await start(client, tmp_path)  # VS Code counts UTF-16 code units: an emoji is two
+    text = BUGGY.replace("z = y.numpy()", 'z = ("😀", y.numpy())')
+    assert span(by_code(await opened(client, path, text))["TDV003"]) == ((6, 13), (6, 18))  # 12 characters in
 
 
 async def test_hover_shows_the_rule(client: LanguageClient, tmp_path: Path) -> None:
