@@ -272,11 +272,12 @@ async def test_settings_from_workspace_configuration(client: LanguageClient, tmp
 
 async def test_a_settings_error_is_shown_once_and_nothing_reported(client: LanguageClient, tmp_path: Path) -> None:
     path = tmp_path / "train.py"
-    await start(client, tmp_path, {"select": 3})
+    await start(client, tmp_path, {"select": 3, "timeBudget": "soon"})
     assert await opened(client, path, BUGGY) == []
     assert await changed(client, path, 2, BUGGY + "\n") == []
-    problems = [message.message for message in client.messages if "select must be a list" in message.message]
-    assert len(problems) == 1
+    problems = [message.message for message in client.messages]
+    assert len([problem for problem in problems if "select must be a list of strings" in problem]) == 1
+    assert len([problem for problem in problems if "timeBudget must be a positive number" in problem]) == 1
 
 
 async def test_a_file_past_the_time_budget_gets_no_diagnostics(client: LanguageClient, tmp_path: Path) -> None:

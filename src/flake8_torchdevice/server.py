@@ -173,10 +173,10 @@ class _Session:
             merged.update(layer if isinstance(layer, Mapping) else {})
         self._settings = tool_table(merged)
         budget = merged.get(TIME_BUDGET, DEFAULT_TIME_BUDGET_S)
-        if isinstance(budget, (int, float)) and not isinstance(budget, bool) and budget > 0:
-            self._time_budget = float(budget)
-        else:
+        valid = isinstance(budget, (int, float)) and not isinstance(budget, bool) and budget > 0
+        if not valid:
             self._show_once(f"{editor.EDITOR_SETTINGS}: {TIME_BUDGET} must be a positive number of seconds")
+        self._time_budget = float(budget) if valid else DEFAULT_TIME_BUDGET_S
 
     # --- diagnostics ----------------------------------------------------------------------------
 
@@ -249,7 +249,7 @@ class _Session:
             actions.extend(await self._quick_fixes(uri, published, here))
         if wanted(FIX_ALL, only) and any(found.diagnostic.fix == "safe" for found in published.found):
             actions.append(await self._fix_all(uri, published.version))
-        return actions if self._current_published(uri) is published else []
+        return actions if self._is_current(uri, published.version) else []  # edits of a text gone by
 
     async def _quick_fixes(
         self, uri: str, published: _Published, here: Sequence[tuple[editor.Found, types.Diagnostic]]
