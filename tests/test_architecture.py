@@ -1,5 +1,5 @@
-"""The layering the package promises: rules read the analysis only through its queries, and each
-analysis module is small and says what it is for."""
+"""The layering the package promises: rules read the analysis only through its queries, each
+analysis module is small and says what it is for, and only the language server speaks LSP."""
 
 from __future__ import annotations
 
@@ -47,3 +47,14 @@ def test_the_linter_never_imports_torch() -> None:
     for path in sorted(PACKAGE.rglob("*.py")):
         for module in imported_modules(path):
             assert module.split(".")[0] not in ("torch", "numpy"), f"{path} imports {module}"
+
+
+def test_only_the_language_server_imports_an_lsp_library() -> None:
+    """pygls is an optional extra: the plugin, the command and the server's worker (editor.py) run
+    without it, and only server.py, the front end, speaks LSP."""
+    for path in sorted(PACKAGE.rglob("*.py")):
+        if path.name == "server.py":
+            continue
+        for module in imported_modules(path):
+            assert module.split(".")[0] not in ("pygls", "lsprotocol"), f"{path} imports {module}"
+            assert module.lstrip(".") != "server" or path.name == "cli.py", f"{path} imports the server"

@@ -1,4 +1,4 @@
-"""The ``torchdevice`` command: check, fix, explain, rules. Arguments in, exit status out.
+"""The ``torchdevice`` command: check, fix, explain, rules, server. Arguments in, exit status out.
 
 Exit status: 0 no findings, 1 findings (after fixing: findings that remain), 2 a usage,
 configuration or internal error (a path that does not exist, an unknown code...), or a file or
@@ -58,6 +58,10 @@ def _parser() -> argparse.ArgumentParser:
     explain_command.set_defaults(handler=_explain)
     rules = commands.add_parser("rules", help="list the codes")
     rules.set_defaults(handler=_rules)
+    server = commands.add_parser("server", help="run the language server for editors (LSP over stdio)")
+    # Some clients add --stdio to the command they start; standard input and output is the only transport.
+    server.add_argument("--stdio", action="store_true", help=argparse.SUPPRESS)
+    server.set_defaults(handler=_server)
     return parser
 
 
@@ -222,4 +226,17 @@ def _rules(args: argparse.Namespace) -> int:
     for rule in DOCUMENTED:
         default = "on " if rule.enabled_by_default else "off"
         print(f"{rule.code}  {default}  {rule.name:<28}  {rule.summary}")
+    return EXIT_CLEAN
+
+
+def _server(args: argparse.Namespace) -> int:
+    try:
+        from .server import serve
+    except ModuleNotFoundError as error:
+        if error.name not in ("pygls", "lsprotocol"):
+            raise
+        needs = "the language server needs pygls: pip install 'flake8-torchdevice[server]'"
+        print(f"torchdevice: error: {needs}", file=sys.stderr)
+        return EXIT_ERROR
+    serve()
     return EXIT_CLEAN

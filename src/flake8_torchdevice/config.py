@@ -108,11 +108,13 @@ def load_config(start: Path) -> Config:
         candidate = directory / "pyproject.toml"
         table = _tool_table(candidate) if candidate.is_file() else None
         if table is not None:
-            return _config_from_table(table, directory, str(candidate))
+            return config_from_table(table, directory, str(candidate))
     return Config(root=start)
 
 
-def _config_from_table(table: Mapping[str, Any], root: Path, origin: str) -> Config:
+def config_from_table(table: Mapping[str, Any], root: Path, origin: str) -> Config:
+    """The options of a ``[tool.torchdevice]``-shaped table, checked (ConfigError names ``origin``):
+    pyproject.toml's, or the settings an editor gives the language server."""
     unknown = sorted(set(table) - set(_LIST_KEYS) - set(_BOOL_KEYS) - set(_POSITIVE_INT_KEYS) - set(_CHOICE_KEYS))
     if unknown:
         raise ConfigError(f"{origin}: unknown [tool.torchdevice] key(s): {', '.join(unknown)}")

@@ -7,8 +7,10 @@ when either is out of step with the code.
 
 from __future__ import annotations
 
+import functools
 import re
 import sys
+from importlib import metadata
 from pathlib import Path
 
 from .rules import DOCUMENTED
@@ -25,9 +27,32 @@ def rule_table() -> str:
     ]
     for rule in DOCUMENTED:
         default = "on" if rule.enabled_by_default else "off"
-        anchor = f"docs/rules.md#{rule.code.lower()}-{rule.name}"
+        anchor = f"docs/rules.md#{rule_anchor(rule)}"
         rows.append(f"| [{rule.code}]({anchor}) | `{rule.name}` | {rule.summary} | {default} | {rule.precision} |")
     return "\n".join(rows)
+
+
+def rule_anchor(rule: type[Code]) -> str:
+    """The anchor of a rule's section in docs/rules.md, as GitHub makes it from the heading."""
+    return f"{rule.code.lower()}-{rule.name}"
+
+
+def rule_url(rule: type[Code]) -> str | None:
+    """The web address of a rule's documentation, at its section of docs/rules.md; None when the
+    installed package does not say where its documentation is."""
+    documentation = _documentation_url()
+    return f"{documentation}#{rule_anchor(rule)}" if documentation else None
+
+
+@functools.cache
+def _documentation_url() -> str | None:
+    """The package's ``Documentation`` URL (``[project.urls]`` in pyproject.toml): docs/rules.md."""
+    try:
+        urls = metadata.metadata("flake8-torchdevice").get_all("Project-URL") or []
+    except metadata.PackageNotFoundError:
+        return None
+    labelled = (entry.partition(", ") for entry in urls)
+    return next((url for label, _, url in labelled if label == "Documentation"), None)
 
 
 def explain(rule: type[Code]) -> str:

@@ -1,4 +1,4 @@
-"""Applying the rules' fixes to source text (used by the standalone command only).
+"""Applying the rules' fixes to source text (for the standalone command and the language server).
 
 Fixes replace nodes of the analysed module by identity, so formatting and comments
 outside the replaced nodes are untouched. Fixes apply in rounds: a fix whose target
@@ -91,12 +91,21 @@ def fix_source(
         ]
         if checked.module is None or not fixes:
             return FixOutcome(source, applied, checked.diagnostics)
-        replacer = _Replacer(fixes)
-        fixed = _with_what_libcst_drops(source, checked.module.code, checked.module.visit(replacer).code)
-        if replacer.applied == 0 or not _still_parses(source, fixed):
+        fixed, count = apply_fixes(source, checked.module, fixes)
+        if count == 0:
             return FixOutcome(source, applied, checked.diagnostics)
-        source, applied = fixed, applied + replacer.applied
+        source, applied = fixed, applied + count
     return FixOutcome(source, applied, check_source(source, settings, rules).diagnostics)
+
+
+def apply_fixes(source: str, module: cst.Module, fixes: Sequence[Fix]) -> tuple[str, int]:
+    """One round: ``source`` with ``fixes`` (of findings in ``module``, its parse) applied, and how
+    many applied; ``source`` itself and 0 when none applies or the result would not parse."""
+    replacer = _Replacer(fixes)
+    fixed = _with_what_libcst_drops(source, module.code, module.visit(replacer).code)
+    if replacer.applied == 0 or not _still_parses(source, fixed):
+        return source, 0
+    return fixed, replacer.applied
 
 
 def _with_what_libcst_drops(source: str, regenerated: str, fixed: str) -> str:

@@ -2,6 +2,7 @@
 
 ``# noqa`` silences every finding on its line, ``# noqa: TDV001,TDV003`` those codes (or codes
 starting with them), and a line that starts with ``# flake8: noqa`` silences the whole file.
+``with_noqa`` writes such a comment (the language server's "Ignore ... for this line").
 """
 
 from __future__ import annotations
@@ -37,3 +38,23 @@ def silencer(source: str) -> Callable[[Diagnostic], bool]:
     return lambda diagnostic: (
         0 < diagnostic.line <= len(lines) and is_silenced(lines[diagnostic.line - 1], diagnostic.code)
     )
+
+
+def with_noqa(line: str, code: str) -> str:
+    """``line`` (with its line break, if any) with ``code`` added to its ``# noqa: ...`` comment, or
+    with ``  # noqa: CODE`` appended. A bare ``# noqa`` silences every code already: the line is kept.
+
+    Whether the comment lands in a comment, not in a string or after a backslash, is the caller's
+    to check: one line does not tell.
+    """
+    body = line.rstrip("\r\n")
+    ending = line[len(body) :]
+    match = _INLINE.search(body)
+    if match is None:
+        return f"{body.rstrip()}  # noqa: {code}{ending}"
+    codes = match.group("codes")
+    if codes is None:
+        return line
+    # The codes group takes the separators after the last code too: add the new one after that code.
+    end = match.start("codes") + len(codes.rstrip(", \t"))
+    return f"{body[:end]}, {code}{body[end:]}{ending}"

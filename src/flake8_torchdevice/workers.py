@@ -10,6 +10,9 @@ Each worker caps its address space at what it holds when it starts plus the memo
 (Linux), so a file that needs more makes that worker fail, not the machine. On Linux the kernel
 kills the workers when their parent dies, even by SIGKILL; elsewhere an idle worker ends when its
 pipe closes, a busy one after its current item.
+
+``Worker`` is the same process for a caller that lives long and cannot wait for ever (the language
+server): one item at a time, each within a time limit, past which the worker is killed.
 """
 
 from __future__ import annotations
@@ -24,7 +27,7 @@ import sys
 from collections import deque
 from collections.abc import Callable, Iterator, Sequence
 from multiprocessing.connection import Connection, wait
-from typing import Any, TypeVar
+from typing import Any, Generic, TypeVar
 
 Item = TypeVar("Item")
 Result = TypeVar("Result")
@@ -68,6 +71,61 @@ def run_in_workers(
             worker.stop()
 
 
+class WorkerDied(Exception):
+    """The worker process died before it answered: a crash, or more memory than its budget."""
+
+
+class Worker(Generic[Item, Result]):
+    """One worker process, asked one item at a time, each within a time limit.
+
+    A worker that has not answered within the limit is killed (TimeoutError), one that dies says
+    how (WorkerDied), and the next call starts a fresh one. A fresh worker first answers
+    ``warm_up`` within a limit of its own: a new process spends its first second importing the
+    linter, which is no item's time. Spawned, not forked: a long-lived caller has threads (the
+    server's reader), and a fork copies the locks they hold.
+    """
+
+    # A worker that has not started in this long, on the busiest machine, is stuck.
+    WARM_UP_LIMIT_S = 120.0
+
+    def __init__(self, function: Callable[[Item], Result], memory_limit: int, warm_up: Item) -> None:
+        self._function = function
+        self._memory_limit = memory_limit
+        self._warm_up = warm_up
+        self._current: _Worker | None = None
+
+    def start(self) -> None:
+        """Start a worker now, if none runs, so that the next call does not wait for it."""
+        if self._current is None:
+            self._fresh()
+
+    def call(self, item: Item, timeout: float) -> Result:
+        return self._answer(self._current or self._fresh(), item, timeout)
+
+    def _fresh(self) -> _Worker:
+        worker = self._current = _Worker(multiprocessing.get_context("spawn"), self._function, self._memory_limit)
+        self._answer(worker, self._warm_up, self.WARM_UP_LIMIT_S)
+        return worker
+
+    def _answer(self, worker: _Worker, item: Item, timeout: float) -> Result:
+        worker.give((0, item))
+        if not wait(worker.endings, timeout):
+            self.stop()
+            raise TimeoutError(f"no answer within {timeout:g} s")
+        result = worker.result()
+        worker.give(None)
+        if result is _DIED:
+            how = worker.death()
+            self.stop()
+            raise WorkerDied(how)
+        return result  # what ``function`` returned, through the pipe
+
+    def stop(self) -> None:
+        worker, self._current = self._current, None
+        if worker is not None:
+            worker.stop()
+
+
 class _Worker:
     def __init__(self, context: Any, function: Callable[[Any], Any], memory_limit: int) -> None:
         self._connection, theirs = context.Pipe()
@@ -82,10 +140,13 @@ class _Worker:
         return self._connection, self._process.sentinel
 
     def take(self, pending: deque[tuple[int, Any]]) -> None:
-        self.task = pending.popleft() if pending else None
-        if self.task is not None:
+        self.give(pending.popleft() if pending else None)
+
+    def give(self, task: tuple[int, Any] | None) -> None:
+        self.task = task
+        if task is not None:
             with contextlib.suppress(BrokenPipeError):  # it died meanwhile: its sentinel says how
-                self._connection.send(self.task)
+                self._connection.send(task)
 
     @property
     def alive(self) -> bool:
@@ -124,7 +185,7 @@ def _context() -> Any:
 def _serve(connection: Connection, function: Callable[[Any], Any], memory_limit: int, parent: int) -> None:
     # Ctrl-C reaches the whole process group: the parent handles it, and stops its workers.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-    _silence_stderr()
+    _silence_output()
     _die_with_parent(parent)
     _limit_address_space(memory_limit)
     while True:
@@ -135,11 +196,13 @@ def _serve(connection: Connection, function: Callable[[Any], Any], memory_limit:
         connection.send((index, function(item)))
 
 
-def _silence_stderr() -> None:
+def _silence_output() -> None:
     """What a worker has to say comes back in its results. A native runtime's last words (libcst's
     parser aborting with "memory allocation failed", a Rust backtrace) would only repeat the line
-    that the item's ``died`` result prints."""
+    that the item's ``died`` result prints; and the language server's standard output is its
+    conversation with the editor, where a stray line would break a message."""
     with open(os.devnull, "wb") as devnull:
+        os.dup2(devnull.fileno(), 1)
         os.dup2(devnull.fileno(), 2)
 
 
