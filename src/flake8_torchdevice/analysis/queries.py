@@ -200,6 +200,39 @@ class Analysis:
         names = [param.name.value for param in (*params.posonly_params, *params.params, *params.kwonly_params)]
         return name in names and name != function.self_name
 
+    def in_scope_at(self, site: CallFact, name: str) -> bool:
+        """Would ``name`` (``device``, ``args.device``, ``self.device``) resolve if written into this
+        call? Its first part must be a parameter of the call's function or be bound on an earlier
+        line, in that function, a function around it or the module: a ``device`` of another
+        function is an undefined name here, and a global bound after the load's line may not exist
+        yet when it runs (``if __name__ == "__main__": device = ...``). ``self.x`` also needs ``x``
+        assigned by the class (or its relatives in this file), or used as a device in the function.
+        What the file does not show (``from m import *``) is not in scope."""
+        root, _, attribute = name.partition(".")
+        function = site.scope.function
+        if (
+            function is not None
+            and attribute
+            and root == function.self_name
+            and not (self._class_assigns(function, attribute) or name in function.evidence.placements)
+        ):
+            return False
+        while function is not None:
+            binding = function.evidence.bound.get(root)
+            if binding is not None:  # the innermost binding decides (a local hides a global)
+                return type(binding) is cst.Param or self._bound_before(binding, site.node)
+            function = self._definitions.enclosing.get(id(function.node))
+        binding = self._definitions.module_evidence.bound.get(root)
+        return binding is not None and self._bound_before(binding, site.node)
+
+    def _class_assigns(self, method: FunctionInfo, attribute: str) -> bool:
+        """Does a method of ``method``'s class, or of a class related to it here, set ``self.attribute``?"""
+        family = self._definitions.family(method.owner) if method.owner is not None else []
+        return any(attribute in other.evidence.self_assigned for cls in family for other in cls.methods.values())
+
+    def _bound_before(self, binding: cst.CSTNode, use: cst.CSTNode) -> bool:
+        return self.line_of(binding) < self.line_of(use)
+
     def places_a_device(self, function: FunctionInfo | None, name: str) -> bool:
         """Is ``name`` used as a device (``.to(name)``, ``device=name``) in the function's scope?"""
         evidence = function.evidence if function is not None else self._definitions.module_evidence

@@ -17,9 +17,14 @@ _RNG_SETTERS = frozenset({"torch.set_rng_state", "torch.random.set_rng_state"})
 
 
 def _device_in_scope(analysis: Analysis, site: CallFact) -> str | None:
-    """The device variable the code places things with here (``device``, ``self.device``), if any."""
+    """The device variable the code places things with (``device``, ``self.device``), if one is in
+    scope at the load: a ``device`` of another function would be an undefined name here."""
     function = site.scope.function
-    candidates = [name for name in analysis.device_names(function) if name.rsplit(".", 1)[-1] in ("device", "dev")]
+    candidates = [
+        name
+        for name in analysis.device_names(function)
+        if name.rsplit(".", 1)[-1] in ("device", "dev") and analysis.in_scope_at(site, name)
+    ]
     return min(candidates, key=lambda name: (name.count("."), name)) if candidates else None
 
 
@@ -80,9 +85,12 @@ class LoadWithoutMapLocation(Rule):
 
     ## Fix
     Unsafe (`--unsafe-fixes`): adds `map_location=device` when the code places things on a `device`
-    variable in scope (`device`, `self.device`, `args.device`), else `map_location="cpu"`. Loading
-    onto the CPU always works, but a GPU run that reloads its own model and keeps using it on the
-    device would then compute on the CPU or fail later.
+    variable (`device`, `self.device`, `args.device`) that is in scope at the load: a parameter of
+    its function, or a name bound on an earlier line of that function, of a function around it or
+    of the module (`self.device` also needs the class to set it). A `device` of another function,
+    or one bound after the load, would be an undefined name: the fix then adds
+    `map_location="cpu"`. Loading onto the CPU always works, but a GPU run that reloads its own
+    model and keeps using it on the device would then compute on the CPU or fail later.
 
     ## Example
     ```python
