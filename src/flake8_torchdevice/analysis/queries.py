@@ -54,6 +54,7 @@ __all__ = [
     "is_unknown",
     "is_zero_dim",
     "keyword_argument",
+    "load_with_map_location",
     "may_be_on_accelerator",
     "may_be_tensor",
     "must_be_on_accelerator",
@@ -63,6 +64,7 @@ __all__ = [
     "positional_argument",
     "rank",
     "requires_grad",
+    "saves_a_file",
     "string_value",
 ]
 
@@ -358,6 +360,18 @@ def data_arguments(site: CallFact) -> int | None:
     if site.qualified in api.SHAPE_ARGUMENT_FUNCTIONS:
         return 1
     return None
+
+
+def load_with_map_location(call: CallFact) -> tuple[str, int] | None:
+    """For a load that takes ``map_location`` (``torch.load``, ``torch.jit.load``,
+    ``torch.hub.load_state_dict_from_url``...): the keyword of what it reads and the position of
+    ``map_location``; None for any other call."""
+    return api.LOADS_WITH_MAP_LOCATION.get(call.qualified) if call.qualified is not None else None
+
+
+def saves_a_file(call: CallFact) -> bool:
+    """``torch.save(obj, f)``, ``torch.jit.save(module, f)``: a file a later load may read back."""
+    return call.qualified in api.SAVES
 
 
 def builds_layer_with_state(call: CallFact) -> bool:

@@ -17,6 +17,7 @@ from ..analysis.queries import (
     is_device,
     is_instance_of_other_class,
     keyword_argument,
+    load_with_map_location,
     must_be_on_accelerator,
     positional_argument,
     string_value,
@@ -121,8 +122,8 @@ def _placement_arguments(call: CallFact) -> Iterator[tuple[cst.BaseExpression, i
     positional_index = None
     if call.qualified in ("torch.device", "torch.set_default_device", "torch.Generator") or call.method == "to":
         positional_index = 0
-    elif call.qualified == "torch.load":
-        positional_index = 1
+    elif (load := load_with_map_location(call)) is not None:  # ``torch.load(path, "cuda")``
+        positional_index = load[1]
     position = 0
     for index, arg in enumerate(call.node.args):
         if arg.keyword is not None:
@@ -150,7 +151,7 @@ def _torch_placement(call: CallFact) -> bool:
     """A call of torch's that reads an integer as a device: ``.to(0)``, ``torch.device(1)``,
     ``torch.zeros(2, device=0)`` (other libraries, such as a transformers pipeline, read it their way)."""
     return call.method == "to" or (
-        call.qualified is not None and call.qualified.startswith("torch.") and call.qualified != "torch.load"
+        call.qualified is not None and call.qualified.startswith("torch.") and load_with_map_location(call) is None
     )
 
 
