@@ -8,6 +8,7 @@ from typing import Any
 
 import libcst as cst
 
+from .bindings import BindingRecorder
 from .definitions import ClassInfo, Definitions, Evidence, FunctionInfo
 from .imports import dotted_name
 from .literals import string_value
@@ -49,10 +50,7 @@ class _Collector:
         self.loop_stack: list[set[str]] = []
         self.lazy_stack: list[frozenset[str]] = []  # attributes tested for "not set yet" around here
         self.depth = 0  # functions and classes around the node being visited
-        # Where a binding goes: the module's or a function's names; None in a class body, whose
-        # names its methods do not see.
-        self.binding_stack: list[dict[str, cst.CSTNode] | None] = [definitions.module_evidence.bound]
-        self.function_stack: list[FunctionInfo] = []
+        self.bindings = BindingRecorder(definitions)
 
     def scope(self, body: Sequence[cst.CSTNode], evidence: Evidence, self_name: str | None) -> None:
         self.evidence_stack.append(evidence)
@@ -99,10 +97,9 @@ class _Collector:
 
     def _import(self, node: cst.Import | cst.ImportFrom) -> bool:
         if not isinstance(node.names, cst.ImportStar):
-            names = [_bound_name(alias) for alias in node.names]
-            self.definitions.imported_names.update(names)
-            for name in names:
-                self.note_binding(name, node)
+            for name in (_bound_name(alias) for alias in node.names):
+                self.definitions.imported_names.add(name)
+                self.bindings.note(name, node)
         if isinstance(node, cst.Import):
             self.definitions.imported_modules.update(dotted_name(alias.name) or "" for alias in node.names)
         elif node.module is not None and not node.relative:
@@ -148,16 +145,11 @@ class _Collector:
         self.bind(node.target)
         return True
 
-    def _with_item(self, node: cst.WithItem) -> bool:
-        if node.asname is not None:  # noted, not counted as a loop's rebinding (the flow does not model it)
-            for name in bound_names(node.asname.name):
-                self.note_binding(name, node)
-        return True
-
-    def _except(self, node: cst.ExceptHandler) -> bool:
-        if node.name is not None:
-            for name in bound_names(node.name.name):
-                self.note_binding(name, node)
+    def _as_name(self, node: cst.WithItem | cst.ExceptHandler) -> bool:
+        """``with ... as x`` / ``except E as x``: noted, not a loop's rebinding (the flow skips them)."""
+        target = node.asname if isinstance(node, cst.WithItem) else node.name
+        for name in bound_names(target.name) if target is not None else ():
+            self.bindings.note(name, node)
         return True
 
     def _yield(self, node: cst.Yield) -> bool:
@@ -210,15 +202,10 @@ class _Collector:
         if self.loop_stack:
             self.loop_stack[-1].update(rebound)
 
-    def note_binding(self, name: str, node: cst.CSTNode) -> None:
-        bound = self.binding_stack[-1]
-        if bound is not None and name not in bound:
-            bound[name] = node
-
     def bind(self, target: cst.CSTNode) -> None:
         names = set(bound_names(target)) if type(target) is not cst.Attribute else set()
         for name in names:
-            self.note_binding(name, target)
+            self.bindings.note(name, target)
         dotted = dotted_name(target) if type(target) is cst.Attribute else None
         if dotted is not None:
             names.add(dotted)
@@ -236,11 +223,7 @@ class _Collector:
                 self.visit(param.default)
         info = FunctionInfo(node, owner, Evidence())
         self.definitions.functions[id(node)] = info
-        if self.function_stack:
-            self.definitions.enclosing[id(node)] = self.function_stack[-1]
-        self.note_binding(info.name, node)
-        for param in all_params(node.params):
-            info.evidence.bound.setdefault(param.name.value, param)
+        self.bindings.enter_function(info)
         if owner is not None:
             owner.methods[info.name] = info
         elif self.depth == 0:
@@ -248,14 +231,11 @@ class _Collector:
             if info.name.startswith("test_"):
                 self.definitions.is_test_module = True
         self.depth += 1
-        self.binding_stack.append(info.evidence.bound)
-        self.function_stack.append(info)
         try:
             self.scope(_body(node), info.evidence, info.self_name)
         finally:
             self.depth -= 1
-            self.binding_stack.pop()
-            self.function_stack.pop()
+            self.bindings.exit_function()
         # A device named inside a nested function was chosen by the enclosing one too.
         for outer in self.evidence_stack:
             outer.placements |= info.evidence.placements
@@ -266,13 +246,12 @@ class _Collector:
         for base in node.bases:
             self.visit(base)
         info = ClassInfo(node)
-        self.note_binding(info.name, node)
+        self.bindings.enter_class(node)
         if self.depth == 0:
             self.definitions.classes[info.name] = info
             if any(base.endswith("TestCase") for base in info.base_names()):
                 self.definitions.is_test_module = True
         self.depth += 1
-        self.binding_stack.append(None)
         try:
             for statement in _body(node):
                 if type(statement) is cst.FunctionDef:
@@ -281,7 +260,7 @@ class _Collector:
                     self.visit(statement)
         finally:
             self.depth -= 1
-            self.binding_stack.pop()
+            self.bindings.exit_class()
 
     def call(self, node: cst.Call) -> None:
         func = node.func
@@ -370,8 +349,8 @@ _HANDLERS: dict[type[cst.CSTNode], Callable[[_Collector, Any], bool]] = {
     cst.AugAssign: _Collector._rebind,
     cst.AnnAssign: _Collector._rebind,
     cst.NamedExpr: _Collector._rebind,
-    cst.WithItem: _Collector._with_item,
-    cst.ExceptHandler: _Collector._except,
+    cst.WithItem: _Collector._as_name,
+    cst.ExceptHandler: _Collector._as_name,
     cst.Yield: _Collector._yield,
     cst.If: _Collector._if,
     cst.For: _Collector._loop,

@@ -265,15 +265,6 @@ class ExpressionEvaluator(_Base):
             return self.hard_coded_device(node)
         return UNKNOWN
 
-    def hard_coded_device(self, node: cst.BaseExpression) -> Value:
-        """A CUDA device written into the code: ``"cuda:0"``, or built with its index chosen at run
-        time (``f"cuda:{rank}"``): either way it fails where CUDA is missing. Recorded where it is
-        written, for the rules that report hard-coded devices."""
-        if self.recording:
-            self.facts.literals[id(node)] = LiteralFact(node, self.state.cuda_checked, self.frame.scope)
-        code = node.value if type(node) is cst.SimpleString else self.module.code_for_node(node)
-        return Value(kind=Kind.DEVICE, places=accelerator(code), origin=Origin(node, "a hard-coded device"))
-
     def _formatted(self, node: cst.FormattedString) -> Value:
         self.evaluate_children(node)
         if computed_cuda_device(node):  # ``f"cuda:{rank}"``: a CUDA device, its index chosen at run time

@@ -35,6 +35,7 @@ __all__ = [
     "StoreFact",
     "Value",
     "builds_layer_with_state",
+    "builds_parameter",
     "cuda_fstring",
     "data_arguments",
     "describe",
@@ -64,6 +65,7 @@ __all__ = [
     "positional_argument",
     "rank",
     "requires_grad",
+    "same_places",
     "saves_a_file",
     "string_value",
 ]
@@ -128,6 +130,13 @@ class Analysis:
         in a value, one the code read from a tensor, not a dtype it writes out (``torch.float16``)."""
         arguments = [arg for arg in call.args if arg.keyword is None or arg.keyword.value != "non_blocking"]
         return bool(arguments) and all(self._names_saved_dtype(arg) for arg in arguments)
+
+    def names_a_dtype(self, node: cst.BaseExpression) -> bool:
+        """``torch.float16``, ``x.dtype``, ``compute_dtype``: an expression that holds a dtype."""
+        if self.qualify(node) in api.DTYPES:
+            return True
+        name = dotted_name(node)
+        return name is not None and name.rsplit(".", 1)[-1].lower().endswith("dtype")
 
     def _names_saved_dtype(self, arg: cst.Arg) -> bool:
         if arg.star or (arg.keyword is not None and arg.keyword.value != "dtype"):
@@ -372,6 +381,17 @@ def load_with_map_location(call: CallFact) -> tuple[str, int] | None:
 def saves_a_file(call: CallFact) -> bool:
     """``torch.save(obj, f)``, ``torch.jit.save(module, f)``: a file a later load may read back."""
     return call.qualified in api.SAVES
+
+
+def builds_parameter(call: CallFact) -> bool:
+    """``nn.Parameter(...)``, ``nn.Buffer(...)``: a tensor a module registers when it is assigned."""
+    return call.qualified in api.PARAMETER_CLASSES
+
+
+def same_places(first: Value, second: Value) -> bool:
+    """Are both values known to be in the one same place (``{cpu}``, both on ``device``)? Two
+    values that each may be in several places may be in different ones."""
+    return first.places == second.places and len(first.places) == 1 and first.places != domain.NOWHERE
 
 
 def builds_layer_with_state(call: CallFact) -> bool:
