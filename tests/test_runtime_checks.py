@@ -627,7 +627,7 @@ def test_every_fixture_behaves_as_declared_on_cpu_and_meta(real_suite):
     assert disagreements == []
     # Each fixing rule's fixes are proven too: fixed bad fixtures ran, declared good, without a mismatch.
     fixed_rules = {fixture["rule"] for fixture in results["fixtures"] if "/good_fixed_" in fixture["name"]}
-    assert fixed_rules == {"TDV002", "TDV003", "TDV004", "TDV007", "TDV008", "TDV009"}
+    assert fixed_rules == {"TDV002", "TDV003", "TDV004", "TDV007", "TDV008", "TDV009", "TDV012"}
 
 
 def unequal(results):
@@ -648,7 +648,7 @@ def test_every_safe_fix_keeps_its_program_s_meaning_on_cpu_and_meta(real_suite):
     # draw comes from the device's generator and a seeded stream changes. Its fix is unsafe now.
     assert unequal(real_suite) == {}
     compared = {pair["name"].split("/")[0] for pair in real_suite["equivalence"]}
-    assert compared == {"fixes", "TDV002", "TDV003", "TDV007", "TDV008", "TDV009"}  # TDV004's fix is unsafe
+    assert compared == {"fixes", "TDV002", "TDV003", "TDV007", "TDV008", "TDV009", "TDV012"}  # TDV004's fix is unsafe
 
 
 # The shapes TDV007 reports, each as a program whose safe fix (if it offers one) must keep its meaning.

@@ -35,7 +35,7 @@ from .facts import CallFact
 from .imports import dotted_name
 from .knowledge import api
 from .knowledge.api import Effect
-from .literals import is_cpu_literal
+from .literals import computed_cuda_device, is_cpu_literal
 from .methods import MethodEvaluator, keyword_value
 from .syntax import keyword_argument
 
@@ -111,6 +111,8 @@ class CallEvaluator(MethodEvaluator):
             if method == "encode":
                 return tensor(CPU, origin)
             return Value(kind=Kind.MAPPING, item=tensor(CPU, origin), origin=origin)
+        if method == "format" and computed_cuda_device(node):  # ``"cuda:{}".format(rank)``
+            return self.hard_coded_device(node)
         if qualified is not None:
             return self._function_result(node, qualified, arguments)
         if callee.kind is Kind.MODULE:
@@ -131,10 +133,15 @@ class CallEvaluator(MethodEvaluator):
         origin = Origin(node, f"made by {qualified}()")
         if qualified == "torch.device":
             places: frozenset[Place] | None
+            named = keyword_argument(node, "type")  # ``torch.device(index=i, type="cuda")``
+            if named is not None:
+                first = keyword_value(node, arguments, "type")
             if first.kind is Kind.DEVICE:  # ``torch.device("cuda" if ... else "cpu")``: the same choice
                 places = first.places
+            elif named is not None or node.args:
+                places = self.device_places(named or node.args[0].value, first)
             else:
-                places = self.device_places(node.args[0].value, first) if node.args else NOWHERE
+                places = NOWHERE
             return Value(kind=Kind.DEVICE, places=places or NOWHERE, origin=first.origin or origin)
         if qualified == "torch.set_default_device":
             if node.args:

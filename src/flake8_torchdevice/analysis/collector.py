@@ -8,6 +8,7 @@ from typing import Any
 
 import libcst as cst
 
+from .bindings import BindingRecorder
 from .definitions import ClassInfo, Definitions, Evidence, FunctionInfo
 from .imports import dotted_name
 from .literals import string_value
@@ -49,6 +50,7 @@ class _Collector:
         self.loop_stack: list[set[str]] = []
         self.lazy_stack: list[frozenset[str]] = []  # attributes tested for "not set yet" around here
         self.depth = 0  # functions and classes around the node being visited
+        self.bindings = BindingRecorder(definitions)
 
     def scope(self, body: Sequence[cst.CSTNode], evidence: Evidence, self_name: str | None) -> None:
         self.evidence_stack.append(evidence)
@@ -95,7 +97,9 @@ class _Collector:
 
     def _import(self, node: cst.Import | cst.ImportFrom) -> bool:
         if not isinstance(node.names, cst.ImportStar):
-            self.definitions.imported_names.update(_bound_name(alias) for alias in node.names)
+            for name in (_bound_name(alias) for alias in node.names):
+                self.definitions.imported_names.add(name)
+                self.bindings.note(name, node)
         if isinstance(node, cst.Import):
             self.definitions.imported_modules.update(dotted_name(alias.name) or "" for alias in node.names)
         elif node.module is not None and not node.relative:
@@ -139,6 +143,13 @@ class _Collector:
 
     def _rebind(self, node: cst.AugAssign | cst.AnnAssign | cst.NamedExpr) -> bool:
         self.bind(node.target)
+        return True
+
+    def _as_name(self, node: cst.WithItem | cst.ExceptHandler) -> bool:
+        """``with ... as x`` / ``except E as x``: noted, not a loop's rebinding (the flow skips them)."""
+        target = node.asname if isinstance(node, cst.WithItem) else node.name
+        for name in bound_names(target.name) if target is not None else ():
+            self.bindings.note(name, node)
         return True
 
     def _yield(self, node: cst.Yield) -> bool:
@@ -193,6 +204,8 @@ class _Collector:
 
     def bind(self, target: cst.CSTNode) -> None:
         names = set(bound_names(target)) if type(target) is not cst.Attribute else set()
+        for name in names:
+            self.bindings.note(name, target)
         dotted = dotted_name(target) if type(target) is cst.Attribute else None
         if dotted is not None:
             names.add(dotted)
@@ -210,6 +223,7 @@ class _Collector:
                 self.visit(param.default)
         info = FunctionInfo(node, owner, Evidence())
         self.definitions.functions[id(node)] = info
+        self.bindings.enter_function(info)
         if owner is not None:
             owner.methods[info.name] = info
         elif self.depth == 0:
@@ -221,6 +235,7 @@ class _Collector:
             self.scope(_body(node), info.evidence, info.self_name)
         finally:
             self.depth -= 1
+            self.bindings.exit_function()
         # A device named inside a nested function was chosen by the enclosing one too.
         for outer in self.evidence_stack:
             outer.placements |= info.evidence.placements
@@ -231,6 +246,7 @@ class _Collector:
         for base in node.bases:
             self.visit(base)
         info = ClassInfo(node)
+        self.bindings.enter_class(node)
         if self.depth == 0:
             self.definitions.classes[info.name] = info
             if any(base.endswith("TestCase") for base in info.base_names()):
@@ -244,6 +260,7 @@ class _Collector:
                     self.visit(statement)
         finally:
             self.depth -= 1
+            self.bindings.exit_class()
 
     def call(self, node: cst.Call) -> None:
         func = node.func
@@ -334,6 +351,8 @@ _HANDLERS: dict[type[cst.CSTNode], Callable[[_Collector, Any], bool]] = {
     cst.AugAssign: _Collector._rebind,
     cst.AnnAssign: _Collector._rebind,
     cst.NamedExpr: _Collector._rebind,
+    cst.WithItem: _Collector._as_name,
+    cst.ExceptHandler: _Collector._as_name,
     cst.Yield: _Collector._yield,
     cst.If: _Collector._if,
     cst.For: _Collector._loop,

@@ -138,7 +138,7 @@ class Conditions:
         if name is None:
             return state
         known = state.get(name) or self._current_value(tested.subject, state)
-        return on_the_cpu(state, name, tested, known, Origin(test, "on the CPU where this test holds"))
+        return on_the_cpu(state, name, tested, known, Origin(test, "off CUDA where this test holds"))
 
     def _narrow_boolean(self, state: State, test: cst.BooleanOperation, truth: bool) -> State:
         is_and = type(test.operator) is cst.And

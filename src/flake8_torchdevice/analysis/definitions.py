@@ -50,6 +50,9 @@ class Evidence:
     uses_nccl: bool = False
     # The scope runs a collective (``dist.broadcast(t, 0)``): it runs in a multi-process job.
     runs_collective: bool = False
+    # Names the scope binds (parameters, assignments, ``for`` and ``with`` targets, imports,
+    # ``def`` and ``class``), each with its first binding: what a name inserted here may refer to.
+    bound: dict[str, cst.CSTNode] = field(default_factory=dict)
 
     def kind_of(self, name: str) -> Kind | None:
         """What the scope's use of ``name`` shows it is, if anything does."""
@@ -135,6 +138,8 @@ class Definitions:
     imported_modules: set[str] = field(default_factory=set)
     # Every local name an import binds, relative imports too (``from . import utils``).
     imported_names: set[str] = field(default_factory=set)
+    # The function each nested function is defined in (by id of the nested ``FunctionDef``).
+    enclosing: dict[int, FunctionInfo] = field(default_factory=dict)
     # Functions (and classes, for their ``__call__``) handed to ignite's ``Engine(...)``: ignite
     # calls them with ``(engine, batch)``, a batch from the DataLoader it runs.
     batch_handlers: set[str] = field(default_factory=set)

@@ -1,6 +1,7 @@
 """Tests of where a value or a device is: ``x.is_cuda``, ``x.device.type == "cuda"``,
-``device != "cpu"``. ``conditions.narrow`` puts the subject on the CPU in the branch where the
-test shows the CPU."""
+``device != "cpu"``. ``conditions.narrow`` moves the subject off the device in the branch where
+the test rules CUDA out: onto the CPU where the test names the CPU (``device == "cpu"``), to a
+place the code does not show where it only says "not CUDA" (``not x.is_cuda``: the CPU, or MPS)."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ from dataclasses import dataclass
 
 import libcst as cst
 
-from .domain import CPU, Kind, Origin, Place, PlaceKind, Value
+from .domain import CPU, NOWHERE, Kind, Origin, Place, PlaceKind, Value
 from .imports import dotted_name
 from .literals import string_value
 from .state import State
@@ -21,19 +22,22 @@ _NOT_PLACED = frozenset({Kind.SCALAR, Kind.NONE, Kind.SEQUENCE, Kind.MAPPING, Ki
 
 @dataclass(frozen=True, slots=True)
 class PlacementTest:
-    """A test of where ``subject`` is: it is on the CPU when the test is ``cpu_when``."""
+    """A test of where ``subject`` is: it is off CUDA when the test is ``cpu_when``, and then on
+    the CPU if the test names the CPU (``names_cpu``), else somewhere the code does not show."""
 
     subject: cst.BaseExpression
     # ``device == "cpu"``, ``device.type``: the subject is a device (or a device setting), not a tensor.
     is_device: bool
     cpu_when: bool
+    names_cpu: bool = True
 
 
 def placement_test(test: cst.BaseExpression) -> PlacementTest | None:
     """``x.is_cuda``, ``x.is_cpu``, ``x.device.type == "cuda"``, ``device != "cpu"``,
     ``device.type == "cpu"``, ``str(device) == "cpu"``; None for any other test."""
     if type(test) is cst.Attribute and test.attr.value in ("is_cuda", "is_cpu"):
-        return PlacementTest(test.value, is_device=False, cpu_when=test.attr.value == "is_cpu")
+        is_cpu = test.attr.value == "is_cpu"
+        return PlacementTest(test.value, is_device=False, cpu_when=is_cpu, names_cpu=is_cpu)
     if type(test) is not cst.Comparison or len(test.comparisons) != 1:
         return None
     target = test.comparisons[0]
@@ -44,43 +48,43 @@ def placement_test(test: cst.BaseExpression) -> PlacementTest | None:
         side, literal = target.comparator, string_value(test.left)
     if literal is None:
         return None
-    if literal.lower().startswith("cpu"):
-        cpu_when = type(target.operator) is cst.Equal
-    elif literal.lower().startswith("cuda"):
-        cpu_when = type(target.operator) is cst.NotEqual
-    else:
+    names_cpu = literal.lower().startswith("cpu")
+    if not names_cpu and not literal.lower().startswith("cuda"):
         return None
-    return _compared_subject(side, cpu_when)
+    cpu_when = (type(target.operator) is cst.Equal) == names_cpu
+    return _compared_subject(side, cpu_when, names_cpu)
 
 
-def _compared_subject(side: cst.BaseExpression, cpu_when: bool) -> PlacementTest | None:
+def _compared_subject(side: cst.BaseExpression, cpu_when: bool, names_cpu: bool) -> PlacementTest | None:
     """What a device comparison's other side is about: ``x.device.type`` (the tensor ``x``),
     ``device.type`` or ``str(device)`` (the device), ``device`` itself."""
     if type(side) is cst.Attribute and side.attr.value == "type":
         owner = side.value
         if type(owner) is cst.Attribute and owner.attr.value == "device":
-            return PlacementTest(owner.value, is_device=False, cpu_when=cpu_when)
-        return PlacementTest(owner, is_device=True, cpu_when=cpu_when)
+            return PlacementTest(owner.value, False, cpu_when, names_cpu)
+        return PlacementTest(owner, True, cpu_when, names_cpu)
     if type(side) is cst.Call and dotted_name(side.func) == "str" and len(side.args) == 1:
-        return PlacementTest(side.args[0].value, is_device=True, cpu_when=cpu_when)
+        return PlacementTest(side.args[0].value, True, cpu_when, names_cpu)
     if type(side) in (cst.Name, cst.Attribute):
-        return PlacementTest(side, is_device=True, cpu_when=cpu_when)
+        return PlacementTest(side, True, cpu_when, names_cpu)
     return None
 
 
 def on_the_cpu(state: State, name: str, tested: PlacementTest, known: Value, origin: Origin) -> State:
-    """The state where ``tested`` shows the CPU: the tested value is there, and for a device, so is
-    every value placed on it (after ``if x.is_cuda: x = x.cpu()`` no path keeps ``x`` on the
-    device). A device that is not CUDA counts as the CPU, as everywhere in the analysis."""
+    """The state where ``tested`` rules CUDA out: the tested value is off the device, and for a
+    device, so is every value placed on it (after ``if x.is_cuda: x = x.cpu()`` no path keeps ``x``
+    on the device). On the CPU where the test names it; where it only says "not CUDA", the value
+    may be on MPS, so its place is unknown (a rule stays silent rather than call it the CPU)."""
+    places = CPU if tested.names_cpu else NOWHERE
     narrowed = state.copy()
     if tested.is_device and known.kind in _DEVICE_OR_SETTING:
-        narrowed.bind(name, Value(kind=Kind.DEVICE, places=CPU, origin=origin))
+        narrowed.bind(name, Value(kind=Kind.DEVICE, places=places, origin=origin))
         chosen = Place(PlaceKind.ACCELERATOR, name)
         for bound, value in state.visible().items():
             if chosen in value.places:
-                narrowed.bind(bound, value.placed((value.places - {chosen}) | CPU, origin))
+                narrowed.bind(bound, value.placed((value.places - {chosen}) | places, origin))
     elif not tested.is_device and known.kind not in _NOT_PLACED:
-        narrowed.bind(name, known.placed(CPU, origin))
+        narrowed.bind(name, known.placed(places, origin))
     else:
         return state
     return narrowed

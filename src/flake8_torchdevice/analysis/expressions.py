@@ -32,7 +32,7 @@ from .domain import (
 from .facts import LiteralFact, OperationFact, StoreFact
 from .imports import dotted_name
 from .knowledge.api import LEGACY_CPU_CONSTRUCTORS, LEGACY_CUDA_CONSTRUCTORS, TENSOR_ATTRIBUTES, TENSOR_TYPES
-from .literals import cuda_fstring, is_cpu_literal, is_cuda_literal, string_value
+from .literals import computed_cuda_device, is_cpu_literal, is_cuda_literal, string_value
 from .methods import names_a_device
 from .syntax import all_params, children, is_a
 
@@ -191,6 +191,8 @@ class ExpressionEvaluator(_Base):
             self.facts.operations[id(node)] = OperationFact(
                 node, left, right, False, self.state.cuda_refused, self.frame.scope
             )
+        if computed_cuda_device(node):  # ``"cuda:" + str(rank)``, ``"cuda:%d" % rank``
+            return self.hard_coded_device(node)
         return self.arithmetic(left, right)
 
     def arithmetic(self, left: Value, right: Value) -> Value:
@@ -262,15 +264,13 @@ class ExpressionEvaluator(_Base):
                 self.facts.cpu_fallbacks[id(node)] = node
             return Value(kind=Kind.DEVICE, places=CPU)
         if is_cuda_literal(node):
-            if self.recording:
-                self.facts.literals[id(node)] = LiteralFact(node, self.state.cuda_checked, self.frame.scope)
-            return Value(kind=Kind.DEVICE, places=accelerator(text), origin=Origin(node, "a hard-coded device"))
+            return self.hard_coded_device(node)
         return UNKNOWN
 
     def _formatted(self, node: cst.FormattedString) -> Value:
         self.evaluate_children(node)
-        if cuda_fstring(node):  # ``f"cuda:{rank}"``: a CUDA device chosen at run time
-            return Value(kind=Kind.DEVICE, places=accelerator(self.module.code_for_node(node)))
+        if computed_cuda_device(node):  # ``f"cuda:{rank}"``: a CUDA device, its index chosen at run time
+            return self.hard_coded_device(node)
         return UNKNOWN
 
     def _number(self, node: cst.BaseNumber) -> Value:

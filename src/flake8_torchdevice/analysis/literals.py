@@ -5,11 +5,15 @@ from __future__ import annotations
 import functools
 import re
 from ast import literal_eval
+from typing import cast
 
 import libcst as cst
 
 _CUDA_DEVICE = re.compile(r"cuda(:\d+)?")
 _CPU_DEVICE = re.compile(r"cpu(:\d+)?")
+# Templates of a CUDA device whose index is filled in: ``"cuda:%d" % i``, ``"cuda:{}".format(i)``.
+_CUDA_PERCENT_TEMPLATE = re.compile(r"cuda:%[dis]")
+_CUDA_FORMAT_TEMPLATE = re.compile(r"cuda:\{[^{}]*\}")
 
 
 def string_value(node: cst.BaseExpression) -> str | None:
@@ -49,3 +53,38 @@ def cuda_fstring(node: cst.BaseExpression) -> bool:
         return False
     first = node.parts[0]
     return type(first) is cst.FormattedStringText and first.value.startswith("cuda")
+
+
+def computed_cuda_device(node: cst.BaseExpression) -> bool:
+    """A CUDA device string the code builds, its index chosen at run time: ``f"cuda:{rank}"``,
+    ``"cuda:" + str(i)``, ``"cuda:%d" % i``, ``"cuda:{}".format(i)`` (and ``f"cuda"``). Only the
+    whole string is one: ``f"cuda:{i}_peak"`` or ``"cuda_" + name`` name something else."""
+    node_type = type(node)
+    if node_type is cst.FormattedString:
+        return _cuda_fstring_exactly(cast(cst.FormattedString, node))
+    if node_type is cst.BinaryOperation:
+        operation = cast(cst.BinaryOperation, node)
+        left = string_value(operation.left)
+        if left is None:
+            return False
+        if type(operation.operator) is cst.Add:
+            return left == "cuda:"
+        return type(operation.operator) is cst.Modulo and _CUDA_PERCENT_TEMPLATE.fullmatch(left) is not None
+    if node_type is cst.Call:
+        func = cast(cst.Call, node).func
+        if type(func) is not cst.Attribute or func.attr.value != "format":
+            return False
+        template = string_value(func.value)
+        return template is not None and _CUDA_FORMAT_TEMPLATE.fullmatch(template) is not None
+    return False
+
+
+def _cuda_fstring_exactly(node: cst.FormattedString) -> bool:
+    parts = node.parts
+    first = parts[0] if parts else None
+    if type(first) is not cst.FormattedStringText:
+        return False
+    text = first.value
+    if len(parts) == 1:
+        return _CUDA_DEVICE.fullmatch(text) is not None
+    return len(parts) == 2 and text == "cuda:" and type(parts[1]) is cst.FormattedStringExpression

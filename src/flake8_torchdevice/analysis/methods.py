@@ -25,6 +25,7 @@ from .domain import (
     sequence,
     tensor,
 )
+from .facts import LiteralFact
 from .imports import dotted_name
 from .knowledge import api
 from .knowledge.api import Effect
@@ -178,10 +179,12 @@ class MethodEvaluator(_Base):
     def _moved(
         self, node: cst.Call, method: str, receiver: cst.BaseExpression, value: Value, arguments: tuple[Value, ...]
     ) -> Value:
-        places = self._move_target(node, method, arguments)
-        if places is None:  # ``.to(torch.float16)``, ``.to(memory_format=...)``: stays where it is
-            places = value.places
+        target = self._move_target(node, method, arguments)
+        places = value.places if target is None else target  # ``.to(torch.float16)``: stays where it is
         moved = _placed_throughout(value, places, Origin(node, f"moved by .{method}()"))
+        if value.cls in api.PARAMETER_CLASSES and not _returns_itself(node, target, value):
+            # ``nn.Parameter(w).to(device)``: a copy, a plain tensor (a module does not own it)
+            moved = replace(moved, cls=None)
         name = dotted_name(receiver)
         if value.kind in _MOVED_IN_PLACE and name is not None:
             self.state.bind(name, moved)
@@ -238,6 +241,15 @@ class MethodEvaluator(_Base):
         ):
             return accelerator(name)
         return NOWHERE
+
+    def hard_coded_device(self, node: cst.BaseExpression) -> Value:
+        """A CUDA device written into the code: ``"cuda:0"``, or built with its index chosen at run
+        time (``f"cuda:{rank}"``): either way it fails where CUDA is missing. Recorded where it is
+        written, for the rules that report hard-coded devices."""
+        if self.recording:
+            self.facts.literals[id(node)] = LiteralFact(node, self.state.cuda_checked, self.frame.scope)
+        code = node.value if type(node) is cst.SimpleString else self.module.code_for_node(node)
+        return Value(kind=Kind.DEVICE, places=accelerator(code), origin=Origin(node, "a hard-coded device"))
 
     def _is_device_of_a_value(self, node: cst.BaseExpression) -> TypeGuard[cst.Attribute]:
         """``x.device`` of a tensor or module (where ``x`` is), not a stored ``self.device``."""
@@ -316,6 +328,12 @@ def _placed_throughout(value: Value, places: frozenset[Place], origin: Origin) -
         cls=value.cls,
         origin=origin,
     )
+
+
+def _returns_itself(node: cst.Call, target: frozenset[Place] | None, value: Value) -> bool:
+    """Does this move return its receiver unchanged (``.to("cpu")`` of a tensor known to be on the
+    CPU, with no dtype)? Any other move or conversion returns a new tensor."""
+    return target is not None and target == value.places and value.places != NOWHERE and len(node.args) <= 1
 
 
 def _kind_shown_by(method: str) -> Kind:

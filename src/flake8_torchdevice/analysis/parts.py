@@ -73,6 +73,10 @@ class InterpreterParts(ABC):
     @abstractmethod
     def annotation_kind(self, annotation: cst.BaseExpression) -> Kind | None: ...
 
+    # ``methods``
+    @abstractmethod
+    def hard_coded_device(self, node: cst.BaseExpression) -> Value: ...
+
     # ``calls``
     @abstractmethod
     def call(self, node: cst.Call) -> Value: ...

@@ -9,22 +9,50 @@ fields, and asks ``explain`` for the words that say *why*.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 from collections.abc import Set as AbstractSet
 
 import libcst as cst
 
-from ..confidence import Confidence
 from . import domain
 from .conditions import needs_cuda
 from .definitions import Definitions, FunctionInfo
-from .domain import Kind, PlaceKind, Value, is_device_of_a_value
+from .domain import Value, is_device_of_a_value
 from .facts import CallFact, DefaultFact, Facts, LiteralFact, OperationFact, Scope, StoreFact
 from .imports import ImportTable, dotted_name
 from .knowledge import api
 from .literals import cuda_fstring, is_cpu_literal, is_cuda_literal, string_value
 from .positions import positions_of
 from .syntax import docstring, fits_tensor_move, keyword_argument, positional_argument
+from .value_questions import (
+    builds_layer_with_state,
+    builds_parameter,
+    data_arguments,
+    describe,
+    device_code,
+    device_index_literal,
+    elements,
+    evidence_confidence,
+    is_array,
+    is_device,
+    is_instance_of_other_class,
+    is_module,
+    is_ndarray,
+    is_tensor,
+    is_unknown,
+    is_zero_dim,
+    load_with_map_location,
+    may_be_on_accelerator,
+    may_be_tensor,
+    must_be_on_accelerator,
+    must_be_on_cpu,
+    place_name,
+    place_unknown,
+    rank,
+    requires_grad,
+    same_places,
+    saves_a_file,
+)
 
 __all__ = [
     "Analysis",
@@ -37,6 +65,7 @@ __all__ = [
     "StoreFact",
     "Value",
     "builds_layer_with_state",
+    "builds_parameter",
     "cuda_fstring",
     "data_arguments",
     "describe",
@@ -58,6 +87,7 @@ __all__ = [
     "is_unknown",
     "is_zero_dim",
     "keyword_argument",
+    "load_with_map_location",
     "may_be_on_accelerator",
     "may_be_tensor",
     "must_be_on_accelerator",
@@ -67,6 +97,8 @@ __all__ = [
     "positional_argument",
     "rank",
     "requires_grad",
+    "same_places",
+    "saves_a_file",
     "string_value",
 ]
 
@@ -131,6 +163,13 @@ class Analysis:
         in a value, one the code read from a tensor, not a dtype it writes out (``torch.float16``)."""
         arguments = [arg for arg in call.args if arg.keyword is None or arg.keyword.value != "non_blocking"]
         return bool(arguments) and all(self._names_saved_dtype(arg) for arg in arguments)
+
+    def names_a_dtype(self, node: cst.BaseExpression) -> bool:
+        """``torch.float16``, ``x.dtype``, ``compute_dtype``: an expression that holds a dtype."""
+        if self.qualify(node) in api.DTYPES:
+            return True
+        name = dotted_name(node)
+        return name is not None and name.rsplit(".", 1)[-1].lower().endswith("dtype")
 
     def _names_saved_dtype(self, arg: cst.Arg) -> bool:
         if arg.star or (arg.keyword is not None and arg.keyword.value != "dtype"):
@@ -205,6 +244,39 @@ class Analysis:
         names = [param.name.value for param in (*params.posonly_params, *params.params, *params.kwonly_params)]
         return name in names and name != function.self_name
 
+    def in_scope_at(self, site: CallFact, name: str) -> bool:
+        """Would ``name`` (``device``, ``args.device``, ``self.device``) resolve if written into this
+        call? Its first part must be a parameter of the call's function or be bound on an earlier
+        line, in that function, a function around it or the module: a ``device`` of another
+        function is an undefined name here, and a global bound after the load's line may not exist
+        yet when it runs (``if __name__ == "__main__": device = ...``). ``self.x`` also needs ``x``
+        assigned by the class (or its relatives in this file), or used as a device in the function.
+        What the file does not show (``from m import *``) is not in scope."""
+        root, _, attribute = name.partition(".")
+        function = site.scope.function
+        if (
+            function is not None
+            and attribute
+            and root == function.self_name
+            and not (self._class_assigns(function, attribute) or name in function.evidence.placements)
+        ):
+            return False
+        while function is not None:
+            binding = function.evidence.bound.get(root)
+            if binding is not None:  # the innermost binding decides (a local hides a global)
+                return type(binding) is cst.Param or self._bound_before(binding, site.node)
+            function = self._definitions.enclosing.get(id(function.node))
+        binding = self._definitions.module_evidence.bound.get(root)
+        return binding is not None and self._bound_before(binding, site.node)
+
+    def _class_assigns(self, method: FunctionInfo, attribute: str) -> bool:
+        """Does a method of ``method``'s class, or of a class related to it here, set ``self.attribute``?"""
+        family = self._definitions.family(method.owner) if method.owner is not None else []
+        return any(attribute in other.evidence.self_assigned for cls in family for other in cls.methods.values())
+
+    def _bound_before(self, binding: cst.CSTNode, use: cst.CSTNode) -> bool:
+        return self.line_of(binding) < self.line_of(use)
+
     def places_a_device(self, function: FunctionInfo | None, name: str) -> bool:
         """Is ``name`` used as a device (``.to(name)``, ``device=name``) in the function's scope?"""
         evidence = function.evidence if function is not None else self._definitions.module_evidence
@@ -270,134 +342,3 @@ def _names_the_cpu(node: cst.BaseExpression) -> bool:
     if is_cpu_literal(node):
         return True
     return type(node) is cst.Call and bool(node.args) and is_cpu_literal(node.args[0].value)
-
-
-# ------------------------------------------------------------------ value questions
-def is_tensor(value: Value) -> bool:
-    """A tensor (or what a module returned, which holds tensors)."""
-    return value.kind in domain.TENSOR_KINDS
-
-
-def may_be_tensor(value: Value) -> bool:
-    """A tensor, or a value that is a tensor on some path (a place is known for it)."""
-    return is_tensor(value) or (value.kind is Kind.UNKNOWN and value.places != domain.NOWHERE)
-
-
-def is_array(value: Value) -> bool:
-    """A tensor or a NumPy array: the code shows one of the two."""
-    return value.kind is Kind.ARRAYLIKE
-
-
-def is_unknown(value: Value) -> bool:
-    return value.kind is Kind.UNKNOWN
-
-
-def is_instance_of_other_class(value: Value) -> bool:
-    """An instance of a class that is not torch's (its ``.cuda()`` is its own method)."""
-    return value.kind is Kind.OBJECT
-
-
-def device_index_literal(value: Value) -> cst.Integer | None:
-    """The integer literal a value is, when it is one (``device = 0``): a CUDA device index."""
-    origin = value.origin
-    if value.kind is Kind.SCALAR and origin is not None and type(origin.node) is cst.Integer:
-        return origin.node
-    return None
-
-
-def is_module(value: Value) -> bool:
-    return value.kind is Kind.MODULE
-
-
-def is_device(value: Value) -> bool:
-    return value.kind is Kind.DEVICE
-
-
-def is_ndarray(value: Value) -> bool:
-    return value.kind is Kind.NDARRAY
-
-
-def is_zero_dim(value: Value) -> bool:
-    return value.scalar
-
-
-def rank(value: Value) -> int | None:
-    """How many dimensions the value has, when the code shows it."""
-    return value.rank
-
-
-def requires_grad(value: Value) -> bool:
-    return value.grad
-
-
-def must_be_on_cpu(value: Value) -> bool:
-    return domain.must_be_on_cpu(value)
-
-
-def place_unknown(value: Value) -> bool:
-    """The code does not show where the value is (a parameter, the result of an unknown call)."""
-    return value.places == domain.NOWHERE
-
-
-def may_be_on_accelerator(value: Value, through_modules: bool = True) -> bool:
-    return domain.may_be_on_accelerator(value, through_modules)
-
-
-def must_be_on_accelerator(value: Value, through_modules: bool = True) -> bool:
-    return domain.must_be_on_accelerator(value, through_modules)
-
-
-def place_name(value: Value) -> str:
-    """Where a value is, for a message: ``device``, ``"cuda"``, "the module's device"."""
-    names = []
-    for place in sorted(value.places, key=str):
-        if place.kind is PlaceKind.ACCELERATOR:
-            names.append(f"`{place.name}`" if not place.name.startswith(("'", '"')) else place.name)
-        elif place.kind is PlaceKind.WITH_MODULE:
-            names.append("the module's device" if place.name == "self" else f"`{place.name}`'s device")
-    return " or ".join(names) or "a device"
-
-
-def device_code(value: Value) -> str:
-    """The code that names a value's device, for a suggested fix: ``device``, ``"cuda"``."""
-    names = [place.name for place in value.places if place.kind is PlaceKind.ACCELERATOR]
-    return names[0] if len(names) == 1 else "device"
-
-
-def data_arguments(site: CallFact) -> int | None:
-    """How many leading arguments hold data when the rest are sizes, shapes or host-side indices
-    (``x.view(n, -1)``: none; ``F.interpolate(x, size)``: one); None when every argument is data."""
-    if site.method in api.SHAPE_ARGUMENT_METHODS:
-        return 0
-    if site.qualified in api.SHAPE_ARGUMENT_FUNCTIONS:
-        return 1
-    return None
-
-
-def builds_layer_with_state(call: CallFact) -> bool:
-    """``nn.Linear(...)``, ``nn.BatchNorm2d(...)``: a torch.nn layer that owns parameters or buffers."""
-    return call.qualified is not None and api.module_has_state(call.qualified)
-
-
-def elements(value: Value) -> Iterator[Value]:
-    """The value itself and, for a list, tuple or dict, every value it may hold (nested)."""
-    yield value
-    for element in value.elements or ():
-        yield from elements(element)
-    if value.item is not None:
-        yield from elements(value.item)
-    for _, item in value.items:
-        yield from elements(item)
-
-
-def evidence_confidence(*values: Value) -> Confidence:
-    """How sure a finding about these values is: medium when one of them is a place the code
-    shows on some path only (``may{?, device}``: a path where the code does not show it), else high."""
-    for value in values:
-        if domain.UNKNOWN_PLACE in value.places and len(value.places) > 1:
-            return Confidence.MEDIUM
-    return Confidence.HIGH
-
-
-def describe(value: Value) -> str:
-    return value.describe()

@@ -12,6 +12,7 @@ from .tdv008_numpy_requires_grad import NumpyRequiresGrad
 from .tdv009_implicit_numpy import ImplicitNumpyConversion
 from .tdv010_layer_in_forward import LayerInForward
 from .tdv011_map_location_to_load_state_dict import MapLocationToLoadStateDict
+from .tdv012_parameter_moved_by_to import ParameterMovedByTo
 from .tdv900_unanalysable import UnanalysableFile
 
 ALL_RULES: tuple[type[Rule], ...] = (
@@ -26,6 +27,7 @@ ALL_RULES: tuple[type[Rule], ...] = (
     ImplicitNumpyConversion,
     LayerInForward,
     MapLocationToLoadStateDict,
+    ParameterMovedByTo,
 )
 
 RULES_BY_CODE: dict[str, type[Rule]] = {rule.code: rule for rule in ALL_RULES}

@@ -17,12 +17,13 @@ from ..analysis.queries import (
     is_device,
     is_instance_of_other_class,
     keyword_argument,
+    load_with_map_location,
     must_be_on_accelerator,
     positional_argument,
     string_value,
 )
 from ..settings import Settings
-from .base import Finding, Rule, graded_by_cpu_support
+from .base import Finding, Rule, graded_by_cpu_support, source_text
 
 # ``torch.cuda`` functions that raise on a machine without CUDA. Each was run on
 # torch 2.13.0 (CPU build) and raised; ``is_available``, ``device_count``,
@@ -85,6 +86,32 @@ def _legacy_type_name(node: cst.BaseExpression, analysis: Analysis) -> str | Non
     return name if name in LEGACY_TENSOR_TYPES else None
 
 
+# ``Tensor.cuda(device=None, non_blocking=False, memory_format=torch.preserve_format)`` (torch 2.13's
+# stubs); ``Module.cuda(device=None)`` takes a subset. A ``.cuda(...)`` that fits neither is another
+# class's method (a quantizer's ``cuda(qtensor, meta=meta)``), whatever its receiver looks like.
+_CUDA_PARAMETERS = ("device", "non_blocking", "memory_format")
+
+
+def _fits_cuda_signature(call: cst.Call) -> bool:
+    """Does ``x.cuda(...)`` pass what ``Tensor.cuda`` takes, in any spelling: ``.cuda()``,
+    ``.cuda(0)``, ``.cuda(args.gpu, non_blocking=True)``, ``.cuda(device=rank)``, ``.cuda(0, True)``?
+    An unpacked ``*args`` / ``**kwargs`` could hold anything: not proven to fit."""
+    bound: set[str] = set()
+    for index, arg in enumerate(call.args):
+        if arg.star:
+            return False
+        if arg.keyword is None:
+            if index >= len(_CUDA_PARAMETERS):
+                return False
+            name = _CUDA_PARAMETERS[index]
+        else:
+            name = arg.keyword.value
+        if name not in _CUDA_PARAMETERS or name in bound:
+            return False
+        bound.add(name)
+    return True
+
+
 def _guarded(call: CallFact) -> bool:
     return call.guarded or call.scope.cuda_specific
 
@@ -95,8 +122,8 @@ def _placement_arguments(call: CallFact) -> Iterator[tuple[cst.BaseExpression, i
     positional_index = None
     if call.qualified in ("torch.device", "torch.set_default_device", "torch.Generator") or call.method == "to":
         positional_index = 0
-    elif call.qualified == "torch.load":
-        positional_index = 1
+    elif (load := load_with_map_location(call)) is not None:  # ``torch.load(path, "cuda")``
+        positional_index = load[1]
     position = 0
     for index, arg in enumerate(call.node.args):
         if arg.keyword is not None:
@@ -124,7 +151,7 @@ def _torch_placement(call: CallFact) -> bool:
     """A call of torch's that reads an integer as a device: ``.to(0)``, ``torch.device(1)``,
     ``torch.zeros(2, device=0)`` (other libraries, such as a transformers pipeline, read it their way)."""
     return call.method == "to" or (
-        call.qualified is not None and call.qualified.startswith("torch.") and call.qualified != "torch.load"
+        call.qualified is not None and call.qualified.startswith("torch.") and load_with_map_location(call) is None
     )
 
 
@@ -177,6 +204,10 @@ class HardcodedCudaDevice(Rule):
     Reports a `"cuda"` / `"cuda:N"` device written into the code where a tensor or module is
     placed: `torch.device("cuda")`, `.to("cuda")`, `device="cuda"` (in any call or as a
     parameter default), `.cuda()`, `map_location="cuda"`, `torch.set_default_device("cuda")`,
+    in every spelling of the same call: `torch.device("cuda", i)`, `torch.device(type="cuda",
+    index=i)`, `.to(device="cuda", non_blocking=True)`, `.cuda(args.gpu, non_blocking=True)` (any
+    arguments `Tensor.cuda` takes), and a CUDA device whose index is computed (`f"cuda:{rank}"`,
+    `"cuda:" + str(i)`, `"cuda:%d" % i`, `"cuda:{}".format(i)`),
     an argparse default (`parser.add_argument("--device", default="cuda")`), legacy
     `torch.cuda.FloatTensor(...)` constructors and aliases of them (`FloatT = torch.cuda.FloatTensor`),
     a `device = "cuda"` variable or attribute that reaches one of these placements, and calls of
@@ -208,7 +239,9 @@ class HardcodedCudaDevice(Rule):
     `if not torch.cuda.is_available(): device = "cpu"`), a default that every call in the file
     overrides (`device=` passed each time) of a private helper (`_name`) or of any function in a
     script or a test module, and non-placement uses of the string (`torch.autocast("cuda")`,
-    `GradScaler(device="cuda")`, comparisons, logs). Add your own check functions with
+    `GradScaler(device="cuda")`, comparisons, logs, `f"cuda:{i}_peak"` keys), and a `.cuda(...)`
+    call whose arguments `Tensor.cuda(device, non_blocking, memory_format)` does not take (another
+    class's own method, such as a quantizer's `cuda(qtensor, meta=meta)`). Add your own check functions with
     `--torchdevice-guard-functions`.
 
     Off by default. Whether a hard-coded `"cuda"` is a bug depends on whether the project must
@@ -262,7 +295,7 @@ class HardcodedCudaDevice(Rule):
             return  # ``x.device == torch.device("cuda")`` needs no GPU
         for argument, index in _placement_arguments(call):
             if is_cuda_literal(argument):
-                yield self._literal(argument)
+                yield self._literal(argument, analysis)
                 continue
             value = call.arguments[index]
             index_literal = device_index_literal(value)
@@ -272,16 +305,13 @@ class HardcodedCudaDevice(Rule):
             for held in elements(value):  # ``device = "cuda"`` ... ``.to(device)``; ``device_map={"": "cuda:0"}``
                 origin = _hard_coded_origin(held, analysis, guarded)
                 if origin is not None:
-                    yield (
-                        self._literal(origin)
-                        if is_cuda_literal(origin)
-                        else self._legacy_type(origin, _name(origin, analysis))
-                    )
+                    legacy = _legacy_type_name(origin, analysis)
+                    yield self._legacy_type(origin, legacy) if legacy is not None else self._literal(origin, analysis)
         # ``FloatT = torch.cuda.FloatTensor`` ... ``FloatT(3)`` / ``x.type(FloatT)``
         used_types = [call.callee] + ([call.arguments[0]] if call.method == "type" and call.arguments else [])
         for value in used_types:
             origin = _hard_coded_origin(value, analysis, guarded)
-            if origin is not None and not is_cuda_literal(origin) and origin is not node.func:
+            if origin is not None and origin is not node.func and _legacy_type_name(origin, analysis) is not None:
                 yield self._legacy_type(origin, _name(origin, analysis))
         if call.method == "add_argument":  # ``parser.add_argument("--device", default="cuda")``
             default = keyword_argument(node, "default")
@@ -290,8 +320,8 @@ class HardcodedCudaDevice(Rule):
                 name == option or name.endswith(f".{option}") for name in analysis.device_names(None)
             )
             if default is not None and is_cuda_literal(default) and used_as_device:
-                yield self._literal(default)
-        if call.method == "cuda" and len(node.args) <= 1 and not is_instance_of_other_class(call.receiver_value):
+                yield self._literal(default, analysis)
+        if call.method == "cuda" and _fits_cuda_signature(node) and not is_instance_of_other_class(call.receiver_value):
             yield self.finding(
                 cast(cst.Attribute, node.func).attr,  # a method call: its func is an Attribute
                 f".cuda() fails without a CUDA GPU (CPU-only, Apple MPS); use .to(device), device = {CHOOSE_ONCE}",
@@ -315,11 +345,13 @@ class HardcodedCudaDevice(Rule):
             if type_argument is not None and name is not None:
                 yield self._legacy_type(type_argument, name)
 
-    def _literal(self, node: cst.BaseExpression) -> Finding:
+    def _literal(self, node: cst.BaseExpression, analysis: Analysis) -> Finding:
         value = string_value(node)
+        # ``f"cuda:{rank}"``, ``"cuda:" + str(i)``: the index is chosen at run time, CUDA is not
+        written = f'"{value}"' if value is not None else f"`{source_text(analysis, node)}`"
         return self.finding(
             node,
-            f'hard-coded "{value}" fails without a CUDA GPU (CPU-only, Apple MPS); '
+            f"hard-coded {written} fails without a CUDA GPU (CPU-only, Apple MPS); "
             f"pass a device chosen once: device = {CHOOSE_ONCE}",
         )
 

@@ -6,7 +6,15 @@ from collections.abc import Iterator
 
 import libcst as cst
 
-from ..analysis.queries import Analysis, CallFact, dotted_name, keyword_argument, positional_argument
+from ..analysis.queries import (
+    Analysis,
+    CallFact,
+    dotted_name,
+    keyword_argument,
+    load_with_map_location,
+    positional_argument,
+    saves_a_file,
+)
 from ..settings import Settings
 from .base import Finding, Fix, Rule, graded_by_cpu_support, keyword, source_text, with_argument
 
@@ -17,9 +25,14 @@ _RNG_SETTERS = frozenset({"torch.set_rng_state", "torch.random.set_rng_state"})
 
 
 def _device_in_scope(analysis: Analysis, site: CallFact) -> str | None:
-    """The device variable the code places things with here (``device``, ``self.device``), if any."""
+    """The device variable the code places things with (``device``, ``self.device``), if one is in
+    scope at the load: a ``device`` of another function would be an undefined name here."""
     function = site.scope.function
-    candidates = [name for name in analysis.device_names(function) if name.rsplit(".", 1)[-1] in ("device", "dev")]
+    candidates = [
+        name
+        for name in analysis.device_names(function)
+        if name.rsplit(".", 1)[-1] in ("device", "dev") and analysis.in_scope_at(site, name)
+    ]
     return min(candidates, key=lambda name: (name.count("."), name)) if candidates else None
 
 
@@ -45,12 +58,14 @@ def _loads_device_free_states(analysis: Analysis) -> set[int]:
 
 
 def _saved_paths(analysis: Analysis) -> set[tuple[int, str]]:
-    """(scope, path) for every ``torch.save(obj, path)``: a load of the same path in the same
-    function (or at module level, a script or notebook) reads back what this run just wrote."""
+    """(scope, path) for every ``torch.save(obj, path)`` (``torch.jit.save`` too): a load of the same
+    path in the same function (or at module level, a script or notebook) reads back what this run
+    just wrote."""
     return {
         (id(site.scope.function), source_text(analysis, path))
         for site in analysis.calls()
-        if site.qualified == "torch.save" and (path := positional_argument(site.node, 1)) is not None
+        if saves_a_file(site)
+        and (path := positional_argument(site.node, 1) or keyword_argument(site.node, "f")) is not None
     }
 
 
@@ -58,18 +73,24 @@ class LoadWithoutMapLocation(Rule):
     """
     ## What it does
     Reports `torch.load(...)` called without `map_location` (as a keyword or the second positional
-    argument).
+    argument), and the loads that take the same argument: `torch.jit.load(path)` (second
+    positional) and `torch.hub.load_state_dict_from_url(url)` / `torch.utils.model_zoo.load_url(url)`
+    (third positional, after `model_dir`).
 
     ## Why is this bad?
     A checkpoint remembers the device each tensor was saved from. Loaded without `map_location` on
     a machine without that device (a CPU-only CI runner, an Apple Silicon laptop, a machine with
     fewer GPUs), it fails with `RuntimeError: Attempting to deserialize object on a CUDA device but
-    torch.cuda.is_available() is False`.
+    torch.cuda.is_available() is False`; `load_state_dict_from_url` fails the same way on weights
+    published from a GPU, and a TorchScript archive saved on a GPU cannot be restored there either
+    (`NotImplementedError: Could not run 'aten::empty_strided' with arguments from the 'CUDA'
+    backend` on a CPU build of PyTorch).
 
     Not reported: calls that forward `**kwargs` (`map_location` may be among them); loads under a
     CUDA check or in code named for GPUs (FSDP, CUDA-only components); loads of what this file
-    itself saves to the same path (`torch.save(state, path)` ... `torch.load(path)` in the same
-    function, or both at module level: the same run on the same machine); states that hold no device
+    itself saves to the same path (`torch.save(state, path)` ... `torch.load(path)`, `torch.jit.save`
+    ... `torch.jit.load`, in the same function, or both at module level: the same run on the same
+    machine); states that hold no device
     tensors: schedulers, gradient scalers, RNG states
     (`scheduler.load_state_dict(torch.load(...))`, `torch.set_rng_state(torch.load(...))`).
 
@@ -80,9 +101,12 @@ class LoadWithoutMapLocation(Rule):
 
     ## Fix
     Unsafe (`--unsafe-fixes`): adds `map_location=device` when the code places things on a `device`
-    variable in scope (`device`, `self.device`, `args.device`), else `map_location="cpu"`. Loading
-    onto the CPU always works, but a GPU run that reloads its own model and keeps using it on the
-    device would then compute on the CPU or fail later.
+    variable (`device`, `self.device`, `args.device`) that is in scope at the load: a parameter of
+    its function, or a name bound on an earlier line of that function, of a function around it or
+    of the module (`self.device` also needs the class to set it). A `device` of another function,
+    or one bound after the load, would be an undefined name: the fix then adds
+    `map_location="cpu"`. Loading onto the CPU always works, but a GPU run that reloads its own
+    model and keeps using it on the device would then compute on the CPU or fail later.
 
     ## Example
     ```python
@@ -106,7 +130,7 @@ class LoadWithoutMapLocation(Rule):
 
     code = "TDV004"
     name = "load-without-map-location"
-    summary = "`torch.load()` without `map_location`"
+    summary = "`torch.load()` (or `torch.jit.load()`, `load_state_dict_from_url()`) without `map_location`"
     precision = "25% (21 of 83)"
 
     def check(self, analysis: Analysis, settings: Settings) -> Iterator[Finding]:
@@ -114,11 +138,16 @@ class LoadWithoutMapLocation(Rule):
         saved = _saved_paths(analysis)
         for site in analysis.calls():
             call = site.node
-            if site.qualified != "torch.load" or any(arg.star == "**" for arg in call.args):
+            load = load_with_map_location(site)
+            if load is None or any(arg.star == "**" for arg in call.args):
                 continue
-            if keyword_argument(call, "map_location") is not None or positional_argument(call, 1) is not None:
+            path_keyword, map_location_position = load
+            if (
+                keyword_argument(call, "map_location") is not None
+                or positional_argument(call, map_location_position) is not None
+            ):
                 continue
-            path = positional_argument(call, 0) or keyword_argument(call, "f")
+            path = positional_argument(call, 0) or keyword_argument(call, path_keyword)
             if (
                 site.guarded
                 or site.scope.cuda_specific
@@ -130,7 +159,7 @@ class LoadWithoutMapLocation(Rule):
             location = device or '"cpu"'
             finding = self.finding(
                 call,
-                "torch.load() without map_location fails where the device the checkpoint was saved from "
+                f"{site.qualified}() without map_location fails where the device the checkpoint was saved from "
                 f"is missing (a GPU checkpoint on a CPU-only or MPS machine); pass map_location={location}",
                 Fix(call, _with_map_location(call, device), safe=False, description=f"add map_location={location}"),
             )

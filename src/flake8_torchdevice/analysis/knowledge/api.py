@@ -140,6 +140,18 @@ DTYPES = frozenset(
         "bool complex64 complex128 cfloat cdouble float8_e4m3fn float8_e5m2"
     ).split()
 )
+# Loads that restore tensors onto the device they were saved from unless told otherwise: the
+# keyword of the file (or URL) they read and the position of their ``map_location`` (torch 2.13's
+# signatures; ``model_zoo.load_url`` is ``load_state_dict_from_url``).
+LOADS_WITH_MAP_LOCATION: dict[str, tuple[str, int]] = {
+    "torch.load": ("f", 1),
+    "torch.serialization.load": ("f", 1),
+    "torch.jit.load": ("f", 1),
+    "torch.hub.load_state_dict_from_url": ("url", 2),
+    "torch.utils.model_zoo.load_url": ("url", 2),
+}
+# Saves whose file a load of the same path in the same run reads back: ``save(obj, f)``.
+SAVES = frozenset({"torch.save", "torch.serialization.save", "torch.jit.save"})
 GRAD_DISABLING_CONTEXTS = frozenset({"torch.no_grad", "torch.inference_mode"})
 DATA_LOADERS = frozenset({"torch.utils.data.DataLoader", "torch.utils.data.dataloader.DataLoader"})
 # Calls whose ``device=`` names a device *type* for mixed precision, not a placement.

@@ -1,0 +1,48 @@
+"""Which names each scope binds, noted by the collector's one walk (``Evidence.bound``).
+
+A name a fix writes into the code (``map_location=device``) must resolve where it is written: a
+parameter, a local, a name of an enclosing function or of the module. Class bodies are apart:
+their names are not visible in their methods. Each scope keeps a name's first binding, so a
+query can tell whether it comes before a use.
+"""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from .definitions import Definitions, FunctionInfo
+from .syntax import all_params
+
+
+class BindingRecorder:
+    def __init__(self, definitions: Definitions) -> None:
+        self.definitions = definitions
+        # The module's or a function's names; None in a class body.
+        self.scopes: list[dict[str, cst.CSTNode] | None] = [definitions.module_evidence.bound]
+        self.functions: list[FunctionInfo] = []
+
+    def note(self, name: str, node: cst.CSTNode) -> None:
+        bound = self.scopes[-1]
+        if bound is not None and name not in bound:
+            bound[name] = node
+
+    def enter_function(self, info: FunctionInfo) -> None:
+        """``def f(...)`` binds ``f`` where it stands, and opens a scope holding its parameters."""
+        self.note(info.name, info.node)
+        if self.functions:
+            self.definitions.enclosing[id(info.node)] = self.functions[-1]
+        for param in all_params(info.node.params):
+            info.evidence.bound.setdefault(param.name.value, param)
+        self.scopes.append(info.evidence.bound)
+        self.functions.append(info)
+
+    def exit_function(self) -> None:
+        self.scopes.pop()
+        self.functions.pop()
+
+    def enter_class(self, node: cst.ClassDef) -> None:
+        self.note(node.name.value, node)
+        self.scopes.append(None)
+
+    def exit_class(self) -> None:
+        self.scopes.pop()

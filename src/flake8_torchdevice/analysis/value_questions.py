@@ -1,0 +1,168 @@
+"""Questions about one value (and one call) that rules ask through ``queries``: *what* a value
+is and where it may live, never its fields. ``queries`` re-exports every name here; rules import
+from ``queries`` only."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import libcst as cst
+
+from ..confidence import Confidence
+from . import domain
+from .domain import Kind, PlaceKind, Value
+from .facts import CallFact
+from .knowledge import api
+
+
+def is_tensor(value: Value) -> bool:
+    """A tensor (or what a module returned, which holds tensors)."""
+    return value.kind in domain.TENSOR_KINDS
+
+
+def may_be_tensor(value: Value) -> bool:
+    """A tensor, or a value that is a tensor on some path (a place is known for it)."""
+    return is_tensor(value) or (value.kind is Kind.UNKNOWN and value.places != domain.NOWHERE)
+
+
+def is_array(value: Value) -> bool:
+    """A tensor or a NumPy array: the code shows one of the two."""
+    return value.kind is Kind.ARRAYLIKE
+
+
+def is_unknown(value: Value) -> bool:
+    return value.kind is Kind.UNKNOWN
+
+
+def is_instance_of_other_class(value: Value) -> bool:
+    """An instance of a class that is not torch's (its ``.cuda()`` is its own method)."""
+    return value.kind is Kind.OBJECT
+
+
+def device_index_literal(value: Value) -> cst.Integer | None:
+    """The integer literal a value is, when it is one (``device = 0``): a CUDA device index."""
+    origin = value.origin
+    if value.kind is Kind.SCALAR and origin is not None and type(origin.node) is cst.Integer:
+        return origin.node
+    return None
+
+
+def is_module(value: Value) -> bool:
+    return value.kind is Kind.MODULE
+
+
+def is_device(value: Value) -> bool:
+    return value.kind is Kind.DEVICE
+
+
+def is_ndarray(value: Value) -> bool:
+    return value.kind is Kind.NDARRAY
+
+
+def is_zero_dim(value: Value) -> bool:
+    return value.scalar
+
+
+def rank(value: Value) -> int | None:
+    """How many dimensions the value has, when the code shows it."""
+    return value.rank
+
+
+def requires_grad(value: Value) -> bool:
+    return value.grad
+
+
+def must_be_on_cpu(value: Value) -> bool:
+    return domain.must_be_on_cpu(value)
+
+
+def place_unknown(value: Value) -> bool:
+    """The code does not show where the value is (a parameter, the result of an unknown call)."""
+    return value.places == domain.NOWHERE
+
+
+def may_be_on_accelerator(value: Value, through_modules: bool = True) -> bool:
+    return domain.may_be_on_accelerator(value, through_modules)
+
+
+def must_be_on_accelerator(value: Value, through_modules: bool = True) -> bool:
+    return domain.must_be_on_accelerator(value, through_modules)
+
+
+def place_name(value: Value) -> str:
+    """Where a value is, for a message: ``device``, ``"cuda"``, "the module's device"."""
+    names = []
+    for place in sorted(value.places, key=str):
+        if place.kind is PlaceKind.ACCELERATOR:
+            names.append(f"`{place.name}`" if not place.name.startswith(("'", '"')) else place.name)
+        elif place.kind is PlaceKind.WITH_MODULE:
+            names.append("the module's device" if place.name == "self" else f"`{place.name}`'s device")
+    return " or ".join(names) or "a device"
+
+
+def device_code(value: Value) -> str:
+    """The code that names a value's device, for a suggested fix: ``device``, ``"cuda"``."""
+    names = [place.name for place in value.places if place.kind is PlaceKind.ACCELERATOR]
+    return names[0] if len(names) == 1 else "device"
+
+
+def data_arguments(site: CallFact) -> int | None:
+    """How many leading arguments hold data when the rest are sizes, shapes or host-side indices
+    (``x.view(n, -1)``: none; ``F.interpolate(x, size)``: one); None when every argument is data."""
+    if site.method in api.SHAPE_ARGUMENT_METHODS:
+        return 0
+    if site.qualified in api.SHAPE_ARGUMENT_FUNCTIONS:
+        return 1
+    return None
+
+
+def load_with_map_location(call: CallFact) -> tuple[str, int] | None:
+    """For a load that takes ``map_location`` (``torch.load``, ``torch.jit.load``,
+    ``torch.hub.load_state_dict_from_url``...): the keyword of what it reads and the position of
+    ``map_location``; None for any other call."""
+    return api.LOADS_WITH_MAP_LOCATION.get(call.qualified) if call.qualified is not None else None
+
+
+def saves_a_file(call: CallFact) -> bool:
+    """``torch.save(obj, f)``, ``torch.jit.save(module, f)``: a file a later load may read back."""
+    return call.qualified in api.SAVES
+
+
+def builds_parameter(call: CallFact) -> bool:
+    """``nn.Parameter(...)``, ``nn.Buffer(...)``: a tensor a module registers when it is assigned."""
+    return call.qualified in api.PARAMETER_CLASSES
+
+
+def same_places(first: Value, second: Value) -> bool:
+    """Are both values known to be in the one same place (``{cpu}``, both on ``device``)? Two
+    values that each may be in several places may be in different ones."""
+    return first.places == second.places and len(first.places) == 1 and first.places != domain.NOWHERE
+
+
+def builds_layer_with_state(call: CallFact) -> bool:
+    """``nn.Linear(...)``, ``nn.BatchNorm2d(...)``: a torch.nn layer that owns parameters or buffers."""
+    return call.qualified is not None and api.module_has_state(call.qualified)
+
+
+def elements(value: Value) -> Iterator[Value]:
+    """The value itself and, for a list, tuple or dict, every value it may hold (nested)."""
+    yield value
+    for element in value.elements or ():
+        yield from elements(element)
+    if value.item is not None:
+        yield from elements(value.item)
+    for _, item in value.items:
+        yield from elements(item)
+
+
+def evidence_confidence(*values: Value) -> Confidence:
+    """How sure a finding about these values is: medium when one of them is a place the code
+    shows on some path only (``may{?, device}``: a path where the code does not show it), else high."""
+    for value in values:
+        if domain.UNKNOWN_PLACE in value.places and len(value.places) > 1:
+            return Confidence.MEDIUM
+    return Confidence.HIGH
+
+
+def describe(value: Value) -> str:
+    return value.describe()

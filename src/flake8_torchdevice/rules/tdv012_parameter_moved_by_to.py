@@ -1,0 +1,228 @@
+"""TDV012: ``nn.Parameter(...).to(device)``: the copy ``.to()`` makes is no parameter."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import libcst as cst
+
+from ..analysis.queries import (
+    Analysis,
+    CallFact,
+    builds_parameter,
+    is_tensor,
+    keyword_argument,
+    must_be_on_cpu,
+    positional_argument,
+    same_places,
+)
+from ..settings import Settings
+from .base import Finding, Fix, Rule, source_text
+
+# Expressions that take ``.to(...)`` without parentheses around them.
+_ATOMS = (
+    cst.Name,
+    cst.Attribute,
+    cst.Call,
+    cst.Subscript,
+    cst.List,
+    cst.Dict,
+    cst.Set,
+    cst.ListComp,
+    cst.SetComp,
+    cst.DictComp,
+    cst.GeneratorExp,
+    cst.SimpleString,
+    cst.FormattedString,
+)
+
+
+# Containers that wrap each plain tensor they are given in a Parameter (``ParameterList.append``,
+# ``__setitem__``): a copy made by ``.to()`` is registered all the same.
+_WRAPPING_CONTAINERS = ("ParameterList", "ParameterDict")
+_WRAPPING_METHODS = frozenset({"append", "extend", "insert", "update", "__setitem__"})
+
+
+def _wraps_parameters(name: str | None) -> bool:
+    return name is not None and name.startswith("torch.nn.") and name.endswith(_WRAPPING_CONTAINERS)
+
+
+def _handed_to_wrapping_containers(analysis: Analysis) -> set[int]:
+    """The expressions given to ``nn.ParameterList([...])``, ``nn.ParameterDict({...})`` or their
+    ``append`` / ``extend`` / ``insert`` / ``update``: as elements, comprehension results or dict
+    values. Such a container makes a Parameter of each, so ``.to()`` before it loses nothing."""
+    handed: set[int] = set()
+    for site in analysis.calls():
+        if _wraps_parameters(site.qualified) or (
+            site.method in _WRAPPING_METHODS and _wraps_parameters(site.receiver_value.cls)
+        ):
+            for arg in site.node.args:
+                handed.update(id(node) for node in _elements(arg.value))
+    return handed
+
+
+def _elements(node: cst.BaseExpression) -> Iterator[cst.BaseExpression]:
+    """``node`` and, for a literal list, tuple, set or dict or a comprehension, what it holds."""
+    yield node
+    if isinstance(node, (cst.List, cst.Tuple, cst.Set, cst.Dict)):  # a dict's values
+        for element in node.elements:
+            yield from _elements(element.value)
+    elif isinstance(node, (cst.ListComp, cst.GeneratorExp, cst.SetComp)):
+        yield from _elements(node.elt)
+    elif isinstance(node, cst.DictComp):
+        yield from _elements(node.value)
+
+
+def _data_argument(call: cst.Call) -> cst.Arg | None:
+    """The argument holding the tensor ``nn.Parameter(data, requires_grad=...)`` wraps."""
+    for arg in call.args:
+        if arg.star:
+            return None
+        if arg.keyword is None or arg.keyword.value == "data":
+            return arg
+    return None
+
+
+def _converts_dtype(analysis: Analysis, site: CallFact) -> bool:
+    """``.to(torch.float16)``, ``.to(device, torch.half)``, ``.to(dtype=...)``: a conversion, a
+    copy whenever the dtype is another."""
+    call = site.node
+    if keyword_argument(call, "dtype") is not None or positional_argument(call, 1) is not None:
+        return True
+    first = positional_argument(call, 0)
+    return first is not None and analysis.names_a_dtype(first)
+
+
+def _returns_itself(analysis: Analysis, site: CallFact, made: CallFact) -> bool:
+    """Does this ``.to()`` / ``.cuda()`` return the Parameter itself? Only when it names a device
+    and nothing else, and that device is the CPU (``.to("cpu")``) or where the wrapped data
+    already is (``nn.Parameter(torch.ones(3, device=device)).to(device)``)."""
+    call = site.node
+    if any(arg.star for arg in call.args) or _converts_dtype(analysis, site):
+        return False
+    if site.method == "to":
+        positions = [index for index, arg in enumerate(call.args) if arg.keyword is None]
+        if positions and is_tensor(site.arguments[positions[0]]):
+            return False  # ``.to(other)`` takes the other tensor's dtype too
+        if not positions and keyword_argument(call, "device") is None:
+            return True  # ``.to(memory_format=...)`` alone: not a move (and a no-op on most tensors)
+    if keyword_argument(call, "memory_format") is not None or keyword_argument(call, "copy") is not None:
+        return False  # a layout conversion, or a copy asked for
+    if site.method == "to" and must_be_on_cpu(site.result):
+        return True
+    return same_places(site.result, made.result)
+
+
+def _moved_inside(analysis: Analysis, site: CallFact, made: CallFact) -> cst.Call | None:
+    """``nn.Parameter(data).to(args)`` -> ``nn.Parameter(data.to(args))``, the call's layout kept."""
+    data = _data_argument(made.node)
+    func = site.node.func
+    if data is None or not isinstance(func, cst.Attribute):
+        return None
+    value = data.value
+    if not isinstance(value, _ATOMS) and not value.lpar:
+        value = value.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
+    moved = site.node.with_changes(func=func.with_changes(value=value), lpar=[], rpar=[])
+    arguments = [arg.with_changes(value=moved) if arg is data else arg for arg in made.node.args]
+    return made.node.with_changes(args=arguments, lpar=site.node.lpar, rpar=site.node.rpar)
+
+
+class ParameterMovedByTo(Rule):
+    """
+    ## What it does
+    Reports `.to(...)` and `.cuda(...)` called on a new `nn.Parameter(...)` (or `nn.Buffer(...)`):
+    `self.w = nn.Parameter(torch.randn(3)).to(device)`, `torch.nn.Parameter(x).cuda()`,
+    `nn.Parameter(w).to(torch.float16)`.
+
+    ## Why is this bad?
+    `.to()` returns its receiver only when nothing changes. On an accelerator it returns a copy,
+    and the copy is a plain `torch.Tensor`, not a `Parameter` (nor a buffer): assigned to a module
+    it is an ordinary attribute, missing from `model.parameters()` (never trained: an optimizer
+    built from them does not see it, or raises `ValueError: optimizer got an empty parameter
+    list`), from `state_dict()` (never saved or loaded) and left behind by `model.to(...)`; the
+    real Parameter is a hidden CPU leaf whose gradient nobody reads. On the CPU, `.to("cpu")`
+    returns the Parameter itself, so tests that run only on the CPU pass. A dtype conversion
+    (`.to(torch.float16)`) makes the same plain copy on every device. Assigned where a Parameter
+    is registered already, the copy raises `TypeError: cannot assign ... as parameter` on a GPU.
+    (PyTorch issues #9303, #17484, #20089, #39062 are this bug.)
+
+    ## Example
+    ```python
+    import torch
+    import torch.nn as nn
+
+
+    class Scale(nn.Module):
+        def __init__(self, device):
+            super().__init__()
+            self.weight = nn.Parameter(torch.ones(8)).to(device)
+    ```
+
+    ## Use instead
+    ```python
+    import torch
+    import torch.nn as nn
+
+
+    class Scale(nn.Module):
+        def __init__(self, device):
+            super().__init__()
+            self.weight = nn.Parameter(torch.ones(8, device=device))
+    ```
+    Create the data where it belongs, or move it before wrapping it
+    (`nn.Parameter(pretrained.to(device))`, what the fix writes), or build the module on the CPU
+    and move it whole with `model.to(device)`.
+
+    ## Fix
+    Safe: moves the call inside, onto the wrapped data: `nn.Parameter(x).to(device)` becomes
+    `nn.Parameter(x.to(device))` (arguments and `requires_grad=` kept; `.cuda(...)` likewise).
+    Where `.to()` returned the Parameter itself (the CPU), the fixed code makes the very same
+    Parameter: the same data, shared with `x` as before, a leaf with the same `requires_grad`
+    (`Parameter` sets it, `True` unless `requires_grad=False`, whatever `x` has). Where `.to()`
+    copied (an accelerator, another dtype), what changes is the bug: the attribute is now a
+    registered Parameter, a leaf without `grad_fn`, so the optimizer trains it, `state_dict()`
+    holds it and `model.to()` moves it. A checkpoint written by the buggy code on a GPU lacks the
+    key, so a strict `load_state_dict` of such a file then reports it missing.
+
+    ## Not reported
+    `.to("cpu")` or `.to(cpu_device)` (`.to()` returns the Parameter itself there; a Parameter
+    made from a GPU tensor and moved to the CPU is rare); a move to where the
+    data already is (`nn.Parameter(torch.ones(3, device=device)).to(device)`); `.to(memory_format=...)`
+    alone (a no-op on a tensor already in that layout); a copy handed straight to
+    `nn.ParameterList([...])` / `nn.ParameterDict({...})` or their `append` / `extend` / `insert` /
+    `update`, which make a Parameter of every tensor they get; `.cpu()`, `.half()`,
+    `.float()` and the other conversion methods; a Parameter bound to a name first and moved later
+    (`p = nn.Parameter(x)` ... `p.to(device)`: TDV002's business when the result is dropped).
+    """
+
+    code = "TDV012"
+    name = "parameter-moved-by-to"
+    summary = "`.to()` / `.cuda()` on a new `nn.Parameter`: on an accelerator the copy is a plain tensor"
+    precision = "no findings on code first seen (12 libraries, 12 user repositories); each would be real"
+
+    def check(self, analysis: Analysis, settings: Settings) -> Iterator[Finding]:
+        handed: set[int] | None = None
+        for site in analysis.calls():
+            if site.method not in ("to", "cuda") or type(site.receiver) is not cst.Call:
+                continue
+            made = analysis.call_at(site.receiver)
+            if made is None or not builds_parameter(made) or _returns_itself(analysis, site, made):
+                continue
+            if handed is None:
+                handed = _handed_to_wrapping_containers(analysis)
+            if id(site.node) in handed:
+                continue
+            replacement = _moved_inside(analysis, site, made)
+            wrapper = (made.qualified or "").rsplit(".", 1)[-1]
+            written = source_text(analysis, site.node)
+            suggestion = f": `{source_text(analysis, replacement)}`" if replacement is not None else ""
+            where = "to another dtype" if _converts_dtype(analysis, site) else "on a GPU"
+            yield self.finding(
+                site.node,
+                f"`{written}` returns a plain tensor, not a {wrapper}, where .{site.method}() copies ({where}): "
+                f"a module does not register it, so it is not trained, saved or moved with the model; "
+                f"move .{site.method}() inside{suggestion}",
+                Fix(site.node, replacement, safe=True, description=f"move .{site.method}() inside {wrapper}()")
+                if replacement is not None
+                else None,
+            )
