@@ -558,3 +558,12 @@ def test_what_shows_a_file_runs_without_cuda(project, capsys, evidence, reason):
     findings = json.loads(capsys.readouterr().out)
     assert [f["confidence"] for f in findings] == ["high"]
     assert reason in findings[0]["message"]
+
+
+def test_a_project_that_says_it_runs_without_cuda_gets_sure_findings(project, capsys):
+    write(project, "train.py", NO_EVIDENCE)
+    write(project, "pyproject.toml", "[tool.torchdevice]\nextend-select = ['TDV001']\nruns-without-cuda = true\n")
+    main(["check", "--format", "json", "train.py"])
+    assert [(f["code"], f["confidence"]) for f in json.loads(capsys.readouterr().out)] == [("TDV001", "high")]
+    main(["check", "--no-runs-without-cuda", "--format", "json", "train.py"])
+    assert json.loads(capsys.readouterr().out) == []

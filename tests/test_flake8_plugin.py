@@ -277,3 +277,15 @@ def test_flake8_reports_sure_findings_unless_asked_for_more():
 
     assert codes() == []
     assert codes("--torchdevice-confidence=medium") == ["TDV001"]
+
+
+def test_the_runs_without_cuda_option():
+    source = "import torch\n\nx = torch.zeros(3).cuda()\n"
+    options = ["--select=TDV001", "--torchdevice-runs-without-cuda", "--stdin-display-name", "x.py"]
+    result = subprocess.run(
+        [sys.executable, "-m", "flake8", "--isolated", *options, "-"],
+        input=source,
+        capture_output=True,
+        text=True,
+    )
+    assert re.findall(r"TDV\d{3}", result.stdout) == ["TDV001"]

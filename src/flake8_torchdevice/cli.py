@@ -84,6 +84,11 @@ def _linting_options() -> argparse.ArgumentParser:
         "--guard-functions", type=_comma_list, action="extend", help="your functions that check for CUDA"
     )
     options.add_argument(
+        "--runs-without-cuda",
+        action=argparse.BooleanOptionalAction,
+        help="the project runs without CUDA (CPU-only, Apple MPS): TDV001 and TDV004 findings are sure",
+    )
+    options.add_argument(
         "--report-unknown-receivers",
         action=argparse.BooleanOptionalAction,
         help="TDV002: also report x.to(...) when the code does not show what x is",
@@ -169,6 +174,7 @@ def _flags(args: argparse.Namespace, root: Path) -> Config:
         extend_exclude=tuple(args.extend_exclude or ()),
         guard_functions=given(args.guard_functions),
         report_unknown_receivers=args.report_unknown_receivers,
+        runs_without_cuda=args.runs_without_cuda,
         respect_gitignore=args.respect_gitignore,
         memory_budget=args.memory_budget,
         confidence=args.confidence,

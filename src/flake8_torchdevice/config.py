@@ -22,7 +22,7 @@ ALL_CODES: tuple[str, ...] = tuple(rule.code for rule in DOCUMENTED)
 DEFAULT_SELECT: tuple[str, ...] = tuple(rule.code for rule in DOCUMENTED if rule.enabled_by_default)
 
 _LIST_KEYS = ("select", "extend-select", "ignore", "exclude", "extend-exclude", "guard-functions")
-_BOOL_KEYS = ("report-unknown-receivers", "respect-gitignore")
+_BOOL_KEYS = ("report-unknown-receivers", "respect-gitignore", "runs-without-cuda")
 _POSITIVE_INT_KEYS = ("memory-budget",)
 _CHOICE_KEYS = ("confidence",)
 
@@ -44,6 +44,7 @@ class Config:
     extend_exclude: tuple[str, ...] = ()
     guard_functions: tuple[str, ...] | None = None
     report_unknown_receivers: bool | None = None
+    runs_without_cuda: bool | None = None
     respect_gitignore: bool | None = None
     memory_budget: int | None = None  # MiB
     # The least sure findings reported ("high", "medium" or "low").
@@ -77,6 +78,7 @@ def resolve(config: Config, flags: Config) -> Resolved:
     settings = Settings(
         guard_functions=frozenset(chosen.guard_functions or ()),
         report_unknown_receivers=bool(chosen.report_unknown_receivers),
+        runs_without_cuda=bool(chosen.runs_without_cuda),
         confidence=chosen.confidence or DEFAULT_CONFIDENCE,
     )
     # A selection given on the command line starts afresh: the file's additions to its own go too.
@@ -96,6 +98,7 @@ _REPLACED = (
     "ignore",
     "guard_functions",
     "report_unknown_receivers",
+    "runs_without_cuda",
     "respect_gitignore",
     "memory_budget",
     "confidence",

@@ -42,6 +42,13 @@ class TorchDeviceChecker:
             help="Functions that check for CUDA like torch.cuda.is_available (e.g. is_torch_cuda_available).",
         )
         parser.add_option(
+            "--torchdevice-runs-without-cuda",
+            default=False,
+            action="store_true",
+            parse_from_config=True,
+            help="The project runs without CUDA (CPU-only, Apple MPS): TDV001 and TDV004 findings are sure.",
+        )
+        parser.add_option(
             "--torchdevice-report-unknown-receivers",
             default=False,
             action="store_true",
@@ -70,6 +77,7 @@ class TorchDeviceChecker:
         cls.settings = Settings(
             guard_functions=frozenset(name for name in options.torchdevice_guard_functions if name),
             report_unknown_receivers=bool(options.torchdevice_report_unknown_receivers),
+            runs_without_cuda=bool(options.torchdevice_runs_without_cuda),
             confidence=Confidence.named(options.torchdevice_confidence),
         )
         cls.memory_budget = options.torchdevice_memory_budget

@@ -13,6 +13,9 @@ class Settings:
     guard_functions: frozenset[str] = frozenset()
     # TDV002: also report ``x.to(device)`` statements when the code does not show what ``x`` is.
     report_unknown_receivers: bool = False
+    # The user states that the project runs without CUDA (CPU-only CI, laptops, Apple silicon): a
+    # hard-coded CUDA device, or a load without map_location, fails on machines it supports.
+    runs_without_cuda: bool = False
     # The least sure findings reported. The engine's own default is every finding; the front ends
     # (the command, the flake8 plugin) report DEFAULT_CONFIDENCE unless the user asks for more.
     confidence: Confidence = Confidence.LOW

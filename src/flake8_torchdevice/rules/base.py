@@ -47,10 +47,13 @@ class Finding:
     confidence: Confidence = Confidence.HIGH
 
 
-def graded_by_cpu_support(finding: Finding, analysis: Analysis) -> Finding:
-    """A finding that fails only where CUDA is missing is sure when the file shows that its code
-    runs there ("this file falls back to the CPU at line 12"), and only likely otherwise: many
-    projects require NVIDIA GPUs by design, which no one file says."""
+def graded_by_cpu_support(finding: Finding, analysis: Analysis, settings: Settings) -> Finding:
+    """A finding that fails only where CUDA is missing is sure when the user says the project runs
+    there (``runs-without-cuda``) or the file shows that its code does ("this file falls back to
+    the CPU at line 12"), and only likely otherwise: many projects require NVIDIA GPUs by design,
+    which no one file says."""
+    if settings.runs_without_cuda:
+        return replace(finding, confidence=Confidence.HIGH)
     support = analysis.runs_without_cuda()
     if support is None:
         return replace(finding, confidence=Confidence.MEDIUM)

@@ -287,7 +287,7 @@ class HardcodedCudaDevice(Rule):
         for call in analysis.calls():
             if not _runs_guarded(call, guarded):
                 for finding in self._check_call(call, analysis, guarded):
-                    yield graded_by_cpu_support(finding, analysis)
+                    yield graded_by_cpu_support(finding, analysis, settings)
 
     def _check_call(self, call: CallFact, analysis: Analysis, guarded: set[int]) -> Iterator[Finding]:
         node = call.node

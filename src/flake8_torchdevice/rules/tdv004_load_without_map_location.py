@@ -163,4 +163,4 @@ class LoadWithoutMapLocation(Rule):
                 f"is missing (a GPU checkpoint on a CPU-only or MPS machine); pass map_location={location}",
                 Fix(call, _with_map_location(call, device), safe=False, description=f"add map_location={location}"),
             )
-            yield graded_by_cpu_support(finding, analysis)
+            yield graded_by_cpu_support(finding, analysis, settings)
