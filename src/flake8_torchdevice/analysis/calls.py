@@ -242,7 +242,10 @@ class CallEvaluator(MethodEvaluator):
             if keyword_argument(node, "quantization_config") is not None:  # quantized onto the GPU
                 return Value(kind=Kind.MODULE, places=accelerator("quantization_config"), cls=qualified)
         places = self.state.default_places  # ``with torch.device(d):`` builds modules on ``d``
-        if _unpacks_keywords(node):  # ``nn.Linear(n, m, **factory_kwargs)`` may name a device
+        device = keyword_argument(node, "device")
+        if device is not None:  # ``nn.Linear(n, m, device=d)``: its parameters are made on ``d``
+            places = self.device_places(device, self.peek(device, self.state)) or NOWHERE
+        elif _unpacks_keywords(node):  # ``nn.Linear(n, m, **factory_kwargs)`` may name a device
             places = NOWHERE
         reason = "built on the CPU" if places == CPU else "built"
         return Value(kind=Kind.MODULE, places=places, cls=qualified, origin=Origin(node, reason))

@@ -72,6 +72,10 @@ class Place:
     kind: PlaceKind
     # For an accelerator: the device expression (``device``, ``"cuda"``) or the module (``self``).
     name: str = ""
+    # Taken for a device from its name alone (``.to(input_device)`` of a value the code does not
+    # show): an inferred link, so a finding that rests on it is only likely. Not compared: it says
+    # how the place is known, not which place it is.
+    guessed: bool = field(default=False, compare=False)
 
     def __str__(self) -> str:
         if self.kind is PlaceKind.ACCELERATOR:
@@ -89,9 +93,9 @@ NOWHERE = frozenset({UNKNOWN_PLACE})
 _MAX_PLACES = 4
 
 
-def accelerator(name: str) -> frozenset[Place]:
+def accelerator(name: str, guessed: bool = False) -> frozenset[Place]:
     """On the device chosen by ``name`` (the accelerator when one is present)."""
-    return frozenset({Place(PlaceKind.ACCELERATOR, name)})
+    return frozenset({Place(PlaceKind.ACCELERATOR, name, guessed)})
 
 
 def with_module(name: str) -> frozenset[Place]:

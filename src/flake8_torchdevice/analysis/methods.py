@@ -239,7 +239,7 @@ class MethodEvaluator(_Base):
             and names_a_device(name)
             and (DEVICE_LIKE_NAME.search(name.rsplit(".", 1)[-1]) or self._placed_with(name))
         ):
-            return accelerator(name)
+            return accelerator(name, guessed=True)  # a device by its name alone
         return NOWHERE
 
     def hard_coded_device(self, node: cst.BaseExpression) -> Value:

@@ -139,6 +139,11 @@ def same_places(first: Value, second: Value) -> bool:
     return first.places == second.places and len(first.places) == 1 and first.places != domain.NOWHERE
 
 
+def is_layer_with_state(value: Value) -> bool:
+    """A torch.nn layer that owns parameters or buffers (``nn.Linear(...)``, not ``nn.ReLU()`` or a loss)."""
+    return value.kind is Kind.MODULE and value.cls is not None and api.module_has_state(value.cls)
+
+
 def builds_layer_with_state(call: CallFact) -> bool:
     """``nn.Linear(...)``, ``nn.BatchNorm2d(...)``: a torch.nn layer that owns parameters or buffers."""
     return call.qualified is not None and api.module_has_state(call.qualified)
@@ -156,10 +161,13 @@ def elements(value: Value) -> Iterator[Value]:
 
 
 def evidence_confidence(*values: Value) -> Confidence:
-    """How sure a finding about these values is: medium when one of them is a place the code
-    shows on some path only (``may{?, device}``: a path where the code does not show it), else high."""
+    """How sure a finding about these values is: medium when a link is inferred, that is, when one
+    of them is on a device on some paths only (``may{?, device}``: a path where the code does not
+    show it) or on a device taken for one from its name alone; else high."""
     for value in values:
         if domain.UNKNOWN_PLACE in value.places and len(value.places) > 1:
+            return Confidence.MEDIUM
+        if any(place.guessed for place in value.places):
             return Confidence.MEDIUM
     return Confidence.HIGH
 

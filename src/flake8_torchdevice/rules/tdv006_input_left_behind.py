@@ -14,6 +14,7 @@ from ..analysis.queries import (
     elements,
     evidence_confidence,
     is_array,
+    is_layer_with_state,
     is_module,
     is_tensor,
     is_zero_dim,
@@ -67,6 +68,11 @@ class InputLeftBehind(Rule):
     (torch.cuda.FloatTensor) should be the same`) on the first batch. On a CPU-only machine the
     code works, so tests do not catch it.
 
+    The other way round too: a torch.nn layer with parameters that the code builds and never moves
+    (`layer = nn.Linear(3, 3)`), called with an input the code moved to a device (`layer(x.to(device))`,
+    `nn.Linear(3, 3)(torch.zeros(3, device="cuda"))`). Layers without parameters or buffers (`nn.ReLU()`,
+    a loss) run wherever their input is, and are not reported.
+
     Not reported: models wrapped in `DataParallel` / `DistributedDataParallel` or loaded with
     `device_map=` (they move their inputs themselves), models whose place the code does not show,
     CPU 0-dim inputs, and calls under a CPU-only branch.
@@ -106,6 +112,8 @@ class InputLeftBehind(Rule):
                 continue
             if must_be_on_accelerator(module, through_modules=False):
                 yield from self._left_on_cpu(analysis, site, module)
+            elif must_be_on_cpu(module) and is_layer_with_state(module):
+                yield from self._module_left_on_cpu(analysis, site, module)
             yield from self._left_behind_its_siblings(analysis, site)
 
     def _left_on_cpu(self, analysis: Analysis, site: CallFact, module: Value) -> Iterator[Finding]:
@@ -124,6 +132,29 @@ class InputLeftBehind(Rule):
                     message=f"`{model}` is on {place_name(module)} but its input `{name}` is on the CPU: RuntimeError "
                     f"'Expected all tensors to be on the same device'; {advice}",
                 )
+
+    def _module_left_on_cpu(self, analysis: Analysis, site: CallFact, module: Value) -> Iterator[Finding]:
+        """``layer = nn.Linear(...)`` never moved, ``layer(batch.to(device))``: the other way round.
+
+        Sure for a layer built in the call itself; likely for one held in a name, which an alias
+        may have moved in place (``for block in blocks: block.to(d)``); never for one read out of a
+        container or an attribute, where such aliases are the rule."""
+        callee = site.node.func
+        if not isinstance(callee, (cst.Call, cst.Name)):
+            return
+        confidence = Confidence.HIGH if isinstance(callee, cst.Call) else Confidence.MEDIUM
+        for arg, value in _inputs(site):
+            if is_tensor(value) and must_be_on_accelerator(value, through_modules=False) and not is_zero_dim(value):
+                model = source_text(analysis, site.node.func)
+                made, moved = analysis.explain(module), analysis.explain(value)
+                yield self.finding(
+                    site.node.func,
+                    f"`{model}` is on the CPU ({made}, never moved) but its input `{source_text(analysis, arg.value)}` "
+                    f"is on {place_name(value)}{f' ({moved})' if moved else ''}: RuntimeError 'Expected all tensors "
+                    f"to be on the same device' on a GPU; move the model once: `{model}.to({device_code(value)})`",
+                    confidence=min(confidence, evidence_confidence(module, value)),
+                )
+                return
 
     def _left_behind_its_siblings(self, analysis: Analysis, site: CallFact) -> Iterator[Finding]:
         """``model(rxn_fp, solvents.to(device))``: the author moves the batch, but not all of it."""
