@@ -117,7 +117,7 @@ class MixedDevices(Rule):
     code = "TDV005"
     name = "mixed-devices"
     summary = "An operation combines a tensor on the CPU with one on a device"
-    precision = "30% (3 of 10); unseen libraries 0 of 2"
+    precision = "first look (round 4): high 6% (1 of 18); tuned corpora 30%"
 
     def check(self, analysis: Analysis, settings: Settings) -> Iterator[Finding]:
         for operation in analysis.operations():

@@ -131,7 +131,7 @@ class CreateThenMove(Rule):
     code = "TDV007"
     name = "create-then-move"
     summary = "Tensor created on the CPU then moved (`torch.zeros(n).to(device)`); pass `device=` (performance)"
-    precision = "99% (292 of 295)"
+    precision = "first look (round 4): 100% (219 of 219, 1 debatable); tuned corpora 99%"
 
     def check(self, analysis: Analysis, settings: Settings) -> Iterator[Finding]:
         for site in analysis.calls():
