@@ -183,10 +183,12 @@ class _Collector:
             return
         root, _, attribute = name.partition(".")
         if root == self.self_names[-1] and any(attribute in tested for tested in self.lazy_stack):
-            while type(value) is cst.Call:  # ``nn.Linear(...).to(x.device)``: the constructor too
-                self.definitions.lazy_values.add(id(value))
-                func = value.func
-                value = func.value if type(func) is cst.Attribute else func
+            pending: list[cst.CSTNode] = [value]  # every call in it: ``nn.Sequential(nn.Linear(...)).to(d)``
+            while pending:
+                node = pending.pop()
+                if type(node) is cst.Call:
+                    self.definitions.lazy_values.add(id(node))
+                pending.extend(children(node))
 
     def loop(self, node: cst.For | cst.While) -> None:
         rebound: set[str] = set()
