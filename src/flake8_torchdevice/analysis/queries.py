@@ -15,7 +15,7 @@ from collections.abc import Set as AbstractSet
 import libcst as cst
 
 from . import domain
-from .conditions import needs_cuda
+from .conditions import mentions_cuda, needs_cuda
 from .definitions import Definitions, FunctionInfo
 from .domain import Value, is_device_of_a_value
 from .facts import CallFact, DefaultFact, Facts, LiteralFact, OperationFact, Scope, StoreFact
@@ -23,7 +23,7 @@ from .imports import ImportTable, dotted_name
 from .knowledge import api
 from .literals import cuda_fstring, is_cpu_literal, is_cuda_literal, string_value
 from .positions import positions_of
-from .syntax import docstring, fits_tensor_move, keyword_argument, positional_argument
+from .syntax import children, docstring, fits_tensor_move, keyword_argument, positional_argument
 from .value_questions import (
     builds_layer_with_state,
     builds_parameter,
@@ -298,6 +298,22 @@ class Analysis:
             self._without_cuda = f"{lines[0][1]} at line {lines[0][0]}" if lines else ""
         return self._without_cuda or None
 
+    def cases_skipped_without_cuda(self) -> set[int]:
+        """The nodes inside test cases that a CUDA check skips: ``pytest.param(torch.device("cuda"),
+        marks=pytest.mark.skipif(not torch.cuda.is_available(), ...))``, ``marks=RunIf(min_cuda_gpus=1)``.
+        Such a case runs only where CUDA does; its values are built at collection, and building a
+        device needs no GPU."""
+        skipped: set[int] = set()
+        for call in self.calls():
+            marks = keyword_argument(call.node, "marks") if call.qualified == "pytest.param" else None
+            if marks is not None and _mentions_cuda_anywhere(marks):
+                pending: list[cst.CSTNode] = list(call.node.args)
+                while pending:
+                    node = pending.pop()
+                    skipped.add(id(node))
+                    pending.extend(children(node))
+        return skipped
+
     # --------------------------------------------------------------- explaining
     def line_of(self, node: cst.CSTNode) -> int:
         """The line a node starts on, computed only for the nodes a message mentions."""
@@ -337,6 +353,16 @@ def _cpu_support(call: CallFact) -> str | None:
         if default is not None and "--device" in flags and _names_the_cpu(default):
             return "defaults to the CPU"
     return None
+
+
+def _mentions_cuda_anywhere(node: cst.CSTNode) -> bool:
+    """A name, keyword or string inside ``node`` that mentions CUDA or GPUs (``min_cuda_gpus``)."""
+    if type(node) is cst.Name and mentions_cuda(node.value):
+        return True
+    text = string_value(node) if isinstance(node, cst.BaseExpression) else None
+    if text is not None and mentions_cuda(text):
+        return True
+    return any(_mentions_cuda_anywhere(child) for child in children(node))
 
 
 def _names_the_cpu(node: cst.BaseExpression) -> bool:

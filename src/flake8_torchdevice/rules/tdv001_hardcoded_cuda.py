@@ -284,10 +284,12 @@ class HardcodedCudaDevice(Rule):
         if analysis.imports_library(CUDA_ONLY_LIBRARIES) or analysis.says_it_needs_cuda:
             return  # the whole file runs only where CUDA does
         guarded = _guarded_functions(analysis)
+        skipped = analysis.cases_skipped_without_cuda()
         for call in analysis.calls():
             if not _runs_guarded(call, guarded):
                 for finding in self._check_call(call, analysis, guarded):
-                    yield graded_by_cpu_support(finding, analysis, settings)
+                    if id(finding.node) not in skipped:
+                        yield graded_by_cpu_support(finding, analysis, settings)
 
     def _check_call(self, call: CallFact, analysis: Analysis, guarded: set[int]) -> Iterator[Finding]:
         node = call.node
