@@ -58,15 +58,23 @@ def _loads_device_free_states(analysis: Analysis) -> set[int]:
 
 
 def _saved_paths(analysis: Analysis) -> set[tuple[int, str]]:
-    """(scope, path) for every ``torch.save(obj, path)`` (``torch.jit.save`` too): a load of the same
-    path in the same function (or at module level, a script or notebook) reads back what this run
-    just wrote."""
+    """(scope, path) for every file a call saves: ``torch.save(obj, path)`` (``torch.jit.save``
+    too), and any argument of a call named for saving (``fabric.save(path, state)``,
+    ``trainer.save_checkpoint(path)``). A load of the same path in the same function (or at module
+    level, a script or notebook) reads back what this run just wrote, on this machine."""
     return {
         (id(site.scope.function), source_text(analysis, path))
         for site in analysis.calls()
-        if saves_a_file(site)
-        and (path := positional_argument(site.node, 1) or keyword_argument(site.node, "f")) is not None
+        for path in _written_paths(site)
     }
+
+
+def _written_paths(site: CallFact) -> list[cst.BaseExpression]:
+    if saves_a_file(site):
+        path = positional_argument(site.node, 1) or keyword_argument(site.node, "f")
+        return [path] if path is not None else []
+    name = site.method or (site.qualified or "").rsplit(".", 1)[-1]
+    return [arg.value for arg in site.node.args if not arg.star] if "save" in name.lower() else []
 
 
 class LoadWithoutMapLocation(Rule):
