@@ -28,7 +28,7 @@ BUGGY = (
 )
 GUARDED = "import torch\nfrom mylib import accelerated\n\nif accelerated():\n    torch.cuda.synchronize()\n"
 UNKNOWN_RECEIVER = "import torch\n\n\ndef move(batch, device):\n    batch.to(device)\n"
-_TEXT_LINE = re.compile(r"^(?P<path>[^:]+):(?:cell_\d+:)?(?P<line>\d+):(?P<column>\d+): (?P<code>TDV\d{3}) ")
+_TEXT_LINE = re.compile(r"^(?P<path>[^:]+):(?:cell \d+:)?(?P<line>\d+):(?P<column>\d+): (?P<code>TDV\d{3}) ")
 
 
 @pytest.fixture

@@ -26,6 +26,7 @@ from typing import TextIO, TypeVar
 
 from .engine import Diagnostic, lint_source, unanalysable
 from .fixes import fix_source
+from .mentions import python_line_name, renamed
 from .noqa import silencer
 from .notebooks import NotANotebook, Notebook, parse_notebook, physical_lines
 from .reports import Report
@@ -89,6 +90,9 @@ class _PythonFile:
 
     def locate(self, line: int) -> tuple[int | None, int]:
         return None, line
+
+    def line_name(self, line: int, seen_from: int | None) -> str:
+        return python_line_name(line)
 
     def rewritten(self, fixed_source: str) -> str | None:
         return fixed_source
@@ -201,7 +205,7 @@ def _lint(display: str, document: _Document, options: RunOptions) -> list[Report
 def _reports(display: str, document: _Document, diagnostics: Sequence[Diagnostic], options: RunOptions) -> list[Report]:
     silenced = silencer(document.source)
     return [
-        _report(display, *document.locate(diagnostic.line), diagnostic)
+        _report(display, document, diagnostic)
         for diagnostic in diagnostics
         if diagnostic.code in options.codes and not silenced(diagnostic)
     ]
@@ -210,14 +214,17 @@ def _reports(display: str, document: _Document, diagnostics: Sequence[Diagnostic
 def _unanalysable(display: str, reason: str, options: RunOptions) -> list[Report]:
     """The engine's TDV900 for a file that never reached it (unreadable text), when TDV900 is selected."""
     diagnostic = unanalysable(reason)
-    return [_report(display, None, diagnostic.line, diagnostic)] if diagnostic.code in options.codes else []
+    return [_report(display, None, diagnostic)] if diagnostic.code in options.codes else []
 
 
-def _report(display: str, cell: int | None, line: int, diagnostic: Diagnostic) -> Report:
+def _report(display: str, document: _Document | None, diagnostic: Diagnostic) -> Report:
+    """The diagnostic where the user looks: a notebook's cell, and lines counted in its cells."""
+    cell, line = document.locate(diagnostic.line) if document is not None else (None, diagnostic.line)
+    message = diagnostic.message
+    if document is not None:
+        message = renamed(message, diagnostic.mentions, partial(document.line_name, seen_from=cell))
     column = diagnostic.column + 1
-    return Report(
-        display, cell, line, column, diagnostic.code, diagnostic.message, diagnostic.fix, diagnostic.confidence
-    )
+    return Report(display, cell, line, column, diagnostic.code, message, diagnostic.fix, diagnostic.confidence)
 
 
 def _fix(path: Path, display: str, read: bytes, document: _Document, options: RunOptions, mode: FixMode) -> FileResult:

@@ -13,6 +13,7 @@ from collections.abc import Set as AbstractSet
 
 import libcst as cst
 
+from ..mentions import mark
 from . import domain
 from .conditions import needs_cuda
 from .definitions import Definitions, FunctionInfo
@@ -21,7 +22,6 @@ from .facts import CallFact, DefaultFact, Facts, LiteralFact, OperationFact, Sco
 from .imports import ImportTable, dotted_name
 from .knowledge import api
 from .literals import cuda_fstring, is_cpu_literal, is_cuda_literal, string_value
-from .positions import positions_of
 from .syntax import docstring, keyword_argument, positional_argument
 
 __all__ = [
@@ -75,7 +75,7 @@ class Analysis:
         self._imports = imports
         self._definitions = definitions
         self._facts = facts
-        self._lines: dict[int, int] = {}
+        self._mentioned: dict[int, cst.CSTNode] = {}
         self._copying_to_cpu: set[int] | None = None
 
     # ------------------------------------------------------------------ imports
@@ -206,20 +206,20 @@ class Analysis:
         return name in evidence.placements
 
     # --------------------------------------------------------------- explaining
-    def line_of(self, node: cst.CSTNode) -> int:
-        """The line a node starts on, computed only for the nodes a message mentions."""
-        line = self._lines.get(id(node))
-        if line is None:
-            line = positions_of(self.module, [node]).get(id(node), (1, 0))[0]
-            self._lines[id(node)] = line
-        return line
-
     def explain(self, value: Value) -> str:
-        """Why a value is where it is, in a few words: "moved by .to() at line 12"."""
+        """Why a value is where it is, in a few words: "moved by .to() at line 12".
+
+        The line is a mark that the engine resolves with the findings' positions (mentions.py).
+        """
         origin = value.origin
         if origin is None:
             return ""
-        return f"{origin.reason} at line {self.line_of(origin.node)}"
+        self._mentioned[id(origin.node)] = origin.node
+        return f"{origin.reason} at {mark(id(origin.node))}"
+
+    def mentioned(self) -> list[cst.CSTNode]:
+        """The nodes whose line a message names."""
+        return list(self._mentioned.values())
 
     def origin_node(self, value: Value) -> cst.CSTNode | None:
         return value.origin.node if value.origin is not None else None
