@@ -69,7 +69,7 @@ def test_exit_1_with_findings_and_0_with_exit_zero(project, capsys):
     write(project, "bad.py", BUGGY)
     status, out, _ = check(capsys, "bad.py")
     assert status == 1
-    assert out.splitlines()[0].startswith("bad.py:4:1: TDV002 `bias.to(device)` returns a new tensor")
+    assert out.splitlines()[0].startswith("bad.py:4:1: TDV002 a tensor's .to() returns a new tensor")
     assert check(capsys, "--exit-zero", "bad.py")[0] == 0
 
 

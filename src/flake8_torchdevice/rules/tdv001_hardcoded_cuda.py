@@ -22,7 +22,7 @@ from ..analysis.queries import (
     string_value,
 )
 from ..settings import Settings
-from .base import Finding, Rule
+from .base import Finding, Rule, quoted
 
 # ``torch.cuda`` functions that raise on a machine without CUDA. Each was run on
 # torch 2.13.0 (CPU build) and raised; ``is_available``, ``device_count``,
@@ -293,12 +293,12 @@ class HardcodedCudaDevice(Rule):
         if call.method == "cuda" and len(node.args) <= 1 and not is_instance_of_other_class(call.receiver_value):
             yield self.finding(
                 cast(cst.Attribute, node.func).attr,  # a method call: its func is an Attribute
-                f".cuda() fails without a CUDA GPU (CPU-only, Apple MPS); use .to(device), device = {CHOOSE_ONCE}",
+                f"`{quoted(analysis, node, 36)}` fails without a CUDA GPU; use .to(device), device = {CHOOSE_ONCE}",
             )
         if call.method == "pin_memory" and not node.args and not is_instance_of_other_class(call.receiver_value):
             yield self.finding(
                 cast(cst.Attribute, node.func).attr,  # a method call: its func is an Attribute
-                ".pin_memory() needs a CUDA GPU and raises without one; call it under "
+                f"`{quoted(analysis, node)}` raises without a CUDA GPU; call it under "
                 "`if torch.cuda.is_available():` (or let DataLoader(pin_memory=...) decide)",
             )
         if call.qualified in LEGACY_TENSOR_TYPES:
@@ -315,18 +315,16 @@ class HardcodedCudaDevice(Rule):
                 yield self._legacy_type(type_argument, name)
 
     def _literal(self, node: cst.BaseExpression) -> Finding:
-        value = string_value(node)
+        value = string_value(node)  # "cuda" or "cuda:N" (is_cuda_literal)
         return self.finding(
-            node,
-            f'hard-coded "{value}" fails without a CUDA GPU (CPU-only, Apple MPS); '
-            f"pass a device chosen once: device = {CHOOSE_ONCE}",
+            node, f'hard-coded "{value}" fails without a CUDA GPU; pass a device chosen once: device = {CHOOSE_ONCE}'
         )
 
     def _device_index(self, node: cst.Integer) -> Finding:
         return self.finding(
             node,
-            f"device index {node.value} names an accelerator (CUDA device {node.value}) and fails without one "
-            f"(CPU-only); pass a device chosen once: device = {CHOOSE_ONCE}",
+            f"device index {node.value} (CUDA device {node.value}) fails without a CUDA GPU; "
+            f"pass a device chosen once: device = {CHOOSE_ONCE}",
         )
 
     def _legacy_type(self, node: cst.CSTNode, name: str) -> Finding:

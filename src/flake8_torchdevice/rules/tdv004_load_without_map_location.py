@@ -6,21 +6,14 @@ from collections.abc import Iterator
 
 import libcst as cst
 
-from ..analysis.queries import Analysis, CallFact, dotted_name, keyword_argument, positional_argument
+from ..analysis.queries import Analysis, dotted_name, keyword_argument, positional_argument
 from ..settings import Settings
-from .base import Finding, Fix, Rule, keyword, source_text, with_argument
+from .base import Finding, Fix, Rule, device_variable, keyword, shortened, source_text, with_argument
 
 # Objects whose saved state holds Python numbers or CPU tensors only: loading it needs no device.
 DEVICE_FREE_STATES = ("sched", "scaler", "rng", "random", "generator", "epoch", "step")
 # ``torch.set_rng_state(torch.load(...))``: RNG states are CPU byte tensors.
 _RNG_SETTERS = frozenset({"torch.set_rng_state", "torch.random.set_rng_state"})
-
-
-def _device_in_scope(analysis: Analysis, site: CallFact) -> str | None:
-    """The device variable the code places things with here (``device``, ``self.device``), if any."""
-    function = site.scope.function
-    candidates = [name for name in analysis.device_names(function) if name.rsplit(".", 1)[-1] in ("device", "dev")]
-    return min(candidates, key=lambda name: (name.count("."), name)) if candidates else None
 
 
 def _with_map_location(call: cst.Call, device: str | None) -> cst.Call:
@@ -126,11 +119,11 @@ class LoadWithoutMapLocation(Rule):
                 or (path is not None and (id(site.scope.function), source_text(analysis, path)) in saved)
             ):
                 continue
-            device = _device_in_scope(analysis, site)
+            device = device_variable(analysis, site.scope.function)
             location = device or '"cpu"'
             yield self.finding(
                 call,
-                "torch.load() without map_location fails where the device the checkpoint was saved from "
-                f"is missing (a GPU checkpoint on a CPU-only or MPS machine); pass map_location={location}",
+                "torch.load() without map_location restores tensors where they were saved: a GPU-saved file fails "
+                f"on a CPU-only or MPS machine; pass map_location={shortened(location, 20)}",
                 Fix(call, _with_map_location(call, device), safe=False, description=f"add map_location={location}"),
             )

@@ -21,7 +21,7 @@ from ..analysis.queries import (
     place_name,
 )
 from ..settings import Settings
-from .base import Finding, Rule, source_text
+from .base import Finding, Rule, quoted
 
 # Methods that take a tensor from another device legitimately, or only read its shape, dtype or
 # value (``fill_`` takes a 0-dim value from anywhere).
@@ -148,13 +148,12 @@ class MixedDevices(Rule):
         cpu_value: Value,
         device_value: Value,
     ) -> Finding:
-        cpu = f"`{source_text(analysis, cpu_node)}`" if cpu_node is not None else "one of its tensors"
+        cpu = f"`{quoted(analysis, cpu_node, 20)}`" if cpu_node is not None else "a tensor"
         made = analysis.explain(cpu_value)
         return self.finding(
             node,
-            f"`{source_text(analysis, node)}` mixes {cpu} on the CPU{f' ({made})' if made else ''} "
-            f"with a tensor on {place_name(device_value)}: RuntimeError 'Expected all tensors to be on the "
-            f"same device' on a GPU; create {cpu} on that device (device=...) or move it with .to()",
+            f"{cpu} (on the CPU{f', {made}' if made else ''}) meets a tensor on {place_name(device_value)}: "
+            "fails on a GPU; create it with device= or move it",
         )
 
 

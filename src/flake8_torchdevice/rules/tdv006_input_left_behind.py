@@ -22,7 +22,7 @@ from ..analysis.queries import (
     place_unknown,
 )
 from ..settings import Settings
-from .base import Finding, Rule, source_text
+from .base import Finding, Rule, quoted, shortened
 
 # Module methods that run the module on their tensor arguments (Hugging Face ``generate``).
 RUNNING_METHODS = frozenset({"forward", "generate", "predict", "encode", "decode", "encode_image", "encode_text"})
@@ -109,17 +109,18 @@ class InputLeftBehind(Rule):
     def _left_on_cpu(self, analysis: Analysis, site: CallFact, module: Value) -> Iterator[Finding]:
         for arg, value in _inputs(site):
             if is_tensor(value) and must_be_on_cpu(value) and not is_zero_dim(value):
-                name = source_text(analysis, arg.value)
-                model = source_text(analysis, site.node.func)
-                device = device_code(module)
+                model = quoted(analysis, site.node.func, 24)
+                device = shortened(device_code(module), 16)
                 if isinstance(arg.value, (cst.Name, cst.Attribute)):
+                    name = quoted(analysis, arg.value, 20)
                     advice = f"move it first: `{name} = {name}.to({device})`"
                 else:
-                    advice = f"create it there (device={device}) or pass `{name}.to({device})`"
+                    name = quoted(analysis, arg.value, 28)
+                    advice = f"create it with device={device} or add .to({device})"
                 yield self.finding(
                     arg.value,
-                    f"`{model}` is on {place_name(module)} but its input `{name}` is on the CPU: RuntimeError "
-                    f"'Expected all tensors to be on the same device'; {advice}",
+                    f"`{model}` is on {place_name(module)} but its input `{name}` is on the CPU, which fails on a GPU; "
+                    f"{advice}",
                 )
 
     def _left_behind_its_siblings(self, analysis: Analysis, site: CallFact) -> Iterator[Finding]:
@@ -140,12 +141,11 @@ class InputLeftBehind(Rule):
             if not analysis.is_parameter(site.scope.function, arg.value.value):
                 continue
             if is_tensor(value) or is_array(value):
-                name = arg.value.value
+                name = shortened(arg.value.value, 20)
                 why = analysis.explain(sibling)
-                device = device_code(sibling)
                 yield self.finding(
                     arg.value,
-                    f"`{name}` goes into `{source_text(analysis, site.node.func)}` next to inputs on "
-                    f"{place_name(sibling)}{f' ({why})' if why else ''}, but is never moved: on a GPU, RuntimeError "
-                    f"'Expected all tensors to be on the same device'; move it too: `{name} = {name}.to({device})`",
+                    f"`{name}` goes into `{quoted(analysis, site.node.func, 24)}` unmoved, next to inputs on "
+                    f"{place_name(sibling)}{f' ({why})' if why else ''}, which fails on a GPU; "
+                    f"move it too: `.to({shortened(device_code(sibling), 16)})`",
                 )

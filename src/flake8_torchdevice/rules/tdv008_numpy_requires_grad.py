@@ -9,7 +9,7 @@ import libcst as cst
 
 from ..analysis.queries import Analysis, requires_grad
 from ..settings import Settings
-from .base import Finding, Fix, Rule, source_text
+from .base import Finding, Fix, Rule, quoted
 from .tdv003_numpy_on_device import method_call, numpy_calls
 
 
@@ -60,10 +60,9 @@ class NumpyRequiresGrad(Rule):
         for site in numpy_calls(analysis):
             if requires_grad(site.receiver_value):
                 assert site.receiver is not None  # numpy_calls yields calls on a receiver only
-                receiver = source_text(analysis, site.receiver)
                 yield self.finding(
                     cast(cst.Attribute, site.node.func).attr,  # a method call: its func is an Attribute
-                    f"`{receiver}.numpy()` raises RuntimeError: the tensor requires grad; "
-                    f"detach it first: `{receiver}.detach().numpy()` (or compute it under torch.no_grad())",
+                    f"`{quoted(analysis, site.node, 30)}` raises RuntimeError: the tensor requires grad; "
+                    "detach it first: `.detach().numpy()` (or compute it under torch.no_grad())",
                     Fix(site.receiver, method_call(site.receiver, "detach"), safe=True, description="detach first"),
                 )

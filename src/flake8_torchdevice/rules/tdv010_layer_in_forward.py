@@ -6,7 +6,7 @@ from collections.abc import Iterator
 
 from ..analysis.queries import Analysis, builds_layer_with_state
 from ..settings import Settings
-from .base import Finding, Rule, source_text
+from .base import Finding, Rule, quoted
 
 
 class LayerInForward(Rule):
@@ -80,12 +80,11 @@ class LayerInForward(Rule):
                 and analysis.runs_in_forward(call.scope.function)
                 and not analysis.lazily_assigned(call.node)
             ):
-                layer = source_text(analysis, call.node.func)
+                layer = quoted(analysis, call.node.func, 24)
                 method = call.scope.function.name if call.scope.function is not None else "forward"
-                where = "forward()" if method == "forward" else f"{method}(), which forward() calls,"
+                where = "forward()" if method == "forward" else f"{method}() (from forward())"
                 yield self.finding(
                     call.node,
-                    f"`{layer}(...)` is created inside {where} at every call, on the CPU, with fresh "
-                    "weights: model.to(device) never moves it and it is never trained or saved; build it "
-                    f"once in __init__ (`self.layer = {layer}(...)`) and call `self.layer(x)` here",
+                    f"`{layer}(...)` is made anew, on the CPU, at each call of {where}: never moved, trained or "
+                    "saved; create it once in __init__",
                 )
