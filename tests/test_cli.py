@@ -129,9 +129,20 @@ def test_explain_prints_the_rule_documentation(capsys):
     assert capsys.readouterr().out == explain(next(rule for rule in DOCUMENTED if rule.code == "TDV002"))
 
 
-def test_rules_lists_every_code(capsys):
+def test_rules_lists_every_code_in_aligned_columns(capsys):
     assert main(["rules"]) == 0
-    assert [line.split()[0] for line in capsys.readouterr().out.splitlines()] == [r.code for r in DOCUMENTED]
+    lines = capsys.readouterr().out.splitlines()
+    assert [line.split()[0] for line in lines] == [r.code for r in DOCUMENTED]
+    assert len({line.index(rule.summary) for line, rule in zip(lines, DOCUMENTED)}) == 1
+
+
+def test_the_docs_of_a_rule_off_by_default_say_how_to_turn_it_on():
+    """With extend-select, which keeps the defaults; select would replace them."""
+    for rule in DOCUMENTED:
+        if not rule.enabled_by_default:
+            documentation = explain(rule)
+            assert f"--extend-select {rule.code}" in documentation, rule.code
+            assert "or `select`" not in documentation, rule.code
 
 
 # Selection

@@ -219,7 +219,8 @@ def _explain(args: argparse.Namespace) -> int:
 
 
 def _rules(args: argparse.Namespace) -> int:
+    width = max(len(rule.name) for rule in DOCUMENTED)
     for rule in DOCUMENTED:
         default = "on " if rule.enabled_by_default else "off"
-        print(f"{rule.code}  {default}  {rule.name:<28}  {rule.summary}")
+        print(f"{rule.code}  {default}  {rule.name:<{width}}  {rule.summary}")
     return EXIT_CLEAN

@@ -68,8 +68,8 @@ class LoadWithoutMapLocation(Rule):
 
     Off by default: on library code most loads resume the library's own checkpoints on the same
     kind of machine (docs/precision.md). Enable it for training and inference scripts, where a
-    checkpoint made on a GPU machine meets a laptop: `--extend-select=TDV004` (flake8) or `select`
-    (torchdevice).
+    checkpoint made on a GPU machine meets a laptop: `--extend-select TDV004` (torchdevice, or
+    `extend-select = ["TDV004"]` under `[tool.torchdevice]`) or `--extend-select=TDV004` (flake8).
 
     ## Fix
     Unsafe (`--unsafe-fixes`): adds `map_location=device` when the code places things on a `device`

@@ -92,7 +92,8 @@ class MixedDevices(Rule):
     (docs/precision.md). The false reports were CPU scalars computed through several steps
     (`torch.sqrt(torch.tensor(d).float())`), layers rebuilt with `device=` of another layer's
     weights, and placeholders rebuilt on first use, which the analysis does not follow yet. Enable
-    it for model code you own: `--extend-select=TDV005` (flake8) or `select` (torchdevice).
+    it for model code you own: `--extend-select TDV005` (torchdevice, or
+    `extend-select = ["TDV005"]` under `[tool.torchdevice]`) or `--extend-select=TDV005` (flake8).
 
     ## Example
     ```python

@@ -93,7 +93,8 @@ class CreateThenMove(Rule):
 
     Off by default, like ruff's performance rules: every finding is a real double allocation, but
     most run once (an initialisation, a test) where the cost does not matter (docs/precision.md).
-    Enable it where speed matters: `--extend-select=TDV007` (flake8) or `select` (torchdevice).
+    Enable it where speed matters: `--extend-select TDV007` (torchdevice, or
+    `extend-select = ["TDV007"]` under `[tool.torchdevice]`) or `--extend-select=TDV007` (flake8).
 
     ## Fix
     Safe: `torch.zeros(n).to(device)` becomes `torch.zeros(n, device=device)` when the move's only

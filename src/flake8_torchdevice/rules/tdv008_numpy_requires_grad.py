@@ -28,7 +28,8 @@ class NumpyRequiresGrad(Rule):
     Off by default: on released libraries it reported 5 tensors, none of which required grad (a
     caller under `torch.no_grad()`, a model with no parameters, a model frozen in `__init__`);
     the analysis cannot see those yet (docs/precision.md). Enable it for notebooks and training
-    scripts: `--extend-select=TDV008` (flake8) or `select` (torchdevice).
+    scripts: `--extend-select TDV008` (torchdevice, or `extend-select = ["TDV008"]` under
+    `[tool.torchdevice]`) or `--extend-select=TDV008` (flake8).
 
     ## Fix
     Safe: `t.numpy()` becomes `t.detach().numpy()`.

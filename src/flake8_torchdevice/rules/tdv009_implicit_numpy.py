@@ -62,7 +62,8 @@ class ImplicitNumpyConversion(Rule):
     Off by default: on released libraries and user research code it reported one tensor, and
     that one was on the CPU (a test helper called without its `device=`), so its precision is
     not established yet (docs/precision.md). Enable it for training scripts and notebooks:
-    `--extend-select=TDV009` (flake8) or `select` (torchdevice).
+    `--extend-select TDV009` (torchdevice, or `extend-select = ["TDV009"]` under
+    `[tool.torchdevice]`) or `--extend-select=TDV009` (flake8).
 
     ## Fix
     Safe: a single tensor argument that does not require grad becomes `t.cpu()`. None for lists.

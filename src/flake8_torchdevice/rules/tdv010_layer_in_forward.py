@@ -33,8 +33,8 @@ class LayerInForward(Rule):
 
     Off by default: on released libraries every report (4, and 1 debatable) was a layer built
     per call on purpose, moved with `.to(x.device)` and registered or trained by the caller
-    (docs/precision.md). Enable it for model code you own: `--extend-select=TDV010` (flake8) or
-    `select` (torchdevice).
+    (docs/precision.md). Enable it for model code you own: `--extend-select TDV010` (torchdevice, or
+    `extend-select = ["TDV010"]` under `[tool.torchdevice]`) or `--extend-select=TDV010` (flake8).
 
     ## Example
     ```python
