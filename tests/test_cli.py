@@ -62,7 +62,7 @@ def check(capsys, *args):
 
 def test_exit_0_without_findings(project, capsys):
     write(project, "clean.py", CLEAN)
-    assert check(capsys, "clean.py") == (0, "", "")
+    assert check(capsys, "clean.py") == (0, "All checks passed (1 file)\n", "")
 
 
 def test_exit_1_with_findings_and_0_with_exit_zero(project, capsys):
@@ -196,11 +196,11 @@ def test_noqa_silences_what_it_silences_for_the_flake8_plugin(project, capsys):
         capture_output=True,
         text=True,
     )
-    status, out, _ = check(capsys, "--select", "TDV", "noqa.py")
+    status, out, _ = check(capsys, "--quiet", "--select", "TDV", "noqa.py")
     assert (status, out) == (1, flake8.stdout)
     assert found(out) == [("noqa.py", "TDV002")]
     write(project, "noqa.py", "# flake8: noqa\n" + NOQA)
-    assert check(capsys, "noqa.py")[:2] == (0, "")
+    assert check(capsys, "--quiet", "noqa.py")[:2] == (0, "")
 
 
 def test_fix_keeps_what_noqa_silences_and_fixes_the_rest(project):
@@ -411,6 +411,41 @@ def test_json_format(project, capsys):
     assert [f["code"] for f in findings] == ["TDV001", "TDV002", "TDV003"]
 
 
+@pytest.mark.parametrize("output", ["text", "json", "sarif", "github"])
+def test_a_run_ends_with_a_summary_where_it_keeps_stdout_parseable(project, capsys, output):
+    write(project, "bad.py", BUGGY)
+    write(project, "clean.py", CLEAN)
+    status, out, err = check(capsys, "--format", output, ".")
+    summary = "Found 2 findings in 1 file (2 fixable with `torchdevice fix`)\n"
+    assert status == 1
+    if output == "text":
+        assert out.endswith("\n" + summary) and err == ""
+    else:
+        assert err == summary and summary not in out
+    assert check(capsys, "--format", output, "--quiet", ".")[2] == ""
+
+
+def test_quiet_prints_the_findings_and_nothing_else(project, capsys):
+    write(project, "bad.py", BUGGY)
+    write(project, "clean.py", CLEAN)
+    status, out, err = check(capsys, "-q", ".")
+    assert (status, err) == (1, "")
+    assert out.splitlines() == [line for line in out.splitlines() if _TEXT_LINE.match(line)]
+    assert check(capsys, "-q", "clean.py") == (0, "", "")
+
+
+def test_fix_ends_with_one_summary_of_what_it_fixed_and_what_remains(project, capsys):
+    write(project, "bad.py", BUGGY)
+    assert main(["fix", "--diff", "--extend-select", "TDV001", "bad.py"]) == 1
+    captured = capsys.readouterr()
+    assert captured.out.startswith("--- bad.py\n")  # the diff alone: it can be piped to patch
+    assert captured.err == "Would fix 2 findings in 1 file; 1 would remain in 1 file\n"
+    assert main(["fix", "--extend-select", "TDV001", "bad.py"]) == 1
+    out = capsys.readouterr().out
+    assert out.splitlines()[-1] == "Fixed 2 findings in 1 file; 1 remaining in 1 file"
+    assert found(out) == [("bad.py", "TDV001")]
+
+
 def test_json_format_without_findings_is_an_empty_list(project, capsys):
     write(project, "clean.py", CLEAN)
     assert json.loads(check(capsys, "--format", "json", "clean.py")[1]) == []
@@ -461,7 +496,7 @@ def test_statistics_count_per_code(project, capsys):
     write(project, "bad.py", BUGGY)
     write(project, "worse.py", BUGGY)
     out = check(capsys, "--statistics", "--select", "TDV001,TDV002", ".")[1]
-    assert out.splitlines()[-2:] == [
+    assert out.splitlines()[-3:-1] == [  # then the summary line
         f"2     TDV001 {DOCUMENTED[0].summary}",
         f"2     TDV002 {DOCUMENTED[1].summary}",
     ]
@@ -473,7 +508,7 @@ def test_examples_match_the_flake8_plugin(capsys):
         capture_output=True,
         text=True,
     )
-    status, out, _ = check(capsys, "--select", "TDV", str(EXAMPLES))
+    status, out, _ = check(capsys, "--quiet", "--select", "TDV", str(EXAMPLES))
     assert status == 1 and out == flake8.stdout
 
 

@@ -1,5 +1,5 @@
 """What the user reads: every rule's messages on the bad fixtures, against a snapshot, one line of
-at most 160 characters each.
+at most 160 characters each; the summary line that ends a run, in each of its forms.
 
 The snapshot is ``tests/snapshots/messages.txt``. After changing a message on purpose, regenerate
 it and read the diff:
@@ -17,6 +17,7 @@ import pytest
 from flake8_torchdevice.engine import lint_source
 from flake8_torchdevice.rules import ALL_RULES
 from flake8_torchdevice.rules.base import shortened
+from flake8_torchdevice.summary import Mode, Tally, summary
 
 TESTS = Path(__file__).resolve().parent
 BAD_FIXTURES = sorted((TESTS / "fixtures").glob("TDV*/bad_*.py"))
@@ -71,3 +72,55 @@ def test_every_rule_has_a_message_in_the_snapshot() -> None:
 def test_long_code_is_quoted_by_its_ends(code: str, width: int, expected: str) -> None:
     assert shortened(code, width) == expected
     assert len(shortened(code, width)) <= width
+
+
+CHECK, FIX, DIFF = Mode(), Mode(fixing=True), Mode(fixing=True, diff=True)
+UNSAFE_CHECK, UNSAFE_FIX = Mode(unsafe=True), Mode(fixing=True, unsafe=True)
+
+
+@pytest.mark.parametrize(
+    "tally, mode, line",
+    [
+        (Tally(12, 0, 0), CHECK, "All checks passed (12 files)"),
+        (Tally(1, 0, 0), CHECK, "All checks passed (1 file)"),
+        (Tally(12, 1, 1), CHECK, "Found 1 finding in 1 file"),
+        (Tally(12, 5, 3, safe_fixes=2), CHECK, "Found 5 findings in 3 files (2 fixable with `torchdevice fix`)"),
+        (
+            Tally(12, 5, 3, safe_fixes=2, unsafe_fixes=1),
+            CHECK,
+            "Found 5 findings in 3 files (2 fixable with `torchdevice fix`, 1 more with `--unsafe-fixes`)",
+        ),
+        (
+            Tally(12, 2, 1, unsafe_fixes=2),
+            CHECK,
+            "Found 2 findings in 1 file (2 fixable with `torchdevice fix --unsafe-fixes`)",
+        ),
+        (
+            Tally(12, 5, 3, safe_fixes=2, unsafe_fixes=1),
+            UNSAFE_CHECK,
+            "Found 5 findings in 3 files (3 fixable with `torchdevice fix --unsafe-fixes`)",
+        ),
+        (Tally(12, 0, 0, errors=1), CHECK, "No findings in 12 files; 1 file failed (see above)"),
+        (Tally(12, 2, 2, errors=2), CHECK, "Found 2 findings in 2 files; 2 files failed (see above)"),
+        (Tally(12, 0, 0, fixed=3, files_fixed=2), FIX, "Fixed 3 findings in 2 files; all checks passed (12 files)"),
+        (Tally(12, 0, 0, fixed=1, files_fixed=1), FIX, "Fixed 1 finding in 1 file; all checks passed (12 files)"),
+        (Tally(12, 2, 1, fixed=3, files_fixed=2), FIX, "Fixed 3 findings in 2 files; 2 remaining in 1 file"),
+        # A safe fix that remains was left out (the fixed code would not parse): not offered again.
+        (Tally(12, 1, 1, safe_fixes=1), FIX, "Found 1 finding in 1 file"),
+        (
+            Tally(12, 2, 1, unsafe_fixes=1, fixed=3, files_fixed=2),
+            FIX,
+            "Fixed 3 findings in 2 files; 2 remaining in 1 file (1 fixable with `torchdevice fix --unsafe-fixes`)",
+        ),
+        (
+            Tally(12, 1, 1, unsafe_fixes=1, fixed=3, files_fixed=2),
+            UNSAFE_FIX,
+            "Fixed 3 findings in 2 files; 1 remaining in 1 file",
+        ),
+        (Tally(12, 0, 0, fixed=3, files_fixed=2), DIFF, "Would fix 3 findings in 2 files; none would remain"),
+        (Tally(12, 2, 1, fixed=3, files_fixed=2), DIFF, "Would fix 3 findings in 2 files; 2 would remain in 1 file"),
+        (Tally(12, 0, 0), DIFF, "All checks passed (12 files)"),
+    ],
+)
+def test_the_summary_line(tally: Tally, mode: Mode, line: str) -> None:
+    assert summary(tally, mode) == line

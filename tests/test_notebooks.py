@@ -58,7 +58,7 @@ def lint(tmp_path, monkeypatch, text, *args, name="nb.ipynb"):
 
 
 def test_names_flow_between_cells_and_positions_name_the_cell(tmp_path, monkeypatch, capsys):
-    assert lint(tmp_path, monkeypatch, TRAINING, "--select", "TDV") == 1  # TDV005 is off by default
+    assert lint(tmp_path, monkeypatch, TRAINING, "--quiet", "--select", "TDV") == 1  # TDV005 is off by default
     lines = capsys.readouterr().out.splitlines()
     # Cell numbers count every cell, Markdown included (as VS Code and ruff count them); lines and
     # columns are the cell's, 1-based.

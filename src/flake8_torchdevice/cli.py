@@ -22,6 +22,7 @@ from .formats import FORMATS, statistics
 from .rules import ALL_RULES
 from .runner import FileResult, FixMode, ProgressBar, RunOptions, default_jobs, run
 from .sources import DEFAULT_MEMORY_BUDGET_MIB, largest_file
+from .summary import Mode, Tally, summary
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
 
@@ -93,6 +94,9 @@ def _linting_options() -> argparse.ArgumentParser:
     options.add_argument("--format", choices=sorted(FORMATS), default="text", help="output format (default: text)")
     options.add_argument("--statistics", action="store_true", help="count findings per code")
     options.add_argument("--exit-zero", action="store_true", help="exit 0 even when there are findings")
+    options.add_argument(
+        "--quiet", "-q", action="store_true", help="print the findings only: no summary line, no progress"
+    )
     options.add_argument("--diff", action="store_true", help="print the fixes as a unified diff; write nothing")
     options.add_argument("--unsafe-fixes", action="store_true", help="also apply fixes that may change behaviour")
     options.add_argument("--jobs", type=_positive, help="worker processes (default: all CPUs above 20 files)")
@@ -193,19 +197,33 @@ def _report(results: list[FileResult], args: argparse.Namespace, resolved: Resol
     if args.statistics:
         readable = args.format in ("text", "github") and not args.diff
         (sys.stdout if readable else sys.stderr).write(statistics(reports, rules))
-    if args.fix_requested or args.diff:
-        _fix_summary(results, len(reports), would=args.diff)
+    if results and not args.quiet:
+        # Where the findings are read; JSON, SARIF and a diff keep stdout to themselves.
+        readable = args.format == "text" and not args.diff
+        print(summary(_tally(results), _mode(args)), file=sys.stdout if readable else sys.stderr)
     if any(result.error for result in results):
         return EXIT_ERROR
     changed = args.diff and any(result.diff for result in results)
     return EXIT_FINDINGS if (reports or changed) and not args.exit_zero else EXIT_CLEAN
 
 
-def _fix_summary(results: list[FileResult], remaining: int, would: bool) -> None:
-    fixed = sum(result.fixed for result in results)
-    files = sum(1 for result in results if result.fixed)
-    verb = "would fix" if would else "fixed"
-    print(f"torchdevice: {verb} {fixed} finding(s) in {files} file(s); {remaining} remaining", file=sys.stderr)
+def _tally(results: list[FileResult]) -> Tally:
+    reports = [report for result in results for report in result.reports]
+    errors = sum(1 for result in results if result.error)
+    return Tally(
+        files=len(results) - errors,
+        findings=len(reports),
+        files_with_findings=sum(1 for result in results if result.reports),
+        safe_fixes=sum(1 for report in reports if report.fix == "safe"),
+        unsafe_fixes=sum(1 for report in reports if report.fix == "unsafe"),
+        fixed=sum(result.fixed for result in results),
+        files_fixed=sum(1 for result in results if result.fixed),
+        errors=errors,
+    )
+
+
+def _mode(args: argparse.Namespace) -> Mode:
+    return Mode(fixing=args.fix_requested or args.diff, diff=args.diff, unsafe=args.unsafe_fixes)
 
 
 def _explain(args: argparse.Namespace) -> int:
