@@ -530,19 +530,38 @@ class _Terminal(io.StringIO):
         return True
 
 
-def test_progress_only_on_a_terminal_outside_ci_for_long_runs(monkeypatch):
+def test_progress_only_on_a_terminal_outside_ci(monkeypatch):
     monkeypatch.delenv("CI", raising=False)
-    assert ProgressBar.wanted(500, _Terminal())
-    assert not ProgressBar.wanted(500, io.StringIO())  # piped
-    assert not ProgressBar.wanted(50, _Terminal())  # short
+    assert ProgressBar.wanted(_Terminal())
+    assert not ProgressBar.wanted(io.StringIO())  # piped
     monkeypatch.setenv("CI", "true")
-    assert not ProgressBar.wanted(500, _Terminal())
+    assert not ProgressBar.wanted(_Terminal())
+
+
+def test_progress_is_drawn_once_a_run_takes_two_seconds_and_cleared_at_the_end():
+    now = [0.0]
     terminal = _Terminal()
-    bar = ProgressBar(3, terminal)
-    for _ in range(3):
-        bar.advance()
+    bar = ProgressBar(3, "checking", terminal, clock=lambda: now[0])
+    bar.advance()
+    now[0] = 1.0
+    bar.advance()
+    assert terminal.getvalue() == ""  # a short run shows nothing
+    now[0] = 2.5
+    bar.advance()
+    assert terminal.getvalue().startswith("\rchecking [") and "3/3 files" in terminal.getvalue()
     bar.close()
-    assert "3/3 files" in terminal.getvalue() and terminal.getvalue().endswith("\r")
+    assert terminal.getvalue().endswith("\r")
+    short = _Terminal()
+    ProgressBar(3, "checking", short, clock=lambda: 0.0).close()
+    assert short.getvalue() == ""  # nothing drawn, nothing to clear
+
+
+def test_quiet_runs_show_no_progress(project, capsys, monkeypatch):
+    write(project, "bad.py", BUGGY)
+    monkeypatch.setattr(ProgressBar, "wanted", staticmethod(lambda stream=None: True))
+    monkeypatch.setattr(ProgressBar, "DELAY", 0.0)
+    assert "checking [" in check(capsys, ".")[2]
+    assert check(capsys, "--quiet", ".")[2] == ""
 
 
 @pytest.mark.parametrize("value", ['"certain"', "3", "true"])

@@ -137,7 +137,8 @@ def _lint(args: argparse.Namespace) -> int:
     if not files:
         print(f"torchdevice: no Python files or notebooks found{_why_none(found)}", file=sys.stderr)
     options = _run_options(args, resolved)
-    progress = ProgressBar(len(files)) if ProgressBar.wanted(len(files)) else None
+    phase = "fixing" if args.fix_requested and not args.diff else "checking"
+    progress = ProgressBar(len(files), phase) if files and not args.quiet and ProgressBar.wanted() else None
     results = run(files, options, args.jobs or default_jobs(len(files)), progress.advance if progress else None)
     if progress is not None:
         progress.close()

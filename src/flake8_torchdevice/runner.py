@@ -274,32 +274,42 @@ def unified_diff(before: str, after: str, display: str) -> str:
 
 
 class ProgressBar:
-    """A one-line bar on a terminal's stderr, for long runs only; silent in CI and when piped."""
+    """A one-line bar on a terminal's stderr for a run that takes a while: drawn once the run has
+    taken ``DELAY`` seconds, it says the phase and the files done of the total
+    (``checking [#####.....] 120/3000 files``). Never in CI or when stderr is not a terminal."""
 
-    MINIMUM_FILES = 200
+    DELAY = 2.0  # seconds: a shorter run ends before a bar would be read
     _WIDTH = 30
 
-    def __init__(self, total: int, stream: TextIO | None = None) -> None:
+    def __init__(
+        self, total: int, phase: str, stream: TextIO | None = None, clock: Callable[[], float] = time.monotonic
+    ) -> None:
         self._total = total
+        self._phase = phase
         self._stream = stream or sys.stderr
+        self._clock = clock
         self._done = 0
-        self._drawn_at = 0.0
+        self._started = clock()
+        self._drawn_at: float | None = None
 
-    @classmethod
-    def wanted(cls, total: int, stream: TextIO | None = None) -> bool:
-        terminal = (stream or sys.stderr).isatty()
-        return total > cls.MINIMUM_FILES and terminal and not os.environ.get("CI")
+    @staticmethod
+    def wanted(stream: TextIO | None = None) -> bool:
+        return (stream or sys.stderr).isatty() and not os.environ.get("CI")
 
     def advance(self) -> None:
         self._done += 1
-        now = time.monotonic()
-        if now - self._drawn_at >= 0.1 or self._done == self._total:
+        now = self._clock()
+        if now - self._started < self.DELAY:
+            return
+        if self._drawn_at is None or now - self._drawn_at >= 0.1 or self._done == self._total:
             self._drawn_at = now
             filled = self._WIDTH * self._done // self._total
             bar = "#" * filled + "." * (self._WIDTH - filled)
-            self._stream.write(f"\r[{bar}] {self._done}/{self._total} files")
+            self._stream.write(f"\r{self._phase} [{bar}] {self._done}/{self._total} files")
             self._stream.flush()
 
     def close(self) -> None:
-        self._stream.write("\r" + " " * (self._WIDTH + 30) + "\r")
-        self._stream.flush()
+        """Clears the bar, if it was drawn: what follows starts on a clean line."""
+        if self._drawn_at is not None:
+            self._stream.write("\r" + " " * (len(self._phase) + self._WIDTH + 40) + "\r")
+            self._stream.flush()
