@@ -169,6 +169,19 @@ def test_select_and_ignore_prefixes(project, capsys, args, codes):
     assert [code for _, code in found(check(capsys, *args, "bad.py")[1])] == codes
 
 
+@pytest.mark.parametrize(
+    "configured, args",
+    [("select = []", []), ("", ["--select", ""]), ('ignore = ["TDV"]', []), ("", ["--select", "TDV900"])],
+    ids=["empty-select", "empty-select-flag", "everything-ignored", "only-tdv900"],
+)
+def test_no_rule_selected_warns_and_checks_nothing(project, capsys, configured, args):
+    write(project, "pyproject.toml", f"[tool.torchdevice]\n{configured}\n")
+    write(project, "bad.py", BUGGY)
+    status, out, err = check(capsys, *args, "bad.py")
+    assert (status, out) == (0, "")
+    assert err.startswith("torchdevice: warning: no rules selected")
+
+
 def test_rules_off_by_default_need_selecting(project, capsys):
     write(project, "load.py", 'import torch\n\nstate = torch.load("model.pt")\n')
     default_off = {rule.code for rule in DOCUMENTED if not rule.enabled_by_default}

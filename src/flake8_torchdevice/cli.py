@@ -132,6 +132,13 @@ def _lint(args: argparse.Namespace) -> int:
     root = Path.cwd()
     config = load_config(root)
     resolved = resolve(config, _flags(args, root))
+    if not any(rule.code in resolved.codes for rule in ALL_RULES):
+        # ``select = []`` would otherwise end in "All checks passed" having checked nothing.
+        print(
+            "torchdevice: warning: no rules selected (select, extend-select and ignore leave none); nothing checked",
+            file=sys.stderr,
+        )
+        return EXIT_CLEAN
     found = discover([Path(path) for path in args.paths], resolved.excludes, resolved.respect_gitignore)
     files = found.files
     if not files:
