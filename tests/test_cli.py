@@ -223,6 +223,62 @@ def test_fix_keeps_what_noqa_silences_and_fixes_the_rest(project):
     assert path.read_text() == source.replace("y.to(device)\n", "y = y.to(device)\n")
 
 
+# Standard input
+
+
+def stdin(monkeypatch, text):
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(text.encode("utf-8"))))
+
+
+def test_check_reads_standard_input_as_the_file_it_names(project, capsys, monkeypatch):
+    write(project, "bad.py", BUGGY)
+    on_disk = check(capsys, "bad.py")
+    stdin(monkeypatch, BUGGY)
+    assert check(capsys, "--stdin-filename", "bad.py", "-") == on_disk
+    stdin(monkeypatch, BUGGY)
+    status, out, _ = check(capsys, "-")
+    assert (status, out) == (1, on_disk[1].replace("bad.py:", "-:"))
+
+
+def test_fix_writes_fixed_standard_input_to_stdout_and_the_rest_to_stderr(project, capsys, monkeypatch):
+    write(project, "bad.py", BUGGY)
+    assert main(["fix", "--extend-select", "TDV001", "bad.py"]) == 1
+    fixed = (project / "bad.py").read_text()
+    capsys.readouterr()
+    stdin(monkeypatch, BUGGY)
+    assert main(["fix", "--extend-select", "TDV001", "--stdin-filename", "train.py", "-"]) == 1
+    captured = capsys.readouterr()
+    assert captured.out == fixed
+    assert found(captured.err) == [("train.py", "TDV001")]
+    assert captured.err.endswith("Fixed 2 findings in 1 file; 1 remaining in 1 file\n")
+
+
+def test_standard_input_named_as_an_excluded_file_is_not_checked_and_fix_passes_it_through(
+    project, capsys, monkeypatch
+):
+    stdin(monkeypatch, BUGGY)
+    status, out, err = check(capsys, "--extend-exclude", "*_pb2.py", "--stdin-filename", "model_pb2.py", "-")
+    assert (status, out) == (0, "") and "1 excluded" in err
+    stdin(monkeypatch, BUGGY)
+    assert main(["fix", "--extend-exclude", "*_pb2.py", "--stdin-filename", "model_pb2.py", "-"]) == 0
+    assert capsys.readouterr().out == BUGGY
+
+
+def test_standard_input_named_as_a_notebook_is_read_as_one(project, capsys, monkeypatch):
+    stdin(
+        monkeypatch,
+        json.dumps({"cells": [{"cell_type": "markdown", "source": "# x"}, {"cell_type": "code", "source": BUGGY}]}),
+    )
+    status, out, _ = check(capsys, "--stdin-filename", "nb.ipynb", "-")
+    assert status == 1 and out.startswith("nb.ipynb:cell 2:4:1: TDV002 ")
+
+
+@pytest.mark.parametrize("args", [["-", "bad.py"], ["--stdin-filename", "bad.py"], ["--stdin-filename", "x.py", "."]])
+def test_standard_input_is_read_alone(project, capsys, args):
+    status, _, err = check(capsys, *args)
+    assert status == 2 and "standard input (-) is read alone" in err
+
+
 # Discovery and exclusion
 
 

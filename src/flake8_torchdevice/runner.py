@@ -19,7 +19,7 @@ import time
 import traceback
 import warnings
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import partial
 from pathlib import Path
 from typing import TextIO, TypeVar
@@ -60,6 +60,7 @@ class FileResult:
     reports: list[Report] = field(default_factory=list)
     fixed: int = 0  # fixes applied (or, with --diff, that would be)
     diff: str = ""
+    fixed_data: bytes | None = None  # the fixed file, when it is not written back (--diff, standard input)
     note: str | None = None  # why fixes were left out of this file
     error: str | None = None  # the file could not be read or written, or we failed on it
 
@@ -67,7 +68,7 @@ class FileResult:
 @dataclass(frozen=True)
 class FixMode:
     unsafe: bool = False
-    write: bool = True  # False for --diff: compute the diff, write nothing
+    write: bool = True  # False for --diff and standard input: the fixed text is returned, not written
 
 
 @dataclass(frozen=True)
@@ -147,10 +148,19 @@ def _collect(results: Iterable[_Collected], progress: Callable[[], None] | None)
 
 def checked_file(path: Path, options: RunOptions) -> FileResult:
     """``process_file``, with an exception it raises (a bug of ours) reported for its file alone."""
+    return _checked(str(path), partial(process_file, path, options))
+
+
+def checked_stdin(data: bytes, name: str, options: RunOptions) -> FileResult:
+    """``process_stdin``, with an exception it raises reported as ``checked_file`` reports it."""
+    return _checked(name, partial(process_stdin, data, name, options))
+
+
+def _checked(display: str, work: Callable[[], FileResult]) -> FileResult:
     try:
-        return process_file(path, options)
+        return work()
     except Exception:
-        return FileResult(str(path), error="internal error, please report it:\n" + traceback.format_exc().rstrip())
+        return FileResult(display, error="internal error, please report it:\n" + traceback.format_exc().rstrip())
 
 
 def process_file(path: Path, options: RunOptions) -> FileResult:
@@ -162,6 +172,21 @@ def process_file(path: Path, options: RunOptions) -> FileResult:
         return FileResult(display, _unanalysable(display, reason, options))
     except OSError as error:
         return FileResult(display, error=f"cannot read: {error.strerror or error}")
+    return _process(path, display, data, options)
+
+
+def process_stdin(data: bytes, name: str, options: RunOptions) -> FileResult:
+    """Standard input, as the file ``name`` shows it (``x.ipynb``: a notebook), linted or fixed;
+    fixed, it is never written: the result carries the fixed bytes."""
+    path = Path(name)
+    limit = _largest(path, options.memory_budget)
+    if len(data) > limit:
+        return FileResult(name, _unanalysable(name, too_large_reason(len(data), limit, options.memory_budget), options))
+    fix = None if options.fix is None else replace(options.fix, write=False)
+    return _process(path, name, data, replace(options, fix=fix))
+
+
+def _process(path: Path, display: str, data: bytes, options: RunOptions) -> FileResult:
     try:
         document = _read_document(path, data, options.memory_budget)
     except _Unanalysable as error:
@@ -241,6 +266,7 @@ def _fix(path: Path, display: str, read: bytes, document: _Document, options: Ru
     result = FileResult(display, _lint(display, fixed_document, options), fixed=outcome.applied)
     if not mode.write:
         result.diff = unified_diff(document.text, text, display)
+        result.fixed_data = data
         return result
     try:
         write_back(path, read, data)
