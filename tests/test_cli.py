@@ -28,7 +28,7 @@ BUGGY = (
 )
 GUARDED = "import torch\nfrom mylib import accelerated\n\nif accelerated():\n    torch.cuda.synchronize()\n"
 UNKNOWN_RECEIVER = "import torch\n\n\ndef move(batch, device):\n    batch.to(device)\n"
-_TEXT_LINE = re.compile(r"^(?P<path>[^:]+):(?:cell_\d+:)?(?P<line>\d+):(?P<column>\d+): (?P<code>TDV\d{3}) ")
+_TEXT_LINE = re.compile(r"^(?P<path>[^:]+):(?:cell \d+:)?(?P<line>\d+):(?P<column>\d+): (?P<code>TDV\d{3}) ")
 
 
 @pytest.fixture
@@ -62,14 +62,14 @@ def check(capsys, *args):
 
 def test_exit_0_without_findings(project, capsys):
     write(project, "clean.py", CLEAN)
-    assert check(capsys, "clean.py") == (0, "", "")
+    assert check(capsys, "clean.py") == (0, "All checks passed (1 file)\n", "")
 
 
 def test_exit_1_with_findings_and_0_with_exit_zero(project, capsys):
     write(project, "bad.py", BUGGY)
     status, out, _ = check(capsys, "bad.py")
     assert status == 1
-    assert out.splitlines()[0].startswith("bad.py:4:1: TDV002 `bias.to(device)` returns a new tensor")
+    assert out.splitlines()[0].startswith("bad.py:4:1: TDV002 a tensor's .to() returns a new tensor")
     assert check(capsys, "--exit-zero", "bad.py")[0] == 0
 
 
@@ -129,9 +129,20 @@ def test_explain_prints_the_rule_documentation(capsys):
     assert capsys.readouterr().out == explain(next(rule for rule in DOCUMENTED if rule.code == "TDV002"))
 
 
-def test_rules_lists_every_code(capsys):
+def test_rules_lists_every_code_in_aligned_columns(capsys):
     assert main(["rules"]) == 0
-    assert [line.split()[0] for line in capsys.readouterr().out.splitlines()] == [r.code for r in DOCUMENTED]
+    lines = capsys.readouterr().out.splitlines()
+    assert [line.split()[0] for line in lines] == [r.code for r in DOCUMENTED]
+    assert len({line.index(rule.summary) for line, rule in zip(lines, DOCUMENTED)}) == 1
+
+
+def test_the_docs_of_a_rule_off_by_default_say_how_to_turn_it_on():
+    """With extend-select, which keeps the defaults; select would replace them."""
+    for rule in DOCUMENTED:
+        if not rule.enabled_by_default:
+            documentation = explain(rule)
+            assert f"--extend-select {rule.code}" in documentation, rule.code
+            assert "or `select`" not in documentation, rule.code
 
 
 # Selection
@@ -156,6 +167,19 @@ def test_rules_lists_every_code(capsys):
 def test_select_and_ignore_prefixes(project, capsys, args, codes):
     write(project, "bad.py", BUGGY)
     assert [code for _, code in found(check(capsys, *args, "bad.py")[1])] == codes
+
+
+@pytest.mark.parametrize(
+    "configured, args",
+    [("select = []", []), ("", ["--select", ""]), ('ignore = ["TDV"]', []), ("", ["--select", "TDV900"])],
+    ids=["empty-select", "empty-select-flag", "everything-ignored", "only-tdv900"],
+)
+def test_no_rule_selected_warns_and_checks_nothing(project, capsys, configured, args):
+    write(project, "pyproject.toml", f"[tool.torchdevice]\n{configured}\n")
+    write(project, "bad.py", BUGGY)
+    status, out, err = check(capsys, *args, "bad.py")
+    assert (status, out) == (0, "")
+    assert err.startswith("torchdevice: warning: no rules selected")
 
 
 def test_rules_off_by_default_need_selecting(project, capsys):
@@ -185,11 +209,11 @@ def test_noqa_silences_what_it_silences_for_the_flake8_plugin(project, capsys):
         capture_output=True,
         text=True,
     )
-    status, out, _ = check(capsys, "--select", "TDV", "noqa.py")
+    status, out, _ = check(capsys, "--quiet", "--select", "TDV", "noqa.py")
     assert (status, out) == (1, flake8.stdout)
     assert found(out) == [("noqa.py", "TDV002")]
     write(project, "noqa.py", "# flake8: noqa\n" + NOQA)
-    assert check(capsys, "noqa.py")[:2] == (0, "")
+    assert check(capsys, "--quiet", "noqa.py")[:2] == (0, "")
 
 
 def test_fix_keeps_what_noqa_silences_and_fixes_the_rest(project):
@@ -197,6 +221,64 @@ def test_fix_keeps_what_noqa_silences_and_fixes_the_rest(project):
     path = write(project, "noqa.py", source)
     assert main(["fix", "noqa.py"]) == 0
     assert path.read_text() == source.replace("y.to(device)\n", "y = y.to(device)\n")
+
+
+# Standard input
+
+
+def stdin(monkeypatch, text):
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(text.encode("utf-8"))))
+
+
+def test_check_reads_standard_input_as_the_file_it_names(project, capsys, monkeypatch):
+    write(project, "bad.py", BUGGY)
+    on_disk = check(capsys, "bad.py")
+    stdin(monkeypatch, BUGGY)
+    assert check(capsys, "--stdin-filename", "bad.py", "-") == on_disk
+    stdin(monkeypatch, BUGGY)
+    status, out, _ = check(capsys, "-")
+    assert (status, out) == (1, on_disk[1].replace("bad.py:", "-:"))
+
+
+def test_fix_writes_fixed_standard_input_to_stdout_and_the_rest_to_stderr(project, capsys, monkeypatch):
+    write(project, "bad.py", BUGGY)
+    assert main(["fix", "--confidence", "medium", "--extend-select", "TDV001", "bad.py"]) == 1
+    fixed = (project / "bad.py").read_text()
+    capsys.readouterr()
+    stdin(monkeypatch, BUGGY)
+    assert (
+        main(["fix", "--confidence", "medium", "--extend-select", "TDV001", "--stdin-filename", "train.py", "-"]) == 1
+    )
+    captured = capsys.readouterr()
+    assert captured.out == fixed
+    assert found(captured.err) == [("train.py", "TDV001")]
+    assert captured.err.endswith("Fixed 2 findings in 1 file; 1 remaining in 1 file\n")
+
+
+def test_standard_input_named_as_an_excluded_file_is_not_checked_and_fix_passes_it_through(
+    project, capsys, monkeypatch
+):
+    stdin(monkeypatch, BUGGY)
+    status, out, err = check(capsys, "--extend-exclude", "*_pb2.py", "--stdin-filename", "model_pb2.py", "-")
+    assert (status, out) == (0, "") and "1 excluded" in err
+    stdin(monkeypatch, BUGGY)
+    assert main(["fix", "--extend-exclude", "*_pb2.py", "--stdin-filename", "model_pb2.py", "-"]) == 0
+    assert capsys.readouterr().out == BUGGY
+
+
+def test_standard_input_named_as_a_notebook_is_read_as_one(project, capsys, monkeypatch):
+    stdin(
+        monkeypatch,
+        json.dumps({"cells": [{"cell_type": "markdown", "source": "# x"}, {"cell_type": "code", "source": BUGGY}]}),
+    )
+    status, out, _ = check(capsys, "--stdin-filename", "nb.ipynb", "-")
+    assert status == 1 and out.startswith("nb.ipynb:cell 2:4:1: TDV002 ")
+
+
+@pytest.mark.parametrize("args", [["-", "bad.py"], ["--stdin-filename", "bad.py"], ["--stdin-filename", "x.py", "."]])
+def test_standard_input_is_read_alone(project, capsys, args):
+    status, _, err = check(capsys, *args)
+    assert status == 2 and "standard input (-) is read alone" in err
 
 
 # Discovery and exclusion
@@ -400,6 +482,41 @@ def test_json_format(project, capsys):
     assert [f["code"] for f in findings] == ["TDV001", "TDV002", "TDV003"]
 
 
+@pytest.mark.parametrize("output", ["text", "json", "sarif", "github"])
+def test_a_run_ends_with_a_summary_where_it_keeps_stdout_parseable(project, capsys, output):
+    write(project, "bad.py", BUGGY)
+    write(project, "clean.py", CLEAN)
+    status, out, err = check(capsys, "--format", output, ".")
+    summary = "Found 2 findings in 1 file (2 fixable with `torchdevice fix`)\n"
+    assert status == 1
+    if output == "text":
+        assert out.endswith("\n" + summary) and err == ""
+    else:
+        assert err == summary and summary not in out
+    assert check(capsys, "--format", output, "--quiet", ".")[2] == ""
+
+
+def test_quiet_prints_the_findings_and_nothing_else(project, capsys):
+    write(project, "bad.py", BUGGY)
+    write(project, "clean.py", CLEAN)
+    status, out, err = check(capsys, "-q", ".")
+    assert (status, err) == (1, "")
+    assert out.splitlines() == [line for line in out.splitlines() if _TEXT_LINE.match(line)]
+    assert check(capsys, "-q", "clean.py") == (0, "", "")
+
+
+def test_fix_ends_with_one_summary_of_what_it_fixed_and_what_remains(project, capsys):
+    write(project, "bad.py", BUGGY)
+    assert main(["fix", "--diff", "--confidence", "medium", "--extend-select", "TDV001", "bad.py"]) == 1
+    captured = capsys.readouterr()
+    assert captured.out.startswith("--- bad.py\n")  # the diff alone: it can be piped to patch
+    assert captured.err == "Would fix 2 findings in 1 file; 1 would remain in 1 file\n"
+    assert main(["fix", "--confidence", "medium", "--extend-select", "TDV001", "bad.py"]) == 1
+    out = capsys.readouterr().out
+    assert out.splitlines()[-1] == "Fixed 2 findings in 1 file; 1 remaining in 1 file"
+    assert found(out) == [("bad.py", "TDV001")]
+
+
 def test_json_format_without_findings_is_an_empty_list(project, capsys):
     write(project, "clean.py", CLEAN)
     assert json.loads(check(capsys, "--format", "json", "clean.py")[1]) == []
@@ -450,7 +567,7 @@ def test_statistics_count_per_code(project, capsys):
     write(project, "bad.py", BUGGY)
     write(project, "worse.py", BUGGY)
     out = check(capsys, "--statistics", "--select", "TDV001,TDV002", ".")[1]
-    assert out.splitlines()[-2:] == [
+    assert out.splitlines()[-3:-1] == [  # then the summary line
         f"2     TDV001 {DOCUMENTED[0].summary}",
         f"2     TDV002 {DOCUMENTED[1].summary}",
     ]
@@ -462,7 +579,7 @@ def test_examples_match_the_flake8_plugin(capsys):
         capture_output=True,
         text=True,
     )
-    status, out, _ = check(capsys, "--select", "TDV", str(EXAMPLES))
+    status, out, _ = check(capsys, "--quiet", "--select", "TDV", str(EXAMPLES))
     assert status == 1 and out == flake8.stdout
 
 
@@ -484,19 +601,38 @@ class _Terminal(io.StringIO):
         return True
 
 
-def test_progress_only_on_a_terminal_outside_ci_for_long_runs(monkeypatch):
+def test_progress_only_on_a_terminal_outside_ci(monkeypatch):
     monkeypatch.delenv("CI", raising=False)
-    assert ProgressBar.wanted(500, _Terminal())
-    assert not ProgressBar.wanted(500, io.StringIO())  # piped
-    assert not ProgressBar.wanted(50, _Terminal())  # short
+    assert ProgressBar.wanted(_Terminal())
+    assert not ProgressBar.wanted(io.StringIO())  # piped
     monkeypatch.setenv("CI", "true")
-    assert not ProgressBar.wanted(500, _Terminal())
+    assert not ProgressBar.wanted(_Terminal())
+
+
+def test_progress_is_drawn_once_a_run_takes_two_seconds_and_cleared_at_the_end():
+    now = [0.0]
     terminal = _Terminal()
-    bar = ProgressBar(3, terminal)
-    for _ in range(3):
-        bar.advance()
+    bar = ProgressBar(3, "checking", terminal, clock=lambda: now[0])
+    bar.advance()
+    now[0] = 1.0
+    bar.advance()
+    assert terminal.getvalue() == ""  # a short run shows nothing
+    now[0] = 2.5
+    bar.advance()
+    assert terminal.getvalue().startswith("\rchecking [") and "3/3 files" in terminal.getvalue()
     bar.close()
-    assert "3/3 files" in terminal.getvalue() and terminal.getvalue().endswith("\r")
+    assert terminal.getvalue().endswith("\r")
+    short = _Terminal()
+    ProgressBar(3, "checking", short, clock=lambda: 0.0).close()
+    assert short.getvalue() == ""  # nothing drawn, nothing to clear
+
+
+def test_quiet_runs_show_no_progress(project, capsys, monkeypatch):
+    write(project, "bad.py", BUGGY)
+    monkeypatch.setattr(ProgressBar, "wanted", staticmethod(lambda stream=None: True))
+    monkeypatch.setattr(ProgressBar, "DELAY", 0.0)
+    assert "checking [" in check(capsys, ".")[2]
+    assert check(capsys, "--quiet", ".")[2] == ""
 
 
 @pytest.mark.parametrize("value", ['"certain"', "3", "true"])

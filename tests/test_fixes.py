@@ -134,10 +134,10 @@ def buggy(tmp_path, monkeypatch):
 def test_fix_writes_the_file_then_a_second_fix_changes_nothing(buggy, capsys):
     assert main(["fix", *BOTH_RULES, "train.py"]) == 0
     assert buggy.read_text() == FIXED
-    assert "fixed 2 finding(s) in 1 file(s); 0 remaining" in capsys.readouterr().err
+    assert capsys.readouterr().out == "Fixed 2 findings in 1 file; all checks passed (1 file)\n"
     assert main(["fix", *BOTH_RULES, "train.py"]) == 0
     assert buggy.read_text() == FIXED
-    assert "fixed 0 finding(s)" in capsys.readouterr().err
+    assert capsys.readouterr().out == "All checks passed (1 file)\n"
 
 
 @pytest.mark.parametrize("newline", ["\r\n", "\r"], ids=["crlf", "cr"])

@@ -58,13 +58,14 @@ def lint(tmp_path, monkeypatch, text, *args, name="nb.ipynb"):
 
 
 def test_names_flow_between_cells_and_positions_name_the_cell(tmp_path, monkeypatch, capsys):
-    assert lint(tmp_path, monkeypatch, TRAINING, "--select", "TDV") == 1  # TDV005 is off by default
+    assert lint(tmp_path, monkeypatch, TRAINING, "--quiet", "--select", "TDV") == 1  # TDV005 is off by default
     lines = capsys.readouterr().out.splitlines()
-    # Cell numbers count every cell, Markdown included; lines and columns are the cell's, 1-based.
-    assert [line.split(" ")[0:2] for line in lines] == [
-        ["nb.ipynb:cell_3:3:1:", "TDV002"],
-        ["nb.ipynb:cell_3:4:7:", "TDV005"],
-        ["nb.ipynb:cell_5:2:16:", "TDV003"],
+    # Cell numbers count every cell, Markdown included (as VS Code and ruff count them); lines and
+    # columns are the cell's, 1-based.
+    assert [(position, rest.split()[0]) for position, rest in (line.split(": ", 1) for line in lines)] == [
+        ("nb.ipynb:cell 3:3:1", "TDV002"),
+        ("nb.ipynb:cell 3:4:7", "TDV005"),
+        ("nb.ipynb:cell 5:2:16", "TDV003"),
     ]
 
 
@@ -177,7 +178,7 @@ def test_directories_include_notebooks(tmp_path, monkeypatch, capsys):
     (tmp_path / "notebooks" / "train.ipynb").write_text(TRAINING, encoding="utf-8")
     monkeypatch.chdir(tmp_path)
     assert main(["check", "--select", "TDV003"]) == 1
-    assert capsys.readouterr().out.startswith("notebooks/train.ipynb:cell_5:2:16: TDV003 ")
+    assert capsys.readouterr().out.startswith("notebooks/train.ipynb:cell 5:2:16: TDV003 ")
 
 
 def test_a_cell_source_stored_as_one_string_stays_a_string(tmp_path, monkeypatch):
@@ -203,3 +204,16 @@ def test_a_cell_with_a_syntax_error_is_skipped_and_the_rest_is_read():
     diagnostics = lint_source(virtual.source)
     assert [d.code for d in diagnostics] == ["TDV001"]
     assert virtual.locate(diagnostics[0].line) == (3, 2)
+
+
+def test_lines_a_message_names_are_counted_in_cells(tmp_path, monkeypatch, capsys):
+    text = notebook(
+        markdown("# Evidence in another cell"),
+        code('import torch\ndevice = torch.device("mps")\nmodel = torch.nn.Linear(3, 3).to(device)'),
+        code("inputs = torch.rand(3, device=device)\nwith torch.no_grad():\n    outputs = model(inputs)"),
+        code("scale = torch.rand(3, device=device)\nratio = scale.numpy()\nresult = outputs.numpy()"),
+    )
+    lint(tmp_path, monkeypatch, text, "--select", "TDV003", "--format", "json")
+    messages = {(f["cell"], f["line"]): f["message"] for f in json.loads(capsys.readouterr().out)}
+    assert "(made by torch.rand() at line 1)" in messages[(4, 2)]  # the finding's own cell
+    assert "(computed by `model` at cell 3, line 3)" in messages[(4, 3)]

@@ -243,7 +243,7 @@ def test_fix_mode_survives_a_dead_worker_and_prints_its_summary(project, monkeyp
     status = main(["fix", "--jobs", "2", "."])
     captured = capsys.readouterr()
     assert all((project / name).read_text() == FIXED for name in ORDINARY)
-    assert "fixed 4 finding(s) in 4 file(s); 1 remaining" in captured.err  # the remaining one: TDV900
+    assert "Fixed 4 findings in 4 files; 1 remaining in 1 file" in captured.out  # the remaining one: TDV900
     assert status == 1
 
 
@@ -313,9 +313,9 @@ def test_an_edit_made_while_fix_runs_is_kept(fixable, monkeypatch, capsys):
     edit_while_fixing(monkeypatch, lambda: fixable.write_text(edited))
     assert main(["fix", "train.py"]) == 1
     assert fixable.read_text() == edited
-    err = capsys.readouterr().err
-    assert "train.py: not fixed: it changed since it was read; run fix again" in err
-    assert "fixed 0 finding(s) in 0 file(s)" in err
+    captured = capsys.readouterr()
+    assert "train.py: not fixed: it changed since it was read; run fix again" in captured.err
+    assert captured.out.endswith("Found 1 finding in 1 file\n")
     assert [name for name in os.listdir(fixable.parent) if name.endswith(".tmp")] == []
 
 
@@ -349,10 +349,10 @@ def test_two_fix_runs_at_once_fix_and_count_each_finding_once(fixable, monkeypat
 
     monkeypatch.setattr(runner, "fix_source", fix_source)
     main(["fix", "train.py"])
-    err = capsys.readouterr().err
+    out = capsys.readouterr().out
     assert fixable.read_text() == FIXED
-    assert err.count("fixed 1 finding(s) in 1 file(s)") == 1
-    assert "fixed 0 finding(s) in 0 file(s)" in err
+    assert out.count("Fixed 1 finding in 1 file") == 1
+    assert out.endswith("Found 1 finding in 1 file\n")  # the second run, which fixed nothing
 
 
 def test_a_read_only_file_is_not_rewritten_even_by_root(fixable, capsys):
@@ -410,7 +410,7 @@ def flake8(*args, stdin=None):
 @pytest.mark.parametrize("content", [NOT_UTF8, UNKNOWN_COOKIE], ids=["not-utf8", "unknown-cookie"])
 def test_a_file_python_cannot_decode_is_one_tdv900_in_both_front_ends(project, content):
     (project / "legacy.py").write_bytes(content)
-    ours = command("check", "legacy.py")
+    ours = command("check", "--quiet", "legacy.py")
     theirs = flake8("legacy.py")
     assert ours.stdout == theirs.stdout.decode()
     assert ours.stdout.startswith("legacy.py:1:1: TDV900 could not analyse this file (cannot decode it: ")
@@ -426,7 +426,7 @@ def test_an_editor_buffer_is_linted_even_if_the_saved_file_is_not_utf8(project):
 
 def test_the_memory_budget_is_the_same_in_both_front_ends(project):
     oversized(project / "huge.py", 1)
-    ours = command("check", "--memory-budget", "1", "huge.py")
+    ours = command("check", "--quiet", "--memory-budget", "1", "huge.py")
     theirs = flake8("--torchdevice-memory-budget", "1", "huge.py")
     assert ours.stdout == theirs.stdout.decode()
     assert ours.stdout.startswith("huge.py:1:1: TDV900 could not analyse this file (")

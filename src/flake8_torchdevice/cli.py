@@ -16,12 +16,13 @@ from pathlib import Path
 from . import __version__
 from .confidence import Confidence
 from .config import Config, ConfigError, Resolved, load_config, resolve
-from .discovery import Discovery, discover
+from .discovery import Discovery, discover, excluded_file
 from .docs import DOCUMENTED, explain
 from .formats import FORMATS, statistics
 from .rules import ALL_RULES
-from .runner import FileResult, FixMode, ProgressBar, RunOptions, default_jobs, run
+from .runner import FileResult, FixMode, ProgressBar, RunOptions, checked_stdin, default_jobs, run
 from .sources import DEFAULT_MEMORY_BUDGET_MIB, largest_file
+from .summary import Mode, Tally, summary
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
 
@@ -67,7 +68,14 @@ def _parser() -> argparse.ArgumentParser:
 
 def _linting_options() -> argparse.ArgumentParser:
     options = argparse.ArgumentParser(add_help=False)
-    options.add_argument("paths", nargs="*", default=["."], metavar="PATH", help="files and directories")
+    options.add_argument(
+        "paths", nargs="*", default=["."], metavar="PATH", help="files and directories; - reads standard input"
+    )
+    options.add_argument(
+        "--stdin-filename",
+        metavar="NAME",
+        help="the file standard input holds (-): the name printed, and matched against the excludes",
+    )
     codes = "comma-separated codes or prefixes (TDV, TDV00, TDV002)"
     options.add_argument("--select", type=_comma_list, action="extend", help=f"{codes}; default: the default rules")
     options.add_argument("--extend-select", type=_comma_list, action="extend", help=f"{codes}, added to the selection")
@@ -102,6 +110,9 @@ def _linting_options() -> argparse.ArgumentParser:
     options.add_argument("--format", choices=sorted(FORMATS), default="text", help="output format (default: text)")
     options.add_argument("--statistics", action="store_true", help="count findings per code")
     options.add_argument("--exit-zero", action="store_true", help="exit 0 even when there are findings")
+    options.add_argument(
+        "--quiet", "-q", action="store_true", help="print the findings only: no summary line, no progress"
+    )
     options.add_argument("--diff", action="store_true", help="print the fixes as a unified diff; write nothing")
     options.add_argument("--unsafe-fixes", action="store_true", help="also apply fixes that may change behaviour")
     options.add_argument("--jobs", type=_positive, help="worker processes (default: all CPUs above 20 files)")
@@ -137,17 +148,45 @@ def _lint(args: argparse.Namespace) -> int:
     root = Path.cwd()
     config = load_config(root)
     resolved = resolve(config, _flags(args, root))
+    if not any(rule.code in resolved.codes for rule in ALL_RULES):
+        # ``select = []`` would otherwise end in "All checks passed" having checked nothing.
+        print(
+            "torchdevice: warning: no rules selected (select, extend-select and ignore leave none); nothing checked",
+            file=sys.stderr,
+        )
+        return EXIT_CLEAN
+    if "-" in args.paths or args.stdin_filename is not None:
+        return _lint_stdin(args, resolved, root)
     found = discover([Path(path) for path in args.paths], resolved.excludes, resolved.respect_gitignore)
     files = found.files
     if not files:
         print(f"torchdevice: no Python files or notebooks found{_why_none(found)}", file=sys.stderr)
     options = _run_options(args, resolved)
-    progress = ProgressBar(len(files)) if ProgressBar.wanted(len(files)) else None
+    phase = "fixing" if args.fix_requested and not args.diff else "checking"
+    progress = ProgressBar(len(files), phase) if files and not args.quiet and ProgressBar.wanted() else None
     results = run(files, options, args.jobs or default_jobs(len(files)), progress.advance if progress else None)
     if progress is not None:
         progress.close()
     unlisted = [FileResult(path, error=f"cannot read: {reason}") for path, reason in found.unreadable]
     return _report([*unlisted, *results], args, resolved, root)
+
+
+def _lint_stdin(args: argparse.Namespace, resolved: Resolved, root: Path) -> int:
+    """``-``: standard input, as the file ``--stdin-filename`` names; fixed, it goes to stdout."""
+    if args.paths != ["-"]:
+        raise ConfigError("standard input (-) is read alone: give - as the only path, with --stdin-filename")
+    data = sys.stdin.buffer.read()
+    name = args.stdin_filename or "-"
+    fixing_to_stdout = args.fix_requested and not args.diff
+    if args.stdin_filename is not None and excluded_file(Path(name), resolved.excludes):
+        # As a file named on the command line: not checked, and fix passes it through unchanged.
+        print(f"torchdevice: no Python files or notebooks found{_why_none(Discovery(excluded=1))}", file=sys.stderr)
+        if fixing_to_stdout:
+            sys.stdout.buffer.write(data)
+        return EXIT_CLEAN
+    result = checked_stdin(data, name, _run_options(args, resolved))
+    fixed = (result.fixed_data or data) if fixing_to_stdout else None
+    return _report([result], args, resolved, root, fixed)
 
 
 def _why_none(found: Discovery) -> str:
@@ -189,33 +228,55 @@ def _run_options(args: argparse.Namespace, resolved: Resolved) -> RunOptions:
     return RunOptions(resolved.settings, rules, resolved.codes, mode, resolved.memory_budget)
 
 
-def _report(results: list[FileResult], args: argparse.Namespace, resolved: Resolved, root: Path) -> int:
+def _report(
+    results: list[FileResult], args: argparse.Namespace, resolved: Resolved, root: Path, fixed: bytes | None = None
+) -> int:
+    """Print what the run found; ``fixed`` is standard input after fixing, which has stdout to itself
+    (the findings, and the rest, go to stderr)."""
     reports = [report for result in results for report in result.reports]
     rules = [rule for rule in DOCUMENTED if rule.code in resolved.codes]
     for result in results:
         for problem in (result.error, result.note):
             if problem:
                 print(f"{result.path}: {problem}", file=sys.stderr)
+    findings = sys.stderr if fixed is not None else sys.stdout
     if args.diff:
         sys.stdout.write("".join(result.diff for result in results))
     else:
-        sys.stdout.write(FORMATS[args.format](reports, rules, root))
+        findings.write(FORMATS[args.format](reports, rules, root))
+    # Next to the findings where people read them; JSON, SARIF and a diff keep stdout to themselves.
+    readable = findings if args.format in ("text", "github") and not args.diff else sys.stderr
     if args.statistics:
-        readable = args.format in ("text", "github") and not args.diff
-        (sys.stdout if readable else sys.stderr).write(statistics(reports, rules))
-    if args.fix_requested or args.diff:
-        _fix_summary(results, len(reports), would=args.diff)
+        readable.write(statistics(reports, rules))
+    if results and not args.quiet:
+        print(summary(_tally(results), _mode(args)), file=readable if args.format == "text" else sys.stderr)
+    if fixed is not None:
+        sys.stdout.flush()
+        sys.stdout.buffer.write(fixed)
+        sys.stdout.buffer.flush()
     if any(result.error for result in results):
         return EXIT_ERROR
     changed = args.diff and any(result.diff for result in results)
     return EXIT_FINDINGS if (reports or changed) and not args.exit_zero else EXIT_CLEAN
 
 
-def _fix_summary(results: list[FileResult], remaining: int, would: bool) -> None:
-    fixed = sum(result.fixed for result in results)
-    files = sum(1 for result in results if result.fixed)
-    verb = "would fix" if would else "fixed"
-    print(f"torchdevice: {verb} {fixed} finding(s) in {files} file(s); {remaining} remaining", file=sys.stderr)
+def _tally(results: list[FileResult]) -> Tally:
+    reports = [report for result in results for report in result.reports]
+    errors = sum(1 for result in results if result.error)
+    return Tally(
+        files=len(results) - errors,
+        findings=len(reports),
+        files_with_findings=sum(1 for result in results if result.reports),
+        safe_fixes=sum(1 for report in reports if report.fix == "safe"),
+        unsafe_fixes=sum(1 for report in reports if report.fix == "unsafe"),
+        fixed=sum(result.fixed for result in results),
+        files_fixed=sum(1 for result in results if result.fixed),
+        errors=errors,
+    )
+
+
+def _mode(args: argparse.Namespace) -> Mode:
+    return Mode(fixing=args.fix_requested or args.diff, diff=args.diff, unsafe=args.unsafe_fixes)
 
 
 def _explain(args: argparse.Namespace) -> int:
@@ -229,9 +290,10 @@ def _explain(args: argparse.Namespace) -> int:
 
 
 def _rules(args: argparse.Namespace) -> int:
+    width = max(len(rule.name) for rule in DOCUMENTED)
     for rule in DOCUMENTED:
         default = "on " if rule.enabled_by_default else "off"
-        print(f"{rule.code}  {default}  {rule.name:<28}  {rule.summary}")
+        print(f"{rule.code}  {default}  {rule.name:<{width}}  {rule.summary}")
     return EXIT_CLEAN
 
 

@@ -189,7 +189,7 @@ def discover(paths: Sequence[Path], excludes: Sequence[Pattern], respect_gitigno
             continue
         if is_directory:
             found.update(dict.fromkeys(_walk(path, excludes, GitIgnore.above(path, respect_gitignore), discovery)))
-        elif _excluded(path, False, excludes):
+        elif excluded_file(path, excludes):
             discovery.excluded += 1
         else:
             found[os.path.normpath(path)] = None
@@ -229,6 +229,12 @@ def _skipped(
         discovery.ignored_by_git += 1
         return True
     return False
+
+
+def excluded_file(path: Path, excludes: Sequence[Pattern]) -> bool:
+    """A file the user names (on the command line, or with ``--stdin-filename``) that the exclude
+    patterns exclude; ``.gitignore`` does not count, as git lets you name an ignored file."""
+    return _excluded(path, False, excludes)
 
 
 def _excluded(path: Path, is_directory: bool, excludes: Sequence[Pattern]) -> bool:

@@ -19,6 +19,7 @@ from itertools import accumulate
 import libcst as cst
 
 from .analysis import analyse, positions_of
+from .mentions import LineMention, resolved
 from .parsing import cyclic_gc_paused, parse_module
 from .prefilter import could_have_findings
 from .rules import ALL_RULES, Finding, Rule
@@ -54,6 +55,9 @@ class Diagnostic:
     fix: str | None = field(default=None, compare=False)
     # "high", "medium" or "low": how sure the finding is (``confidence.py``).
     confidence: str = field(default="high", compare=False)
+    # The lines of the module the message names ("made by torch.zeros() at line 12"), for a front
+    # end that counts lines its own way (mentions.py).
+    mentions: tuple[LineMention, ...] = field(default=(), compare=False)
 
     def flake8_text(self) -> str:
         return f"{self.code} {self.message}"
@@ -109,9 +113,9 @@ def _parse_and_check(
         return _unanalysable(f"libcst could not parse it: {_first_line(error)}")
     try:
         with _recursion_limit(_RECURSION_LIMIT):
-            findings = _unique(_run_rules(module, settings, rules, timings))
+            findings, mentioned = _run_rules(module, settings, rules, timings)
             with timings.stage(POSITIONS):
-                located = _locate(module, findings)
+                located = _locate(module, _unique(findings), mentioned)
             return CheckedSource(module, located, sorted(diagnostic for _, diagnostic in located))
     except RecursionError:
         return _unanalysable("nested too deeply to analyse")
@@ -223,7 +227,8 @@ def _recursion_limit(limit: int) -> Iterator[None]:
 
 def _run_rules(
     module: cst.Module, settings: Settings, rules: Sequence[type[Rule]], timings: StageTimings
-) -> list[Finding]:
+) -> tuple[list[Finding], list[cst.CSTNode]]:
+    """The findings, and the nodes whose line their messages name."""
     with timings.stage(ANALYSE):
         analysis = analyse(module, settings.guard_functions)
     findings: list[Finding] = []
@@ -231,7 +236,7 @@ def _run_rules(
     for rule in rules:
         with timings.stage(rule.code):  # a rule's check is a generator: its work is done here
             findings.extend(finding for finding in rule().check(analysis, settings) if finding.confidence >= least)
-    return findings
+    return findings, analysis.mentioned()
 
 
 def _unique(findings: list[Finding]) -> list[Finding]:
@@ -239,13 +244,19 @@ def _unique(findings: list[Finding]) -> list[Finding]:
     return list({(id(finding.node), finding.code): finding for finding in findings}.values())
 
 
-def _locate(module: cst.Module, findings: list[Finding]) -> list[tuple[Finding, Diagnostic]]:
-    positions = positions_of(module, (finding.node for finding in findings))
+def _locate(
+    module: cst.Module, findings: list[Finding], mentioned: list[cst.CSTNode]
+) -> list[tuple[Finding, Diagnostic]]:
+    """Each finding with its diagnostic: one pass over the module places the findings and the
+    nodes their messages name."""
+    positions = positions_of(module, [*(finding.node for finding in findings), *mentioned])
+    lines = {key: line for key, (line, _) in positions.items()}
     located = []
     for finding in findings:
         line, column = positions.get(id(finding.node), (1, 0))
         fix = None if finding.fix is None else ("safe" if finding.fix.safe else "unsafe")
-        diagnostic = Diagnostic(line, column, finding.code, finding.message, fix, finding.confidence.label)
+        message, mentions = resolved(finding.message, lines)
+        diagnostic = Diagnostic(line, column, finding.code, message, fix, finding.confidence.label, mentions)
         located.append((finding, diagnostic))
     return located
 

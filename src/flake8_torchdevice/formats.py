@@ -1,7 +1,7 @@
 """Renderers for the command's reports: text, JSON, SARIF 2.1.0 and GitHub workflow commands.
 
 Pure functions from reports to text. Columns are 1-based everywhere, as flake8 prints them. A
-finding in a notebook names its cell: ``nb.ipynb:cell_3:4:5`` in text, ``"cell": 3`` in JSON; SARIF
+finding in a notebook names its cell: ``nb.ipynb:cell 3:4:5`` in text (ruff's form), ``"cell": 3`` in JSON; SARIF
 and GitHub locate it in the file without a line (their lines are the file's, not the cell's) and
 say the cell and line in the message.
 """
@@ -78,7 +78,7 @@ def statistics(reports: Sequence[Report], rules: Sequence[type[Code]]) -> str:
 
 
 def _position(report: Report) -> str:
-    cell = "" if report.cell is None else f"cell_{report.cell}:"
+    cell = "" if report.cell is None else f"cell {report.cell}:"
     return f"{report.path}:{cell}{report.line}:{report.column}"
 
 

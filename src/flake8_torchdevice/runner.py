@@ -19,13 +19,14 @@ import time
 import traceback
 import warnings
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import partial
 from pathlib import Path
 from typing import TextIO, TypeVar
 
 from .engine import Diagnostic, lint_source, unanalysable
 from .fixes import fix_source
+from .mentions import python_line_name, renamed
 from .noqa import silencer
 from .notebooks import NotANotebook, Notebook, parse_notebook, physical_lines
 from .reports import Report
@@ -59,6 +60,7 @@ class FileResult:
     reports: list[Report] = field(default_factory=list)
     fixed: int = 0  # fixes applied (or, with --diff, that would be)
     diff: str = ""
+    fixed_data: bytes | None = None  # the fixed file, when it is not written back (--diff, standard input)
     note: str | None = None  # why fixes were left out of this file
     error: str | None = None  # the file could not be read or written, or we failed on it
 
@@ -66,7 +68,7 @@ class FileResult:
 @dataclass(frozen=True)
 class FixMode:
     unsafe: bool = False
-    write: bool = True  # False for --diff: compute the diff, write nothing
+    write: bool = True  # False for --diff and standard input: the fixed text is returned, not written
 
 
 @dataclass(frozen=True)
@@ -89,6 +91,9 @@ class _PythonFile:
 
     def locate(self, line: int) -> tuple[int | None, int]:
         return None, line
+
+    def line_name(self, line: int, seen_from: int | None) -> str:
+        return python_line_name(line)
 
     def rewritten(self, fixed_source: str) -> str | None:
         return fixed_source
@@ -143,10 +148,19 @@ def _collect(results: Iterable[_Collected], progress: Callable[[], None] | None)
 
 def checked_file(path: Path, options: RunOptions) -> FileResult:
     """``process_file``, with an exception it raises (a bug of ours) reported for its file alone."""
+    return _checked(str(path), partial(process_file, path, options))
+
+
+def checked_stdin(data: bytes, name: str, options: RunOptions) -> FileResult:
+    """``process_stdin``, with an exception it raises reported as ``checked_file`` reports it."""
+    return _checked(name, partial(process_stdin, data, name, options))
+
+
+def _checked(display: str, work: Callable[[], FileResult]) -> FileResult:
     try:
-        return process_file(path, options)
+        return work()
     except Exception:
-        return FileResult(str(path), error="internal error, please report it:\n" + traceback.format_exc().rstrip())
+        return FileResult(display, error="internal error, please report it:\n" + traceback.format_exc().rstrip())
 
 
 def process_file(path: Path, options: RunOptions) -> FileResult:
@@ -158,6 +172,21 @@ def process_file(path: Path, options: RunOptions) -> FileResult:
         return FileResult(display, _unanalysable(display, reason, options))
     except OSError as error:
         return FileResult(display, error=f"cannot read: {error.strerror or error}")
+    return _process(path, display, data, options)
+
+
+def process_stdin(data: bytes, name: str, options: RunOptions) -> FileResult:
+    """Standard input, as the file ``name`` shows it (``x.ipynb``: a notebook), linted or fixed;
+    fixed, it is never written: the result carries the fixed bytes."""
+    path = Path(name)
+    limit = _largest(path, options.memory_budget)
+    if len(data) > limit:
+        return FileResult(name, _unanalysable(name, too_large_reason(len(data), limit, options.memory_budget), options))
+    fix = None if options.fix is None else replace(options.fix, write=False)
+    return _process(path, name, data, replace(options, fix=fix))
+
+
+def _process(path: Path, display: str, data: bytes, options: RunOptions) -> FileResult:
     try:
         document = _read_document(path, data, options.memory_budget)
     except _Unanalysable as error:
@@ -201,7 +230,7 @@ def _lint(display: str, document: _Document, options: RunOptions) -> list[Report
 def _reports(display: str, document: _Document, diagnostics: Sequence[Diagnostic], options: RunOptions) -> list[Report]:
     silenced = silencer(document.source)
     return [
-        _report(display, *document.locate(diagnostic.line), diagnostic)
+        _report(display, document, diagnostic)
         for diagnostic in diagnostics
         if diagnostic.code in options.codes and not silenced(diagnostic)
     ]
@@ -210,14 +239,17 @@ def _reports(display: str, document: _Document, diagnostics: Sequence[Diagnostic
 def _unanalysable(display: str, reason: str, options: RunOptions) -> list[Report]:
     """The engine's TDV900 for a file that never reached it (unreadable text), when TDV900 is selected."""
     diagnostic = unanalysable(reason)
-    return [_report(display, None, diagnostic.line, diagnostic)] if diagnostic.code in options.codes else []
+    return [_report(display, None, diagnostic)] if diagnostic.code in options.codes else []
 
 
-def _report(display: str, cell: int | None, line: int, diagnostic: Diagnostic) -> Report:
+def _report(display: str, document: _Document | None, diagnostic: Diagnostic) -> Report:
+    """The diagnostic where the user looks: a notebook's cell, and lines counted in its cells."""
+    cell, line = document.locate(diagnostic.line) if document is not None else (None, diagnostic.line)
+    message = diagnostic.message
+    if document is not None:
+        message = renamed(message, diagnostic.mentions, partial(document.line_name, seen_from=cell))
     column = diagnostic.column + 1
-    return Report(
-        display, cell, line, column, diagnostic.code, diagnostic.message, diagnostic.fix, diagnostic.confidence
-    )
+    return Report(display, cell, line, column, diagnostic.code, message, diagnostic.fix, diagnostic.confidence)
 
 
 def _fix(path: Path, display: str, read: bytes, document: _Document, options: RunOptions, mode: FixMode) -> FileResult:
@@ -234,6 +266,7 @@ def _fix(path: Path, display: str, read: bytes, document: _Document, options: Ru
     result = FileResult(display, _lint(display, fixed_document, options), fixed=outcome.applied)
     if not mode.write:
         result.diff = unified_diff(document.text, text, display)
+        result.fixed_data = data
         return result
     try:
         write_back(path, read, data)
@@ -267,32 +300,42 @@ def unified_diff(before: str, after: str, display: str) -> str:
 
 
 class ProgressBar:
-    """A one-line bar on a terminal's stderr, for long runs only; silent in CI and when piped."""
+    """A one-line bar on a terminal's stderr for a run that takes a while: drawn once the run has
+    taken ``DELAY`` seconds, it says the phase and the files done of the total
+    (``checking [#####.....] 120/3000 files``). Never in CI or when stderr is not a terminal."""
 
-    MINIMUM_FILES = 200
+    DELAY = 2.0  # seconds: a shorter run ends before a bar would be read
     _WIDTH = 30
 
-    def __init__(self, total: int, stream: TextIO | None = None) -> None:
+    def __init__(
+        self, total: int, phase: str, stream: TextIO | None = None, clock: Callable[[], float] = time.monotonic
+    ) -> None:
         self._total = total
+        self._phase = phase
         self._stream = stream or sys.stderr
+        self._clock = clock
         self._done = 0
-        self._drawn_at = 0.0
+        self._started = clock()
+        self._drawn_at: float | None = None
 
-    @classmethod
-    def wanted(cls, total: int, stream: TextIO | None = None) -> bool:
-        terminal = (stream or sys.stderr).isatty()
-        return total > cls.MINIMUM_FILES and terminal and not os.environ.get("CI")
+    @staticmethod
+    def wanted(stream: TextIO | None = None) -> bool:
+        return (stream or sys.stderr).isatty() and not os.environ.get("CI")
 
     def advance(self) -> None:
         self._done += 1
-        now = time.monotonic()
-        if now - self._drawn_at >= 0.1 or self._done == self._total:
+        now = self._clock()
+        if now - self._started < self.DELAY:
+            return
+        if self._drawn_at is None or now - self._drawn_at >= 0.1 or self._done == self._total:
             self._drawn_at = now
             filled = self._WIDTH * self._done // self._total
             bar = "#" * filled + "." * (self._WIDTH - filled)
-            self._stream.write(f"\r[{bar}] {self._done}/{self._total} files")
+            self._stream.write(f"\r{self._phase} [{bar}] {self._done}/{self._total} files")
             self._stream.flush()
 
     def close(self) -> None:
-        self._stream.write("\r" + " " * (self._WIDTH + 30) + "\r")
-        self._stream.flush()
+        """Clears the bar, if it was drawn: what follows starts on a clean line."""
+        if self._drawn_at is not None:
+            self._stream.write("\r" + " " * (len(self._phase) + self._WIDTH + 40) + "\r")
+            self._stream.flush()

@@ -14,6 +14,7 @@ from collections.abc import Set as AbstractSet
 
 import libcst as cst
 
+from ..mentions import mark
 from . import domain
 from .conditions import mentions_cuda, needs_cuda
 from .definitions import Definitions, FunctionInfo
@@ -113,6 +114,7 @@ class Analysis:
         self._imports = imports
         self._definitions = definitions
         self._facts = facts
+        self._mentioned: dict[int, cst.CSTNode] = {}
         self._lines: dict[int, int] = {}
         self._copying_to_cpu: set[int] | None = None
         self._without_cuda: str | None = None
@@ -294,8 +296,12 @@ class Analysis:
         if self._without_cuda is None:
             evidence = [(node, "falls back to the CPU") for node in self._facts.cpu_fallbacks.values()]
             evidence += [(call.node, reason) for call in self.calls() if (reason := _cpu_support(call)) is not None]
-            lines = sorted((self.line_of(node), reason) for node, reason in evidence)
-            self._without_cuda = f"{lines[0][1]} at line {lines[0][0]}" if lines else ""
+            positions = positions_of(self.module, (node for node, _ in evidence))  # one pass for all
+            self._without_cuda = ""
+            if evidence:
+                node, reason = min(evidence, key=lambda found: positions.get(id(found[0]), (1, 0)))
+                self._mentioned[id(node)] = node
+                self._without_cuda = f"{reason} at {mark(id(node))}"
         return self._without_cuda or None
 
     def cases_skipped_without_cuda(self) -> set[int]:
@@ -316,7 +322,7 @@ class Analysis:
 
     # --------------------------------------------------------------- explaining
     def line_of(self, node: cst.CSTNode) -> int:
-        """The line a node starts on, computed only for the nodes a message mentions."""
+        """The line a node starts on, for ordering two nodes (a message names lines with ``explain``)."""
         line = self._lines.get(id(node))
         if line is None:
             line = positions_of(self.module, [node]).get(id(node), (1, 0))[0]
@@ -324,11 +330,19 @@ class Analysis:
         return line
 
     def explain(self, value: Value) -> str:
-        """Why a value is where it is, in a few words: "moved by .to() at line 12"."""
+        """Why a value is where it is, in a few words: "moved by .to() at line 12".
+
+        The line is a mark that the engine resolves with the findings' positions (mentions.py).
+        """
         origin = value.origin
         if origin is None:
             return ""
-        return f"{origin.reason} at line {self.line_of(origin.node)}"
+        self._mentioned[id(origin.node)] = origin.node
+        return f"{origin.reason} at {mark(id(origin.node))}"
+
+    def mentioned(self) -> list[cst.CSTNode]:
+        """The nodes whose line a message names."""
+        return list(self._mentioned.values())
 
     def origin_node(self, value: Value) -> cst.CSTNode | None:
         return value.origin.node if value.origin is not None else None

@@ -17,7 +17,7 @@ from typing import ClassVar
 
 import libcst as cst
 
-from ..analysis.queries import Analysis
+from ..analysis.queries import Analysis, CallFact
 from ..confidence import Confidence
 from ..selection import OFF_BY_DEFAULT
 from ..settings import Settings
@@ -134,12 +134,132 @@ class Rule(Code):
         return Finding(node, self.code, message, fix, confidence)
 
 
+def device_variable(analysis: Analysis, site: CallFact) -> str | None:
+    """The device variable the code places things with (``device``, ``self.device``), if one is in
+    scope at the call: a ``device`` of another function would be an undefined name here."""
+    candidates = [
+        name
+        for name in analysis.device_names(site.scope.function)
+        if name.rsplit(".", 1)[-1] in ("device", "dev") and analysis.in_scope_at(site, name)
+    ]
+    return min(candidates, key=lambda name: (name.count("."), name)) if candidates else None
+
+
 def source_text(analysis: Analysis, node: cst.CSTNode) -> str:
     """The code of a reported node on one line, for messages (comments of multi-line calls dropped)."""
     code = analysis.module.code_for_node(node)
     if "\n" in code or "\r" in code:
         code = _without_comments(code)
     return " ".join(code.split()).replace("( ", "(").replace(" )", ")").replace(" .", ".")
+
+
+# How long a piece of code a message quotes may be: a message's one line stays under about 160
+# characters with the words around it (tests/test_messages.py holds every rule to it).
+QUOTE_WIDTH = 40
+_ELIDED = "..."
+
+
+def quoted(analysis: Analysis, node: cst.CSTNode, width: int = QUOTE_WIDTH) -> str:
+    """``source_text`` of a node, ``shortened`` to ``width`` characters."""
+    return shortened(source_text(analysis, node), width)
+
+
+def shortened(code: str, width: int = QUOTE_WIDTH) -> str:
+    """Code on one line, at most ``width`` characters: a longer one keeps its start and its end and
+    leaves out the middle of a chain, and the arguments of the calls it keeps when it must
+    (``classifier(batch)...detach().numpy()``, ``torch.zeros(...).to(device)``)."""
+    if len(code) <= width:
+        return code
+    if _parenthesized(code):
+        return f"({shortened(code[1:-1], width - 2)})"
+    links = _chain_links(code)
+    # The ends as written, or without their arguments: whichever leaves room for more of the chain.
+    head, tail = max(
+        (_grown(links, width, elide_ends) for elide_ends in (False, True)), key=lambda kept: len(kept[0] + kept[1])
+    )
+    text = _joined(head, tail, len(links))
+    if len(text) <= width:
+        return text
+    keep = width - len(_ELIDED)
+    return text[: keep - keep // 2] + _ELIDED + text[len(text) - keep // 2 :]
+
+
+def _grown(links: list[str], width: int, elide_ends: bool) -> tuple[list[str], list[str]]:
+    """The links kept at the start and at the end of a chain: the ends first (without their
+    arguments if asked, or if they do not fit), then the links next to them, taking turns, the end
+    of the chain first, each without its arguments if it does not fit as written."""
+    head, tail = [links[0]], links[-1:] if len(links) > 1 else []
+    for kept in (head, tail):
+        if elide_ends or len(_joined(head, tail, len(links))) > width:
+            kept[:] = [_without_arguments(link) for link in kept]
+    middle = links[1:-1]
+    while middle:
+        to_tail = len(tail) <= len(head)
+        link = middle[-1] if to_tail else middle[0]
+        for candidate in (link, _without_arguments(link)):
+            grown = (head, [candidate, *tail]) if to_tail else ([*head, candidate], tail)
+            if len(_joined(*grown, len(links))) <= width:
+                break
+        else:
+            break
+        head, tail = grown
+        middle.pop(-1 if to_tail else 0)
+    return head, tail
+
+
+def _parenthesized(code: str) -> bool:
+    """``(a + b)``, not ``(a) + (b)``: the first parenthesis closes at the end."""
+    if not code.startswith("(") or not code.endswith(")"):
+        return False
+    depth = 0
+    for index, char in enumerate(code):
+        depth += (char in "([{") - (char in ")]}")
+        if depth == 0:
+            return index == len(code) - 1
+    return False
+
+
+def _joined(head: list[str], tail: list[str], links: int) -> str:
+    inner = _ELIDED if len(head) + len(tail) < links else "."
+    return ".".join(head) + (inner + ".".join(tail) if tail else "")
+
+
+def _chain_links(code: str) -> list[str]:
+    """``a.b(x).c`` as ``["a", "b(x)", "c"]``: split at the dots outside brackets and strings."""
+    links, depth, quote, start, index = [], 0, "", 0, 0
+    while index < len(code):
+        char = code[index]
+        if quote:
+            if char == "\\":
+                index += 1
+            elif char == quote:
+                quote = ""
+        elif char in "'\"":
+            quote = char
+        elif char in "([{":
+            depth += 1
+        elif char in ")]}":
+            depth -= 1
+        elif char == "." and depth == 0 and not _ends_a_number(code[start:index]):
+            links.append(code[start:index])
+            start = index + 1
+        index += 1
+    links.append(code[start:])
+    return links
+
+
+def _ends_a_number(text: str) -> bool:
+    """``1.5``: the dot is a decimal point (after ``layer2`` it is an attribute's)."""
+    word = re.search(r"\w*$", text)
+    return word is not None and word.group().isdigit()
+
+
+def _without_arguments(link: str) -> str:
+    """``add(batch, alpha=m)`` as ``add(...)``, ``pe[: x.size(1)]`` as ``pe[...]``."""
+    opening = next((index for index, char in enumerate(link) if char in "(["), None)
+    if opening is None or opening == 0 or link[-1] not in ")]":
+        return link
+    return f"{link[:opening]}{link[opening]}{_ELIDED}{link[-1]}"
 
 
 def _without_comments(code: str) -> str:

@@ -23,7 +23,7 @@ from ..analysis.queries import (
     string_value,
 )
 from ..settings import Settings
-from .base import Finding, Rule, graded_by_cpu_support, source_text
+from .base import Finding, Rule, graded_by_cpu_support, quoted
 
 # ``torch.cuda`` functions that raise on a machine without CUDA. Each was run on
 # torch 2.13.0 (CPU build) and raised; ``is_available``, ``device_count``,
@@ -326,12 +326,12 @@ class HardcodedCudaDevice(Rule):
         if call.method == "cuda" and _fits_cuda_signature(node) and not is_instance_of_other_class(call.receiver_value):
             yield self.finding(
                 cast(cst.Attribute, node.func).attr,  # a method call: its func is an Attribute
-                f".cuda() fails without a CUDA GPU (CPU-only, Apple MPS); use .to(device), device = {CHOOSE_ONCE}",
+                f"`{quoted(analysis, node, 36)}` fails without a CUDA GPU; use .to(device), device = {CHOOSE_ONCE}",
             )
         if call.method == "pin_memory" and not node.args and not is_instance_of_other_class(call.receiver_value):
             yield self.finding(
                 cast(cst.Attribute, node.func).attr,  # a method call: its func is an Attribute
-                ".pin_memory() needs a CUDA GPU and raises without one; call it under "
+                f"`{quoted(analysis, node)}` raises without a CUDA GPU; call it under "
                 "`if torch.cuda.is_available():` (or let DataLoader(pin_memory=...) decide)",
             )
         if call.qualified in LEGACY_TENSOR_TYPES:
@@ -350,18 +350,16 @@ class HardcodedCudaDevice(Rule):
     def _literal(self, node: cst.BaseExpression, analysis: Analysis) -> Finding:
         value = string_value(node)
         # ``f"cuda:{rank}"``, ``"cuda:" + str(i)``: the index is chosen at run time, CUDA is not
-        written = f'"{value}"' if value is not None else f"`{source_text(analysis, node)}`"
+        written = f'"{value}"' if value is not None else f"`{quoted(analysis, node, 24)}`"
         return self.finding(
-            node,
-            f"hard-coded {written} fails without a CUDA GPU (CPU-only, Apple MPS); "
-            f"pass a device chosen once: device = {CHOOSE_ONCE}",
+            node, f"hard-coded {written} fails without a CUDA GPU; pass a device chosen once: device = {CHOOSE_ONCE}"
         )
 
     def _device_index(self, node: cst.Integer) -> Finding:
         return self.finding(
             node,
-            f"device index {node.value} names an accelerator (CUDA device {node.value}) and fails without one "
-            f"(CPU-only); pass a device chosen once: device = {CHOOSE_ONCE}",
+            f"device index {node.value} (CUDA device {node.value}) fails without a CUDA GPU; "
+            f"pass a device chosen once: device = {CHOOSE_ONCE}",
         )
 
     def _legacy_type(self, node: cst.CSTNode, name: str) -> Finding:

@@ -18,7 +18,7 @@ from ..analysis.queries import (
 )
 from ..confidence import Confidence
 from ..settings import Settings
-from .base import Finding, Fix, Rule, source_text
+from .base import Finding, Fix, Rule, quoted
 
 CONVERSIONS = frozenset({"to", "cuda", "cpu"})
 
@@ -178,19 +178,20 @@ class DiscardedConversion(Rule):
         return name is not None and not analysis.unpacked_as_mapping(function, name) and name.split(".", 1)[0] != "self"
 
     def _report(self, analysis: Analysis, site: CallFact, chained: bool, statement: cst.Expr | None) -> Finding:
-        receiver = source_text(analysis, site.receiver) if site.receiver is not None else "x"
-        call = source_text(analysis, site.node)
-        if chained:
-            advice = f"the in-place call after it changes a copy that is then lost; write `{receiver} = {call}` first"
-        elif isinstance(site.receiver, (cst.Name, cst.Attribute)):
-            advice = f"assign it: `{receiver} = {call}`"
+        """The call is quoted once: in the assignment to write, when the receiver has a name."""
+        in_place = "(only nn.Module.to() moves in place)"
+        if isinstance(site.receiver, (cst.Name, cst.Attribute)):
+            call, subject = f".{site.method}()", f"a tensor's .{site.method}()"
+            assignment = f"`{quoted(analysis, site.receiver, 20)} = {quoted(analysis, site.node, 32)}`"
+            advice = f"first write {assignment}" if chained else f"assign it: {assignment}"
         else:
-            advice = "assign the result to a name and use that"
+            call = subject = f"`{quoted(analysis, site.node)}`"
+            advice = "assign it to a name first" if chained else "assign it to a name and use that"
+        if chained:
+            problem = f"the in-place call after {call} changes a new tensor that is then lost {in_place}"
+        else:
+            problem = f"{subject} returns a new tensor, here discarded {in_place}"
         # A receiver the code does not show is a tensor (--report-unknown-receivers) is a guess.
         shown = is_tensor(site.receiver_value) or is_array(site.receiver_value)
-        return self.finding(
-            site.node,
-            f"`{call}` returns a new tensor and its result is discarded; {advice} (only nn.Module.to() moves in place)",
-            _assign_back(site, statement),
-            Confidence.HIGH if shown else Confidence.LOW,
-        )
+        confidence = Confidence.HIGH if shown else Confidence.LOW
+        return self.finding(site.node, f"{problem}; {advice}", _assign_back(site, statement), confidence)

@@ -9,7 +9,7 @@ import libcst as cst
 
 from ..analysis.queries import Analysis, CallFact, evidence_confidence, may_be_on_accelerator, place_name, requires_grad
 from ..settings import Settings
-from .base import Finding, Fix, Rule, source_text
+from .base import Finding, Fix, Rule, quoted
 
 
 def _forces_copy(call: cst.Call) -> bool:
@@ -100,13 +100,12 @@ class NumpyOnAccelerator(Rule):
             through_modules = analysis.copies_to_cpu(site.scope.function)
             if may_be_on_accelerator(value, through_modules) and not site.without_cuda:
                 assert site.receiver is not None  # numpy_calls yields calls on a receiver only
-                receiver = source_text(analysis, site.receiver)
                 detach = ".detach()" if requires_grad(value) else ""
                 why = analysis.explain(value)
                 yield self.finding(
                     cast(cst.Attribute, site.node.func).attr,  # a method call: its func is an Attribute
-                    f"`{receiver}.numpy()` raises TypeError when `{receiver}` is on {place_name(value)}"
-                    f"{f' ({why})' if why else ''}; copy it to the CPU first: `{receiver}{detach}.cpu().numpy()`",
+                    f"`{quoted(analysis, site.node, 30)}` raises TypeError for a tensor on {place_name(value)}"
+                    f"{f' ({why})' if why else ''}; copy it to the CPU first: `{detach}.cpu().numpy()`",
                     Fix(site.receiver, _copy_to_host(site), safe=True, description="copy to the CPU first"),
                     evidence_confidence(value),
                 )

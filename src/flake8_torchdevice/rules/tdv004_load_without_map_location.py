@@ -16,24 +16,22 @@ from ..analysis.queries import (
     saves_a_file,
 )
 from ..settings import Settings
-from .base import Finding, Fix, Rule, graded_by_cpu_support, keyword, source_text, with_argument
+from .base import (
+    Finding,
+    Fix,
+    Rule,
+    device_variable,
+    graded_by_cpu_support,
+    keyword,
+    shortened,
+    source_text,
+    with_argument,
+)
 
 # Objects whose saved state holds Python numbers or CPU tensors only: loading it needs no device.
 DEVICE_FREE_STATES = ("sched", "scaler", "rng", "random", "generator", "epoch", "step")
 # ``torch.set_rng_state(torch.load(...))``: RNG states are CPU byte tensors.
 _RNG_SETTERS = frozenset({"torch.set_rng_state", "torch.random.set_rng_state"})
-
-
-def _device_in_scope(analysis: Analysis, site: CallFact) -> str | None:
-    """The device variable the code places things with (``device``, ``self.device``), if one is in
-    scope at the load: a ``device`` of another function would be an undefined name here."""
-    function = site.scope.function
-    candidates = [
-        name
-        for name in analysis.device_names(function)
-        if name.rsplit(".", 1)[-1] in ("device", "dev") and analysis.in_scope_at(site, name)
-    ]
-    return min(candidates, key=lambda name: (name.count("."), name)) if candidates else None
 
 
 def _with_map_location(call: cst.Call, device: str | None) -> cst.Call:
@@ -104,8 +102,8 @@ class LoadWithoutMapLocation(Rule):
 
     Off by default: on library code most loads resume the library's own checkpoints on the same
     kind of machine (docs/precision.md). Enable it for training and inference scripts, where a
-    checkpoint made on a GPU machine meets a laptop: `--extend-select=TDV004` (flake8) or `select`
-    (torchdevice).
+    checkpoint made on a GPU machine meets a laptop: `--extend-select TDV004` (torchdevice, or
+    `extend-select = ["TDV004"]` under `[tool.torchdevice]`) or `--extend-select=TDV004` (flake8).
 
     ## Fix
     Unsafe (`--unsafe-fixes`): adds `map_location=device` when the code places things on a `device`
@@ -163,12 +161,13 @@ class LoadWithoutMapLocation(Rule):
                 or (path is not None and (id(site.scope.function), source_text(analysis, path)) in saved)
             ):
                 continue
-            device = _device_in_scope(analysis, site)
+            device = device_variable(analysis, site)
             location = device or '"cpu"'
+            shown = shortened(location, 20)
             finding = self.finding(
                 call,
-                f"{site.qualified}() without map_location fails where the device the checkpoint was saved from "
-                f"is missing (a GPU checkpoint on a CPU-only or MPS machine); pass map_location={location}",
+                f"{(site.qualified or '').rsplit('.', 1)[-1]}() without map_location puts tensors on their saved "
+                f"device: a GPU-saved file fails on a CPU-only or MPS machine; pass map_location={shown}",
                 Fix(call, _with_map_location(call, device), safe=False, description=f"add map_location={location}"),
             )
             yield graded_by_cpu_support(finding, analysis, settings)

@@ -22,7 +22,7 @@ from ..analysis.queries import (
     place_name,
 )
 from ..settings import Settings
-from .base import Finding, Rule, source_text
+from .base import Finding, Rule, quoted
 
 # Methods that take a tensor from another device legitimately, or only read its shape, dtype or
 # value (``fill_`` takes a 0-dim value from anywhere).
@@ -93,7 +93,8 @@ class MixedDevices(Rule):
     (docs/precision.md). The false reports were CPU scalars computed through several steps
     (`torch.sqrt(torch.tensor(d).float())`), layers rebuilt with `device=` of another layer's
     weights, and placeholders rebuilt on first use, which the analysis does not follow yet. Enable
-    it for model code you own: `--extend-select=TDV005` (flake8) or `select` (torchdevice).
+    it for model code you own: `--extend-select TDV005` (torchdevice, or
+    `extend-select = ["TDV005"]` under `[tool.torchdevice]`) or `--extend-select=TDV005` (flake8).
 
     ## Example
     ```python
@@ -149,13 +150,12 @@ class MixedDevices(Rule):
         cpu_value: Value,
         device_value: Value,
     ) -> Finding:
-        cpu = f"`{source_text(analysis, cpu_node)}`" if cpu_node is not None else "one of its tensors"
+        cpu = f"`{quoted(analysis, cpu_node, 20)}`" if cpu_node is not None else "a tensor"
         made = analysis.explain(cpu_value)
         return self.finding(
             node,
-            f"`{source_text(analysis, node)}` mixes {cpu} on the CPU{f' ({made})' if made else ''} "
-            f"with a tensor on {place_name(device_value)}: RuntimeError 'Expected all tensors to be on the "
-            f"same device' on a GPU; create {cpu} on that device (device=...) or move it with .to()",
+            f"{cpu} (on the CPU{f', {made}' if made else ''}) meets a tensor on {place_name(device_value)}: "
+            "fails on a GPU; create it with device= or move it",
             confidence=evidence_confidence(cpu_value, device_value),
         )
 

@@ -25,7 +25,7 @@ from ..analysis.queries import (
 )
 from ..confidence import Confidence
 from ..settings import Settings
-from .base import Finding, Rule, source_text
+from .base import Finding, Rule, quoted, shortened
 
 # Module methods that run the module on their tensor arguments (Hugging Face ``generate``).
 RUNNING_METHODS = frozenset({"forward", "generate", "predict", "encode", "decode", "encode_image", "encode_text"})
@@ -119,18 +119,19 @@ class InputLeftBehind(Rule):
     def _left_on_cpu(self, analysis: Analysis, site: CallFact, module: Value) -> Iterator[Finding]:
         for arg, value in _inputs(site):
             if is_tensor(value) and must_be_on_cpu(value) and not is_zero_dim(value):
-                name = source_text(analysis, arg.value)
-                model = source_text(analysis, site.node.func)
-                device = device_code(module)
+                model = quoted(analysis, site.node.func, 24)
+                device = shortened(device_code(module), 16)
                 if isinstance(arg.value, (cst.Name, cst.Attribute)):
+                    name = quoted(analysis, arg.value, 20)
                     advice = f"move it first: `{name} = {name}.to({device})`"
                 else:
-                    advice = f"create it there (device={device}) or pass `{name}.to({device})`"
+                    name = quoted(analysis, arg.value, 28)
+                    advice = f"create it with device={device} or add .to({device})"
                 yield self.finding(
                     arg.value,
                     confidence=evidence_confidence(module, value),
-                    message=f"`{model}` is on {place_name(module)} but its input `{name}` is on the CPU: RuntimeError "
-                    f"'Expected all tensors to be on the same device'; {advice}",
+                    message=f"`{model}` is on {place_name(module)} but its input `{name}` is on the CPU, which fails "
+                    f"on a GPU; {advice}",
                 )
 
     def _module_left_on_cpu(self, analysis: Analysis, site: CallFact, module: Value) -> Iterator[Finding]:
@@ -145,13 +146,11 @@ class InputLeftBehind(Rule):
         confidence = Confidence.HIGH if isinstance(callee, cst.Call) else Confidence.MEDIUM
         for arg, value in _inputs(site):
             if is_tensor(value) and must_be_on_accelerator(value, through_modules=False) and not is_zero_dim(value):
-                model = source_text(analysis, site.node.func)
-                made, moved = analysis.explain(module), analysis.explain(value)
+                model, device = quoted(analysis, site.node.func, 24), shortened(device_code(value), 16)
                 yield self.finding(
                     site.node.func,
-                    f"`{model}` is on the CPU ({made}, never moved) but its input `{source_text(analysis, arg.value)}` "
-                    f"is on {place_name(value)}{f' ({moved})' if moved else ''}: RuntimeError 'Expected all tensors "
-                    f"to be on the same device' on a GPU; move the model once: `{model}.to({device_code(value)})`",
+                    f"`{model}` is on the CPU, never moved, but its input `{quoted(analysis, arg.value, 24)}` is on "
+                    f"{place_name(value)}, which fails on a GPU; move the model: `.to({device})`",
                     confidence=min(confidence, evidence_confidence(module, value)),
                 )
                 return
@@ -174,14 +173,13 @@ class InputLeftBehind(Rule):
             if not analysis.is_parameter(site.scope.function, arg.value.value):
                 continue
             if is_tensor(value) or is_array(value):
-                name = arg.value.value
+                name = shortened(arg.value.value, 20)
                 why = analysis.explain(sibling)
-                device = device_code(sibling)
                 yield self.finding(
                     arg.value,
-                    f"`{name}` goes into `{source_text(analysis, site.node.func)}` next to inputs on "
-                    f"{place_name(sibling)}{f' ({why})' if why else ''}, but is never moved: on a GPU, RuntimeError "
-                    f"'Expected all tensors to be on the same device'; move it too: `{name} = {name}.to({device})`",
+                    f"`{name}` goes into `{quoted(analysis, site.node.func, 24)}` unmoved, next to inputs on "
+                    f"{place_name(sibling)}{f' ({why})' if why else ''}, which fails on a GPU; "
+                    f"move it too: `.to({shortened(device_code(sibling), 16)})`",
                     # Inferred: the caller may have put it on the device already (arguments travel together).
                     confidence=Confidence.MEDIUM,
                 )

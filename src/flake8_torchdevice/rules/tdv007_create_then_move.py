@@ -10,6 +10,7 @@ from ..analysis.queries import (
     Analysis,
     CallFact,
     Value,
+    is_cuda_literal,
     is_device,
     is_device_of_a_value,
     is_tensor,
@@ -19,7 +20,7 @@ from ..analysis.queries import (
     string_value,
 )
 from ..settings import Settings
-from .base import Finding, Fix, Rule, keyword, source_text, with_argument
+from .base import Finding, Fix, Rule, device_variable, keyword, quoted, with_argument
 
 # Factories that fill a new tensor themselves: given ``device=``, they allocate once, there.
 # ``torch.tensor(data)`` / ``as_tensor`` stage host data on the CPU and copy even with ``device=``,
@@ -102,7 +103,8 @@ class CreateThenMove(Rule):
 
     Off by default, like ruff's performance rules: every finding is a real double allocation, but
     most run once (an initialisation, a test) where the cost does not matter (docs/precision.md).
-    Enable it where speed matters: `--extend-select=TDV007` (flake8) or `select` (torchdevice).
+    Enable it where speed matters: `--extend-select TDV007` (torchdevice, or
+    `extend-select = ["TDV007"]` under `[tool.torchdevice]`) or `--extend-select=TDV007` (flake8).
 
     ## Fix
     Safe: `torch.zeros(n).to(device)` becomes `torch.zeros(n, device=device)` when the move's only
@@ -149,12 +151,20 @@ class CreateThenMove(Rule):
             fix = _create_on_device(created, site)
             factory = created.qualified.rsplit(".", 1)[-1]
             advice = (
-                f"create it on the device: `{source_text(analysis, fix.replacement)}`"
+                f"create it on the device: `torch.{factory}(..., device={_advised_device(analysis, site, target)})`"
                 if fix is not None
                 else f"pass device= (and dtype=) to torch.{factory}() instead"
             )
             yield self.finding(
                 site.node,
-                f"`{source_text(analysis, site.node)}` allocates on the CPU and then copies (performance); {advice}",
+                f"`{quoted(analysis, site.node)}` allocates on the CPU, then copies (performance); {advice}",
                 fix,
             )
+
+
+def _advised_device(analysis: Analysis, move: CallFact, target: cst.BaseExpression | None) -> str:
+    """The device the advice names: the move's own, unless it is a hard-coded CUDA device (``"cuda"``,
+    ``.cuda()``, an index), which TDV001 reports: then the code's device variable, or ``device``."""
+    if target is not None and not is_cuda_literal(target) and not isinstance(target, cst.Integer):
+        return quoted(analysis, target, 20)
+    return device_variable(analysis, move) or "device"

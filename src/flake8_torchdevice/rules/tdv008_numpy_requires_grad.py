@@ -9,7 +9,7 @@ import libcst as cst
 
 from ..analysis.queries import Analysis, requires_grad
 from ..settings import Settings
-from .base import Finding, Fix, Rule, source_text
+from .base import Finding, Fix, Rule, quoted
 from .tdv003_numpy_on_device import method_call, numpy_calls
 
 
@@ -28,7 +28,8 @@ class NumpyRequiresGrad(Rule):
     Off by default: on released libraries it reported 5 tensors, none of which required grad (a
     caller under `torch.no_grad()`, a model with no parameters, a model frozen in `__init__`);
     the analysis cannot see those yet (docs/precision.md). Enable it for notebooks and training
-    scripts: `--extend-select=TDV008` (flake8) or `select` (torchdevice).
+    scripts: `--extend-select TDV008` (torchdevice, or `extend-select = ["TDV008"]` under
+    `[tool.torchdevice]`) or `--extend-select=TDV008` (flake8).
 
     ## Fix
     Safe: `t.numpy()` becomes `t.detach().numpy()`.
@@ -60,10 +61,9 @@ class NumpyRequiresGrad(Rule):
         for site in numpy_calls(analysis):
             if requires_grad(site.receiver_value):
                 assert site.receiver is not None  # numpy_calls yields calls on a receiver only
-                receiver = source_text(analysis, site.receiver)
                 yield self.finding(
                     cast(cst.Attribute, site.node.func).attr,  # a method call: its func is an Attribute
-                    f"`{receiver}.numpy()` raises RuntimeError: the tensor requires grad; "
-                    f"detach it first: `{receiver}.detach().numpy()` (or compute it under torch.no_grad())",
+                    f"`{quoted(analysis, site.node, 30)}` raises RuntimeError: the tensor requires grad; "
+                    "detach it first: `.detach().numpy()` (or compute it under torch.no_grad())",
                     Fix(site.receiver, method_call(site.receiver, "detach"), safe=True, description="detach first"),
                 )

@@ -24,7 +24,7 @@ from ..analysis.queries import (
     requires_grad,
 )
 from ..settings import Settings
-from .base import Finding, Fix, Rule, source_text
+from .base import Finding, Fix, Rule, quoted
 from .tdv003_numpy_on_device import method_call
 
 # Libraries that turn their arguments into NumPy arrays.
@@ -63,7 +63,8 @@ class ImplicitNumpyConversion(Rule):
     Off by default: on released libraries and user research code it reported one tensor, and
     that one was on the CPU (a test helper called without its `device=`), so its precision is
     not established yet (docs/precision.md). Enable it for training scripts and notebooks:
-    `--extend-select=TDV009` (flake8) or `select` (torchdevice).
+    `--extend-select TDV009` (torchdevice, or `extend-select = ["TDV009"]` under
+    `[tool.torchdevice]`) or `--extend-select=TDV009` (flake8).
 
     ## Fix
     Safe: a single tensor argument that does not require grad becomes `t.cpu()`. None for lists.
@@ -114,8 +115,8 @@ class ImplicitNumpyConversion(Rule):
             method = function.rsplit(".", 1)[-1]
             return self.finding(
                 call.node,
-                f"`{source_text(analysis, call.node)}` raises TypeError on every device: NumPy calls the "
-                f"tensor's own {method}() with NumPy's keywords; use `{source_text(analysis, arg.value)}.{method}()`",
+                f"`{quoted(analysis, call.node, 32)}` raises TypeError on every device: NumPy calls the "
+                f"tensor's own {method}() with NumPy's keywords; use `{quoted(analysis, arg.value, 24)}.{method}()`",
             )
         on_device = _on_device(value, analysis.copies_to_cpu(call.scope.function))
         if on_device is None:
@@ -124,22 +125,21 @@ class ImplicitNumpyConversion(Rule):
         if on_device is value and not requires_grad(value) and not arg.star:
             receiver = arg.value if isinstance(arg.value, _ATOMS) else _parenthesized(arg.value)
             fix = Fix(arg.value, method_call(receiver, "cpu"), safe=True, description="copy to the CPU first")
-        held = "" if on_device is value else " holds a tensor that"
+        code = f"`{quoted(analysis, arg.value, 32)}`"
+        subject = code if on_device is value else f"a tensor in {code}"
         return self.finding(
             call.node,
-            f"`{source_text(analysis, arg.value)}`{held} may be on {place_name(on_device)}: "
-            f"{function.split('.', 1)[0]} converts it with numpy.asarray, which raises TypeError for a tensor "
-            "off the CPU; convert first (`.cpu()`, `.item()`, `.tolist()`)",
+            f"{subject} may be on {place_name(on_device)}: {function.split('.', 1)[0]} converts it with "
+            "numpy.asarray and fails (TypeError); call .cpu(), .item() or .tolist() first",
             fix,
             evidence_confidence(on_device),
         )
 
     def _stored(self, analysis: Analysis, store: StoreFact) -> Finding:
-        target = source_text(analysis, store.node)
         return self.finding(
             store.node,
-            f"storing a tensor that may be on {place_name(store.value)} into the NumPy array `{target}` "
-            "converts it with numpy.asarray, which raises TypeError off the CPU; store `.item()` or `.cpu()`",
+            f"storing a tensor that may be on {place_name(store.value)} into the NumPy array "
+            f"`{quoted(analysis, store.node, 32)}` raises TypeError off the CPU; store `.item()` or `.cpu()`",
             confidence=evidence_confidence(store.value),
         )
 

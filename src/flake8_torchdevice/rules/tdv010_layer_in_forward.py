@@ -6,7 +6,7 @@ from collections.abc import Iterator
 
 from ..analysis.queries import Analysis, builds_layer_with_state
 from ..settings import Settings
-from .base import Finding, Rule, source_text
+from .base import Finding, Rule, quoted
 
 
 class LayerInForward(Rule):
@@ -33,8 +33,8 @@ class LayerInForward(Rule):
 
     Off by default: on released libraries every report (4, and 1 debatable) was a layer built
     per call on purpose, moved with `.to(x.device)` and registered or trained by the caller
-    (docs/precision.md). Enable it for model code you own: `--extend-select=TDV010` (flake8) or
-    `select` (torchdevice).
+    (docs/precision.md). Enable it for model code you own: `--extend-select TDV010` (torchdevice, or
+    `extend-select = ["TDV010"]` under `[tool.torchdevice]`) or `--extend-select=TDV010` (flake8).
 
     ## Example
     ```python
@@ -80,12 +80,11 @@ class LayerInForward(Rule):
                 and analysis.runs_in_forward(call.scope.function)
                 and not analysis.lazily_assigned(call.node)
             ):
-                layer = source_text(analysis, call.node.func)
+                layer = quoted(analysis, call.node.func, 24)
                 method = call.scope.function.name if call.scope.function is not None else "forward"
-                where = "forward()" if method == "forward" else f"{method}(), which forward() calls,"
+                where = "forward()" if method == "forward" else f"{method}() (from forward())"
                 yield self.finding(
                     call.node,
-                    f"`{layer}(...)` is created inside {where} at every call, on the CPU, with fresh "
-                    "weights: model.to(device) never moves it and it is never trained or saved; build it "
-                    f"once in __init__ (`self.layer = {layer}(...)`) and call `self.layer(x)` here",
+                    f"`{layer}(...)` is made anew, on the CPU, at each call of {where}: never moved, trained or "
+                    "saved; create it once in __init__",
                 )

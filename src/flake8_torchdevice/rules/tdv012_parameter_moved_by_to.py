@@ -17,7 +17,7 @@ from ..analysis.queries import (
     same_places,
 )
 from ..settings import Settings
-from .base import Finding, Fix, Rule, source_text
+from .base import Finding, Fix, Rule, quoted
 
 # Expressions that take ``.to(...)`` without parentheses around them.
 _ATOMS = (
@@ -214,14 +214,12 @@ class ParameterMovedByTo(Rule):
                 continue
             replacement = _moved_inside(analysis, site, made)
             wrapper = (made.qualified or "").rsplit(".", 1)[-1]
-            written = source_text(analysis, site.node)
-            suggestion = f": `{source_text(analysis, replacement)}`" if replacement is not None else ""
+            written = quoted(analysis, site.node, 36)
             where = "to another dtype" if _converts_dtype(analysis, site) else "on a GPU"
             yield self.finding(
                 site.node,
-                f"`{written}` returns a plain tensor, not a {wrapper}, where .{site.method}() copies ({where}): "
-                f"a module does not register it, so it is not trained, saved or moved with the model; "
-                f"move .{site.method}() inside{suggestion}",
+                f"`{written}` is a plain tensor {where}, not a {wrapper}: never trained, saved or moved "
+                f"with the model; move .{site.method}() inside",
                 Fix(site.node, replacement, safe=True, description=f"move .{site.method}() inside {wrapper}()")
                 if replacement is not None
                 else None,
