@@ -102,7 +102,7 @@ class InputLeftBehind(Rule):
 
     code = "TDV006"
     name = "input-left-behind"
-    summary = "A module moved to a device is called with a tensor left on the CPU"
+    summary = "A module moved to a device is called with a tensor left on the CPU, or a CPU layer with a moved one"
     precision = "no findings on code first seen (round 4); tuned corpora 100% (1 of 1)"
 
     def check(self, analysis: Analysis, settings: Settings) -> Iterator[Finding]:
