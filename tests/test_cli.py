@@ -703,3 +703,13 @@ def test_a_project_that_says_it_runs_without_cuda_gets_sure_findings(project, ca
     assert [(f["code"], f["confidence"]) for f in json.loads(capsys.readouterr().out)] == [("TDV001", "high")]
     main(["check", "--no-runs-without-cuda", "--format", "json", "train.py"])
     assert json.loads(capsys.readouterr().out) == []
+
+
+def test_a_project_that_runs_without_cuda_has_its_hard_coded_devices_found_by_default(project, capsys):
+    """TDV001 is off by default, and on where the project says it runs without CUDA."""
+    write(project, "train.py", NO_EVIDENCE)
+    main(["check", "--format", "json", "train.py"])
+    assert json.loads(capsys.readouterr().out) == []
+    write(project, "pyproject.toml", "[tool.torchdevice]\nruns-without-cuda = true\n")
+    main(["check", "--format", "json", "train.py"])
+    assert [(f["code"], f["confidence"]) for f in json.loads(capsys.readouterr().out)] == [("TDV001", "high")]

@@ -289,3 +289,10 @@ def test_the_runs_without_cuda_option():
         text=True,
     )
     assert re.findall(r"TDV\d{3}", result.stdout) == ["TDV001"]
+
+
+def test_a_project_that_runs_without_cuda_turns_tdv001_on(tmp_path):
+    (tmp_path / "setup.cfg").write_text("[flake8]\ntorchdevice-runs-without-cuda = true\n")
+    (tmp_path / "train.py").write_text("import torch\n\nx = torch.zeros(3).cuda()\n")
+    result = subprocess.run([sys.executable, "-m", "flake8", "train.py"], capture_output=True, text=True, cwd=tmp_path)
+    assert re.findall(r"TDV\d{3}", result.stdout) == ["TDV001"]

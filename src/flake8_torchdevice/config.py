@@ -15,6 +15,7 @@ from typing import Any
 from .confidence import DEFAULT_CONFIDENCE, Confidence
 from .discovery import DEFAULT_EXCLUDES, Pattern, exclude_patterns
 from .rules import DOCUMENTED
+from .selection import ON_WITHOUT_CUDA
 from .settings import Settings
 from .sources import DEFAULT_MEMORY_BUDGET_MIB
 
@@ -83,6 +84,8 @@ def resolve(config: Config, flags: Config) -> Resolved:
     )
     # A selection given on the command line starts afresh: the file's additions to its own go too.
     added = flags.extend_select if flags.select is not None else config.extend_select + flags.extend_select
+    if chosen.runs_without_cuda:  # a project that runs without CUDA wants its hard-coded devices found
+        added += tuple(sorted(ON_WITHOUT_CUDA))
     codes = selected_codes(chosen.select, chosen.ignore or (), added)
     return Resolved(
         codes,

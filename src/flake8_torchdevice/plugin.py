@@ -9,7 +9,7 @@ from typing import Any, ClassVar
 from . import __version__
 from .confidence import DEFAULT_CONFIDENCE, Confidence
 from .prefilter import could_have_findings
-from .selection import OFF_BY_DEFAULT, explicitly_selected
+from .selection import OFF_BY_DEFAULT, ON_WITHOUT_CUDA, explicitly_selected
 from .settings import Settings
 from .sources import DEFAULT_MEMORY_BUDGET_MIB, oversized, refused_by_python
 
@@ -84,6 +84,8 @@ class TorchDeviceChecker:
         # Decided here, not with flake8's default ignore list: any ``ignore =`` a user writes
         # replaces that list, and would silently turn on every rule that is off by default.
         cls.turned_on = explicitly_selected([*(options.select or ()), *(options.extend_select or ())])
+        if cls.settings.runs_without_cuda:  # a project that runs without CUDA wants its hard-coded devices found
+            cls.turned_on |= ON_WITHOUT_CUDA
         cls.stdin_display_name = options.stdin_display_name if "-" in options.filenames else None
 
     def run(self) -> Iterator[tuple[int, int, str, type[TorchDeviceChecker]]]:

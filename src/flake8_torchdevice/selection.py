@@ -15,6 +15,12 @@ from collections.abc import Iterable
 OFF_BY_DEFAULT = frozenset({"TDV001", "TDV004", "TDV005", "TDV007", "TDV008", "TDV009", "TDV010"})
 
 
+# What a project that says it runs without CUDA (``runs-without-cuda``) turns on: a hard-coded
+# CUDA device fails on the machines it supports. TDV004 stays opt-in: its false findings on code
+# first seen were loads of files written on the same machine, not projects that need GPUs.
+ON_WITHOUT_CUDA = frozenset({"TDV001"})
+
+
 def explicitly_selected(prefixes: Iterable[str]) -> frozenset[str]:
     """The off-by-default codes that one of ``prefixes`` (a select or extend-select) names.
 

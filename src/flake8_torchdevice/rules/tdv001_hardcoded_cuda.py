@@ -249,11 +249,13 @@ class HardcodedCudaDevice(Rule):
     linted for the first time with this version, about one report in four was real
     (docs/precision.md); the others were in projects that require NVIDIA GPUs (their README says
     so), or behind a check made in another file (a launcher that sets up NCCL, a caller that passes
-    `device=`). A project that must run on CPU-only CI, laptops or Apple silicon turns it on:
-    `extend-select = ["TDV001"]` under `[tool.torchdevice]` in pyproject.toml,
-    `torchdevice check --extend-select TDV001`, or `flake8 --extend-select=TDV001`. Name your own
-    check functions with `--torchdevice-guard-functions`; mark a deliberate GPU-only line
-    `# noqa: TDV001`.
+    `device=`). A project that must run on CPU-only CI, laptops or Apple silicon says so, which
+    turns it on and makes its findings sure: `runs-without-cuda = true` under `[tool.torchdevice]`
+    in pyproject.toml, `torchdevice check --runs-without-cuda`, or
+    `flake8 --torchdevice-runs-without-cuda`. Selected otherwise (`--extend-select TDV001`),
+    a finding is sure (high confidence) only where its own file shows it runs without CUDA ("this
+    file falls back to the CPU at line 3") and likely (medium) elsewhere. Name your own check
+    functions with `--torchdevice-guard-functions`; mark a deliberate GPU-only line `# noqa: TDV001`.
 
     ## Example
     ```python
