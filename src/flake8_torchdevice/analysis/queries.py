@@ -28,6 +28,7 @@ from .syntax import children, docstring, fits_tensor_move, keyword_argument, pos
 from .value_questions import (
     builds_layer_with_state,
     builds_parameter,
+    checks_every_device,
     data_arguments,
     describe,
     device_code,
@@ -68,6 +69,7 @@ __all__ = [
     "Value",
     "builds_layer_with_state",
     "builds_parameter",
+    "checks_every_device",
     "cuda_fstring",
     "data_arguments",
     "describe",

@@ -116,6 +116,14 @@ def data_arguments(site: CallFact) -> int | None:
     return None
 
 
+def checks_every_device(site: CallFact) -> bool:
+    """Whether the call checks the device of every tensor it is given, 0-dim CPU tensors included
+    (``torch.clamp``, ``torch.stack``), rather than taking those as scalars (``torch.add``)."""
+    if site.qualified is not None:
+        return site.qualified in api.DEVICE_CHECKED_FUNCTIONS
+    return site.method in api.DEVICE_CHECKED_METHODS
+
+
 def load_with_map_location(call: CallFact) -> tuple[str, int] | None:
     """For a load that takes ``map_location`` (``torch.load``, ``torch.jit.load``,
     ``torch.hub.load_state_dict_from_url``...): the keyword of what it reads and the position of

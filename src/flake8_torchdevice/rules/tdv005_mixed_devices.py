@@ -11,6 +11,7 @@ from ..analysis.queries import (
     CallFact,
     FunctionInfo,
     Value,
+    checks_every_device,
     data_arguments,
     evidence_confidence,
     is_module,
@@ -32,14 +33,21 @@ CROSS_DEVICE_METHODS = frozenset(
 )
 
 
-def split_places(values: Sequence[Value], here: FunctionInfo | None, analysis: Analysis) -> tuple[Value, Value] | None:
+def split_places(
+    values: Sequence[Value], here: FunctionInfo | None, analysis: Analysis, scalars_pass: bool = True
+) -> tuple[Value, Value] | None:
     """A (CPU tensor, device tensor) pair among the values, if the code shows one: a tensor on the
     CPU on every path and one that must be on the accelerator.
 
-    CPU 0-dim tensors are left out: PyTorch lets them meet tensors on any device.
+    CPU 0-dim tensors are left out where the operation takes them as scalars (``scalars_pass``):
+    operators and elementwise functions do, ``torch.clamp``'s bounds and ``torch.stack`` do not.
     """
     on_cpu = next(
-        (value for value in values if may_be_tensor(value) and not is_zero_dim(value) and must_be_on_cpu(value)),
+        (
+            value
+            for value in values
+            if may_be_tensor(value) and must_be_on_cpu(value) and not (scalars_pass and is_zero_dim(value))
+        ),
         None,
     )
     # In a constructor, nothing has moved the module yet: its parameters are where they were made.
@@ -83,11 +91,12 @@ class MixedDevices(Rule):
     Not reported: a tensor made on the CPU on one path only (a placeholder that the first loop
     iteration replaces, `b = torch.zeros(n)` when there is no bias), since the code usually
     guarantees the other path; arithmetic in a module's `__init__` on its parameters, which are
-    still on the CPU there; CPU 0-dim operands (`torch.tensor(2.0)`, `x.sum()`), which
-    PyTorch lets meet any device; two device expressions that might be the same device (`device`
-    and `other_device`); tensors whose place the code does not show; code under a CPU-only branch
-    (`if x.device.type == "cpu":`, the `else` of `if use_cuda:`), where the device is the CPU;
-    tensors moved before use.
+    still on the CPU there; CPU 0-dim operands (`torch.tensor(2.0)`, `x.sum()`) of operators
+    and elementwise functions, which PyTorch takes as scalars on any device (not the bounds of
+    `torch.clamp`, nor the tensors `torch.stack` or `torch.cat` join: those raise on a GPU);
+    two device expressions that might be the same device (`device` and `other_device`); tensors
+    whose place the code does not show; code under a CPU-only branch (`if x.device.type == "cpu":`,
+    the `else` of `if use_cuda:`), where the device is the CPU; tensors moved before use.
 
     Off by default: on released libraries and user research code it was right 3 times in 10
     (docs/precision.md). The false reports were CPU scalars computed through several steps
@@ -137,7 +146,8 @@ class MixedDevices(Rule):
             if site.without_cuda or not _combines_tensors(site):
                 continue
             operands = _operands(site, analysis)
-            pair = split_places([value for _, value in operands], site.scope.function, analysis)
+            values = [value for _, value in operands]
+            pair = split_places(values, site.scope.function, analysis, scalars_pass=not checks_every_device(site))
             if pair is not None:
                 cpu_node = next(node for node, value in operands if value is pair[0])
                 yield self._report(analysis, site.node, cpu_node, pair[0], pair[1])

@@ -89,6 +89,19 @@ SHAPE_ARGUMENT_FUNCTIONS = frozenset(
         "torch.nn.utils.rnn.pad_packed_sequence",
     }
 )
+# Where a 0-dim CPU tensor is no scalar: these operations check every tensor argument's device
+# themselves, so ``torch.clamp(x, max=torch.tensor(1.0))`` raises with ``x`` on a GPU while
+# ``x * torch.tensor(1.0)`` runs. Seen on CUDA (an H200, torch 2.11) by scripts/probe_zero_dim.py;
+# proven by tests/fixtures/semantics/raises_zero_dim_cpu_tensor_*.py. Operators and elementwise
+# functions (add, mul, where, maximum, masked_fill...) accept it; operations in neither list are
+# given the benefit of the doubt. The simulated meta device lets the clamp bounds through.
+DEVICE_CHECKED_FUNCTIONS = frozenset(
+    "torch.clamp torch.clip torch.clamp_min torch.clamp_max torch.allclose torch.stack torch.cat torch.mv "
+    "torch.nn.functional.mse_loss torch.nn.functional.binary_cross_entropy_with_logits".split()
+)
+DEVICE_CHECKED_METHODS = frozenset(
+    "clamp clamp_ clip clip_ clamp_min clamp_min_ clamp_max clamp_max_ allclose mv".split()
+)
 # Methods whose result never requires grad: integer or boolean results, detached copies.
 NO_GRAD_METHODS = generated.INTEGER_OR_BOOL_RESULT_METHODS | {"detach"}
 NO_GRAD_FUNCTIONS = generated.INTEGER_OR_BOOL_RESULT_FUNCTIONS | {"torch.detach"}
