@@ -27,7 +27,7 @@ python3 -m runtime_checks --device cpu,cuda,meta \
     --json "$out/runtime.json" --markdown "$out/runtime.md" 2>&1 | tee "$out/runtime.txt"
 main_status=$?
 
-# Which operations take a 0-dim CPU tensor as a scalar on this device (analysis/knowledge/api.py).
+# Which operations take a 0-dim CPU tensor as a scalar on this device (knowledge/api.py).
 python3 scripts/probe_zero_dim.py --device cuda --json "$out/zero_dim_cuda.json" > "$out/zero_dim_cuda.txt" 2>&1
 
 # The reference start method, a fresh interpreter per run, on cuda alone, when SPAWN_SECONDS is

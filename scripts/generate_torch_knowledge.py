@@ -1,6 +1,6 @@
 """Generate what the linter knows about PyTorch's API, from the installed torch's own stubs.
 
-Writes ``src/flake8_torchdevice/analysis/knowledge/torch_generated.py``: frozensets of
+Writes ``src/flake8_torchdevice/knowledge/torch_generated.py``: frozensets of
 names (tensor methods by what they return, torch functions that take ``device=``,
 nn.Module classes that own parameters or buffers...). The linter never imports torch;
 this script runs at development time, with the pinned torch installed.
@@ -51,7 +51,7 @@ from functools import partial
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
-OUTPUT = REPO / "src" / "flake8_torchdevice" / "analysis" / "knowledge" / "torch_generated.py"
+OUTPUT = REPO / "src" / "flake8_torchdevice" / "knowledge" / "torch_generated.py"
 COMMAND = "python scripts/generate_torch_knowledge.py"
 WIDTH = 120
 

@@ -8,7 +8,7 @@ device does not check either way, so this only means something on real hardware:
     python scripts/probe_zero_dim.py --device cuda --json zero_dim.json
 
 Prints one line per operation: ``accepts`` or ``raises``, with the error's first line. The
-analysis's list of operations that accept a CPU scalar (analysis/knowledge) is checked against a
+analysis's list of operations that accept a CPU scalar (knowledge/api.py) is checked against a
 run of this script and proven by tests/fixtures/semantics.
 """
 

@@ -15,11 +15,11 @@ from pathlib import Path
 
 import pytest
 
-from flake8_torchdevice.analysis.knowledge import torch_generated as k
+from flake8_torchdevice.knowledge import torch_generated as k
 
 REPO = Path(__file__).resolve().parent.parent
 GENERATOR = REPO / "scripts" / "generate_torch_knowledge.py"
-GENERATED = REPO / "src" / "flake8_torchdevice" / "analysis" / "knowledge" / "torch_generated.py"
+GENERATED = REPO / "src" / "flake8_torchdevice" / "knowledge" / "torch_generated.py"
 
 
 def _sets() -> dict[str, frozenset[str]]:
@@ -135,7 +135,7 @@ def test_the_module_is_data_only():
 
 
 def test_importing_it_does_not_import_torch():
-    code = "import sys, flake8_torchdevice.analysis.knowledge.torch_generated; print('torch' in sys.modules)"
+    code = "import sys, flake8_torchdevice.knowledge.torch_generated; print('torch' in sys.modules)"
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert result.stdout.strip() == "False"
 
@@ -222,7 +222,7 @@ def test_the_move_signatures_are_the_installed_torchs():
     spec = importlib.util.find_spec("torch")
     if spec is None or spec.origin is None:
         pytest.skip("torch is not installed")
-    from flake8_torchdevice.analysis.knowledge import api
+    from flake8_torchdevice.knowledge import api
 
     stub = ast.parse((Path(spec.origin).parent / "_C" / "__init__.pyi").read_text(encoding="utf-8"))
     tensor_base = next(node for node in stub.body if isinstance(node, ast.ClassDef) and node.name == "TensorBase")

@@ -4,8 +4,9 @@ Layers, each in its own module: ``domain`` (values and places), ``state`` (the f
 ``conditions`` (narrowing), ``definitions`` (what the file defines, and evidence), the
 interpreter (``interpreter``, ``statements``, ``loops``, ``expressions``, ``calls``,
 ``methods``; ``parts`` declares what they use of each other, for mypy), ``summaries``
-(functions and classes of the file), ``knowledge`` (torch's API), ``facts`` (what is recorded)
-and ``queries`` (the face rules see).
+(functions and classes of the file), ``facts`` (what is recorded) and ``queries`` (the face
+rules see). What it knows of torch's API is data in ``flake8_torchdevice.knowledge``, which the
+project index reads too.
 """
 
 from __future__ import annotations

@@ -14,6 +14,8 @@ from collections.abc import Iterator
 
 import libcst as cst
 
+from ..knowledge import api
+from ..knowledge.api import Effect
 from .domain import (
     CPU,
     NONE,
@@ -33,8 +35,6 @@ from .domain import (
 )
 from .facts import CallFact
 from .imports import dotted_name
-from .knowledge import api
-from .knowledge.api import Effect
 from .literals import computed_cuda_device, is_cpu_literal
 from .methods import MethodEvaluator, keyword_value
 from .syntax import keyword_argument

@@ -23,6 +23,7 @@ from collections.abc import Callable, Sequence
 
 import libcst as cst
 
+from ..knowledge.api import AVAILABILITY_CHECKS, CUDA_COUNTS
 from .device_tests import on_the_cpu, placement_test
 from .domain import Kind, Origin, Polarity, Value
 from .imports import ImportTable, dotted_name
@@ -30,27 +31,6 @@ from .literals import string_value
 from .state import State
 from .syntax import children
 
-# Counts that are 0 (never an error) without CUDA: devices, and CUDA memory in use. Compared with
-# a number (``device_count() > 1``, ``memory_allocated() < 8e9``), they read as ``_count_threshold`` says.
-CUDA_COUNTS = frozenset(
-    {
-        "torch.cuda.device_count",
-        "torch.accelerator.device_count",
-        "torch.cuda.memory_allocated",
-        "torch.cuda.max_memory_allocated",
-        "torch.cuda.memory_reserved",
-        "torch.cuda.max_memory_reserved",
-    }
-)
-AVAILABILITY_CHECKS = CUDA_COUNTS | {
-    "torch.cuda.is_available",
-    "torch.cuda.is_initialized",
-    "torch.cuda.default_generators",
-    "torch.accelerator.is_available",
-    "torch.accelerator.current_accelerator",
-    "torch.backends.cudnn.is_available",
-    "torch.backends.cudnn.enabled",
-}
 # Names of CUDA-only things: CUDA, GPUs, NCCL, TensorRT, CUDA graphs, FSDP, bitsandbytes, DeepGEMM,
 # pinned memory (``if self.pin_memory:`` opts in to CUDA).
 _MENTIONS_CUDA = re.compile(

@@ -18,9 +18,9 @@ from dataclasses import dataclass, field
 
 import libcst as cst
 
+from ..knowledge import api
 from .domain import Kind
 from .imports import dotted_name
-from .knowledge import api
 
 
 @dataclass

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any, cast
 
 import libcst as cst
 
+from ..knowledge.api import LEGACY_CPU_CONSTRUCTORS, LEGACY_CUDA_CONSTRUCTORS, TENSOR_ATTRIBUTES, TENSOR_TYPES
 from .domain import (
     CPU,
     NONE,
@@ -31,7 +32,6 @@ from .domain import (
 )
 from .facts import LiteralFact, OperationFact, StoreFact
 from .imports import dotted_name
-from .knowledge.api import LEGACY_CPU_CONSTRUCTORS, LEGACY_CUDA_CONSTRUCTORS, TENSOR_ATTRIBUTES, TENSOR_TYPES
 from .literals import computed_cuda_device, is_cpu_literal, is_cuda_literal, string_value
 from .methods import names_a_device
 from .syntax import all_params, children, is_a

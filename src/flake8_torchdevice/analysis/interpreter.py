@@ -21,6 +21,7 @@ from contextlib import contextmanager
 
 import libcst as cst
 
+from ..knowledge.api import GRAD_DISABLING_CONTEXTS, TENSOR_TYPES
 from .calls import CallEvaluator
 from .collector import collect
 from .conditions import Conditions, mentions_cuda, needs_cuda
@@ -30,7 +31,6 @@ from .expressions import ExpressionEvaluator
 from .facts import Facts, Scope
 from .frames import Frame, Pending
 from .imports import ImportTable
-from .knowledge.api import GRAD_DISABLING_CONTEXTS, TENSOR_TYPES
 from .state import State
 from .statements import StatementWalker
 from .summaries import Summaries

@@ -10,6 +10,8 @@ from typing import TYPE_CHECKING, TypeGuard
 
 import libcst as cst
 
+from ..knowledge import api
+from ..knowledge.api import Effect
 from .domain import (
     CPU,
     NOWHERE,
@@ -27,8 +29,6 @@ from .domain import (
 )
 from .facts import LiteralFact
 from .imports import dotted_name
-from .knowledge import api
-from .knowledge.api import Effect
 from .literals import cuda_fstring, is_cpu_literal, string_value
 from .syntax import fits_tensor_move, keyword_argument
 

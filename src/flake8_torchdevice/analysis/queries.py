@@ -8,12 +8,12 @@ fields, and asks ``explain`` for the words that say *why*.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable
 from collections.abc import Set as AbstractSet
 
 import libcst as cst
 
+from ..knowledge import api
 from ..mentions import mark
 from . import domain
 from .conditions import mentions_cuda, needs_cuda
@@ -21,7 +21,6 @@ from .definitions import Definitions, FunctionInfo
 from .domain import Value, is_device_of_a_value
 from .facts import CallFact, DefaultFact, Facts, LiteralFact, OperationFact, Scope, StoreFact
 from .imports import ImportTable, dotted_name
-from .knowledge import api
 from .literals import cuda_fstring, is_cpu_literal, is_cuda_literal, string_value
 from .positions import positions_of
 from .syntax import children, docstring, fits_tensor_move, keyword_argument, positional_argument
@@ -351,9 +350,6 @@ class Analysis:
 
 
 # Command-line options that choose the CPU: ``--cpu``, ``--no-cuda``, ``--no_gpu``, ``--use-cpu``.
-_CPU_OPTION = re.compile(r"^--?(use[-_])?(cpu|no[-_]?(cuda|gpu))$", re.IGNORECASE)
-
-
 def _cpu_support(call: CallFact) -> str | None:
     """What a call shows about running without CUDA: a load onto the CPU, a CPU option."""
     node = call.node
@@ -363,7 +359,7 @@ def _cpu_support(call: CallFact) -> str | None:
             return "loads onto the CPU"
     if call.method == "add_argument":
         flags = [string_value(arg.value) for arg in node.args if arg.keyword is None]
-        if any(flag is not None and _CPU_OPTION.match(flag) for flag in flags):
+        if any(flag is not None and api.CPU_OPTION.match(flag) for flag in flags):
             return "has a CPU option"
         default = keyword_argument(node, "default")
         if default is not None and "--device" in flags and _names_the_cpu(default):

@@ -14,13 +14,13 @@ from typing import TYPE_CHECKING, Any
 
 import libcst as cst
 
+from ..knowledge.api import GRAD_DISABLING_CONTEXTS
 from .calls import PARAMETER
 from .conditions import is_exit_call
 from .domain import NONE, UNKNOWN, Kind, Polarity, Value, tensor
 from .facts import DefaultFact, OperationFact
 from .frames import Pending
 from .imports import dotted_name
-from .knowledge.api import GRAD_DISABLING_CONTEXTS
 from .loops import LoopWalker
 from .state import State, unreachable
 from .syntax import all_params, bound_names, children, statements

@@ -20,10 +20,10 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
+from ..knowledge import api
 from .definitions import ClassInfo, Evidence, FunctionInfo
 from .domain import CPU, NONE, NOWHERE, UNKNOWN, Kind, Value, must_be_on_accelerator, tensor, with_module
 from .frames import Frame
-from .knowledge import api
 from .state import State
 from .syntax import all_params
 

@@ -18,7 +18,7 @@ import libcst as cst
 from libcst._nodes import op as _operators
 from libcst._nodes import whitespace as _whitespace
 
-from .knowledge import api
+from ..knowledge import api
 from .literals import string_value
 
 

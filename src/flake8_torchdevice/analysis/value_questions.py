@@ -9,10 +9,10 @@ from collections.abc import Iterator
 import libcst as cst
 
 from ..confidence import Confidence
+from ..knowledge import api
 from . import domain
 from .domain import Kind, PlaceKind, Value
 from .facts import CallFact
-from .knowledge import api
 
 
 def is_tensor(value: Value) -> bool:

@@ -8,6 +8,7 @@ Only what decides a value's kind, place or grad lives here; rule-specific lists 
 from __future__ import annotations
 
 import enum
+import re
 
 from . import torch_generated as generated
 
@@ -153,6 +154,30 @@ DTYPES = frozenset(
         "bool complex64 complex128 cfloat cdouble float8_e4m3fn float8_e5m2"
     ).split()
 )
+# Counts that are 0 (never an error) without CUDA: devices, and CUDA memory in use. Compared with
+# a number (``device_count() > 1``, ``memory_allocated() < 8e9``), they read as the analysis's
+# conditions say. With the availability checks, the index (project/) reads them too.
+CUDA_COUNTS = frozenset(
+    {
+        "torch.cuda.device_count",
+        "torch.accelerator.device_count",
+        "torch.cuda.memory_allocated",
+        "torch.cuda.max_memory_allocated",
+        "torch.cuda.memory_reserved",
+        "torch.cuda.max_memory_reserved",
+    }
+)
+AVAILABILITY_CHECKS = CUDA_COUNTS | {
+    "torch.cuda.is_available",
+    "torch.cuda.is_initialized",
+    "torch.cuda.default_generators",
+    "torch.accelerator.is_available",
+    "torch.accelerator.current_accelerator",
+    "torch.backends.cudnn.is_available",
+    "torch.backends.cudnn.enabled",
+}
+# Command-line options that select the CPU: ``--cpu``, ``--no-cuda``, ``--use_cpu``.
+CPU_OPTION = re.compile(r"^--?(use[-_])?(cpu|no[-_]?(cuda|gpu))$", re.IGNORECASE)
 # Loads that restore tensors onto the device they were saved from unless told otherwise: the
 # keyword of the file (or URL) they read and the position of their ``map_location`` (torch 2.13's
 # signatures; ``model_zoo.load_url`` is ``load_state_dict_from_url``).
