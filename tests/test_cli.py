@@ -668,14 +668,58 @@ NO_EVIDENCE = "import torch\n\nx = torch.zeros(3).cuda()\n"
 def test_the_default_reports_sure_findings_only(project, capsys):
     write(project, "falls_back.py", FALLS_BACK)
     write(project, "no_evidence.py", NO_EVIDENCE)
-    status = main(["check", "--select", "TDV001", "--format", "json", "."])
+    status = main(["check", "--no-project", "--select", "TDV001", "--format", "json", "."])
     findings = json.loads(capsys.readouterr().out)
     assert status == 1
     assert [(f["path"], f["confidence"]) for f in findings] == [("falls_back.py", "high")]
     assert findings[0]["message"].endswith("(this file falls back to the CPU at line 3)")
-    main(["check", "--select", "TDV001", "--confidence", "medium", "--format", "json", "."])
+    main(["check", "--no-project", "--select", "TDV001", "--confidence", "medium", "--format", "json", "."])
     graded = [(f["path"], f["confidence"]) for f in json.loads(capsys.readouterr().out)]
     assert graded == [("falls_back.py", "high"), ("no_evidence.py", "medium")]
+
+
+def test_the_project_s_belief_decides_for_files_without_evidence(project, capsys):
+    """One script of the project falls back to the CPU: the project runs without CUDA, so the
+    other script's hard-coded device is a sure finding too, citing where the project shows it."""
+    write(project, "falls_back.py", FALLS_BACK)
+    write(project, "no_evidence.py", NO_EVIDENCE)
+    main(["check", "--select", "TDV001", "--format", "json", "."])
+    findings = json.loads(capsys.readouterr().out)
+    assert [(f["path"], f["confidence"]) for f in findings] == [("falls_back.py", "high"), ("no_evidence.py", "high")]
+    assert findings[1]["message"].endswith("(the project falls back to the CPU in falls_back.py:3)")
+
+
+def test_a_project_that_stops_without_cuda_makes_its_findings_guesses(project, capsys):
+    write(project, "launch.py", "import sys\nimport torch\n\nif not torch.cuda.is_available():\n    sys.exit(1)\n")
+    write(project, "no_evidence.py", NO_EVIDENCE)
+    assert main(["check", "--select", "TDV001", "--confidence", "medium", "."]) == 0
+    capsys.readouterr()
+    main(["check", "--select", "TDV001", "--confidence", "low", "--format", "json", "."])
+    (finding,) = json.loads(capsys.readouterr().out)
+    assert finding["confidence"] == "low"
+    assert finding["message"].endswith("(the project requires CUDA: launch.py:4 stops without CUDA)")
+
+
+def test_the_user_s_statement_overrides_the_project_s_belief(project, capsys):
+    write(project, "falls_back.py", FALLS_BACK)
+    write(project, "no_evidence.py", NO_EVIDENCE)
+    main(["check", "--no-runs-without-cuda", "--select", "TDV001", "--confidence", "low", "--format", "json", "."])
+    findings = json.loads(capsys.readouterr().out)
+    assert {f["confidence"] for f in findings} == {"low"}
+    assert findings[0]["message"].endswith("(the configuration says the project requires CUDA)")
+
+
+def test_beliefs_prints_each_package_with_its_evidence(project, capsys):
+    write(project, "pyproject.toml", "")
+    write(project, "lib/core.py", FALLS_BACK)
+    write(project, "examples/demo.py", "import torch\nassert torch.cuda.is_available()\n")
+    assert main(["beliefs", "."]) == 0
+    out = capsys.readouterr().out
+    assert "  lib: supports the CPU\n    lib/core.py:3 falls back to the CPU\n" in out
+    assert "examples/demo.py (this file alone): requires CUDA, examples/demo.py:2 stops without CUDA" in out
+    main(["beliefs", "--format", "json", "."])
+    document = json.loads(capsys.readouterr().out)
+    assert document["packages"]["lib"]["belief"] == "supports the CPU"
 
 
 @pytest.mark.parametrize(

@@ -1,4 +1,4 @@
-"""The ``torchdevice`` command: check, fix, explain, rules, server. Arguments in, exit status out.
+"""The ``torchdevice`` command: check, fix, beliefs, explain, rules, server. Arguments in, exit status out.
 
 Exit status: 0 no findings, 1 findings (after fixing: findings that remain), 2 a usage,
 configuration or internal error (a path that does not exist, an unknown code...), or a file or
@@ -19,6 +19,7 @@ from .config import Config, ConfigError, Resolved, load_config, resolve
 from .discovery import Discovery, discover, excluded_file
 from .docs import DOCUMENTED, explain
 from .formats import FORMATS, statistics
+from .project.report import beliefs_of, json_report, text_report
 from .rules import ALL_RULES
 from .runner import FileResult, FixMode, ProgressBar, RunOptions, checked_stdin, default_jobs, run
 from .sources import DEFAULT_MEMORY_BUDGET_MIB, largest_file
@@ -54,6 +55,12 @@ def _parser() -> argparse.ArgumentParser:
     check.set_defaults(handler=_lint)
     fix = commands.add_parser("fix", parents=[linting], help="apply safe fixes, report what remains")
     fix.set_defaults(handler=_lint, fix_requested=True)
+    beliefs = commands.add_parser(
+        "beliefs", help="print whether each package of the project runs without CUDA, with the evidence"
+    )
+    beliefs.add_argument("paths", nargs="*", default=["."], metavar="PATH", help="a file or folder of the project")
+    beliefs.add_argument("--format", choices=("text", "json"), default="text", help="output format (default: text)")
+    beliefs.set_defaults(handler=_beliefs)
     explain_command = commands.add_parser("explain", help="print a rule's documentation")
     explain_command.add_argument("code", metavar="CODE", help="e.g. TDV002")
     explain_command.set_defaults(handler=_explain)
@@ -94,7 +101,14 @@ def _linting_options() -> argparse.ArgumentParser:
     options.add_argument(
         "--runs-without-cuda",
         action=argparse.BooleanOptionalAction,
-        help="the project runs without CUDA (CPU-only, Apple MPS): TDV001 and TDV004 findings are sure",
+        help="the project runs without CUDA (CPU-only, Apple MPS): TDV001 and TDV004 findings are sure; "
+        "--no-runs-without-cuda: it requires CUDA; default: inferred from its code (see `torchdevice beliefs`)",
+    )
+    options.add_argument(
+        "--project",
+        action=argparse.BooleanOptionalAction,
+        default=True,
+        help="read the whole project (every .py under its root) for its beliefs (default: yes)",
     )
     options.add_argument(
         "--report-unknown-receivers",
@@ -161,7 +175,7 @@ def _lint(args: argparse.Namespace) -> int:
     files = found.files
     if not files:
         print(f"torchdevice: no Python files or notebooks found{_why_none(found)}", file=sys.stderr)
-    options = _run_options(args, resolved)
+    options = _run_options(args, resolved, files)
     phase = "fixing" if args.fix_requested and not args.diff else "checking"
     progress = ProgressBar(len(files), phase) if files and not args.quiet and ProgressBar.wanted() else None
     results = run(files, options, args.jobs or default_jobs(len(files)), progress.advance if progress else None)
@@ -184,7 +198,8 @@ def _lint_stdin(args: argparse.Namespace, resolved: Resolved, root: Path) -> int
         if fixing_to_stdout:
             sys.stdout.buffer.write(data)
         return EXIT_CLEAN
-    result = checked_stdin(data, name, _run_options(args, resolved))
+    read_project = args.stdin_filename is not None and Path(name).exists()
+    result = checked_stdin(data, name, _run_options(args, resolved, [Path(name)] if read_project else []))
     fixed = (result.fixed_data or data) if fixing_to_stdout else None
     return _report([result], args, resolved, root, fixed)
 
@@ -221,11 +236,23 @@ def _flags(args: argparse.Namespace, root: Path) -> Config:
     )
 
 
-def _run_options(args: argparse.Namespace, resolved: Resolved) -> RunOptions:
+def _run_options(args: argparse.Namespace, resolved: Resolved, files: Sequence[Path]) -> RunOptions:
+    """What the workers need; the project's beliefs are read once here, from the project of
+    ``files`` (none: the files alone)."""
     fixing = args.fix_requested or args.diff
     mode = FixMode(unsafe=args.unsafe_fixes, write=not args.diff) if fixing else None
     rules = tuple(rule for rule in ALL_RULES if rule.code in resolved.codes)
-    return RunOptions(resolved.settings, rules, resolved.codes, mode, resolved.memory_budget)
+    beliefs = beliefs_of(files) if files and args.project and resolved.infer_beliefs else None
+    return RunOptions(resolved.settings, rules, resolved.codes, mode, resolved.memory_budget, beliefs)
+
+
+def _beliefs(args: argparse.Namespace) -> int:
+    for path in args.paths:
+        if not Path(path).exists():
+            raise ConfigError(f"no such file or directory: {path}")
+    beliefs = beliefs_of([Path(path) for path in args.paths])
+    sys.stdout.write(json_report(beliefs) if args.format == "json" else text_report(beliefs))
+    return EXIT_CLEAN
 
 
 def _report(

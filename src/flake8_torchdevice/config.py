@@ -14,6 +14,7 @@ from typing import Any
 
 from .confidence import DEFAULT_CONFIDENCE, Confidence
 from .discovery import DEFAULT_EXCLUDES, Pattern, exclude_patterns
+from .project.beliefs import NO_BELIEF, STATED_REQUIRES_CUDA
 from .rules import DOCUMENTED
 from .selection import ON_WITHOUT_CUDA
 from .settings import Settings
@@ -63,6 +64,8 @@ class Resolved:
     excludes: tuple[Pattern, ...]
     respect_gitignore: bool = True
     memory_budget: int = DEFAULT_MEMORY_BUDGET_MIB  # MiB
+    # Whether the project's beliefs are read from its code: not where the user stated them.
+    infer_beliefs: bool = True
 
 
 def resolve(config: Config, flags: Config) -> Resolved:
@@ -81,6 +84,8 @@ def resolve(config: Config, flags: Config) -> Resolved:
         report_unknown_receivers=bool(chosen.report_unknown_receivers),
         runs_without_cuda=bool(chosen.runs_without_cuda),
         confidence=chosen.confidence or DEFAULT_CONFIDENCE,
+        # ``runs-without-cuda = false`` states the opposite: the project requires CUDA.
+        cpu_support=STATED_REQUIRES_CUDA if chosen.runs_without_cuda is False else NO_BELIEF,
     )
     # A selection given on the command line starts afresh: the file's additions to its own go too.
     added = flags.extend_select if flags.select is not None else config.extend_select + flags.extend_select
@@ -93,6 +98,7 @@ def resolve(config: Config, flags: Config) -> Resolved:
         excludes + extended,
         respect_gitignore=chosen.respect_gitignore is not False,
         memory_budget=chosen.memory_budget or DEFAULT_MEMORY_BUDGET_MIB,
+        infer_beliefs=chosen.runs_without_cuda is None,
     )
 
 

@@ -4,11 +4,14 @@ from __future__ import annotations
 
 import argparse
 from collections.abc import Iterator
+from dataclasses import replace
+from pathlib import Path
 from typing import Any, ClassVar
 
 from . import __version__
 from .confidence import DEFAULT_CONFIDENCE, Confidence
 from .prefilter import could_have_findings
+from .project.beliefs import NO_BELIEF, STATED_REQUIRES_CUDA, ProjectBeliefs
 from .selection import OFF_BY_DEFAULT, ON_WITHOUT_CUDA, explicitly_selected
 from .settings import Settings
 from .sources import DEFAULT_MEMORY_BUDGET_MIB, oversized, refused_by_python
@@ -24,6 +27,8 @@ class TorchDeviceChecker:
     turned_on: ClassVar[frozenset[str]] = OFF_BY_DEFAULT
     # What flake8 calls the text it read from stdin; None when it reads no stdin.
     stdin_display_name: ClassVar[str | None] = None
+    # Whether each package of the project runs without CUDA (project/beliefs.py), read once.
+    beliefs: ClassVar[ProjectBeliefs | None] = None
 
     def __init__(self, tree: Any, lines: list[str], filename: str | None = None) -> None:
         # ``tree`` is requested only so that flake8 runs us on files Python can parse (it reports
@@ -47,6 +52,20 @@ class TorchDeviceChecker:
             action="store_true",
             parse_from_config=True,
             help="The project runs without CUDA (CPU-only, Apple MPS): TDV001 and TDV004 findings are sure.",
+        )
+        parser.add_option(
+            "--torchdevice-requires-cuda",
+            default=False,
+            action="store_true",
+            parse_from_config=True,
+            help="The project requires CUDA by design: TDV001 and TDV004 findings are guesses (low).",
+        )
+        parser.add_option(
+            "--torchdevice-no-project",
+            default=False,
+            action="store_true",
+            parse_from_config=True,
+            help="Lint each file alone: do not read the project for whether it runs without CUDA.",
         )
         parser.add_option(
             "--torchdevice-report-unknown-receivers",
@@ -79,6 +98,7 @@ class TorchDeviceChecker:
             report_unknown_receivers=bool(options.torchdevice_report_unknown_receivers),
             runs_without_cuda=bool(options.torchdevice_runs_without_cuda),
             confidence=Confidence.named(options.torchdevice_confidence),
+            cpu_support=STATED_REQUIRES_CUDA if options.torchdevice_requires_cuda else NO_BELIEF,
         )
         cls.memory_budget = options.torchdevice_memory_budget
         # Decided here, not with flake8's default ignore list: any ``ignore =`` a user writes
@@ -87,6 +107,9 @@ class TorchDeviceChecker:
         if cls.settings.runs_without_cuda:  # a project that runs without CUDA wants its hard-coded devices found
             cls.turned_on |= ON_WITHOUT_CUDA
         cls.stdin_display_name = options.stdin_display_name if "-" in options.filenames else None
+        # Read once, here, before flake8 starts its worker processes, which inherit it.
+        stated = options.torchdevice_runs_without_cuda or options.torchdevice_requires_cuda
+        cls.beliefs = None if stated or options.torchdevice_no_project else _project_beliefs(options)
 
     def run(self) -> Iterator[tuple[int, int, str, type[TorchDeviceChecker]]]:
         source = "".join(self._lines)
@@ -102,6 +125,19 @@ class TorchDeviceChecker:
         from .rules import ALL_RULES
 
         rules = [rule for rule in ALL_RULES if rule.enabled_by_default or rule.code in self.turned_on]
-        diagnostics = [unanalysable(refusal)] if refusal else lint_source(source, self.settings, rules)
+        settings = self.settings
+        if self.beliefs is not None and self._filename is not None:
+            settings = replace(settings, cpu_support=self.beliefs.for_path(Path(self._filename)))
+        diagnostics = [unanalysable(refusal)] if refusal else lint_source(source, settings, rules)
         for diagnostic in diagnostics:
             yield diagnostic.line, diagnostic.column, diagnostic.flake8_text(), type(self)
+
+
+def _project_beliefs(options: argparse.Namespace) -> ProjectBeliefs | None:
+    """The beliefs of the project flake8 lints: the one above the files it was given (stdin: the
+    file its display name says it is, when that exists)."""
+    from .project.report import beliefs_of
+
+    names = [options.stdin_display_name if name == "-" else name for name in options.filenames]
+    paths = [Path(name) for name in names if name and Path(name).exists()]
+    return beliefs_of(paths) if paths else None

@@ -29,6 +29,7 @@ from .fixes import fix_source
 from .mentions import python_line_name, renamed
 from .noqa import silencer
 from .notebooks import NotANotebook, Notebook, parse_notebook, physical_lines
+from .project.beliefs import ProjectBeliefs
 from .reports import Report
 from .rules import Rule
 from .settings import Settings
@@ -78,6 +79,9 @@ class RunOptions:
     codes: frozenset[str]
     fix: FixMode | None = None
     memory_budget: int = DEFAULT_MEMORY_BUDGET_MIB  # MiB for one file (sources.py)
+    # What the project believes about running without CUDA, per package (project/beliefs.py);
+    # None where the user stated it (it is in the settings then) or no project was read.
+    beliefs: ProjectBeliefs | None = None
 
 
 @dataclass(frozen=True)
@@ -187,6 +191,9 @@ def process_stdin(data: bytes, name: str, options: RunOptions) -> FileResult:
 
 
 def _process(path: Path, display: str, data: bytes, options: RunOptions) -> FileResult:
+    if options.beliefs is not None:
+        settings = replace(options.settings, cpu_support=options.beliefs.for_path(path))
+        options = replace(options, settings=settings)
     try:
         document = _read_document(path, data, options.memory_budget)
     except _Unanalysable as error:

@@ -1,10 +1,11 @@
-"""User settings shared by every front end (flake8 options, and later the CLI)."""
+"""What a front end knows before it reads a file: the user's settings and the project's beliefs."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
 from .confidence import Confidence
+from .project.beliefs import NO_BELIEF, Belief
 
 
 @dataclass(frozen=True)
@@ -19,3 +20,6 @@ class Settings:
     # The least sure findings reported. The engine's own default is every finding; the front ends
     # (the command, the flake8 plugin) report DEFAULT_CONFIDENCE unless the user asks for more.
     confidence: Confidence = Confidence.LOW
+    # What the project shows about running without CUDA, for the package of the file being linted
+    # (project/beliefs.py); a front end that read no project leaves it unknown.
+    cpu_support: Belief = NO_BELIEF

@@ -23,7 +23,7 @@ from collections.abc import Callable, Sequence
 
 import libcst as cst
 
-from ..knowledge.api import AVAILABILITY_CHECKS, CUDA_COUNTS
+from ..knowledge.api import AVAILABILITY_CHECKS, CUDA_COUNTS, MENTIONS_CUDA, NEEDS_CUDA
 from .device_tests import on_the_cpu, placement_test
 from .domain import Kind, Origin, Polarity, Value
 from .imports import ImportTable, dotted_name
@@ -31,17 +31,6 @@ from .literals import string_value
 from .state import State
 from .syntax import children
 
-# Names of CUDA-only things: CUDA, GPUs, NCCL, TensorRT, CUDA graphs, FSDP, bitsandbytes, DeepGEMM,
-# pinned memory (``if self.pin_memory:`` opts in to CUDA).
-_MENTIONS_CUDA = re.compile(
-    r"cuda|gpu|device_ids|nccl|tensorrt|(^|_)trt(_|$)|fsdp|bnb|bitsandbytes|deep_?gemm|pin_?memory", re.IGNORECASE
-)
-# A docstring that says the code needs CUDA: "Requires CUDA", "GPU only", "only runs on CUDA".
-_NEEDS_CUDA = re.compile(
-    r"\b(requires?|needs?|only (runs? )?(on|with)|must run on)\b[^.\n]{0,40}\b(cuda|gpus?|nvidia)\b"
-    r"|\b(cuda|gpu)[- ]only\b|devices::\s*cuda\b",
-    re.IGNORECASE,
-)
 _REFUSES_CUDA = re.compile(r"(no|disable|without|skip)_?(cuda|gpu)|cpu", re.IGNORECASE)
 # Functions that pass their argument's truth on: ``len(torch.cuda.default_generators) > 0``.
 _TRANSPARENT_CALLS = frozenset({"len", "bool", "int", "any", "all"})
@@ -57,7 +46,7 @@ _MODULE_TYPES = frozenset({"torch.nn.Module", "torch.nn.modules.module.Module"})
 
 @functools.lru_cache(maxsize=4096)  # asked again and again about the same few hundred names
 def mentions_cuda(identifier: str) -> bool:
-    return _MENTIONS_CUDA.search(identifier) is not None
+    return MENTIONS_CUDA.search(identifier) is not None
 
 
 def needs_cuda(docstring: str | None) -> bool:
@@ -67,7 +56,7 @@ def needs_cuda(docstring: str | None) -> bool:
     lowered = docstring.lower()
     if "cuda" not in lowered and "gpu" not in lowered and "nvidia" not in lowered:
         return False  # most docstrings: spared the slower search
-    return _NEEDS_CUDA.search(docstring) is not None
+    return NEEDS_CUDA.search(docstring) is not None
 
 
 class Conditions:

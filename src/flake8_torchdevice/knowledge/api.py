@@ -176,6 +176,17 @@ AVAILABILITY_CHECKS = CUDA_COUNTS | {
     "torch.backends.cudnn.is_available",
     "torch.backends.cudnn.enabled",
 }
+# Names of CUDA-only things: CUDA, GPUs, NCCL, TensorRT, CUDA graphs, FSDP, bitsandbytes, DeepGEMM,
+# pinned memory (``if self.pin_memory:`` opts in to CUDA).
+MENTIONS_CUDA = re.compile(
+    r"cuda|gpu|device_ids|nccl|tensorrt|(^|_)trt(_|$)|fsdp|bnb|bitsandbytes|deep_?gemm|pin_?memory", re.IGNORECASE
+)
+# A docstring that says the code needs CUDA: "Requires CUDA", "GPU only", "only runs on CUDA".
+NEEDS_CUDA = re.compile(
+    r"\b(requires?|needs?|only (runs? )?(on|with)|must run on)\b[^.\n]{0,40}\b(cuda|gpus?|nvidia)\b"
+    r"|\b(cuda|gpu)[- ]only\b|devices::\s*cuda\b",
+    re.IGNORECASE,
+)
 # Command-line options that select the CPU: ``--cpu``, ``--no-cuda``, ``--use_cpu``.
 CPU_OPTION = re.compile(r"^--?(use[-_])?(cpu|no[-_]?(cuda|gpu))$", re.IGNORECASE)
 # Loads that restore tensors onto the device they were saved from unless told otherwise: the

@@ -19,6 +19,7 @@ import libcst as cst
 
 from ..analysis.queries import Analysis, CallFact
 from ..confidence import Confidence
+from ..project.beliefs import REQUIRES_CUDA, SUPPORTS_CPU
 from ..selection import OFF_BY_DEFAULT
 from ..settings import Settings
 
@@ -48,16 +49,26 @@ class Finding:
 
 
 def graded_by_cpu_support(finding: Finding, analysis: Analysis, settings: Settings) -> Finding:
-    """A finding that fails only where CUDA is missing is sure when the user says the project runs
-    there (``runs-without-cuda``) or the file shows that its code does ("this file falls back to
-    the CPU at line 12"), and only likely otherwise: many projects require NVIDIA GPUs by design,
-    which no one file says."""
+    """A finding that fails only where CUDA is missing is sure where the project runs there: the
+    user says so (``runs-without-cuda``), the project's code shows it ("the project falls back to
+    the CPU in train.py:12", project/beliefs.py) or the file itself does. It is a guess where the
+    project requires CUDA by design (its programs stop without it), and only likely otherwise.
+    A finding keeps its own grade when that is lower."""
     if settings.runs_without_cuda:
-        return replace(finding, confidence=Confidence.HIGH)
+        return _graded(finding, Confidence.HIGH)
+    belief = settings.cpu_support
+    if belief.verdict == REQUIRES_CUDA:
+        return _graded(finding, Confidence.LOW, f" ({belief.cited()})")
+    if belief.verdict == SUPPORTS_CPU:
+        return _graded(finding, Confidence.HIGH, f" ({belief.cited()})")
     support = analysis.runs_without_cuda()
     if support is None:
-        return replace(finding, confidence=Confidence.MEDIUM)
-    return replace(finding, message=f"{finding.message} (this file {support})", confidence=Confidence.HIGH)
+        return _graded(finding, Confidence.MEDIUM)
+    return _graded(finding, Confidence.HIGH, f" (this file {support})")
+
+
+def _graded(finding: Finding, grade: Confidence, cited: str = "") -> Finding:
+    return replace(finding, message=finding.message + cited, confidence=min(finding.confidence, grade))
 
 
 def keyword(name: str, value: cst.BaseExpression) -> cst.Arg:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import replace
 from typing import cast
 
 import libcst as cst
@@ -22,6 +23,7 @@ from ..analysis.queries import (
     positional_argument,
     string_value,
 )
+from ..confidence import Confidence
 from ..settings import Settings
 from .base import Finding, Rule, graded_by_cpu_support, quoted
 
@@ -252,10 +254,14 @@ class HardcodedCudaDevice(Rule):
     `device=`). A project that must run on CPU-only CI, laptops or Apple silicon says so, which
     turns it on and makes its findings sure: `runs-without-cuda = true` under `[tool.torchdevice]`
     in pyproject.toml, `torchdevice check --runs-without-cuda`, or
-    `flake8 --torchdevice-runs-without-cuda`. Selected otherwise (`--extend-select TDV001`),
-    a finding is sure (high confidence) only where its own file shows it runs without CUDA ("this
-    file falls back to the CPU at line 3") and likely (medium) elsewhere. Name your own check
-    functions with `--torchdevice-guard-functions`; mark a deliberate GPU-only line `# noqa: TDV001`.
+    `flake8 --torchdevice-runs-without-cuda`. Selected otherwise (`--extend-select TDV001`), a
+    finding is graded by the project's belief, which the command and the plugin infer from every
+    file of the project (`torchdevice beliefs`): sure (high) where the package falls back to the
+    CPU ("the project falls back to the CPU in train.py:12") or the file itself does, a guess
+    (low) where the project requires CUDA ("launch.py:30 stops without CUDA"), likely (medium)
+    elsewhere. An argparse default (`--device` defaulting to `"cuda"`) is at most likely: the user
+    chooses. Name your own check functions with `--torchdevice-guard-functions`; mark a deliberate
+    GPU-only line `# noqa: TDV001`.
 
     ## Example
     ```python
@@ -324,7 +330,9 @@ class HardcodedCudaDevice(Rule):
                 name == option or name.endswith(f".{option}") for name in analysis.device_names(None)
             )
             if default is not None and is_cuda_literal(default) and used_as_device:
-                yield self._literal(default, analysis)
+                # The user chooses: ``--device cpu`` runs. Likely a bug only where the project runs
+                # without CUDA by default, which no belief can tell from this line.
+                yield replace(self._literal(default, analysis), confidence=Confidence.MEDIUM)
         if call.method == "cuda" and _fits_cuda_signature(node) and not is_instance_of_other_class(call.receiver_value):
             yield self.finding(
                 cast(cst.Attribute, node.func).attr,  # a method call: its func is an Attribute

@@ -1,0 +1,178 @@
+"""Whether each package of a project runs without CUDA, inferred from its own code.
+
+Engler et al.'s "Bugs as Deviant Behavior": a project's code shows what its authors believe.
+A package that falls back to the CPU, offers a CPU option, skips its CUDA tests without a GPU or
+defaults its devices to the CPU means to run without CUDA, and a hard-coded ``.cuda()`` in it
+is a bug on the machines it supports. A package whose programs stop without CUDA, or that needs
+a CUDA-only library, requires NVIDIA GPUs by design, and the same ``.cuda()`` is how it is
+meant to run. Everything else is unknown, and the rules grade their findings as they would
+without a project.
+
+Beliefs are per package (``layout.package_of``): ``examples/`` and ``benchmarks/`` often require
+a GPU while the library does not. A package with no evidence of its own takes the belief of the
+project's other packages, where they agree. The user's statement (``runs-without-cuda``)
+overrides any inference.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import defaultdict
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ..knowledge.api import NEEDS_CUDA
+from .index import (
+    CPU_LOAD,
+    CUDA_ONLY_IMPORT,
+    FALLBACK,
+    REQUIRES,
+    SAYS_IT_NEEDS_CUDA,
+    STOPS_WITHOUT_CUDA,
+    SUPPORTS,
+    Evidence,
+    FileIndex,
+)
+from .layout import TOP_PACKAGE, package_of
+
+SUPPORTS_CPU = "supports the CPU"
+REQUIRES_CUDA = "requires CUDA"
+UNKNOWN = "unknown"
+
+# A load onto the CPU alone says little: GPU projects load checkpoints there to spare GPU memory.
+_STRONG_SUPPORT = SUPPORTS - {CPU_LOAD}
+# Packages that demonstrate or measure the library rather than being it: what they require
+# says nothing about the library, so they neither give nor take the project's belief.
+_SATELLITES = re.compile(r"^(examples?|benchmarks?|demos?|tutorials?|notebooks?|docs?|scripts?|tools)$", re.IGNORECASE)
+_README = re.compile(r"^readme(\.(md|rst|txt))?$", re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class Belief:
+    verdict: str = UNKNOWN
+    evidence: tuple[Evidence, ...] = ()  # for the verdict, the most telling first
+    stated: bool = False  # the user said so (``runs-without-cuda``)
+    note: str = ""  # why the evidence did not decide, for ``torchdevice beliefs``
+
+    def cited(self) -> str:
+        """Why, in a few words for a finding's message: ``the project falls back to the CPU in
+        train.py:12``, ``the project requires CUDA: launch.py:30 stops without CUDA``."""
+        if self.stated:
+            runs = "runs without" if self.verdict == SUPPORTS_CPU else "requires"
+            return f"the configuration says the project {runs} CUDA"
+        if not self.evidence:
+            return ""
+        first = self.evidence[0]
+        if self.verdict == REQUIRES_CUDA:
+            return f"the project requires CUDA: {first.path}:{first.line} {first.kind}"
+        return f"the project {first.kind} in {first.path}:{first.line}"
+
+
+NO_BELIEF = Belief()
+STATED_SUPPORTS_CPU = Belief(SUPPORTS_CPU, stated=True)
+STATED_REQUIRES_CUDA = Belief(REQUIRES_CUDA, stated=True)
+
+
+@dataclass(frozen=True)
+class ProjectBeliefs:
+    root: Path
+    packages: Mapping[str, Belief] = field(default_factory=dict)
+    # Files that require CUDA whatever their package believes: a script that stops without CUDA
+    # or imports a CUDA-only library (``import setGPU``), keyed by path relative to the root.
+    files: Mapping[str, Belief] = field(default_factory=dict)
+
+    def for_path(self, path: Path) -> Belief:
+        try:
+            relative = path.resolve().relative_to(self.root).as_posix()
+        except ValueError:
+            return NO_BELIEF
+        return self.files.get(relative) or self.packages.get(package_of(self.root, path), NO_BELIEF)
+
+
+def file_belief(index: FileIndex) -> Belief | None:
+    """A file's own belief, where its code alone decides: it cannot run without CUDA."""
+    hard = tuple(item for item in index.evidence if item.kind in (STOPS_WITHOUT_CUDA, CUDA_ONLY_IMPORT))
+    return Belief(REQUIRES_CUDA, hard) if hard else None
+
+
+def decide(evidence: Iterable[Evidence], cuda_uses: int = 0, guarded_cuda_uses: int = 0) -> Belief:
+    """The belief that a package's evidence supports.
+
+    A stop without CUDA decides alone: that code cannot run on the CPU. CPU support needs one
+    strong idiom (a fallback, a CPU option or default, skipped CUDA tests), no sign of needing
+    CUDA, and hard-coded CUDA uses that are not the rule: where unguarded ones outnumber the
+    guarded ones and the idioms more than threefold, the fallback is boilerplate, not a belief.
+    """
+    found = sorted(set(evidence), key=lambda item: (item.path, item.line))
+    stops = [item for item in found if item.kind == STOPS_WITHOUT_CUDA]
+    if stops:
+        return Belief(REQUIRES_CUDA, tuple(stops))
+    support = [item for item in found if item.kind in _STRONG_SUPPORT]
+    needs = [item for item in found if item.kind in REQUIRES]
+    if not support:
+        if needs:
+            return Belief(REQUIRES_CUDA, tuple(needs))
+        return Belief(note="no evidence either way" if not found else "only loads onto the CPU")
+    if needs:
+        return Belief(note=f"{len(support)} sign(s) of CPU support against {len(needs)} of needing CUDA")
+    followed = guarded_cuda_uses + len(support)
+    unguarded = cuda_uses - guarded_cuda_uses
+    if unguarded > 3 * followed:
+        return Belief(note=f"{unguarded} hard-coded CUDA uses without a check against {followed} with one")
+    fallbacks_first = sorted(support, key=lambda item: (item.kind != FALLBACK, item.path, item.line))
+    return Belief(SUPPORTS_CPU, tuple(fallbacks_first))
+
+
+def infer(indexes: Iterable[FileIndex], readmes: Mapping[str, tuple[Evidence, ...]] = {}) -> dict[str, Belief]:
+    """Each package's belief; a package without evidence takes the belief the library packages
+    share (satellites like ``examples/`` excluded both ways)."""
+    evidence: dict[str, list[Evidence]] = defaultdict(list)
+    uses: dict[str, list[int]] = defaultdict(lambda: [0, 0])
+    for index in indexes:
+        # A CUDA-only import speaks for its file alone (``file_belief``): one GPU script among
+        # the library's modules says nothing of the others.
+        evidence[index.package].extend(item for item in index.evidence if item.kind != CUDA_ONLY_IMPORT)
+        uses[index.package][0] += index.cuda_uses
+        uses[index.package][1] += index.guarded_cuda_uses
+    for package, found in readmes.items():
+        evidence[package].extend(found)
+    beliefs = {package: decide(evidence[package], *uses[package]) for package in uses.keys() | evidence.keys()}
+    library = [package for package in beliefs if not _SATELLITES.match(package)]
+    shared = decide(
+        [item for package in library for item in evidence[package]],
+        sum(uses[package][0] for package in library),
+        sum(uses[package][1] for package in library),
+    )
+    for package, belief in beliefs.items():
+        if belief.verdict == UNKNOWN and not evidence[package] and not _SATELLITES.match(package):
+            beliefs[package] = shared
+    return beliefs
+
+
+def readme_evidence(root: Path, packages: Iterable[str]) -> dict[str, tuple[Evidence, ...]]:
+    """Lines of the project's README files that say the code needs CUDA ("requires a CUDA GPU"),
+    per package: the root's README speaks for the top-level package, a package's for itself."""
+
+    found: dict[str, tuple[Evidence, ...]] = {}
+    for package in {TOP_PACKAGE, *packages}:
+        folder = root if package == TOP_PACKAGE else root / package
+        try:
+            readmes = [path for path in folder.iterdir() if _README.match(path.name) and path.is_file()]
+        except OSError:
+            continue
+        lines = []
+        for readme in readmes:
+            try:
+                text = readme.read_text(encoding="utf-8", errors="replace")
+            except OSError:
+                continue
+            relative = readme.relative_to(root).as_posix()
+            lines += [
+                Evidence(SAYS_IT_NEEDS_CUDA, relative, number)
+                for number, line in enumerate(text.splitlines()[:2000], 1)
+                if NEEDS_CUDA.search(line)
+            ]
+        if lines:
+            found[package] = tuple(lines)
+    return found

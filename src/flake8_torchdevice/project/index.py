@@ -1,0 +1,332 @@
+"""What one file of a project shows about running without CUDA, read with ``ast``: plain data.
+
+The index reads every Python file of the project, not only the files being linted and not only
+those that mention torch: a launcher that exits without a GPU, or a config whose device option
+defaults to the CPU, decides about code elsewhere. It parses with ``ast`` (about a tenth of a
+libcst parse) and keeps no syntax tree: a ``FileIndex`` is names, lines and counts, so that it can
+be stored and compared.
+
+Evidence that the code runs without CUDA (``SUPPORTS``): a device chosen by CUDA's availability
+with the CPU as the other choice, a load onto the CPU, a CPU command-line option (or CUDA as an
+opt-in), a device parameter that defaults to the CPU, tests skipped where CUDA is missing.
+Evidence that it does not (``REQUIRES``): a program that stops without CUDA, NCCL as the only
+backend, an unconditional import of a CUDA-only library, a module docstring that says so.
+"""
+
+from __future__ import annotations
+
+import ast
+import contextlib
+import re
+from dataclasses import dataclass, field
+
+from ..knowledge import api
+
+# Kinds of evidence, with the words a message uses for them.
+FALLBACK = "falls back to the CPU"
+CPU_LOAD = "loads onto the CPU"
+CPU_OPTION = "has a CPU option"
+CPU_DEFAULT = "defaults to the CPU"
+SKIPS_WITHOUT_CUDA = "skips its CUDA tests without a GPU"
+STOPS_WITHOUT_CUDA = "stops without CUDA"
+NCCL_ONLY = "sets up NCCL, which needs GPUs"
+CUDA_ONLY_IMPORT = "imports a CUDA-only library"
+SAYS_IT_NEEDS_CUDA = "says it needs CUDA"
+
+SUPPORTS = frozenset({FALLBACK, CPU_LOAD, CPU_OPTION, CPU_DEFAULT, SKIPS_WITHOUT_CUDA})
+REQUIRES = frozenset({STOPS_WITHOUT_CUDA, NCCL_ONLY, CUDA_ONLY_IMPORT, SAYS_IT_NEEDS_CUDA})
+
+# Libraries with no CPU implementation at all: importing one unconditionally needs a GPU.
+_CUDA_ONLY_LIBRARIES = frozenset(
+    "apex flash_attn pycuda cupy tensorrt torch2trt nvdiffrast spconv MinkowskiEngine setGPU".split()
+)
+_EXIT_FUNCTIONS = frozenset({"sys.exit", "exit", "quit", "os._exit", "os.abort"})
+_SKIP_FUNCTIONS = frozenset({"skipif", "skipIf", "skipUnless", "skip", "skipTest"})
+_CUDA_OPT_IN = re.compile(r"^--?(use[-_])?(cuda|gpu)$", re.IGNORECASE)
+_CPU_DEVICE = re.compile(r"cpu", re.IGNORECASE)
+_CUDA_DEVICE = re.compile(r"cuda(:\d+)?")
+_TEST_FILE = re.compile(r"(^|/)(tests?/|test_[^/]*$|[^/]*_test\.py$|conftest\.py$)")
+_ENTRY_FUNCTION = re.compile(r"^(main|_main|run|cli|train|setup|init_distributed\w*|setup_distributed\w*)$")
+
+
+@dataclass(frozen=True)
+class Evidence:
+    kind: str  # one of SUPPORTS or REQUIRES
+    path: str  # relative to the project root, with forward slashes
+    line: int
+
+    def cited(self) -> str:
+        """``train.py:12 falls back to the CPU``."""
+        return f"{self.path}:{self.line} {self.kind}"
+
+
+@dataclass(frozen=True)
+class FileIndex:
+    path: str
+    package: str
+    evidence: tuple[Evidence, ...] = ()
+    cuda_uses: int = 0  # hard-coded CUDA devices: ``.cuda()``, ``"cuda"`` as a device
+    guarded_cuda_uses: int = 0  # of those, the ones under a test that mentions CUDA
+
+
+def index_source(source: str, path: str, package: str) -> FileIndex:
+    """The index of one file; a file that does not parse shows nothing."""
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return FileIndex(path, package)
+    reader = _Reader(path, _import_aliases(tree))
+    with contextlib.suppress(RecursionError):  # deeper than Python's own limit: what was read stands
+        reader.visit(tree)
+    reader.read_module_docstring(tree)
+    return FileIndex(path, package, tuple(reader.evidence), reader.cuda_uses, reader.guarded_cuda_uses)
+
+
+def _import_aliases(tree: ast.Module) -> dict[str, str]:
+    """Local name -> dotted name it stands for, from every import in the file."""
+    aliases: dict[str, str] = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                local = alias.asname or alias.name.split(".")[0]
+                aliases[local] = alias.name if alias.asname else local
+        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+            for alias in node.names:
+                aliases[alias.asname or alias.name] = f"{node.module}.{alias.name}"
+    return aliases
+
+
+@dataclass
+class _Reader(ast.NodeVisitor):
+    path: str
+    aliases: dict[str, str]
+    evidence: list[Evidence] = field(default_factory=list)
+    cuda_uses: int = 0
+    guarded_cuda_uses: int = 0
+    _guards: int = 0  # how many tests that mention CUDA enclose the current node
+    _depth: int = 0  # statements nested in a def, class, try or if: imports there are optional
+    _functions: list[str] = field(default_factory=list)  # the enclosing functions' names
+
+    # ------------------------------------------------------------------ helpers
+    def qualified(self, node: ast.AST) -> str | None:
+        parts: list[str] = []
+        while isinstance(node, ast.Attribute):
+            parts.append(node.attr)
+            node = node.value
+        if not isinstance(node, ast.Name):
+            return None
+        parts.append(self.aliases.get(node.id, node.id))
+        return ".".join(reversed(parts))
+
+    def mentions_cuda(self, test: ast.AST) -> bool:
+        """A test about CUDA: an availability check, or a name like ``use_cuda`` / ``args.gpu``."""
+        for node in ast.walk(test):
+            if isinstance(node, ast.Call) and self.qualified(node.func) in api.AVAILABILITY_CHECKS:
+                return True
+            name = node.attr if isinstance(node, ast.Attribute) else node.id if isinstance(node, ast.Name) else None
+            if name is not None and api.MENTIONS_CUDA.search(name):
+                return True
+            if isinstance(node, ast.Constant) and isinstance(node.value, str) and _CUDA_DEVICE.fullmatch(node.value):
+                return True
+        return False
+
+    def checks_availability(self, test: ast.AST) -> bool:
+        """A test that calls an availability check (``torch.cuda.is_available()``), not only a
+        name about CUDA: an option (``args.cuda``) says what the user chose, not what runs."""
+        calls = (node for node in ast.walk(test) if isinstance(node, ast.Call))
+        return any(self.qualified(call.func) in api.AVAILABILITY_CHECKS for call in calls)
+
+    def at_entry_point(self) -> bool:
+        """Where a stop ends the program rather than refuse one feature: the module's own code or
+        a ``main``-like function, outside tests (whose stops are skips by another name)."""
+        if _TEST_FILE.search(self.path):
+            return False
+        return not self._functions or _ENTRY_FUNCTION.match(self._functions[-1]) is not None
+
+    def stops_the_program(self, body: list[ast.stmt]) -> bool:
+        if _exits(body, self):
+            return not _TEST_FILE.search(self.path)
+        return self.at_entry_point() and any(isinstance(statement, ast.Raise) for statement in body)
+
+    def found(self, kind: str, node: ast.AST) -> None:
+        self.evidence.append(Evidence(kind, self.path, getattr(node, "lineno", 1)))
+
+    def _guarded(self, test: ast.AST, parts: list[ast.AST]) -> None:
+        self.visit(test)
+        guards = self.mentions_cuda(test)
+        self._guards += guards
+        for part in parts:
+            self.visit(part)
+        self._guards -= guards
+
+    def _nested(self, node: ast.AST) -> None:
+        self._depth += 1
+        self.generic_visit(node)
+        self._depth -= 1
+
+    # ------------------------------------------------------------------ statements
+    def visit_If(self, node: ast.If) -> None:
+        if self.mentions_cuda(node.test):
+            if _negated(node.test) and _skips(node.body, self):
+                self.found(SKIPS_WITHOUT_CUDA, node)
+            elif _negated(node.test) and self.checks_availability(node.test) and self.stops_the_program(node.body):
+                self.found(STOPS_WITHOUT_CUDA, node)
+            if _assigns_cpu(node.body + node.orelse):
+                self.found(FALLBACK, node)
+        self._depth += 1
+        self._guarded(node.test, [*node.body, *node.orelse])
+        self._depth -= 1
+
+    def visit_IfExp(self, node: ast.IfExp) -> None:
+        if self.mentions_cuda(node.test) and (_names_cpu(node.body) or _names_cpu(node.orelse)):
+            self.found(FALLBACK, node)
+        self._guarded(node.test, [node.body, node.orelse])
+
+    def visit_Assert(self, node: ast.Assert) -> None:
+        test = node.test
+        if isinstance(test, ast.Call) and self.checks_availability(test) and self.at_entry_point():
+            self.found(STOPS_WITHOUT_CUDA, node)  # ``assert torch.cuda.is_available()``
+        self.generic_visit(node)
+
+    def visit_FunctionDef(self, node: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
+        arguments = node.args
+        named = [*arguments.posonlyargs, *arguments.args]
+        defaults = list(zip(named[len(named) - len(arguments.defaults) :], arguments.defaults))
+        defaults += [(arg, default) for arg, default in zip(arguments.kwonlyargs, arguments.kw_defaults) if default]
+        if any("device" in arg.arg.lower() and _names_cpu(default) for arg, default in defaults):
+            self.found(CPU_DEFAULT, node)
+        self._functions.append(node.name)
+        self._nested(node)
+        self._functions.pop()
+
+    visit_AsyncFunctionDef = visit_FunctionDef
+
+    def visit_ClassDef(self, node: ast.ClassDef) -> None:
+        self._nested(node)
+
+    def visit_Try(self, node: ast.Try) -> None:
+        self._nested(node)
+
+    def visit_While(self, node: ast.While) -> None:
+        self._nested(node)
+
+    def visit_With(self, node: ast.With) -> None:
+        self._nested(node)
+
+    def visit_For(self, node: ast.For) -> None:
+        self._nested(node)
+
+    def visit_Import(self, node: ast.Import) -> None:
+        if self._depth == 0 and any(alias.name.split(".")[0] in _CUDA_ONLY_LIBRARIES for alias in node.names):
+            self.found(CUDA_ONLY_IMPORT, node)
+
+    def visit_ImportFrom(self, node: ast.ImportFrom) -> None:
+        if self._depth == 0 and not node.level and (node.module or "").split(".")[0] in _CUDA_ONLY_LIBRARIES:
+            self.found(CUDA_ONLY_IMPORT, node)
+
+    # ------------------------------------------------------------------ expressions
+    def visit_Call(self, node: ast.Call) -> None:
+        name = self.qualified(node.func) or ""
+        method = node.func.attr if isinstance(node.func, ast.Attribute) else ""
+        self._read_call(node, name, method)
+        self.generic_visit(node)
+
+    def _read_call(self, node: ast.Call, name: str, method: str) -> None:
+        if name in api.LOADS_WITH_MAP_LOCATION:
+            location = _keyword(node, "map_location")
+            if location is None and len(node.args) > 1:
+                location = node.args[1]
+            if location is not None and (_names_cpu(location) or isinstance(location, ast.Lambda)):
+                self.found(CPU_LOAD, node)
+        elif method == "add_argument":
+            self._read_option(node)
+        elif name.endswith("init_process_group") and self._guards == 0:
+            backend = _keyword(node, "backend") or (node.args[0] if node.args else None)
+            if isinstance(backend, ast.Constant) and backend.value == "nccl":
+                self.found(NCCL_ONLY, node)
+        elif method.rsplit(".", 1)[-1] in _SKIP_FUNCTIONS and any(self.mentions_cuda(arg) for arg in node.args):
+            self.found(SKIPS_WITHOUT_CUDA, node)
+        if method == "cuda" or (_places_on_cuda(node, method)):
+            self.cuda_uses += 1
+            self.guarded_cuda_uses += self._guards > 0
+
+    def _read_option(self, node: ast.Call) -> None:
+        flags = [arg.value for arg in node.args if isinstance(arg, ast.Constant) and isinstance(arg.value, str)]
+        default = _keyword(node, "default")
+        action = _keyword(node, "action")
+        if any(api.CPU_OPTION.match(flag) for flag in flags):
+            self.found(CPU_OPTION, node)
+        elif "--device" in flags and default is not None and _names_cpu(default):
+            self.found(CPU_DEFAULT, node)
+        elif any(_CUDA_OPT_IN.match(flag) for flag in flags) and _constant(action) == "store_true":
+            self.found(CPU_OPTION, node)  # CUDA is opt-in: the default run is on the CPU
+
+    def read_module_docstring(self, tree: ast.Module) -> None:
+        docstring = ast.get_docstring(tree)
+        if docstring and api.NEEDS_CUDA.search(docstring):
+            self.evidence.append(Evidence(SAYS_IT_NEEDS_CUDA, self.path, 1))
+
+
+def _keyword(node: ast.Call, name: str) -> ast.expr | None:
+    return next((keyword.value for keyword in node.keywords if keyword.arg == name), None)
+
+
+def _constant(node: ast.AST | None) -> object:
+    return node.value if isinstance(node, ast.Constant) else None
+
+
+def _names_cpu(node: ast.AST) -> bool:
+    """``"cpu"``, ``torch.device("cpu")``."""
+    value = _constant(node)
+    if isinstance(value, str):
+        return _CPU_DEVICE.fullmatch(value) is not None
+    return isinstance(node, ast.Call) and bool(node.args) and _names_cpu(node.args[0])
+
+
+def _places_on_cuda(node: ast.Call, method: str) -> bool:
+    """``.to("cuda")``, ``device="cuda:0"``, ``torch.device("cuda")``."""
+    candidates = [keyword.value for keyword in node.keywords if keyword.arg == "device"]
+    if method in ("to", "device"):
+        candidates += node.args[:1]
+    return any(isinstance(_constant(arg), str) and _CUDA_DEVICE.fullmatch(str(_constant(arg))) for arg in candidates)
+
+
+def _negated(test: ast.AST) -> bool:
+    """``not torch.cuda.is_available()``, ``device_count() == 0``, ``device_count() < 1``."""
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        return True
+    if isinstance(test, ast.Compare) and len(test.ops) == 1:
+        bound = _constant(test.comparators[0])
+        return isinstance(test.ops[0], (ast.Eq, ast.Lt, ast.LtE)) and bound in (0, 1)
+    return False
+
+
+def _exits(body: list[ast.stmt], reader: _Reader) -> bool:
+    """A block that exits the program: ``sys.exit(...)``, ``exit()``."""
+    for statement in body:
+        call = statement.value if isinstance(statement, ast.Expr) else None
+        if isinstance(call, ast.Call) and reader.qualified(call.func) in _EXIT_FUNCTIONS:
+            return True
+    return False
+
+
+def _skips(body: list[ast.stmt], reader: _Reader) -> bool:
+    """A block that skips a test: ``pytest.skip(...)``, ``self.skipTest(...)``, ``raise SkipTest``."""
+    for statement in body:
+        raised = statement.exc if isinstance(statement, ast.Raise) else None
+        called = statement.value if isinstance(statement, ast.Expr) else raised
+        if isinstance(called, ast.Call):
+            called = called.func
+        name = reader.qualified(called) if called is not None else None
+        if name is not None and (name.rsplit(".", 1)[-1] in _SKIP_FUNCTIONS or name.endswith("SkipTest")):
+            return True
+    return False
+
+
+def _assigns_cpu(body: list[ast.stmt]) -> bool:
+    """``device = "cpu"`` or ``return torch.device("cpu")`` directly in a branch."""
+    for statement in body:
+        assigned = statement.value if isinstance(statement, (ast.Assign, ast.AnnAssign, ast.Return)) else None
+        if assigned is not None and _names_cpu(assigned):
+            return True
+    return False

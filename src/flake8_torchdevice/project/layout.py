@@ -1,0 +1,82 @@
+"""Where a project starts, which package each of its files belongs to, and which files it has.
+
+A project's root is the nearest directory above a file that holds ``pyproject.toml``,
+``setup.cfg``, ``setup.py`` or ``.git``. Beliefs are per package: the first directory under the
+root (under ``src/`` in a src layout) that holds the file, because ``examples/`` and
+``benchmarks/`` often require a GPU while the library beside them does not. Files at the root
+itself (a research repository's ``train.py``) form the package ``.``.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from pathlib import Path
+
+ROOT_MARKERS = ("pyproject.toml", "setup.cfg", "setup.py", ".git")
+TOP_PACKAGE = "."
+
+# Folders that hold other people's code or build products, never the project's own.
+_NOT_PROJECT_FOLDERS = frozenset(
+    {
+        ".git",
+        ".hg",
+        ".tox",
+        ".nox",
+        ".venv",
+        "venv",
+        "env",
+        ".env",
+        "site-packages",
+        "node_modules",
+        "build",
+        "dist",
+        "__pycache__",
+        ".mypy_cache",
+        ".pytest_cache",
+        ".ruff_cache",
+        ".torchdevice_cache",
+        ".eggs",
+    }
+)
+# More files than a project index reads: beyond it, a folder is someone's whole disk.
+MAX_PROJECT_FILES = 20_000
+
+
+def find_root(start: Path) -> Path:
+    """The project root above ``start`` (a file or a folder): the nearest folder with a marker,
+    else ``start``'s own folder (a directory of scripts is a project too)."""
+    folder = start if start.is_dir() else start.parent
+    folder = folder.resolve()
+    for candidate in (folder, *folder.parents):
+        if any((candidate / marker).exists() for marker in ROOT_MARKERS):
+            return candidate
+    return folder
+
+
+def package_of(root: Path, path: Path) -> str:
+    """The package a file belongs to, for beliefs: its first folder under the root (under
+    ``src/`` in a src layout), or ``.`` for a file at the root."""
+    try:
+        parts = path.resolve().relative_to(root).parts
+    except ValueError:
+        return TOP_PACKAGE
+    if len(parts) > 2 and parts[0] == "src":
+        parts = parts[1:]
+    return parts[0] if len(parts) > 1 else TOP_PACKAGE
+
+
+def project_files(root: Path) -> Iterator[Path]:
+    """Every Python file of the project, in a stable order, skipping virtual environments, build
+    products and hidden folders; at most ``MAX_PROJECT_FILES``."""
+    count = 0
+    for folder, subfolders, files in os.walk(root):
+        subfolders[:] = sorted(
+            name for name in subfolders if name not in _NOT_PROJECT_FOLDERS and not name.startswith(".")
+        )
+        for name in sorted(files):
+            if name.endswith(".py"):
+                yield Path(folder) / name
+                count += 1
+                if count >= MAX_PROJECT_FILES:
+                    return

@@ -1,0 +1,60 @@
+"""``torchdevice beliefs``: what the project believes about running without CUDA, and why."""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Sequence
+from pathlib import Path
+
+from .beliefs import ProjectBeliefs
+from .index import Evidence
+from .layout import find_root
+from .scan import read_project
+
+# Lines of evidence printed per package; ``--format json`` gives all of them.
+SHOWN_EVIDENCE = 5
+
+
+def project_of(paths: Sequence[Path]) -> Path:
+    """The project root of the files a run lints: the one above the folder they share."""
+    absolute = [str(path.resolve()) for path in paths] or [os.getcwd()]
+    return find_root(Path(os.path.commonpath(absolute)))
+
+
+def beliefs_of(paths: Sequence[Path]) -> ProjectBeliefs:
+    return read_project(project_of(paths))
+
+
+def text_report(beliefs: ProjectBeliefs) -> str:
+    lines = [f"project: {beliefs.root}"]
+    for package, belief in sorted(beliefs.packages.items()):
+        lines.append(f"  {package}: {belief.verdict}" + (f" ({belief.note})" if belief.note else ""))
+        lines += [f"    {item.cited()}" for item in belief.evidence[:SHOWN_EVIDENCE]]
+        if len(belief.evidence) > SHOWN_EVIDENCE:
+            lines.append(f"    ... and {len(belief.evidence) - SHOWN_EVIDENCE} more")
+    for path, belief in sorted(beliefs.files.items()):
+        lines.append(f"  {path} (this file alone): {belief.verdict}, {belief.evidence[0].cited()}")
+    lines.append(
+        "State it instead with runs-without-cuda = true or false under [tool.torchdevice]"
+        " (--runs-without-cuda / --no-runs-without-cuda)."
+    )
+    return "\n".join(lines) + "\n"
+
+
+def json_report(beliefs: ProjectBeliefs) -> str:
+    def evidence(items: tuple[Evidence, ...]) -> list[dict[str, object]]:
+        return [{"kind": item.kind, "path": item.path, "line": item.line} for item in items]
+
+    document = {
+        "root": str(beliefs.root),
+        "packages": {
+            package: {"belief": belief.verdict, "note": belief.note, "evidence": evidence(belief.evidence)}
+            for package, belief in sorted(beliefs.packages.items())
+        },
+        "files": {
+            path: {"belief": belief.verdict, "evidence": evidence(belief.evidence)}
+            for path, belief in sorted(beliefs.files.items())
+        },
+    }
+    return json.dumps(document, indent=2) + "\n"

@@ -1,0 +1,186 @@
+"""The project layer: its layout, what the index reads from each file, and the beliefs it infers."""
+
+from __future__ import annotations
+
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from flake8_torchdevice.project.beliefs import (
+    NO_BELIEF,
+    REQUIRES_CUDA,
+    SUPPORTS_CPU,
+    UNKNOWN,
+    decide,
+    infer,
+)
+from flake8_torchdevice.project.index import (
+    CPU_DEFAULT,
+    CPU_LOAD,
+    CPU_OPTION,
+    CUDA_ONLY_IMPORT,
+    FALLBACK,
+    NCCL_ONLY,
+    SAYS_IT_NEEDS_CUDA,
+    SKIPS_WITHOUT_CUDA,
+    STOPS_WITHOUT_CUDA,
+    Evidence,
+    FileIndex,
+    index_source,
+)
+from flake8_torchdevice.project.layout import find_root, package_of, project_files
+from flake8_torchdevice.project.scan import read_project
+
+
+def kinds(source: str, path: str = "train.py") -> list[str]:
+    return [item.kind for item in index_source(textwrap.dedent(source), path, ".").evidence]
+
+
+@pytest.mark.parametrize(
+    ("source", "expected"),
+    [
+        ('import torch\ndevice = "cuda" if torch.cuda.is_available() else "cpu"\n', [FALLBACK]),
+        ("import torch as t\nd = t.device('cuda' if t.cuda.is_available() else 'cpu')\n", [FALLBACK]),
+        ("import torch\nif torch.cuda.is_available():\n    d = 'cuda'\nelse:\n    d = 'cpu'\n", [FALLBACK]),
+        ('import torch\nstate = torch.load("w.pt", map_location="cpu")\n', [CPU_LOAD]),
+        ("import torch\nm = torch.load(p, map_location=lambda storage, loc: storage)\n", [CPU_LOAD]),
+        ('parser.add_argument("--no-cuda", action="store_true")\n', [CPU_OPTION]),
+        ('parser.add_argument("--cuda", action="store_true")\n', [CPU_OPTION]),  # CUDA is opt-in
+        ('parser.add_argument("--device", default="cpu")\n', [CPU_DEFAULT]),
+        ('def embed(x, device="cpu"):\n    return x\n', [CPU_DEFAULT]),
+        (
+            "import pytest, torch\n"
+            "@pytest.mark.skipif(not torch.cuda.is_available(), reason='gpu')\ndef test(): pass\n",
+            [SKIPS_WITHOUT_CUDA],
+        ),
+        ("import pytest, torch\nif not torch.cuda.is_available():\n    pytest.skip('gpu')\n", [SKIPS_WITHOUT_CUDA]),
+        ("import sys, torch\nif not torch.cuda.is_available():\n    sys.exit('needs a GPU')\n", [STOPS_WITHOUT_CUDA]),
+        ("import torch\nassert torch.cuda.is_available()\n", [STOPS_WITHOUT_CUDA]),
+        ("import torch\nif torch.cuda.device_count() == 0:\n    raise SystemExit(1)\n", [STOPS_WITHOUT_CUDA]),
+        ('import torch.distributed as dist\ndist.init_process_group(backend="nccl")\n', [NCCL_ONLY]),
+        ("import apex\n", [CUDA_ONLY_IMPORT]),
+        ('"""Benchmarks. Requires a CUDA GPU."""\n', [SAYS_IT_NEEDS_CUDA]),
+    ],
+)
+def test_the_index_reads_each_kind_of_evidence(source, expected):
+    assert kinds(source) == expected
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        # A feature that refuses to run without CUDA, inside a library function: a careful check,
+        # not a program that stops.
+        "import torch\ndef flash(q):\n    if not torch.cuda.is_available():\n        raise RuntimeError('CUDA')\n",
+        # An option the user chose is no availability check.
+        "def main(args):\n    if not args.cuda:\n        raise ValueError('pass --cuda')\n",
+        # An assertion about a device the code holds.
+        "def f(device):\n    assert device.type == 'cuda'\n",
+        # NCCL chosen only when CUDA is there.
+        "import torch, torch.distributed as d\nd.init_process_group('nccl' if torch.cuda.is_available() else 'gloo')\n",
+        "import torch, torch.distributed as d\nif torch.cuda.is_available():\n    d.init_process_group('nccl')\n",
+        # An optional CUDA-only import.
+        "try:\n    import apex\nexcept ImportError:\n    apex = None\n",
+        # Not Python.
+        "def broken(:\n",
+    ],
+)
+def test_the_index_does_not_take_these_for_evidence(source):
+    assert kinds(source) == []
+
+
+def test_stops_in_tests_are_skips_by_another_name():
+    source = "import torch\nif not torch.cuda.is_available():\n    raise RuntimeError('no GPU')\n"
+    assert kinds(source, "tests/test_kernels.py") == []
+    assert kinds(source, "launch.py") == [STOPS_WITHOUT_CUDA]
+
+
+def test_the_index_counts_hard_coded_cuda_uses_and_the_guarded_ones():
+    source = "import torch\nx = y.cuda()\nz = w.to('cuda')\nif torch.cuda.is_available():\n    v = u.cuda()\n"
+    index = index_source(source, "a.py", ".")
+    assert (index.cuda_uses, index.guarded_cuda_uses) == (3, 1)
+
+
+def evidence(*kinds: str) -> list[Evidence]:
+    return [Evidence(kind, "a.py", line) for line, kind in enumerate(kinds, 1)]
+
+
+@pytest.mark.parametrize(
+    ("found", "uses", "verdict"),
+    [
+        (evidence(FALLBACK), (0, 0), SUPPORTS_CPU),
+        (evidence(CPU_OPTION, CPU_DEFAULT), (2, 0), SUPPORTS_CPU),
+        # A stop without CUDA decides alone.
+        (evidence(FALLBACK, STOPS_WITHOUT_CUDA), (0, 0), REQUIRES_CUDA),
+        (evidence(NCCL_ONLY), (0, 0), REQUIRES_CUDA),
+        # Mixed signs: unknown.
+        (evidence(FALLBACK, NCCL_ONLY), (0, 0), UNKNOWN),
+        # A load onto the CPU alone says little.
+        (evidence(CPU_LOAD), (0, 0), UNKNOWN),
+        ([], (5, 0), UNKNOWN),
+        # One fallback against forty unguarded .cuda(): boilerplate, not a belief.
+        (evidence(FALLBACK), (40, 0), UNKNOWN),
+    ],
+)
+def test_decide(found, uses, verdict):
+    assert decide(found, *uses).verdict == verdict
+
+
+def test_a_decided_belief_cites_its_most_telling_evidence_first():
+    belief = decide([Evidence(CPU_DEFAULT, "a.py", 1), Evidence(FALLBACK, "b.py", 9)])
+    assert belief.cited() == "the project falls back to the CPU in b.py:9"
+    assert decide(evidence(STOPS_WITHOUT_CUDA)).cited() == "the project requires CUDA: a.py:1 stops without CUDA"
+
+
+def test_packages_without_evidence_take_the_library_s_belief_but_satellites_keep_their_own():
+    indexes = [
+        FileIndex("lib/core.py", "lib", (Evidence(FALLBACK, "lib/core.py", 3),)),
+        FileIndex("lib2/models.py", "lib2"),
+        FileIndex("examples/ddp.py", "examples", (Evidence(STOPS_WITHOUT_CUDA, "examples/ddp.py", 7),)),
+        FileIndex("benchmarks/speed.py", "benchmarks"),
+    ]
+    beliefs = infer(indexes)
+    assert beliefs["lib"].verdict == beliefs["lib2"].verdict == SUPPORTS_CPU
+    assert beliefs["examples"].verdict == REQUIRES_CUDA
+    assert beliefs["benchmarks"].verdict == UNKNOWN
+
+
+def write(root: Path, relative: str, text: str) -> Path:
+    path = root / relative
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def test_layout(tmp_path):
+    write(tmp_path, "pyproject.toml", "")
+    module = write(tmp_path, "src/pkg/sub/mod.py", "")
+    write(tmp_path, ".venv/lib/site.py", "")
+    write(tmp_path, "build/lib/pkg/mod.py", "")
+    script = write(tmp_path, "train.py", "")
+    assert find_root(module) == tmp_path.resolve()
+    assert package_of(tmp_path.resolve(), module) == "pkg"
+    assert package_of(tmp_path.resolve(), script) == "."
+    assert [path.relative_to(tmp_path).as_posix() for path in project_files(tmp_path)] == [
+        "train.py",
+        "src/pkg/sub/mod.py",
+    ]
+
+
+def test_a_directory_of_scripts_is_a_project_too(tmp_path):
+    folder = tmp_path / "scripts"
+    script = write(folder, "run.py", "")
+    assert find_root(script) in (folder.resolve(), *folder.resolve().parents)
+
+
+def test_read_project_decides_per_file_where_a_script_alone_requires_cuda(tmp_path):
+    write(tmp_path, "pyproject.toml", "")
+    write(tmp_path, "lib/core.py", 'import torch\ndevice = "cuda" if torch.cuda.is_available() else "cpu"\n')
+    gpu_script = write(tmp_path, "lib/gpu_only.py", "import setGPU\nimport torch\n")
+    write(tmp_path, "README.md", "# lib\n\nThe benchmarks require an NVIDIA GPU.\n")
+    beliefs = read_project(tmp_path.resolve())
+    assert beliefs.for_path(tmp_path / "lib" / "core.py").verdict == SUPPORTS_CPU
+    assert beliefs.for_path(gpu_script).verdict == REQUIRES_CUDA
+    assert beliefs.packages["."].evidence[0].cited() == "README.md:3 says it needs CUDA"
+    assert beliefs.for_path(Path("/elsewhere/x.py")) is NO_BELIEF
