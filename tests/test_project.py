@@ -19,6 +19,7 @@ from flake8_torchdevice.project.index import (
     CPU_DEFAULT,
     CPU_LOAD,
     CPU_OPTION,
+    CUDA_EXTENSION,
     CUDA_ONLY_IMPORT,
     FALLBACK,
     NCCL_ONLY,
@@ -60,6 +61,8 @@ def kinds(source: str, path: str = "train.py") -> list[str]:
         ("import torch\nif torch.cuda.device_count() == 0:\n    raise SystemExit(1)\n", [STOPS_WITHOUT_CUDA]),
         ('import torch.distributed as dist\ndist.init_process_group(backend="nccl")\n', [NCCL_ONLY]),
         ("import apex\n", [CUDA_ONLY_IMPORT]),
+        ("from torch.utils.cpp_extension import load\nC = load('ops', sources=['a.cpp', 'a.cu'])\n", [CUDA_EXTENSION]),
+        ("from torch.utils.cpp_extension import CUDAExtension\nx = CUDAExtension('ops', ['a.cu'])\n", [CUDA_EXTENSION]),
         ('"""Benchmarks. Requires a CUDA GPU."""\n', [SAYS_IT_NEEDS_CUDA]),
     ],
 )
@@ -82,6 +85,8 @@ def test_the_index_reads_each_kind_of_evidence(source, expected):
         "import torch, torch.distributed as d\nif torch.cuda.is_available():\n    d.init_process_group('nccl')\n",
         # An optional CUDA-only import.
         "try:\n    import apex\nexcept ImportError:\n    apex = None\n",
+        # A C++ extension, no CUDA.
+        "from torch.utils.cpp_extension import load\n_C = load('ops', sources=['ops.cpp'])\n",
         # Not Python.
         "def broken(:\n",
     ],
@@ -178,9 +183,9 @@ def test_read_project_decides_per_file_where_a_script_alone_requires_cuda(tmp_pa
     write(tmp_path, "pyproject.toml", "")
     write(tmp_path, "lib/core.py", 'import torch\ndevice = "cuda" if torch.cuda.is_available() else "cpu"\n')
     gpu_script = write(tmp_path, "lib/gpu_only.py", "import setGPU\nimport torch\n")
-    write(tmp_path, "README.md", "# lib\n\nThe benchmarks require an NVIDIA GPU.\n")
+    write(tmp_path, "README.md", "# lib\n\n## Requirements\n\n- an NVIDIA GPU with CUDA 12\n")
     beliefs = read_project(tmp_path.resolve())
     assert beliefs.for_path(tmp_path / "lib" / "core.py").verdict == SUPPORTS_CPU
     assert beliefs.for_path(gpu_script).verdict == REQUIRES_CUDA
-    assert beliefs.packages["."].evidence[0].cited() == "README.md:3 says it needs CUDA"
+    assert beliefs.packages["."].evidence[0].cited() == "README.md:5 says it needs CUDA"
     assert beliefs.for_path(Path("/elsewhere/x.py")) is NO_BELIEF

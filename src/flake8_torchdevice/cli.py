@@ -242,7 +242,7 @@ def _run_options(args: argparse.Namespace, resolved: Resolved, files: Sequence[P
     fixing = args.fix_requested or args.diff
     mode = FixMode(unsafe=args.unsafe_fixes, write=not args.diff) if fixing else None
     rules = tuple(rule for rule in ALL_RULES if rule.code in resolved.codes)
-    beliefs = beliefs_of(files) if files and args.project and resolved.infer_beliefs else None
+    beliefs = beliefs_of(files, resolved.memory_budget) if files and args.project and resolved.infer_beliefs else None
     return RunOptions(resolved.settings, rules, resolved.codes, mode, resolved.memory_budget, beliefs)
 
 

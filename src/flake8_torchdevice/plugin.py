@@ -140,4 +140,4 @@ def _project_beliefs(options: argparse.Namespace) -> ProjectBeliefs | None:
 
     names = [options.stdin_display_name if name == "-" else name for name in options.filenames]
     paths = [Path(name) for name in names if name and Path(name).exists()]
-    return beliefs_of(paths) if paths else None
+    return beliefs_of(paths, options.torchdevice_memory_budget) if paths else None

@@ -46,6 +46,15 @@ _STRONG_SUPPORT = SUPPORTS - {CPU_LOAD}
 # says nothing about the library, so they neither give nor take the project's belief.
 _SATELLITES = re.compile(r"^(examples?|benchmarks?|demos?|tutorials?|notebooks?|docs?|scripts?|tools)$", re.IGNORECASE)
 _README = re.compile(r"^readme(\.(md|rst|txt))?$", re.IGNORECASE)
+# README sections whose sentences state what the project needs; elsewhere a README may discuss
+# GPUs in any sense ("the benchmark below requires 8 GPUs").
+_REQUIREMENT_HEADING = re.compile(r"requir|prerequisite|hardware|dependenc", re.IGNORECASE)
+# An item of such a section that names CUDA or NVIDIA GPUs ("- NVIDIA GPU + CUDA cuDNN"), unless
+# it says they are optional.
+_REQUIREMENT_ITEM = re.compile(r"^\s*([-*+]|\d+[.)])\s.*\b(cuda|nvidia|gpus?)\b", re.IGNORECASE)
+_OPTIONAL = re.compile(r"optional|recommended|if available|faster", re.IGNORECASE)
+_UNDERLINE = re.compile(r"^(=+|-+|~+|\^+)\s*$")
+_FILE_SCOPED = (CUDA_ONLY_IMPORT, SAYS_IT_NEEDS_CUDA)
 
 
 @dataclass(frozen=True)
@@ -92,7 +101,7 @@ class ProjectBeliefs:
 
 def file_belief(index: FileIndex) -> Belief | None:
     """A file's own belief, where its code alone decides: it cannot run without CUDA."""
-    hard = tuple(item for item in index.evidence if item.kind in (STOPS_WITHOUT_CUDA, CUDA_ONLY_IMPORT))
+    hard = tuple(item for item in index.evidence if item.kind in (STOPS_WITHOUT_CUDA, *_FILE_SCOPED))
     return Belief(REQUIRES_CUDA, hard) if hard else None
 
 
@@ -130,9 +139,9 @@ def infer(indexes: Iterable[FileIndex], readmes: Mapping[str, tuple[Evidence, ..
     evidence: dict[str, list[Evidence]] = defaultdict(list)
     uses: dict[str, list[int]] = defaultdict(lambda: [0, 0])
     for index in indexes:
-        # A CUDA-only import speaks for its file alone (``file_belief``): one GPU script among
-        # the library's modules says nothing of the others.
-        evidence[index.package].extend(item for item in index.evidence if item.kind != CUDA_ONLY_IMPORT)
+        # A CUDA-only import or a docstring speaks for its file alone (``file_belief``): one GPU
+        # script among the library's modules says nothing of the others.
+        evidence[index.package].extend(item for item in index.evidence if item.kind not in _FILE_SCOPED)
         uses[index.package][0] += index.cuda_uses
         uses[index.package][1] += index.guarded_cuda_uses
     for package, found in readmes.items():
@@ -151,9 +160,9 @@ def infer(indexes: Iterable[FileIndex], readmes: Mapping[str, tuple[Evidence, ..
 
 
 def readme_evidence(root: Path, packages: Iterable[str]) -> dict[str, tuple[Evidence, ...]]:
-    """Lines of the project's README files that say the code needs CUDA ("requires a CUDA GPU"),
-    per package: the root's README speaks for the top-level package, a package's for itself."""
-
+    """Lines of the project's README files that say the code needs CUDA ("requires a CUDA GPU",
+    "- NVIDIA GPU + CUDA") in a section about requirements, per package: the root's README speaks for
+    the top-level package, a package's for itself."""
     found: dict[str, tuple[Evidence, ...]] = {}
     for package in {TOP_PACKAGE, *packages}:
         folder = root if package == TOP_PACKAGE else root / package
@@ -161,18 +170,30 @@ def readme_evidence(root: Path, packages: Iterable[str]) -> dict[str, tuple[Evid
             readmes = [path for path in folder.iterdir() if _README.match(path.name) and path.is_file()]
         except OSError:
             continue
-        lines = []
-        for readme in readmes:
-            try:
-                text = readme.read_text(encoding="utf-8", errors="replace")
-            except OSError:
-                continue
-            relative = readme.relative_to(root).as_posix()
-            lines += [
-                Evidence(SAYS_IT_NEEDS_CUDA, relative, number)
-                for number, line in enumerate(text.splitlines()[:2000], 1)
-                if NEEDS_CUDA.search(line)
-            ]
+        lines = [item for readme in readmes for item in _requirement_lines(readme, readme.relative_to(root).as_posix())]
         if lines:
             found[package] = tuple(lines)
     return found
+
+
+def _requirement_lines(readme: Path, relative: str) -> list[Evidence]:
+    try:
+        lines = readme.read_text(encoding="utf-8", errors="replace").splitlines()[:2000]
+    except OSError:
+        return []
+    found = []
+    heading = ""
+    for number, line in enumerate(lines, 1):
+        if line.lstrip().startswith("#"):
+            heading = line
+        elif _UNDERLINE.match(line) and number > 1 and lines[number - 2].strip():
+            heading = lines[number - 2]  # a reStructuredText title, underlined
+        elif _REQUIREMENT_HEADING.search(heading) and _states_a_need(line):
+            found.append(Evidence(SAYS_IT_NEEDS_CUDA, relative, number))
+    return found
+
+
+def _states_a_need(line: str) -> bool:
+    return (NEEDS_CUDA.search(line) is not None or _REQUIREMENT_ITEM.match(line) is not None) and not _OPTIONAL.search(
+        line
+    )

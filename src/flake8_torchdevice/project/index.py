@@ -10,7 +10,8 @@ Evidence that the code runs without CUDA (``SUPPORTS``): a device chosen by CUDA
 with the CPU as the other choice, a load onto the CPU, a CPU command-line option (or CUDA as an
 opt-in), a device parameter that defaults to the CPU, tests skipped where CUDA is missing.
 Evidence that it does not (``REQUIRES``): a program that stops without CUDA, NCCL as the only
-backend, an unconditional import of a CUDA-only library, a module docstring that says so.
+backend, CUDA kernels it compiles (``CUDAExtension``, ``cpp_extension.load`` of ``.cu`` sources),
+an unconditional import of a CUDA-only library, a module docstring that says so.
 """
 
 from __future__ import annotations
@@ -31,15 +32,18 @@ SKIPS_WITHOUT_CUDA = "skips its CUDA tests without a GPU"
 STOPS_WITHOUT_CUDA = "stops without CUDA"
 NCCL_ONLY = "sets up NCCL, which needs GPUs"
 CUDA_ONLY_IMPORT = "imports a CUDA-only library"
+CUDA_EXTENSION = "builds CUDA kernels"
 SAYS_IT_NEEDS_CUDA = "says it needs CUDA"
 
 SUPPORTS = frozenset({FALLBACK, CPU_LOAD, CPU_OPTION, CPU_DEFAULT, SKIPS_WITHOUT_CUDA})
-REQUIRES = frozenset({STOPS_WITHOUT_CUDA, NCCL_ONLY, CUDA_ONLY_IMPORT, SAYS_IT_NEEDS_CUDA})
+REQUIRES = frozenset({STOPS_WITHOUT_CUDA, NCCL_ONLY, CUDA_ONLY_IMPORT, CUDA_EXTENSION, SAYS_IT_NEEDS_CUDA})
 
 # Libraries with no CPU implementation at all: importing one unconditionally needs a GPU.
 _CUDA_ONLY_LIBRARIES = frozenset(
     "apex flash_attn pycuda cupy tensorrt torch2trt nvdiffrast spconv MinkowskiEngine setGPU".split()
 )
+# torch.utils.cpp_extension's loaders: given ``.cu`` sources, they compile CUDA kernels.
+_EXTENSION_LOADERS = frozenset({"load", "load_inline"})
 _EXIT_FUNCTIONS = frozenset({"sys.exit", "exit", "quit", "os._exit", "os.abort"})
 _SKIP_FUNCTIONS = frozenset({"skipif", "skipIf", "skipUnless", "skip", "skipTest"})
 _CUDA_OPT_IN = re.compile(r"^--?(use[-_])?(cuda|gpu)$", re.IGNORECASE)
@@ -240,6 +244,8 @@ class _Reader(ast.NodeVisitor):
                 self.found(CPU_LOAD, node)
         elif method == "add_argument":
             self._read_option(node)
+        elif name.endswith("CUDAExtension") or (name.rsplit(".", 1)[-1] in _EXTENSION_LOADERS and _cuda_sources(node)):
+            self.found(CUDA_EXTENSION, node)
         elif name.endswith("init_process_group") and self._guards == 0:
             backend = _keyword(node, "backend") or (node.args[0] if node.args else None)
             if isinstance(backend, ast.Constant) and backend.value == "nccl":
@@ -289,6 +295,14 @@ def _places_on_cuda(node: ast.Call, method: str) -> bool:
     if method in ("to", "device"):
         candidates += node.args[:1]
     return any(isinstance(_constant(arg), str) and _CUDA_DEVICE.fullmatch(str(_constant(arg))) for arg in candidates)
+
+
+def _cuda_sources(node: ast.Call) -> bool:
+    """``load(name, sources=["kernel.cu"])``, ``load_inline(..., cuda_sources=...)``."""
+    if _keyword(node, "cuda_sources") is not None:
+        return True
+    strings = (item for item in ast.walk(node) if isinstance(item, ast.Constant) and isinstance(item.value, str))
+    return any(item.value.endswith((".cu", ".cuh")) for item in strings)
 
 
 def _negated(test: ast.AST) -> bool:

@@ -7,6 +7,7 @@ import os
 from collections.abc import Sequence
 from pathlib import Path
 
+from ..sources import DEFAULT_MEMORY_BUDGET_MIB
 from .beliefs import ProjectBeliefs
 from .index import Evidence
 from .layout import find_root
@@ -22,8 +23,8 @@ def project_of(paths: Sequence[Path]) -> Path:
     return find_root(Path(os.path.commonpath(absolute)))
 
 
-def beliefs_of(paths: Sequence[Path]) -> ProjectBeliefs:
-    return read_project(project_of(paths))
+def beliefs_of(paths: Sequence[Path], memory_budget: int = DEFAULT_MEMORY_BUDGET_MIB) -> ProjectBeliefs:
+    return read_project(project_of(paths), memory_budget)
 
 
 def text_report(beliefs: ProjectBeliefs) -> str:
