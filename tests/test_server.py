@@ -307,3 +307,20 @@ async def test_bad_input_is_answered_without_a_crash(client: LanguageClient, tmp
     assert await opened(client, tmp_path / "notebook.ipynb", notebook, language="json") == []
 
     assert sorted(by_code(await opened(client, tmp_path / "after.py", BUGGY))) == ["TDV002", "TDV003"]
+
+
+async def test_the_project_s_belief_arrives_without_keeping_the_document_waiting(
+    client: LanguageClient, tmp_path: Path
+) -> None:
+    """A script of the project falls back to the CPU: once the server has read the project, the
+    hard-coded device in the open document is a sure finding, citing that script. Until then the
+    document was linted alone (the finding likely, so not shown at the default confidence)."""
+    (tmp_path / "pyproject.toml").write_text("")
+    (tmp_path / "serve.py").write_text('import torch\ndevice = "cuda" if torch.cuda.is_available() else "cpu"\n')
+    path = tmp_path / "train.py"
+    await start(client, tmp_path, {"extendSelect": ["TDV001"]})
+    diagnostics = await opened(client, path, "import torch\n\nx = torch.zeros(3).cuda()\n")
+    while "TDV001" not in by_code(diagnostics):
+        diagnostics = await published(client, path.as_uri(), 1)
+    message = by_code(diagnostics)["TDV001"].message
+    assert message.endswith("(the project falls back to the CPU in serve.py:2)")

@@ -14,7 +14,7 @@ from __future__ import annotations
 import io
 import tokenize
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Literal
 
@@ -26,6 +26,7 @@ from .fixes import apply_fixes, fix_source
 from .noqa import is_silenced, silencer, with_noqa
 from .notebooks import physical_lines
 from .parsing import cyclic_gc_paused
+from .project.beliefs import NO_BELIEF, Belief
 from .rules import ALL_RULES, Finding, Rule
 from .sources import oversized
 
@@ -44,6 +45,9 @@ class Document:
     path: Path | None
     # ``[tool.torchdevice]`` keys from the editor, over the file's as the command's flags are.
     settings: Mapping[str, Any]
+    # What the file's project believes about running without CUDA, once the server has read the
+    # project (never waited for: unknown until then).
+    cpu_support: Belief = NO_BELIEF
 
 
 @dataclass(frozen=True)
@@ -134,7 +138,10 @@ def fix_all(document: Document) -> Edit | None:
 
 def _resolved(document: Document) -> Resolved:
     start = document.path.parent if document.path is not None else Path.cwd()
-    return resolve(load_config(start), config_from_table(document.settings, start, EDITOR_SETTINGS))
+    resolved = resolve(load_config(start), config_from_table(document.settings, start, EDITOR_SETTINGS))
+    if not resolved.infer_beliefs:  # stated by the user: it is in the settings already
+        return resolved
+    return replace(resolved, settings=replace(resolved.settings, cpu_support=document.cpu_support))
 
 
 def _rules(resolved: Resolved) -> tuple[type[Rule], ...]:

@@ -12,6 +12,9 @@ diagnostics, never a hang; a worker that overruns the budget or dies is replaced
 - Code actions: each fix as a quick fix ("Fix: ...", "Fix (unsafe): ..."), "Ignore TDV00N for this
   line" (a ``# noqa`` comment), and ``source.fixAll.torchdevice``, every safe fix at once.
 - Hover over a finding: its rule's documentation.
+- The project's beliefs (whether it runs without CUDA, project/beliefs.py), read in a thread of
+  their own when a document of the project first opens and again when a Python file is saved;
+  until they are known, a document is linted alone, never kept waiting.
 - Settings: ``initializationOptions`` and the ``torchdevice`` section of ``workspace/configuration``
   (camelCase keys of ``[tool.torchdevice]``, and ``timeBudget`` in seconds), over the
   ``[tool.torchdevice]`` of the document's nearest pyproject.toml, as the command's flags are.
@@ -42,6 +45,9 @@ from pygls.workspace.position_codec import PositionCodec
 from . import __version__, editor
 from .docs import explain, rule_url
 from .notebooks import physical_lines
+from .project.beliefs import NO_BELIEF, Belief, ProjectBeliefs
+from .project.layout import find_root
+from .project.scan import read_project
 from .rules import DOCUMENTED
 from .sources import DEFAULT_MEMORY_BUDGET_MIB, MIB
 from .workers import Worker, WorkerDied
@@ -104,6 +110,12 @@ class _Session:
         self._worker: Worker[Callable[[], Any], Any] = Worker(operator.call, DEFAULT_MEMORY_BUDGET_MIB * MIB, warm_up)
         # One question at a time: the worker answers one at a time, each within the budget.
         self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="torchdevice-analysis")
+        # Each project's beliefs, read once in a thread of their own and again after a save: a
+        # document is never kept waiting for them (it is linted alone until they are known).
+        self._beliefs: dict[Path, ProjectBeliefs] = {}
+        self._reading: dict[Path, asyncio.Future[ProjectBeliefs]] = {}
+        self._linted_with: dict[str, Belief] = {}  # the belief each document was last linted with
+        self._project_reader = ThreadPoolExecutor(max_workers=1, thread_name_prefix="torchdevice-project")
         self._pending: dict[str, asyncio.Task[None]] = {}
         self._published: dict[str, _Published] = {}
         self._shown: set[str] = set()
@@ -130,6 +142,7 @@ class _Session:
     def close(self) -> None:
         """After the event loop has ended (its pending lints cancelled with it): the worker goes too."""
         self._executor.shutdown(wait=False, cancel_futures=True)
+        self._project_reader.shutdown(wait=False, cancel_futures=True)
         self._worker.stop()
 
     # --- settings -------------------------------------------------------------------------------
@@ -187,6 +200,9 @@ class _Session:
         self._lint_soon(params.text_document.uri, delay=DEBOUNCE_S)
 
     def did_save(self, params: types.DidSaveTextDocumentParams) -> None:
+        path = file_path(params.text_document.uri)
+        if path is not None and path.suffix == ".py":
+            self._read_project(find_root(path))  # the saved file may change what the project shows
         self._lint_soon(params.text_document.uri, delay=0)
 
     def did_close(self, params: types.DidCloseTextDocumentParams) -> None:
@@ -195,6 +211,7 @@ class _Session:
         if pending is not None:
             pending.cancel()
         self._published.pop(uri, None)
+        self._linted_with.pop(uri, None)
         self._server.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=uri, diagnostics=[]))
 
     def _lint_soon(self, uri: str, delay: float) -> None:
@@ -316,7 +333,39 @@ class _Session:
         return None
 
     def _document(self, uri: str, text: str) -> editor.Document:
-        return editor.Document(text, file_path(uri), self._settings)
+        path = file_path(uri)
+        if path is None:
+            return editor.Document(text, None, self._settings)
+        root = find_root(path)
+        beliefs = self._beliefs.get(root)
+        if beliefs is None:
+            self._read_project(root)
+        belief = beliefs.for_path(path) if beliefs is not None else NO_BELIEF
+        self._linted_with[uri] = belief
+        return editor.Document(text, path, self._settings, belief)
+
+    def _read_project(self, root: Path) -> None:
+        """Read the project's beliefs in the background; when they change, lint its open documents again."""
+        if root in self._reading:
+            return
+        loop = asyncio.get_running_loop()
+        future = loop.run_in_executor(self._project_reader, read_project, root)
+        self._reading[root] = future
+        future.add_done_callback(partial(self._project_read, root))
+
+    def _project_read(self, root: Path, future: asyncio.Future[ProjectBeliefs]) -> None:
+        del self._reading[root]
+        if future.cancelled() or future.exception() is not None:
+            self._log(f"{root}: the project's beliefs could not be read: {future.exception()}")
+            return
+        beliefs = future.result()
+        if self._beliefs.get(root) == beliefs:
+            return
+        self._beliefs[root] = beliefs
+        for uri in self._server.workspace.text_documents:
+            path = file_path(uri)
+            if path is not None and self._linted_with.get(uri, NO_BELIEF) != beliefs.for_path(path):
+                self._lint_soon(uri, delay=0)
 
     def _open(self, uri: str) -> TextDocument | None:
         return self._server.workspace.text_documents.get(uri)

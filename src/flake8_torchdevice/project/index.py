@@ -301,8 +301,8 @@ def _cuda_sources(node: ast.Call) -> bool:
     """``load(name, sources=["kernel.cu"])``, ``load_inline(..., cuda_sources=...)``."""
     if _keyword(node, "cuda_sources") is not None:
         return True
-    strings = (item for item in ast.walk(node) if isinstance(item, ast.Constant) and isinstance(item.value, str))
-    return any(item.value.endswith((".cu", ".cuh")) for item in strings)
+    strings = (item.value for item in ast.walk(node) if isinstance(item, ast.Constant))
+    return any(isinstance(value, str) and value.endswith((".cu", ".cuh")) for value in strings)
 
 
 def _negated(test: ast.AST) -> bool:
