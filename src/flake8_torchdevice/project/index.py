@@ -17,8 +17,11 @@ an unconditional import of a CUDA-only library, a module docstring that says so.
 from __future__ import annotations
 
 import ast
+import bisect
 import contextlib
+import itertools
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from ..knowledge import api
@@ -49,6 +52,13 @@ _SKIP_FUNCTIONS = frozenset({"skipif", "skipIf", "skipUnless", "skip", "skipTest
 _CUDA_OPT_IN = re.compile(r"^--?(use[-_])?(cuda|gpu)$", re.IGNORECASE)
 _CPU_DEVICE = re.compile(r"cpu", re.IGNORECASE)
 _CUDA_DEVICE = re.compile(r"cuda(:\d+)?")
+# Every kind of evidence names one of these (a device, a CUDA check, a CUDA-only library or
+# kernel, a load's map_location): a file without any shows nothing, and is not parsed. Plain
+# substring tests: a regular expression over every file costs more than the parse it saves.
+_EVIDENCE_WORDS = (
+    "cuda", "cpu", "gpu", "nccl", "map_location", "cpp_extension", ".cu", "apex", "flash_attn", "cupy", "tensorrt",
+    "trt", "nvdiffrast", "spconv", "minkowski", "device_ids", "fsdp", "pin_memory",
+)  # fmt: skip
 _TEST_FILE = re.compile(r"(^|/)(tests?/|test_[^/]*$|[^/]*_test\.py$|conftest\.py$)")
 _ENTRY_FUNCTION = re.compile(r"^(main|_main|run|cli|train|setup|init_distributed\w*|setup_distributed\w*)$")
 
@@ -74,22 +84,49 @@ class FileIndex:
 
 
 def index_source(source: str, path: str, package: str) -> FileIndex:
-    """The index of one file; a file that does not parse shows nothing."""
+    """The index of one file; a file that does not parse shows nothing, nor one that names none
+    of the things evidence is made of (most files: they are not parsed)."""
+    lowered = source.lower()
+    if not any(word in lowered for word in _EVIDENCE_WORDS):
+        return FileIndex(path, package)
     try:
         tree = ast.parse(source)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return FileIndex(path, package)
-    reader = _Reader(path, _import_aliases(tree))
+    reader = _Reader(path, _import_aliases(tree), _lines_with_words(lowered))
     with contextlib.suppress(RecursionError):  # deeper than Python's own limit: what was read stands
         reader.visit(tree)
     reader.read_module_docstring(tree)
     return FileIndex(path, package, tuple(reader.evidence), reader.cuda_uses, reader.guarded_cuda_uses)
 
 
+def _lines_with_words(lowered: str) -> list[int]:
+    """How many of the first N lines name an evidence word, for each N: a statement whose lines
+    name none holds no evidence and is not walked."""
+    ends = list(itertools.accumulate(len(line) for line in lowered.splitlines(keepends=True)))
+    marked = bytearray(len(ends) + 1)
+    for word in _EVIDENCE_WORDS:
+        found = lowered.find(word)
+        while found != -1:
+            marked[bisect.bisect_right(ends, found) + 1] = 1
+            found = lowered.find(word, found + 1)
+    return list(itertools.accumulate(marked))
+
+
+def _statements(body: list[ast.stmt]) -> Iterator[ast.stmt]:
+    """Every statement, nested ones too (not expressions: imports are statements)."""
+    pending = list(body)
+    while pending:
+        statement = pending.pop()
+        yield statement
+        for name in ("body", "orelse", "finalbody", "handlers"):
+            pending.extend(getattr(statement, name, ()))
+
+
 def _import_aliases(tree: ast.Module) -> dict[str, str]:
     """Local name -> dotted name it stands for, from every import in the file."""
     aliases: dict[str, str] = {}
-    for node in ast.walk(tree):
+    for node in _statements(tree.body):
         if isinstance(node, ast.Import):
             for alias in node.names:
                 local = alias.asname or alias.name.split(".")[0]
@@ -104,12 +141,22 @@ def _import_aliases(tree: ast.Module) -> dict[str, str]:
 class _Reader(ast.NodeVisitor):
     path: str
     aliases: dict[str, str]
+    lines_with_words: list[int]  # _lines_with_words
     evidence: list[Evidence] = field(default_factory=list)
     cuda_uses: int = 0
     guarded_cuda_uses: int = 0
     _guards: int = 0  # how many tests that mention CUDA enclose the current node
     _depth: int = 0  # statements nested in a def, class, try or if: imports there are optional
     _functions: list[str] = field(default_factory=list)  # the enclosing functions' names
+
+    def visit(self, node: ast.AST) -> None:
+        if isinstance(node, ast.stmt):
+            decorators = getattr(node, "decorator_list", ())
+            first = min([node.lineno, *(decorator.lineno for decorator in decorators)])
+            last = node.end_lineno or node.lineno
+            if self.lines_with_words[min(last, len(self.lines_with_words) - 1)] == self.lines_with_words[first - 1]:
+                return  # no evidence word on its lines
+        super().visit(node)
 
     # ------------------------------------------------------------------ helpers
     def qualified(self, node: ast.AST) -> str | None:
