@@ -243,7 +243,7 @@ def _raw_traceback(source: str) -> str:
 
     try:
         module = cst.parse_module(source)
-        with engine._recursion_limit(engine._RECURSION_LIMIT):
+        with engine._recursion_limit_raised():
             findings = engine._run_rules(module, Settings(), engine.ALL_RULES, engine.UNTIMED)
             engine._locate(module, engine._unique(findings))
     except BaseException:

@@ -879,7 +879,36 @@ def test_the_engine_leaves_the_garbage_collector_as_it_found_it():
         gc.enable()
 
 
-def test_the_engine_leaves_libcst_validating_nodes():
+@pytest.fixture
+def owned_process(monkeypatch):
+    """This test's process counts as the linter's own (as the command's is): its speed-ups apply."""
+    from flake8_torchdevice import parsing
+
+    monkeypatch.setattr(parsing, "_owned", True)
+
+
+def test_a_shared_process_keeps_libcst_and_the_collector_as_they_are(monkeypatch):
+    """In a process other code shares (flake8, an editor, an application calling the engine),
+    libcst builds its nodes with its own checks and the cyclic GC keeps running."""
+    import gc
+
+    from flake8_torchdevice import parsing
+
+    monkeypatch.setattr(parsing, "_owned", False)
+    own_init = vars(cst.Name)["__init__"]
+    seen = []
+    parse = cst.parse_module
+
+    def watched(source):
+        seen.append((vars(cst.Name)["__init__"] is own_init, gc.isenabled()))
+        return parse(source)
+
+    monkeypatch.setattr(cst, "parse_module", watched)
+    assert lint_source("import torch\nx = torch.zeros(3)\nx.to('cuda')\n")
+    assert seen == [(True, True)]
+
+
+def test_the_engine_leaves_libcst_validating_nodes(owned_process):
     """Nodes are built by the parsing ``__init__`` only while the engine parses: after it (threads
     included, and a file that does not parse), every class has its own again, and a hand-built
     invalid node is refused."""
@@ -915,7 +944,7 @@ def test_parsing_inits_take_the_dataclass_arguments():
                 assert got[name].default is parameter.default, (cls, name)
 
 
-def test_parsing_inits_build_the_same_nodes_and_run_the_other_checks():
+def test_parsing_inits_build_the_same_nodes_and_run_the_other_checks(owned_process):
     from flake8_torchdevice.parsing import _parsing_inits_in_use
 
     with _parsing_inits_in_use():
@@ -928,7 +957,7 @@ def test_parsing_inits_build_the_same_nodes_and_run_the_other_checks():
     assert all(a.deep_equals(b) for a, b in zip(built, own, strict=True))
 
 
-def test_a_subclass_keeps_its_checks_while_the_engine_parses():
+def test_a_subclass_keeps_its_checks_while_the_engine_parses(owned_process):
     """A node class of someone else's (another thread's) that inherits a parsing ``__init__``
     still runs its own ``__post_init__``."""
     from flake8_torchdevice.parsing import _parsing_inits_in_use

@@ -19,6 +19,7 @@ from .config import Config, ConfigError, Resolved, load_config, resolve
 from .discovery import Discovery, discover, excluded_file
 from .docs import DOCUMENTED, explain
 from .formats import FORMATS, statistics
+from .parsing import own_this_process
 from .project.report import beliefs_of, json_report, text_report
 from .rules import ALL_RULES
 from .runner import FileResult, FixMode, ProgressBar, RunOptions, checked_stdin, default_jobs, run
@@ -29,6 +30,7 @@ EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    own_this_process()  # the command's own process: its speed-ups may change process-wide state
     parser = _parser()
     args = parser.parse_args(argv)
     if not hasattr(args, "handler"):

@@ -11,8 +11,7 @@ import io
 import re
 import sys
 import tokenize
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from itertools import accumulate
 
@@ -20,7 +19,7 @@ import libcst as cst
 
 from .analysis import analyse, positions_of
 from .mentions import LineMention, resolved
-from .parsing import cyclic_gc_paused, parse_module
+from .parsing import ProcessSetting, cyclic_gc_paused, parse_module
 from .prefilter import could_have_findings
 from .rules import ALL_RULES, Finding, Rule
 from .rules.tdv900_unanalysable import UnanalysableFile
@@ -112,7 +111,7 @@ def _parse_and_check(
     except Exception as error:  # libcst's ParserSyntaxError, or anything else its native parser raises
         return _unanalysable(f"libcst could not parse it: {_first_line(error)}")
     try:
-        with _recursion_limit(_RECURSION_LIMIT):
+        with _recursion_limit_raised():
             findings, mentioned = _run_rules(module, settings, rules, timings)
             with timings.stage(POSITIONS):
                 located = _locate(module, _unique(findings), mentioned)
@@ -215,14 +214,15 @@ def _nested_deeper_than(source: str, limit: int) -> bool:
     return False
 
 
-@contextmanager
-def _recursion_limit(limit: int) -> Iterator[None]:
+def _raise_recursion_limit() -> int:
     previous = sys.getrecursionlimit()
-    sys.setrecursionlimit(max(previous, limit))
-    try:
-        yield
-    finally:
-        sys.setrecursionlimit(previous)
+    sys.setrecursionlimit(max(previous, _RECURSION_LIMIT))
+    return previous
+
+
+# Raised while any thread analyses, and put back when the last one ends (not when the first
+# ends, which would leave another thread deep in a tree with the lower limit).
+_recursion_limit_raised = ProcessSetting(_raise_recursion_limit, sys.setrecursionlimit)
 
 
 def _run_rules(

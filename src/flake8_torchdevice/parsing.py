@@ -16,6 +16,10 @@ Two process-wide settings change while the engine works on a file, and come back
   davit.py (962 lines) takes 13 % fewer instructions than libcst's own parse (393 against 452
   million, callgrind).
 
+Both apply only in processes the linter owns (``own_this_process``: the command and its worker
+processes, the language server's worker), never in one that other code shares: a flake8 run,
+an editor, an application that calls the engine. There libcst parses as it always does.
+
 Threads may lint at once: a setting changes when the first of them starts and comes back when
 the last one ends. (Meanwhile another thread's hand-built whitespace and literal nodes are not
 checked.)
@@ -37,18 +41,34 @@ import libcst as cst
 _Saved = TypeVar("_Saved")
 
 
-class _ProcessSetting(Generic[_Saved]):
-    """A process-wide setting changed while at least one caller is inside."""
+_owned = False  # own_this_process
 
-    def __init__(self, change: Callable[[], _Saved], restore: Callable[[_Saved], None]) -> None:
+
+def own_this_process() -> None:
+    """This process is the linter's own: the speed-ups that change process-wide state apply."""
+    global _owned
+    _owned = True
+
+
+class ProcessSetting(Generic[_Saved]):
+    """A process-wide setting changed while at least one caller is inside; ``owned_only``: and
+    only in a process the linter owns."""
+
+    def __init__(
+        self, change: Callable[[], _Saved], restore: Callable[[_Saved], None], owned_only: bool = False
+    ) -> None:
         self._change = change
         self._restore = restore
+        self._owned_only = owned_only
         self._lock = threading.Lock()
         self._inside = 0
         self._saved: _Saved | None = None
 
     @contextmanager
     def __call__(self) -> Iterator[None]:
+        if self._owned_only and not _owned:
+            yield
+            return
         with self._lock:
             if self._inside == 0:
                 self._saved = self._change()
@@ -78,7 +98,7 @@ def _resume_gc(was_enabled: bool) -> None:
 # again and again and finds nothing. Pausing it made the engine about 7 % faster on the
 # benchmark's 201,689-line sample (the p95 per-file time fell from 90 to 78 ms). Any cycle made
 # meanwhile is collected once the collector is back on.
-cyclic_gc_paused = _ProcessSetting(_pause_gc, _resume_gc)
+cyclic_gc_paused = ProcessSetting(_pause_gc, _resume_gc, owned_only=True)
 
 
 # The classes of most nodes the parser builds: 89 % of the 1.4 million nodes of the benchmark's
@@ -182,7 +202,7 @@ def _put_back(previous: dict[type, object]) -> None:
         setattr(cls, "__init__", init)  # noqa: B010
 
 
-_parsing_inits_in_use = _ProcessSetting(_use_parsing_inits, _put_back)
+_parsing_inits_in_use = ProcessSetting(_use_parsing_inits, _put_back, owned_only=True)
 
 
 def parse_module(source: str) -> cst.Module:

@@ -29,6 +29,8 @@ from collections.abc import Callable, Iterator, Sequence
 from multiprocessing.connection import Connection, wait
 from typing import Any, Generic, TypeVar
 
+from .parsing import own_this_process
+
 Item = TypeVar("Item")
 Result = TypeVar("Result")
 
@@ -188,6 +190,7 @@ def _serve(connection: Connection, function: Callable[[Any], Any], memory_limit:
     _silence_output()
     _die_with_parent(parent)
     _limit_address_space(memory_limit)
+    own_this_process()
     while True:
         try:
             index, item = connection.recv()
