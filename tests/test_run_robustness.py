@@ -19,6 +19,7 @@ import pytest
 
 from flake8_torchdevice import runner
 from flake8_torchdevice.cli import main
+from flake8_torchdevice.plugin import OWN_PROCESS_ABOVE
 from flake8_torchdevice.sources import DEFAULT_MEMORY_BUDGET_MIB, largest_file
 
 # A finding of a rule on by default, at 2:56.
@@ -190,6 +191,27 @@ def test_peak_memory_stays_under_the_budget_with_an_oversized_file(project, jobs
     assert sum(BUGGY_CODE in line for line in findings) == len(ORDINARY) + 30
     assert any(line.startswith("huge.py:1:1: TDV900") for line in findings)
     assert int(peak_kib) < 128 * 1024
+
+
+@pytest.mark.skipif(not LINUX, reason="the address-space limit of workers is Linux's")
+def test_in_flake8_a_file_denser_than_the_budget_assumes_gets_tdv900_not_flake8_s_memory(project):
+    """flake8's process is shared with other plugins and has no memory limit: a large file is
+    analysed in a worker process of ours, under the budget, and gets TDV900 when it needs more."""
+    budget = 1024
+    size = min(largest_file(budget), 3 * OWN_PROCESS_ABOVE)
+    assert size > OWN_PROCESS_ABOVE
+    (project / "dense.py").write_text("import torch\n" + "x\n" * (size // 2 - 10))
+    (project / "light.py").write_text(BUGGY + "# padding\n" * (OWN_PROCESS_ABOVE // 10))
+    result = subprocess.run(
+        [sys.executable, "-m", "flake8", "--select", "TDV", f"--torchdevice-memory-budget={budget}", "."],
+        capture_output=True,
+        text=True,
+        timeout=HANG * 2,
+    )
+    lines = result.stdout.splitlines()
+    assert any(line.startswith("./dense.py:1:1: TDV900 could not analyse this file (") for line in lines), result
+    assert any(line.startswith("./light.py:2:") and f" {BUGGY_CODE} " in line for line in lines), result
+    assert "Traceback" not in result.stderr
 
 
 @pytest.mark.skipif(not LINUX, reason="the address-space limit of workers is Linux's")

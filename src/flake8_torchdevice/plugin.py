@@ -16,6 +16,11 @@ from .selection import OFF_BY_DEFAULT, ON_WITHOUT_CUDA, explicitly_selected
 from .settings import Settings
 from .sources import DEFAULT_MEMORY_BUDGET_MIB, oversized, refused_by_python
 
+# Larger files are analysed in a process of the linter's own, under the memory budget: flake8's
+# process is shared with the other plugins, and has no memory limit of its own (dense code can
+# take 4 KiB per byte).
+OWN_PROCESS_ABOVE = 256 * 1024
+
 
 class TorchDeviceChecker:
     name = "flake8-torchdevice"
@@ -128,7 +133,14 @@ class TorchDeviceChecker:
         settings = self.settings
         if self.beliefs is not None and self._filename is not None:
             settings = replace(settings, cpu_support=self.beliefs.for_path(Path(self._filename)))
-        diagnostics = [unanalysable(refusal)] if refusal else lint_source(source, settings, rules)
+        if refusal:
+            diagnostics = [unanalysable(refusal)]
+        elif len(source) > OWN_PROCESS_ABOVE:
+            from .isolated import lint_isolated
+
+            diagnostics = lint_isolated(source, settings, rules, self.memory_budget)
+        else:
+            diagnostics = lint_source(source, settings, rules)
         for diagnostic in diagnostics:
             yield diagnostic.line, diagnostic.column, diagnostic.flake8_text(), type(self)
 

@@ -189,7 +189,7 @@ def _serve(connection: Connection, function: Callable[[Any], Any], memory_limit:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     _silence_output()
     _die_with_parent(parent)
-    _limit_address_space(memory_limit)
+    limit_address_space(memory_limit)
     own_this_process()
     while True:
         try:
@@ -216,7 +216,7 @@ def _die_with_parent(parent: int) -> None:
         os._exit(0)
 
 
-def _limit_address_space(extra: int) -> None:
+def limit_address_space(extra: int) -> None:
     """Allocations past what this process holds now plus ``extra`` bytes fail: a MemoryError, or
     libcst's native parser aborting this worker. Linux only; elsewhere the size check alone holds."""
     try:
