@@ -337,3 +337,16 @@ def computed_places(operands: list[Value]) -> tuple[frozenset[Place], Origin | N
     for value in deciding[1:]:
         places = _join_places(places, value.places)
     return places, deciding[0].origin
+
+
+def without_grad(value: Value) -> Value:
+    """``value`` computed under ``torch.no_grad()``: neither it nor what it holds requires grad."""
+    if not value.grad and value.elements is None and value.item is None and not value.items:
+        return value
+    return replace(
+        value,
+        grad=False,
+        elements=None if value.elements is None else tuple(without_grad(element) for element in value.elements),
+        item=None if value.item is None else without_grad(value.item),
+        items=tuple((key, without_grad(item)) for key, item in value.items),
+    )

@@ -22,7 +22,18 @@ import libcst as cst
 
 from ..knowledge import api
 from .definitions import ClassInfo, Evidence, FunctionInfo
-from .domain import CPU, NONE, NOWHERE, UNKNOWN, Kind, Value, must_be_on_accelerator, tensor, with_module
+from .domain import (
+    CPU,
+    NONE,
+    NOWHERE,
+    UNKNOWN,
+    Kind,
+    Value,
+    must_be_on_accelerator,
+    tensor,
+    with_module,
+    without_grad,
+)
 from .frames import Frame
 from .state import State
 from .syntax import all_params
@@ -196,14 +207,20 @@ class Summaries:
         bound = self.bind_arguments(info, node, arguments, skip_self=True)
         result, effects = self._summarise(info, bound, receiver)
         self._apply_effects(node, effects)
-        return result
+        return self._as_the_caller_runs_it(result)
+
+    def _as_the_caller_runs_it(self, result: Value) -> Value:
+        """A summary is computed once, with grad enabled; called under ``torch.no_grad()``, what
+        the function computes does not require grad."""
+        return result if self.interpreter.state.grad_enabled else without_grad(result)
 
     def call_named(self, name: str, node: cst.Call, arguments: tuple[Value, ...]) -> Value | None:
         """``f(...)`` of a function of this file, or ``C(...)`` of a class of this file."""
         definitions = self.interpreter.definitions
         function = definitions.top_functions.get(name)
         if function is not None and self.interpreter.state.get(name) in (None, UNKNOWN):
-            return self._summarise(function, self.bind_arguments(function, node, arguments, skip_self=False), None)[0]
+            bound = self.bind_arguments(function, node, arguments, skip_self=False)
+            return self._as_the_caller_runs_it(self._summarise(function, bound, None)[0])
         cls = definitions.classes.get(name)
         if cls is not None:
             if self.is_module_class(cls):
