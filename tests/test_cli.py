@@ -757,3 +757,30 @@ def test_a_project_that_runs_without_cuda_has_its_hard_coded_devices_found_by_de
     write(project, "pyproject.toml", "[tool.torchdevice]\nruns-without-cuda = true\n")
     main(["check", "--format", "json", "train.py"])
     assert [(f["code"], f["confidence"]) for f in json.loads(capsys.readouterr().out)] == [("TDV001", "high")]
+
+
+MODULE_CODE = """\
+import torch
+import torch.nn as nn
+
+
+class Scorer(nn.Module):
+    def forward(self, x):
+        mask = torch.ones(x.size(0), 3)
+        return x + mask
+"""
+
+
+def test_in_an_application_that_never_uses_an_accelerator_device_findings_are_guesses(project, capsys):
+    """No file names CUDA, MPS or a GPU and nothing installs the project (a tutorial): a CPU tensor
+    meeting the module's input cannot fail where it runs. A library's users may move its modules,
+    so the same code in a package with packaging metadata stays a sure finding."""
+    write(project, "model.py", MODULE_CODE)
+    main(["check", "--select", "TDV005", "--confidence", "low", "--format", "json", "."])
+    (finding,) = json.loads(capsys.readouterr().out)
+    assert finding["confidence"] == "low"
+    assert finding["message"].endswith("(the project never uses an accelerator)")
+    write(project, "pyproject.toml", '[project]\nname = "scorer"\n')
+    main(["check", "--select", "TDV005", "--format", "json", "."])
+    (finding,) = json.loads(capsys.readouterr().out)
+    assert finding["confidence"] == "high"

@@ -12,15 +12,17 @@ import re
 import sys
 import tokenize
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from itertools import accumulate
 
 import libcst as cst
 
 from .analysis import analyse, positions_of
+from .confidence import Confidence
 from .mentions import LineMention, resolved
 from .parsing import ProcessSetting, cyclic_gc_paused, parse_module
 from .prefilter import could_have_findings
+from .project.beliefs import NO_ACCELERATOR
 from .rules import ALL_RULES, Finding, Rule
 from .rules.tdv900_unanalysable import UnanalysableFile
 from .settings import Settings
@@ -233,10 +235,22 @@ def _run_rules(
         analysis = analyse(module, settings.guard_functions)
     findings: list[Finding] = []
     least = settings.confidence
+    cpu_only = settings.cpu_support.verdict == NO_ACCELERATOR
     for rule in rules:
         with timings.stage(rule.code):  # a rule's check is a generator: its work is done here
-            findings.extend(finding for finding in rule().check(analysis, settings) if finding.confidence >= least)
+            found = rule().check(analysis, settings)
+            if cpu_only and rule.fails_only_on_an_accelerator:
+                found = (_in_a_cpu_only_project(finding, settings) for finding in found)
+            findings.extend(finding for finding in found if finding.confidence >= least)
     return findings, analysis.mentioned()
+
+
+def _in_a_cpu_only_project(finding: Finding, settings: Settings) -> Finding:
+    """What fails only on an accelerator cannot fail in a project that never uses one: a guess."""
+    if finding.confidence is Confidence.LOW:
+        return finding  # already graded, and cited, by the rule
+    cited = f"{finding.message} ({settings.cpu_support.cited()})"
+    return replace(finding, message=cited, confidence=Confidence.LOW)
 
 
 def _unique(findings: list[Finding]) -> list[Finding]:

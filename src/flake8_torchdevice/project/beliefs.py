@@ -39,6 +39,9 @@ from .layout import TOP_PACKAGE, package_of
 SUPPORTS_CPU = "supports the CPU"
 REQUIRES_CUDA = "requires CUDA"
 UNKNOWN = "unknown"
+# An application none of whose files names CUDA, MPS or a GPU: it runs on the CPU only, and what
+# fails only on an accelerator cannot fail there.
+NO_ACCELERATOR = "never uses an accelerator"
 
 # A load onto the CPU alone says little: GPU projects load checkpoints there to spare GPU memory.
 _STRONG_SUPPORT = SUPPORTS - {CPU_LOAD}
@@ -70,6 +73,8 @@ class Belief:
         if self.stated:
             runs = "runs without" if self.verdict == SUPPORTS_CPU else "requires"
             return f"the configuration says the project {runs} CUDA"
+        if self.verdict == NO_ACCELERATOR:
+            return "the project never uses an accelerator"
         if not self.evidence:
             return ""
         first = self.evidence[0]

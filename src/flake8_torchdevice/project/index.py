@@ -55,6 +55,7 @@ _CUDA_DEVICE = re.compile(r"cuda(:\d+)?")
 # Every kind of evidence names one of these (a device, a CUDA check, a CUDA-only library or
 # kernel, a load's map_location): a file without any shows nothing, and is not parsed. Plain
 # substring tests: a regular expression over every file costs more than the parse it saves.
+_ACCELERATOR_WORDS = ("cuda", "mps", "gpu", "accelerator", "xla", "tpu", "xpu", "npu", "hpu")
 _EVIDENCE_WORDS = (
     "cuda", "cpu", "gpu", "nccl", "map_location", "cpp_extension", ".cu", "apex", "flash_attn", "cupy", "tensorrt",
     "trt", "nvdiffrast", "spconv", "minkowski", "device_ids", "fsdp", "pin_memory",
@@ -81,23 +82,29 @@ class FileIndex:
     evidence: tuple[Evidence, ...] = ()
     cuda_uses: int = 0  # hard-coded CUDA devices: ``.cuda()``, ``"cuda"`` as a device
     guarded_cuda_uses: int = 0  # of those, the ones under a test that mentions CUDA
+    # Names an accelerator anywhere (CUDA, MPS, a GPU...): a project none of whose files does
+    # never puts anything on one.
+    mentions_accelerator: bool = False
 
 
 def index_source(source: str, path: str, package: str) -> FileIndex:
     """The index of one file; a file that does not parse shows nothing, nor one that names none
     of the things evidence is made of (most files: they are not parsed)."""
     lowered = source.lower()
+    mentions_accelerator = any(word in lowered for word in _ACCELERATOR_WORDS)
     if not any(word in lowered for word in _EVIDENCE_WORDS):
-        return FileIndex(path, package)
+        return FileIndex(path, package, mentions_accelerator=mentions_accelerator)
     try:
         tree = ast.parse(source)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
-        return FileIndex(path, package)
+        return FileIndex(path, package, mentions_accelerator=mentions_accelerator)
     reader = _Reader(path, _import_aliases(tree), _lines_with_words(lowered))
     with contextlib.suppress(RecursionError):  # deeper than Python's own limit: what was read stands
         reader.visit(tree)
     reader.read_module_docstring(tree)
-    return FileIndex(path, package, tuple(reader.evidence), reader.cuda_uses, reader.guarded_cuda_uses)
+    return FileIndex(
+        path, package, tuple(reader.evidence), reader.cuda_uses, reader.guarded_cuda_uses, mentions_accelerator
+    )
 
 
 def _lines_with_words(lowered: str) -> list[int]:

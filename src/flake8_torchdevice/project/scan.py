@@ -10,10 +10,11 @@ from __future__ import annotations
 from pathlib import Path
 
 from ..sources import DEFAULT_MEMORY_BUDGET_MIB, TooLarge, largest_file, read_limited
-from .beliefs import ProjectBeliefs, file_belief, infer, readme_evidence
+from .beliefs import NO_ACCELERATOR, Belief, ProjectBeliefs, file_belief, infer, readme_evidence
 from .index import FileIndex, index_source
 from .layout import package_of, project_files
 
+CPU_ONLY_APPLICATION = Belief(NO_ACCELERATOR, note="no file names CUDA, MPS or a GPU, and nothing installs it")
 # Larger files are generated data, not the code that shows what the project believes.
 MAX_INDEXED_BYTES = 2 * 1024 * 1024
 
@@ -32,5 +33,23 @@ def read_project(root: Path, memory_budget: int = DEFAULT_MEMORY_BUDGET_MIB) -> 
     limit = min(MAX_INDEXED_BYTES, largest_file(memory_budget))
     indexes = [index_file(root, path, limit) for path in project_files(root)]
     packages = {index.package for index in indexes}
+    if indexes and not is_library(root) and not any(index.mentions_accelerator for index in indexes):
+        return ProjectBeliefs(root, dict.fromkeys(packages, CPU_ONLY_APPLICATION))
     files = {index.path: belief for index in indexes if (belief := file_belief(index)) is not None}
     return ProjectBeliefs(root, infer(indexes, readme_evidence(root, packages)), files)
+
+
+def is_library(root: Path) -> bool:
+    """A project others install (it has packaging metadata): its users may put its modules on a
+    GPU even if its own code never does."""
+    return any((root / name).is_file() for name in ("setup.py", "setup.cfg")) or _declares_a_project(
+        root / "pyproject.toml"
+    )
+
+
+def _declares_a_project(pyproject: Path) -> bool:
+    try:
+        text = pyproject.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return False
+    return any(line.strip() in ("[project]", "[tool.poetry]", "[tool.flit.metadata]") for line in text.splitlines())

@@ -19,7 +19,7 @@ import libcst as cst
 
 from ..analysis.queries import Analysis, CallFact
 from ..confidence import Confidence
-from ..project.beliefs import REQUIRES_CUDA, SUPPORTS_CPU
+from ..project.beliefs import NO_ACCELERATOR, REQUIRES_CUDA, SUPPORTS_CPU
 from ..selection import OFF_BY_DEFAULT
 from ..settings import Settings
 
@@ -57,7 +57,7 @@ def graded_by_cpu_support(finding: Finding, analysis: Analysis, settings: Settin
     if settings.runs_without_cuda:
         return _graded(finding, Confidence.HIGH)
     belief = settings.cpu_support
-    if belief.verdict == REQUIRES_CUDA:
+    if belief.verdict in (REQUIRES_CUDA, NO_ACCELERATOR):
         return _graded(finding, Confidence.LOW, f" ({belief.cited()})")
     if belief.verdict == SUPPORTS_CPU:
         return _graded(finding, Confidence.HIGH, f" ({belief.cited()})")
@@ -110,6 +110,9 @@ class Code:
     # (docs/precision.md): "real of real + false", debatable ones left out. It decides the default.
     precision: ClassVar[str]
     enabled_by_default: ClassVar[bool]
+    # Whether what it reports fails only on an accelerator (a GPU, MPS): in an application that
+    # never uses one (project/beliefs.py), such a finding is a guess.
+    fails_only_on_an_accelerator: ClassVar[bool] = True
 
     def __init_subclass__(cls, **kwargs: object) -> None:
         super().__init_subclass__(**kwargs)

@@ -150,6 +150,7 @@ class DiscardedConversion(Rule):
     name = "discarded-tensor-conversion"
     summary = "Result of a tensor's `.to()` / `.cuda()` / `.cpu()` is discarded (only `nn.Module.to()` is in place)"
     precision = "first look (round 4): high 100% (2 of 2); earlier rounds 0 of 3 (2 fixed since)"
+    fails_only_on_an_accelerator = False  # a discarded dtype conversion is lost on the CPU too
 
     def check(self, analysis: Analysis, settings: Settings) -> Iterator[Finding]:
         for site in analysis.calls():
