@@ -25,8 +25,10 @@ from pathlib import Path
 from ..knowledge.api import NEEDS_CUDA
 from .index import (
     CPU_LOAD,
+    CUDA_EXTENSION,
     CUDA_ONLY_IMPORT,
     FALLBACK,
+    IMPORTS_KERNELS,
     REQUIRES,
     SAYS_IT_NEEDS_CUDA,
     STOPS_WITHOUT_CUDA,
@@ -161,7 +163,34 @@ def infer(indexes: Iterable[FileIndex], readmes: Mapping[str, tuple[Evidence, ..
     for package, belief in beliefs.items():
         if belief.verdict == UNKNOWN and not evidence[package] and not _SATELLITES.match(package):
             beliefs[package] = shared
-    return beliefs
+    return _with_kernel_dependencies(beliefs, list(indexes))
+
+
+def _with_kernel_dependencies(beliefs: dict[str, Belief], indexes: list[FileIndex]) -> dict[str, Belief]:
+    """A package that imports, unconditionally, another package of the project that builds CUDA
+    kernels (or imports one that does, and so on) cannot run without CUDA either, whatever its
+    own fallbacks say."""
+    needing: dict[str, list[Evidence]] = {
+        package: [item for item in belief.evidence if item.kind == CUDA_EXTENSION]
+        for package, belief in beliefs.items()
+        if belief.verdict == REQUIRES_CUDA
+    }
+    kernels = {package for package, found in needing.items() if found}
+    grown = True
+    while grown:
+        grown = False
+        for index in indexes:
+            if index.package in kernels:
+                continue
+            line = next((line for name, line in index.imports if name in kernels), None)
+            if line is not None:
+                needing[index.package] = [Evidence(IMPORTS_KERNELS, index.path, line)]
+                kernels.add(index.package)
+                grown = True
+    return {
+        package: Belief(REQUIRES_CUDA, tuple(needing[package])) if package in kernels else belief
+        for package, belief in beliefs.items()
+    }
 
 
 def readme_evidence(root: Path, packages: Iterable[str]) -> dict[str, tuple[Evidence, ...]]:

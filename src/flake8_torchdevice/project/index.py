@@ -36,6 +36,7 @@ STOPS_WITHOUT_CUDA = "stops without CUDA"
 NCCL_ONLY = "sets up NCCL, which needs GPUs"
 CUDA_ONLY_IMPORT = "imports a CUDA-only library"
 CUDA_EXTENSION = "builds CUDA kernels"
+IMPORTS_KERNELS = "imports a package of the project that builds CUDA kernels"
 SAYS_IT_NEEDS_CUDA = "says it needs CUDA"
 
 SUPPORTS = frozenset({FALLBACK, CPU_LOAD, CPU_OPTION, CPU_DEFAULT, SKIPS_WITHOUT_CUDA})
@@ -55,7 +56,10 @@ _CUDA_DEVICE = re.compile(r"cuda(:\d+)?")
 # Every kind of evidence names one of these (a device, a CUDA check, a CUDA-only library or
 # kernel, a load's map_location): a file without any shows nothing, and is not parsed. Plain
 # substring tests: a regular expression over every file costs more than the parse it saves.
-_ACCELERATOR_WORDS = ("cuda", "mps", "gpu", "accelerator", "xla", "tpu", "xpu", "npu", "hpu")
+# "cuda" anywhere (``is_cuda``, ``use_cuda``); the short names as words (not "input", "output").
+_NAMES_AN_ACCELERATOR = re.compile(r"cuda|accelerator|(?<![a-z0-9])(mps|gpus?|xla|tpu|xpu|npu|hpu)(?![a-z])")
+# An import at the start of a line: unconditional, at the module's top level.
+_TOP_LEVEL_IMPORT = re.compile(r"^(?:from|import)[ \t]+([A-Za-z_]\w*)", re.MULTILINE)
 _EVIDENCE_WORDS = (
     "cuda", "cpu", "gpu", "nccl", "map_location", "cpp_extension", ".cu", "apex", "flash_attn", "cupy", "tensorrt",
     "trt", "nvdiffrast", "spconv", "minkowski", "device_ids", "fsdp", "pin_memory",
@@ -85,25 +89,35 @@ class FileIndex:
     # Names an accelerator anywhere (CUDA, MPS, a GPU...): a project none of whose files does
     # never puts anything on one.
     mentions_accelerator: bool = False
+    # The modules it imports unconditionally at its top level (first name, line): a package that
+    # imports one of the project's CUDA-only packages needs CUDA too.
+    imports: tuple[tuple[str, int], ...] = ()
 
 
 def index_source(source: str, path: str, package: str) -> FileIndex:
     """The index of one file; a file that does not parse shows nothing, nor one that names none
     of the things evidence is made of (most files: they are not parsed)."""
     lowered = source.lower()
-    mentions_accelerator = any(word in lowered for word in _ACCELERATOR_WORDS)
+    mentions_accelerator = _NAMES_AN_ACCELERATOR.search(lowered) is not None
+    imports = _top_level_imports(source)
     if not any(word in lowered for word in _EVIDENCE_WORDS):
-        return FileIndex(path, package, mentions_accelerator=mentions_accelerator)
+        return FileIndex(path, package, mentions_accelerator=mentions_accelerator, imports=imports)
     try:
         tree = ast.parse(source)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
-        return FileIndex(path, package, mentions_accelerator=mentions_accelerator)
+        return FileIndex(path, package, mentions_accelerator=mentions_accelerator, imports=imports)
     reader = _Reader(path, _import_aliases(tree), _lines_with_words(lowered))
     with contextlib.suppress(RecursionError):  # deeper than Python's own limit: what was read stands
         reader.visit(tree)
     reader.read_module_docstring(tree)
     return FileIndex(
-        path, package, tuple(reader.evidence), reader.cuda_uses, reader.guarded_cuda_uses, mentions_accelerator
+        path, package, tuple(reader.evidence), reader.cuda_uses, reader.guarded_cuda_uses, mentions_accelerator, imports
+    )
+
+
+def _top_level_imports(source: str) -> tuple[tuple[str, int], ...]:
+    return tuple(
+        (match.group(1), source.count("\n", 0, match.start()) + 1) for match in _TOP_LEVEL_IMPORT.finditer(source)
     )
 
 
