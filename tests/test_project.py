@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from flake8_torchdevice.project.beliefs import (
+    NO_ACCELERATOR,
     NO_BELIEF,
     REQUIRES_CUDA,
     SUPPORTS_CPU,
@@ -189,3 +190,45 @@ def test_read_project_decides_per_file_where_a_script_alone_requires_cuda(tmp_pa
     assert beliefs.for_path(gpu_script).verdict == REQUIRES_CUDA
     assert beliefs.packages["."].evidence[0].cited() == "README.md:5 says it needs CUDA"
     assert beliefs.for_path(Path("/elsewhere/x.py")) is NO_BELIEF
+
+
+def test_packages_that_import_the_project_s_cuda_kernels_require_cuda_whatever_their_fallbacks(tmp_path):
+    """The torch-ngp shape: scripts at the root fall back to the CPU, but the renderer imports a
+    package that compiles CUDA kernels when imported, so neither can run without CUDA."""
+    write(tmp_path, ".git/HEAD", "")
+    write(
+        tmp_path,
+        "main.py",
+        'import torch\nfrom nerf.renderer import Renderer\ndevice = "cuda" if torch.cuda.is_available() else "cpu"\n',
+    )
+    write(tmp_path, "nerf/renderer.py", "import torch\nimport raymarching\n\nclass Renderer: ...\n")
+    write(tmp_path, "nerf/utils.py", 'import torch\ndevice = "cuda" if torch.cuda.is_available() else "cpu"\n')
+    write(
+        tmp_path,
+        "raymarching/backend.py",
+        "from torch.utils.cpp_extension import load\n_backend = load('rm', sources=['src/raymarching.cu'])\n",
+    )
+    write(tmp_path, "unrelated/plot.py", 'import torch\ndevice = "cuda" if torch.cuda.is_available() else "cpu"\n')
+    beliefs = read_project(tmp_path.resolve())
+    verdicts = {package: belief.verdict for package, belief in beliefs.packages.items()}
+    assert verdicts == {
+        ".": REQUIRES_CUDA,
+        "nerf": REQUIRES_CUDA,
+        "raymarching": REQUIRES_CUDA,
+        "unrelated": SUPPORTS_CPU,
+    }
+    assert beliefs.packages["nerf"].cited() == (
+        "the project requires CUDA: nerf/renderer.py:2 imports a package of the project that builds CUDA kernels"
+    )
+
+
+def test_an_application_that_names_no_accelerator_never_uses_one(tmp_path):
+    write(tmp_path, "train.py", "import torch\ninputs = torch.ones(3)\noutput = inputs * 2\n")
+    assert read_project(tmp_path.resolve()).for_path(tmp_path / "train.py").verdict == NO_ACCELERATOR
+    write(tmp_path, "setup.py", "from setuptools import setup\nsetup(name='x')\n")  # a library: users may
+    assert read_project(tmp_path.resolve()).for_path(tmp_path / "train.py").verdict != NO_ACCELERATOR
+
+
+def test_a_project_that_names_an_accelerator_is_not_cpu_only(tmp_path):
+    write(tmp_path, "train.py", "import torch\nuse_mps = torch.backends.mps.is_available()\n")
+    assert read_project(tmp_path.resolve()).for_path(tmp_path / "train.py").verdict != NO_ACCELERATOR
