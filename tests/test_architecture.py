@@ -58,3 +58,16 @@ def test_only_the_language_server_imports_an_lsp_library() -> None:
         for module in imported_modules(path):
             assert module.split(".")[0] not in ("pygls", "lsprotocol"), f"{path} imports {module}"
             assert module.lstrip(".") != "server" or path.name == "cli.py", f"{path} imports the server"
+
+
+def test_the_project_layer_reads_files_with_ast_and_knowledge_only():
+    """project/ sits between the front ends and the analysis: it reads every file of a project, so
+    it parses with ast (a tenth of libcst's cost) and shares torch facts through knowledge/; the
+    analysis knows nothing of it."""
+    for path in sorted((PACKAGE / "project").glob("*.py")):
+        for module in imported_modules(path):
+            assert module.split(".")[0] != "libcst", f"{path.name} imports libcst"
+            assert "analysis" not in module.split("."), f"{path.name} imports {module}"
+    for path in ANALYSIS:
+        for module in imported_modules(path):
+            assert "project" not in module.split("."), f"{path.name} imports {module}"
