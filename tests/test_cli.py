@@ -772,10 +772,12 @@ class Scorer(nn.Module):
 
 
 def test_in_an_application_that_never_uses_an_accelerator_device_findings_are_guesses(project, capsys):
-    """No file names CUDA, MPS or a GPU and nothing installs the project (a tutorial): a CPU tensor
-    meeting the module's input cannot fail where it runs. A library's users may move its modules,
-    so the same code in a package with packaging metadata stays a sure finding."""
+    """No file of a program of several files names a device, CUDA, MPS or a GPU and nothing installs it (a
+    tutorial): a CPU tensor meeting the module's input cannot fail where it runs. A library's users
+    may move its modules, so the same code with packaging metadata stays a sure finding."""
     write(project, "model.py", MODULE_CODE)
+    for name in ("data", "train", "evaluate", "plots"):
+        write(project, f"{name}.py", "import torch\n")
     main(["check", "--select", "TDV005", "--confidence", "low", "--format", "json", "."])
     (finding,) = json.loads(capsys.readouterr().out)
     assert finding["confidence"] == "low"

@@ -224,6 +224,10 @@ def test_packages_that_import_the_project_s_cuda_kernels_require_cuda_whatever_t
 
 def test_an_application_that_names_no_accelerator_never_uses_one(tmp_path):
     write(tmp_path, "train.py", "import torch\ninputs = torch.ones(3)\noutput = inputs * 2\n")
+    # A lone file, or a few, may take its device from code that is not there.
+    assert read_project(tmp_path.resolve()).for_path(tmp_path / "train.py").verdict != NO_ACCELERATOR
+    for name in ("data", "model", "evaluate", "plots"):
+        write(tmp_path, f"{name}.py", "import torch\n")
     assert read_project(tmp_path.resolve()).for_path(tmp_path / "train.py").verdict == NO_ACCELERATOR
     write(tmp_path, "setup.py", "from setuptools import setup\nsetup(name='x')\n")  # a library: users may
     assert read_project(tmp_path.resolve()).for_path(tmp_path / "train.py").verdict != NO_ACCELERATOR

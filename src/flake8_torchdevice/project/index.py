@@ -56,8 +56,12 @@ _CUDA_DEVICE = re.compile(r"cuda(:\d+)?")
 # Every kind of evidence names one of these (a device, a CUDA check, a CUDA-only library or
 # kernel, a load's map_location): a file without any shows nothing, and is not parsed. Plain
 # substring tests: a regular expression over every file costs more than the parse it saves.
-# "cuda" anywhere (``is_cuda``, ``use_cuda``); the short names as words (not "input", "output").
-_NAMES_AN_ACCELERATOR = re.compile(r"cuda|accelerator|(?<![a-z0-9])(mps|gpus?|xla|tpu|xpu|npu|hpu)(?![a-z])")
+# A device of any kind: "cuda" or "device" anywhere (``is_cuda``, ``self.device``), a move
+# (``.to(``), the short names as words (not "input", "output"). A file without any places
+# nothing anywhere but on the CPU, and takes no device from elsewhere.
+_NAMES_AN_ACCELERATOR = re.compile(
+    r"cuda|device|accelerator|\.to\(|(?<![a-z0-9])(mps|gpus?|xla|tpu|xpu|npu|hpu)(?![a-z])"
+)
 # An import at the start of a line: unconditional, at the module's top level.
 _TOP_LEVEL_IMPORT = re.compile(r"^(?:from|import)[ \t]+([A-Za-z_]\w*)", re.MULTILINE)
 _EVIDENCE_WORDS = (
@@ -86,8 +90,8 @@ class FileIndex:
     evidence: tuple[Evidence, ...] = ()
     cuda_uses: int = 0  # hard-coded CUDA devices: ``.cuda()``, ``"cuda"`` as a device
     guarded_cuda_uses: int = 0  # of those, the ones under a test that mentions CUDA
-    # Names an accelerator anywhere (CUDA, MPS, a GPU...): a project none of whose files does
-    # never puts anything on one.
+    # Names a device or an accelerator anywhere (CUDA, MPS, a GPU, ``device``, ``.to(``): a
+    # project none of whose files does never puts anything on an accelerator.
     mentions_accelerator: bool = False
     # The modules it imports unconditionally at its top level (first name, line): a package that
     # imports one of the project's CUDA-only packages needs CUDA too.

@@ -14,7 +14,11 @@ from .beliefs import NO_ACCELERATOR, Belief, ProjectBeliefs, file_belief, infer,
 from .index import FileIndex, index_source
 from .layout import package_of, project_files
 
-CPU_ONLY_APPLICATION = Belief(NO_ACCELERATOR, note="no file names CUDA, MPS or a GPU, and nothing installs it")
+CPU_ONLY_APPLICATION = Belief(
+    NO_ACCELERATOR, note="no file names a device, CUDA, MPS or a GPU, and nothing installs it"
+)
+# Fewer files than this are a fragment of a program, not a whole one.
+MIN_APPLICATION_FILES = 5
 # Larger files are generated data, not the code that shows what the project believes.
 MAX_INDEXED_BYTES = 2 * 1024 * 1024
 
@@ -33,10 +37,16 @@ def read_project(root: Path, memory_budget: int = DEFAULT_MEMORY_BUDGET_MIB) -> 
     limit = min(MAX_INDEXED_BYTES, largest_file(memory_budget))
     indexes = [index_file(root, path, limit) for path in project_files(root)]
     packages = {index.package for index in indexes}
-    if indexes and not is_library(root) and not any(index.mentions_accelerator for index in indexes):
+    if _a_whole_application(root, indexes) and not any(index.mentions_accelerator for index in indexes):
         return ProjectBeliefs(root, dict.fromkeys(packages, CPU_ONLY_APPLICATION))
     files = {index.path: belief for index in indexes if (belief := file_belief(index)) is not None}
     return ProjectBeliefs(root, infer(indexes, readme_evidence(root, packages)), files)
+
+
+def _a_whole_application(root: Path, indexes: list[FileIndex]) -> bool:
+    """A program of several files that nothing installs: what its files never do, it never does.
+    A lone file, or a folder of a few, may take its device from code that is not there."""
+    return len(indexes) >= MIN_APPLICATION_FILES and not is_library(root)
 
 
 def is_library(root: Path) -> bool:

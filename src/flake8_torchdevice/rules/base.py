@@ -54,8 +54,8 @@ def graded_by_cpu_support(finding: Finding, analysis: Analysis, settings: Settin
     the CPU in train.py:12", project/beliefs.py) or the file itself does. It is a guess where the
     project requires CUDA by design (its programs stop without it), and only likely otherwise.
     A finding keeps its own grade when that is lower."""
-    if settings.runs_without_cuda:
-        return _graded(finding, Confidence.HIGH)
+    if settings.runs_without_cuda:  # stated: even a default the user may override fails there
+        return replace(finding, confidence=Confidence.HIGH)
     belief = settings.cpu_support
     if belief.verdict in (REQUIRES_CUDA, NO_ACCELERATOR):
         return _graded(finding, Confidence.LOW, f" ({belief.cited()})")
