@@ -19,6 +19,7 @@ from .config import Config, ConfigError, Resolved, load_config, resolve
 from .discovery import Discovery, discover, excluded_file
 from .docs import DOCUMENTED, explain
 from .formats import FORMATS, statistics
+from .project.cache import CACHE_DIR_NAME, ENVIRONMENT_VARIABLE, ResultCache, directory_from_environment
 from .rules import ALL_RULES
 from .runner import FileResult, FixMode, ProgressBar, RunOptions, checked_stdin, default_jobs, run
 from .sources import DEFAULT_MEMORY_BUDGET_MIB, largest_file
@@ -123,6 +124,17 @@ def _linting_options() -> argparse.ArgumentParser:
         help=f"memory for analysing one file, in MiB (default {DEFAULT_MEMORY_BUDGET_MIB}: files up to "
         f"{largest_file(DEFAULT_MEMORY_BUDGET_MIB) >> 20} MiB); a larger file gets TDV900 without being read",
     )
+    options.add_argument(
+        "--cache",
+        action=argparse.BooleanOptionalAction,
+        help="reuse the findings of files whose content did not change (check only; default: yes)",
+    )
+    options.add_argument(
+        "--cache-dir",
+        metavar="PATH",
+        help=f"where the cache lives (default: ${ENVIRONMENT_VARIABLE}, else {CACHE_DIR_NAME} next to the "
+        "configuration's pyproject.toml, else in the working directory)",
+    )
     return options
 
 
@@ -167,6 +179,8 @@ def _lint(args: argparse.Namespace) -> int:
     results = run(files, options, args.jobs or default_jobs(len(files)), progress.advance if progress else None)
     if progress is not None:
         progress.close()
+    if options.cache is not None:
+        options.cache.prune()
     unlisted = [FileResult(path, error=f"cannot read: {reason}") for path, reason in found.unreadable]
     return _report([*unlisted, *results], args, resolved, root)
 
@@ -217,6 +231,9 @@ def _flags(args: argparse.Namespace, root: Path) -> Config:
         respect_gitignore=args.respect_gitignore,
         memory_budget=args.memory_budget,
         confidence=args.confidence,
+        cache=args.cache,
+        # The environment's directory stands where a flag would: over the configuration's.
+        cache_dir=Path(args.cache_dir) if args.cache_dir else directory_from_environment(),
         root=root,
     )
 
@@ -225,7 +242,9 @@ def _run_options(args: argparse.Namespace, resolved: Resolved) -> RunOptions:
     fixing = args.fix_requested or args.diff
     mode = FixMode(unsafe=args.unsafe_fixes, write=not args.diff) if fixing else None
     rules = tuple(rule for rule in ALL_RULES if rule.code in resolved.codes)
-    return RunOptions(resolved.settings, rules, resolved.codes, mode, resolved.memory_budget)
+    # Only checking reads or writes the cache: fixing must see the file as it is now, and writes it.
+    cache = ResultCache(resolved.cache_dir) if resolved.cache_dir is not None and mode is None else None
+    return RunOptions(resolved.settings, rules, resolved.codes, mode, resolved.memory_budget, cache)
 
 
 def _report(

@@ -4,11 +4,14 @@ from __future__ import annotations
 
 import argparse
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any, ClassVar
 
 from . import __version__
 from .confidence import DEFAULT_CONFIDENCE, Confidence
 from .prefilter import could_have_findings
+from .project.cache import CACHE_DIR_NAME, ENVIRONMENT_VARIABLE, ResultCache, directory_from_environment, result_key
+from .reports import Report
 from .selection import OFF_BY_DEFAULT, ON_WITHOUT_CUDA, explicitly_selected
 from .settings import Settings
 from .sources import DEFAULT_MEMORY_BUDGET_MIB, oversized, refused_by_python
@@ -24,6 +27,8 @@ class TorchDeviceChecker:
     turned_on: ClassVar[frozenset[str]] = OFF_BY_DEFAULT
     # What flake8 calls the text it read from stdin; None when it reads no stdin.
     stdin_display_name: ClassVar[str | None] = None
+    # Where findings are kept by content (project/cache.py); None when turned off.
+    cache: ClassVar[ResultCache | None] = None
 
     def __init__(self, tree: Any, lines: list[str], filename: str | None = None) -> None:
         # ``tree`` is requested only so that flake8 runs us on files Python can parse (it reports
@@ -71,6 +76,20 @@ class TorchDeviceChecker:
             help="The least sure findings reported: high (every link in the code), medium or low "
             "(default: %(default)s).",
         )
+        parser.add_option(
+            "--torchdevice-no-cache",
+            default=False,
+            action="store_true",
+            parse_from_config=True,
+            help="Analyse every file again instead of reusing the findings of files whose content did not change.",
+        )
+        parser.add_option(
+            "--torchdevice-cache-dir",
+            default="",
+            parse_from_config=True,
+            help=f"Where the cache lives (default: ${ENVIRONMENT_VARIABLE}, else {CACHE_DIR_NAME} in the "
+            "working directory).",
+        )
 
     @classmethod
     def parse_options(cls, options: argparse.Namespace) -> None:
@@ -87,6 +106,8 @@ class TorchDeviceChecker:
         if cls.settings.runs_without_cuda:  # a project that runs without CUDA wants its hard-coded devices found
             cls.turned_on |= ON_WITHOUT_CUDA
         cls.stdin_display_name = options.stdin_display_name if "-" in options.filenames else None
+        directory = options.torchdevice_cache_dir or directory_from_environment() or CACHE_DIR_NAME
+        cls.cache = None if options.torchdevice_no_cache else ResultCache(Path(directory))
 
     def run(self) -> Iterator[tuple[int, int, str, type[TorchDeviceChecker]]]:
         source = "".join(self._lines)
@@ -96,6 +117,25 @@ class TorchDeviceChecker:
         refusal = oversized(source, self.memory_budget) or refused_by_python(source, on_disk)
         if refusal is None and not could_have_findings(source):
             return
+        # Standard input (an editor's buffer, new at each keystroke) is never cached.
+        cache = self.cache if refusal is None and on_disk is not None else None
+        found = self._lint(source, refusal) if cache is None else self._cached(cache, source)
+        for report in found:
+            yield report.line, report.column - 1, f"{report.code} {report.message}", type(self)
+
+    def _cached(self, cache: ResultCache, source: str) -> list[Report]:
+        """The findings stored for this text, or ``_lint``'s, then stored. flake8 applies the noqa
+        comments to what we yield, so the entry holds the findings before it does."""
+        # The rules that run are those on by default, which the tool's identity in the key covers,
+        # and those turned on.
+        key = result_key(source.encode("utf-8", "surrogatepass"), self.settings, self.turned_on, form=_FORM)
+        found = cache.load(key, "")
+        if found is None:
+            found = self._lint(source, None)
+            cache.store(key, found)
+        return found
+
+    def _lint(self, source: str, refusal: str | None) -> list[Report]:
         # Imported on the first file that needs it: libcst takes a quarter of a second to import,
         # which an editor would otherwise pay on every file it lints, torch or not.
         from .engine import lint_source, unanalysable
@@ -103,5 +143,11 @@ class TorchDeviceChecker:
 
         rules = [rule for rule in ALL_RULES if rule.enabled_by_default or rule.code in self.turned_on]
         diagnostics = [unanalysable(refusal)] if refusal else lint_source(source, self.settings, rules)
-        for diagnostic in diagnostics:
-            yield diagnostic.line, diagnostic.column, diagnostic.flake8_text(), type(self)
+        return [
+            Report("", None, item.line, item.column + 1, item.code, item.message, item.fix, item.confidence)
+            for item in diagnostics
+        ]
+
+
+# What the plugin's entries hold: its findings before flake8 applies noqa comments, columns counted from 1.
+_FORM = "flake8 findings"

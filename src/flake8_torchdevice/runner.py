@@ -29,6 +29,7 @@ from .fixes import fix_source
 from .mentions import python_line_name, renamed
 from .noqa import silencer
 from .notebooks import NotANotebook, Notebook, parse_notebook, physical_lines
+from .project.cache import ResultCache, result_key
 from .reports import Report
 from .rules import Rule
 from .settings import Settings
@@ -78,6 +79,8 @@ class RunOptions:
     codes: frozenset[str]
     fix: FixMode | None = None
     memory_budget: int = DEFAULT_MEMORY_BUDGET_MIB  # MiB for one file (sources.py)
+    # Where a checked file's reports are kept by content; None when fixing or when turned off.
+    cache: ResultCache | None = None
 
 
 @dataclass(frozen=True)
@@ -172,7 +175,28 @@ def process_file(path: Path, options: RunOptions) -> FileResult:
         return FileResult(display, _unanalysable(display, reason, options))
     except OSError as error:
         return FileResult(display, error=f"cannot read: {error.strerror or error}")
-    return _process(path, display, data, options)
+    if options.cache is None or options.fix is not None:
+        return _process(path, display, data, options)
+    return _cached(path, display, data, options, options.cache)
+
+
+def _cached(path: Path, display: str, data: bytes, options: RunOptions, cache: ResultCache) -> FileResult:
+    """The reports stored for these bytes, or ``_process``'s, then stored. Standard input is never
+    cached: an editor sends a new buffer each time, which would only fill the cache."""
+    key = result_key(data, options.settings, options.codes, form=_cache_form(path, options))
+    reports = cache.load(key, display)
+    if reports is not None:
+        return FileResult(display, reports)
+    result = _process(path, display, data, options)
+    cache.store(key, result.reports)
+    return result
+
+
+def _cache_form(path: Path, options: RunOptions) -> str:
+    """What a command's entry holds: the reports after ``# noqa``, of a notebook or of Python code,
+    within a memory budget (a notebook's code cells can be too large for it)."""
+    kind = "notebook" if path.suffix == ".ipynb" else "python"
+    return f"command reports, {kind}, memory budget {options.memory_budget} MiB"
 
 
 def process_stdin(data: bytes, name: str, options: RunOptions) -> FileResult:
