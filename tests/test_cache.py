@@ -140,6 +140,10 @@ def test_every_input_of_a_result_changes_its_key(monkeypatch):
     assert len({key, *changed}) == len(changed) + 1
 
 
+def test_stable_repr_sorts_sets_wherever_they_are():
+    assert cache.stable_repr(({"b", "a"}, [frozenset({2, 1})])) == "({'a', 'b'}, ({1, 2}))"
+
+
 def test_the_key_is_stable_across_orders_and_processes():
     names = ["has_gpu", "is_torch_cuda_available", "accelerated"]
     settings = Settings(guard_functions=frozenset(names))
@@ -284,10 +288,17 @@ def test_two_runs_at_once_share_a_cache(project, tmp_path_factory):
 
 
 def test_the_cache_folder_is_tagged_and_ignored_by_git(project, capsys, tmp_path_factory):
-    directory = tmp_path_factory.mktemp("cache") / "made"
+    directory = tmp_path_factory.mktemp("cache") / "made" / "here"
     check(capsys, "--cache-dir", str(directory), ".")
     assert (directory / "CACHEDIR.TAG").read_text().startswith("Signature: 8a477f597d28d172789f06886806bc55")
     assert (directory / ".gitignore").read_text() == "*\n"
+
+
+def test_a_folder_that_exists_gets_no_tags(project, capsys):
+    """``--cache-dir .`` keeps its entries under v1/, and writes no .gitignore into the project."""
+    check(capsys, "--cache-dir", ".", ".")
+    assert len(entries(project)) == 4
+    assert not (project / ".gitignore").exists() and not (project / "CACHEDIR.TAG").exists()
 
 
 def test_no_cache_writes_nothing(project, capsys, monkeypatch, tmp_path_factory):

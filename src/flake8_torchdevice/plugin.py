@@ -87,6 +87,7 @@ class TorchDeviceChecker:
             "--torchdevice-cache-dir",
             default="",
             parse_from_config=True,
+            normalize_paths=True,
             help=f"Where the cache lives (default: ${ENVIRONMENT_VARIABLE}, else {CACHE_DIR_NAME} in the "
             "working directory).",
         )

@@ -84,6 +84,8 @@ def stable_repr(value: object) -> str:
         return f"{type(value).__name__}({', '.join(parts)})"
     if isinstance(value, (set, frozenset)):
         return "{" + ", ".join(sorted(stable_repr(item) for item in value)) + "}"
+    if isinstance(value, (tuple, list)):  # which may hold sets
+        return "(" + ", ".join(stable_repr(item) for item in value) + ")"
     if isinstance(value, enum.Enum):
         return f"{type(value).__name__}.{value.name}"
     return repr(value)
@@ -143,9 +145,14 @@ class ResultCache:
             _write_atomically(entry, encoded(key, reports))
 
     def _make_directory(self) -> None:
-        if (self.directory / "CACHEDIR.TAG").is_file():
+        """Made with its tags; a folder that exists is left as it is (``--cache-dir .`` must not
+        write a ``.gitignore`` of ``*`` into a project)."""
+        if self.directory.is_dir():
             return
-        self.directory.mkdir(parents=True, exist_ok=True)
+        try:
+            self.directory.mkdir(parents=True)
+        except FileExistsError:
+            return  # another run made it a moment ago, and tags it
         # Backup and search tools skip a folder tagged so; git ignores everything in it.
         _write_atomically(self.directory / ".gitignore", "*\n")
         _write_atomically(self.directory / "CACHEDIR.TAG", CACHEDIR_TAG)
