@@ -27,6 +27,8 @@ import corpora  # noqa: E402  (scripts/corpora.py: pinned wheels, unpacked outsi
 WHEEL_CORPORA = ("timm", "kornia", "monai", "torch-geometric")
 TORCH_CORPUS = "torch"  # the installed torch package's own sources
 ALL_CORPORA = (*WHEEL_CORPORA, TORCH_CORPUS)
+# Also measurable by name: every other corpus ``scripts/corpora.py`` knows (the round-4 libraries...).
+AVAILABLE_CORPORA = (*ALL_CORPORA, *(name for name in corpora.KNOWN_CORPORA if name not in ALL_CORPORA))
 DEFAULT_DEST = corpora.DEFAULT_DEST
 
 
@@ -62,7 +64,7 @@ def torch_sources() -> Path | None:
 def collect(names: Sequence[str], dest: Path) -> dict[str, list[Path]]:
     """{corpus: its .py files}, downloading the wheels that are missing."""
     found: dict[str, list[Path]] = {}
-    wheels = [name for name in names if name in WHEEL_CORPORA]
+    wheels = [name for name in names if name in corpora.KNOWN_CORPORA]
     if wheels:
         found.update(corpora.corpus_files(dest, wheels))
     if TORCH_CORPUS in names:

@@ -10,12 +10,13 @@ from __future__ import annotations
 import json
 import os
 import re
+import shutil
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from contextlib import ExitStack
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -52,6 +53,8 @@ class Measurement:
     lines: int
     worker: bool = False  # an in-process loop: its time is the sum of the per-file times it reports
     samples: list[Sample] = field(default_factory=list)
+    # Run, untimed, before each sample: the result cache emptied, primed or a file edited.
+    prepare: Callable[[Measurement], None] | None = None
 
     def wall(self) -> float:
         return statistics.median(sample.wall for sample in self.samples)
@@ -125,11 +128,11 @@ def plan(
     def measurement(key: str, label: str, command: list[str], env: dict[str, str], worker: bool = False) -> Measurement:
         return Measurement(key, label, command, env, count, lines, worker)
 
+    # Without its result cache, our plugin and command do all their work on every run.
+    plugin = [*flake8, "--torchdevice-no-cache", "--select=TDV"]
     measurements = [
-        measurement("tdv_j1", "(a) flake8 --select=TDV -j1", [*flake8, "--select=TDV", "-j1", *paths], ours),
-        measurement(
-            "tdv", f"(a) flake8 --select=TDV ({parallel})", [*flake8, "--select=TDV", *flake8_jobs, *paths], ours
-        ),
+        measurement("tdv_j1", "(a) flake8 --select=TDV -j1", [*plugin, "-j1", *paths], ours),
+        measurement("tdv", f"(a) flake8 --select=TDV ({parallel})", [*plugin, *flake8_jobs, *paths], ours),
         measurement("floor_j1", "(b) flake8 --select=E9 -j1 (floor)", [*flake8, "--select=E9", "-j1", *paths], floor),
         measurement(
             "floor",
@@ -139,7 +142,7 @@ def plan(
         ),
     ]
     if check is not None:
-        base = [*check, "--format", "json", "--select", "TDV", "--exit-zero"]
+        base = [*check, "--no-cache", "--format", "json", "--select", "TDV", "--exit-zero"]
         check_label = f"(c) torchdevice check ({'--jobs ' + str(jobs) if jobs else 'default jobs'})"
         measurements += [
             measurement("check_j1", "(c) torchdevice check --jobs 1", [*base, "--jobs", "1", *paths], floor),
@@ -159,7 +162,74 @@ def plan(
     return [measurement for measurement in measurements if measurement.key not in skip]
 
 
+def cache_plan(files: list[SourceFile], check: list[str], edited: SourceFile, cwd: str) -> list[Measurement]:
+    """``torchdevice check --jobs 1`` with its result cache: cold (emptied before each run), warm
+    (nothing changed since the last run) and with ``edited`` changed (one file linted again),
+    against the same command without the cache; and that file alone, and the command's start-up,
+    for what linting one file costs."""
+    base = [*check, "--format", "json", "--select", "TDV", "--exit-zero", "--jobs", "1"]
+    paths = [item.path for item in files]
+    count, lines = len(files), sum(item.lines for item in files)
+    cold_dir, warm_dir = str(Path(cwd) / "cache-cold"), str(Path(cwd) / "cache-warm")
+    copy = Path(cwd) / "edited" / Path(edited.path).name  # content keys the cache, not the path
+    copy.parent.mkdir(exist_ok=True)
+    copy.write_bytes(Path(edited.path).read_bytes())
+    # Start-up includes what the first parse sets up (libcst's native parser, the engine's own
+    # node constructors): a tiny torch file pays it, an empty one would not.
+    tiny = Path(cwd) / "tiny.py"
+    tiny.write_text("import torch\nx = torch.zeros(3)\n")
+    with_copy = [str(copy) if path == edited.path else path for path in paths]
+    env = environment()
+
+    def emptied(measurement: Measurement) -> None:
+        shutil.rmtree(cold_dir, ignore_errors=True)
+
+    def primed(measurement: Measurement) -> None:
+        if not Path(warm_dir).exists():
+            run_timed([*base, "--cache-dir", warm_dir, *paths], env, cwd)
+
+    def edit(measurement: Measurement) -> None:
+        primed(measurement)
+        with copy.open("a") as file:  # a new comment each run: a new key each time
+            file.write(f"\n# edited before run {len(measurement.samples) + 1}\n")
+
+    def measurement(
+        key: str, label: str, arguments: list[str], prepare: Callable[[Measurement], None] | None = None
+    ) -> Measurement:
+        return Measurement(key, label, [*base, *arguments], env, count, lines, prepare=prepare)
+
+    alone = [
+        Measurement(
+            "cache_one_file", "(c) that file alone, --no-cache", [*base, "--no-cache", str(copy)], env, 1, edited.lines
+        ),
+        Measurement(
+            "cache_start",
+            "(c) start-up: a two-line torch file, --no-cache",
+            [*base, "--no-cache", str(tiny)],
+            env,
+            1,
+            2,
+        ),
+    ]
+    return [
+        measurement("cache_off", "(c) torchdevice check --jobs 1 --no-cache", ["--no-cache", *paths]),
+        measurement("cache_cold", "(c) the same, cache cold (empty)", ["--cache-dir", cold_dir, *paths], emptied),
+        measurement(
+            "cache_warm", "(c) the same, cache warm (nothing changed)", ["--cache-dir", warm_dir, *paths], primed
+        ),
+        measurement(
+            "cache_edited",
+            f"(c) the same, cache warm, one file edited ({edited.lines:,} lines)",
+            ["--cache-dir", warm_dir, *with_copy],
+            edit,
+        ),
+        *alone,
+    ]
+
+
 def sample(measurement: Measurement, cwd: str) -> Sample:
+    if measurement.prepare is not None:
+        measurement.prepare(measurement)
     if not measurement.worker:
         return run_timed(measurement.command, measurement.env, cwd)
     out_file = Path(cwd) / f"{measurement.key}.json"

@@ -10,7 +10,9 @@ CPU seconds, lines per second, peak memory and the ratios the project's targets 
 Measurements, each on the same files:
   (a) flake8 --select=TDV        flake8 + pyflakes + pycodestyle + our plugin, -j1 and flake8's default
   (b) flake8 --select=E9         flake8's floor: flake8 + pyflakes + pycodestyle, no extension
-  (c) torchdevice check          our command (all rules, JSON output), --jobs 1 and its default
+  (c) torchdevice check          our command (all rules, JSON output), --jobs 1 and its default, without
+                                 its result cache; and --jobs 1 with the cache cold, warm, and warm with
+                                 one file edited (key ``cache``)
   (d) flake8 --select=TOR        flake8 + pyflakes + pycodestyle + TorchFix 0.7.0, flake8's default -j
   (e) libcst.parse_module loop   in-process, one file after the other; again as the engine parses
                                  (GC paused, common nodes built faster: the floor for its overhead)
@@ -43,13 +45,13 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench import measure, report, targets, tools
-from bench.corpus import ALL_CORPORA, DEFAULT_DEST, SourceFile, collect, describe
+from bench.corpus import ALL_CORPORA, AVAILABLE_CORPORA, DEFAULT_DEST, SourceFile, collect, describe
 from bench.figures import figures
 from bench.workers import worker
 
 QUICK_LINES_PER_CORPUS = 4_000
 STDIN_REPEATS = 5
-MEASUREMENT_KEYS = "tdv_j1, tdv, floor_j1, floor, check_j1, check, torchfix, libcst, ast, engine, phases, stdin"
+MEASUREMENT_KEYS = "tdv_j1, tdv, floor_j1, floor, check_j1, check, cache, torchfix, libcst, ast, engine, phases, stdin"
 
 
 def arguments(argv: Sequence[str] | None) -> argparse.Namespace:
@@ -64,7 +66,9 @@ def arguments(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument("--runs", type=int, help="runs of every measurement (default 3; --quick: 1)")
     parser.add_argument("--max-lines", type=int, help="per corpus, a fixed random sample of about this many lines")
     parser.add_argument(
-        "--corpora", default=",".join(ALL_CORPORA), help=f"comma-separated (default {','.join(ALL_CORPORA)})"
+        "--corpora",
+        default=",".join(ALL_CORPORA),
+        help=f"comma-separated (default {','.join(ALL_CORPORA)}; any corpus of scripts/corpora.py, e.g. avalanche)",
     )
     parser.add_argument("--dest", type=Path, default=DEFAULT_DEST, help="corpora cache directory")
     parser.add_argument(
@@ -77,9 +81,9 @@ def arguments(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument("--json", type=Path, help="also write every figure to this JSON file")
     parser.add_argument("--worker", nargs=3, metavar=("KIND", "LIST", "OUT"), help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
-    unknown = sorted(set(args.corpora.split(",")) - set(ALL_CORPORA) - {""})
+    unknown = sorted(set(args.corpora.split(",")) - set(AVAILABLE_CORPORA) - {""})
     if unknown:
-        parser.error(f"unknown corpus {', '.join(unknown)}; choose from {', '.join(ALL_CORPORA)}")
+        parser.error(f"unknown corpus {', '.join(unknown)}; choose from {', '.join(AVAILABLE_CORPORA)}")
     return args
 
 
@@ -128,6 +132,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         list_file = Path(cwd) / "files.txt"
         list_file.write_text("\n".join(item.path for item in files) + "\n")
         measurements = measure.plan(files, list_file, torchfix, check, skip, args.jobs)
+        if check is not None and typical is not None and "cache" not in skip:
+            measurements += measure.cache_plan(files, check, typical, cwd)
         for run in range(runs):
             for measurement in measurements:
                 progress(f"[run {run + 1}/{runs}] {measurement.label} ...", end=" ")

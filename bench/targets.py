@@ -219,10 +219,44 @@ def flake8_over_floor(figures: Figures) -> Target:
     )
 
 
+def warm_cache(figures: Figures) -> Target:
+    get = figures.get
+    share = ratio(get("cache_warm"), get("cache_cold"))
+    against_today = ", ".join(
+        f"{name} {times(ratio(get(key), get('cache_off')))}"
+        for name, key in (("cold", "cache_cold"), ("warm", "cache_warm"), ("one file edited", "cache_edited"))
+    )
+    return Target(
+        "Warm `torchdevice check` (nothing changed) ≤ 5% of a cold one (CPU)",
+        f"warm / cold: {_share(share)} ({number(get('cache_warm'))} s / {number(get('cache_cold'))} s CPU, "
+        f"start-up alone {number(get('cache_start'))} s); against `check --no-cache`, CPU: {against_today}",
+        None if share is None else share <= 0.05,
+    )
+
+
+def edited_file_cost(figures: Figures) -> Target:
+    """What one edited file adds to a warm run, against linting that file alone (its run minus the start-up)."""
+    get = figures.get
+    added = minus(get("cache_edited"), get("cache_warm"))
+    alone = minus(get("cache_one_file"), get("cache_start"))
+    return Target(
+        "One edited file costs about that file (within 50%, and 50 ms of noise, CPU)",
+        f"edited − warm: {number(added, 3)} s CPU; the file alone: {number(alone, 3)} s CPU "
+        f"(`check --no-cache` on it, {number(get('cache_one_file'), 3)} s, minus the start-up)",
+        None if added is None or alone is None else added <= 1.5 * alone + 0.05,
+    )
+
+
+def _share(value: float | None) -> str:
+    return "-" if value is None else f"{100 * value:.1f}%"
+
+
 def evaluate(
     figures: Figures, jobs: int | None, phases: dict[str, Any] | None, latency: dict[str, Any], peaks: dict[str, Any]
 ) -> list[Target]:
     targets = [throughput(figures), analysis_overhead(figures, phases), parallel_speedup(figures, jobs)]
+    if "cache_warm" in figures.measurements:
+        targets += [warm_cache(figures), edited_file_cost(figures)]
     if "cpu" in latency and "wall" in latency:
         targets.append(single_file_latency(latency))
     if peaks:

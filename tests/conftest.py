@@ -8,6 +8,7 @@ from hypothesis import settings as hypothesis_settings
 from runtime_checks.fixtures import discover
 
 FIXTURES = discover()
+CACHE_VARIABLE = "TORCHDEVICE_CACHE_DIR"
 
 # Hypothesis budget for the property tests of test_robustness.py: "dev" by default, "ci" when the
 # CI environment variable is set (CI runners set CI=true); HYPOTHESIS_PROFILE overrides both.
@@ -19,6 +20,21 @@ hypothesis_settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE") or ("ci" i
 def pytest_generate_tests(metafunc):
     if "fixture" in metafunc.fixturenames:
         metafunc.parametrize("fixture", FIXTURES, ids=[f.name for f in FIXTURES])
+
+
+@pytest.fixture(scope="session", autouse=True)
+def cache_outside_the_repository(tmp_path_factory):
+    """No run of the command or of flake8, in this process or in one it starts, writes a result
+    cache into the repository or into a test's project; module fixtures share this one."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv(CACHE_VARIABLE, str(tmp_path_factory.mktemp("torchdevice-cache")))
+        yield
+
+
+@pytest.fixture(autouse=True)
+def cache_of_its_own(tmp_path_factory, monkeypatch):
+    """Each test reads no entry another test wrote (some replace parts of the linter)."""
+    monkeypatch.setenv(CACHE_VARIABLE, str(tmp_path_factory.mktemp("torchdevice-cache")))
 
 
 @pytest.fixture(scope="session")

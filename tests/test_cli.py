@@ -786,3 +786,16 @@ def test_in_an_application_that_never_uses_an_accelerator_device_findings_are_gu
     main(["check", "--select", "TDV005", "--format", "json", "."])
     (finding,) = json.loads(capsys.readouterr().out)
     assert finding["confidence"] == "high"
+
+
+def test_a_belief_changed_by_another_file_re_lints_a_cached_file(project, capsys):
+    """The cache's key covers the project's belief for the file: a fallback added in another file
+    makes the unchanged file's hard-coded device sure on the next run, not a stale medium."""
+    write(project, "no_evidence.py", NO_EVIDENCE)
+    main(["check", "--select", "TDV001", "--confidence", "medium", "--format", "json", "."])
+    assert [f["confidence"] for f in json.loads(capsys.readouterr().out)] == ["medium"]
+    write(project, "falls_back.py", FALLS_BACK)
+    main(["check", "--select", "TDV001", "--confidence", "medium", "--format", "json", "no_evidence.py"])
+    (finding,) = json.loads(capsys.readouterr().out)
+    assert finding["confidence"] == "high"
+    assert finding["message"].endswith("(the project falls back to the CPU in falls_back.py:3)")

@@ -20,6 +20,7 @@ from .discovery import Discovery, discover, excluded_file
 from .docs import DOCUMENTED, explain
 from .formats import FORMATS, statistics
 from .parsing import own_this_process
+from .project.cache import CACHE_DIR_NAME, ENVIRONMENT_VARIABLE, ResultCache, directory_from_environment
 from .project.report import beliefs_of, json_report, text_report
 from .rules import ALL_RULES
 from .runner import FileResult, FixMode, ProgressBar, RunOptions, checked_stdin, default_jobs, run
@@ -139,6 +140,17 @@ def _linting_options() -> argparse.ArgumentParser:
         help=f"memory for analysing one file, in MiB (default {DEFAULT_MEMORY_BUDGET_MIB}: files up to "
         f"{largest_file(DEFAULT_MEMORY_BUDGET_MIB) >> 20} MiB); a larger file gets TDV900 without being read",
     )
+    options.add_argument(
+        "--cache",
+        action=argparse.BooleanOptionalAction,
+        help="reuse the findings of files whose content did not change (check only; default: yes)",
+    )
+    options.add_argument(
+        "--cache-dir",
+        metavar="PATH",
+        help=f"where the cache lives (default: ${ENVIRONMENT_VARIABLE}, else {CACHE_DIR_NAME} next to the "
+        "configuration's pyproject.toml, else in the working directory)",
+    )
     return options
 
 
@@ -183,6 +195,8 @@ def _lint(args: argparse.Namespace) -> int:
     results = run(files, options, args.jobs or default_jobs(len(files)), progress.advance if progress else None)
     if progress is not None:
         progress.close()
+    if options.cache is not None:
+        options.cache.prune()
     unlisted = [FileResult(path, error=f"cannot read: {reason}") for path, reason in found.unreadable]
     return _report([*unlisted, *results], args, resolved, root)
 
@@ -234,6 +248,9 @@ def _flags(args: argparse.Namespace, root: Path) -> Config:
         respect_gitignore=args.respect_gitignore,
         memory_budget=args.memory_budget,
         confidence=args.confidence,
+        cache=args.cache,
+        # The environment's directory stands where a flag would: over the configuration's.
+        cache_dir=Path(args.cache_dir) if args.cache_dir else directory_from_environment(),
         root=root,
     )
 
@@ -245,7 +262,9 @@ def _run_options(args: argparse.Namespace, resolved: Resolved, files: Sequence[P
     mode = FixMode(unsafe=args.unsafe_fixes, write=not args.diff) if fixing else None
     rules = tuple(rule for rule in ALL_RULES if rule.code in resolved.codes)
     beliefs = beliefs_of(files, resolved.memory_budget) if files and args.project and resolved.infer_beliefs else None
-    return RunOptions(resolved.settings, rules, resolved.codes, mode, resolved.memory_budget, beliefs)
+    # Only checking reads or writes the cache: fixing must see the file as it is now, and writes it.
+    cache = ResultCache(resolved.cache_dir) if resolved.cache_dir is not None and mode is None else None
+    return RunOptions(resolved.settings, rules, resolved.codes, mode, resolved.memory_budget, beliefs, cache)
 
 
 def _beliefs(args: argparse.Namespace) -> int:

@@ -15,6 +15,7 @@ from typing import Any
 from .confidence import DEFAULT_CONFIDENCE, Confidence
 from .discovery import DEFAULT_EXCLUDES, Pattern, exclude_patterns
 from .project.beliefs import NO_BELIEF, STATED_REQUIRES_CUDA
+from .project.cache import CACHE_DIR_NAME
 from .rules import DOCUMENTED
 from .selection import ON_WITHOUT_CUDA
 from .settings import Settings
@@ -24,9 +25,10 @@ ALL_CODES: tuple[str, ...] = tuple(rule.code for rule in DOCUMENTED)
 DEFAULT_SELECT: tuple[str, ...] = tuple(rule.code for rule in DOCUMENTED if rule.enabled_by_default)
 
 _LIST_KEYS = ("select", "extend-select", "ignore", "exclude", "extend-exclude", "guard-functions")
-_BOOL_KEYS = ("report-unknown-receivers", "respect-gitignore", "runs-without-cuda")
+_BOOL_KEYS = ("report-unknown-receivers", "respect-gitignore", "runs-without-cuda", "cache")
 _POSITIVE_INT_KEYS = ("memory-budget",)
 _CHOICE_KEYS = ("confidence",)
+_PATH_KEYS = ("cache-dir",)
 
 
 class ConfigError(Exception):
@@ -51,6 +53,9 @@ class Config:
     memory_budget: int | None = None  # MiB
     # The least sure findings reported ("high", "medium" or "low").
     confidence: Confidence | None = None
+    # The result cache (project/cache.py): whether to use it, and where it lives.
+    cache: bool | None = None
+    cache_dir: Path | None = None
     # Patterns with a "/" are relative to this directory (the config file's, or the working directory).
     root: Path = Path(".")
 
@@ -66,6 +71,7 @@ class Resolved:
     memory_budget: int = DEFAULT_MEMORY_BUDGET_MIB  # MiB
     # Whether the project's beliefs are read from its code: not where the user stated them.
     infer_beliefs: bool = True
+    cache_dir: Path | None = None  # None: no result cache
 
 
 def resolve(config: Config, flags: Config) -> Resolved:
@@ -99,6 +105,8 @@ def resolve(config: Config, flags: Config) -> Resolved:
         respect_gitignore=chosen.respect_gitignore is not False,
         memory_budget=chosen.memory_budget or DEFAULT_MEMORY_BUDGET_MIB,
         infer_beliefs=chosen.runs_without_cuda is None,
+        # Next to the configuration, as ruff keeps its cache: one per project, whatever the working directory.
+        cache_dir=None if chosen.cache is False else chosen.cache_dir or config.root / CACHE_DIR_NAME,
     )
 
 
@@ -111,6 +119,8 @@ _REPLACED = (
     "respect_gitignore",
     "memory_budget",
     "confidence",
+    "cache",
+    "cache_dir",
 )
 
 
@@ -127,7 +137,8 @@ def load_config(start: Path) -> Config:
 def config_from_table(table: Mapping[str, Any], root: Path, origin: str) -> Config:
     """The options of a ``[tool.torchdevice]``-shaped table, checked (ConfigError names ``origin``):
     pyproject.toml's, or the settings an editor gives the language server."""
-    unknown = sorted(set(table) - set(_LIST_KEYS) - set(_BOOL_KEYS) - set(_POSITIVE_INT_KEYS) - set(_CHOICE_KEYS))
+    known = {*_LIST_KEYS, *_BOOL_KEYS, *_POSITIVE_INT_KEYS, *_CHOICE_KEYS, *_PATH_KEYS}
+    unknown = sorted(set(table) - known)
     if unknown:
         raise ConfigError(f"{origin}: unknown [tool.torchdevice] key(s): {', '.join(unknown)}")
     values: dict[str, Any] = {key.replace("-", "_"): _list(table, key, origin) for key in _LIST_KEYS if key in table}
@@ -143,6 +154,11 @@ def config_from_table(table: Mapping[str, Any], root: Path, origin: str) -> Conf
             values[key.replace("-", "_")] = table[key]
     if "confidence" in table:
         values["confidence"] = _confidence(table["confidence"], origin)
+    for key in _PATH_KEYS:
+        if key in table:
+            if not isinstance(table[key], str) or not table[key].strip():
+                raise ConfigError(f"{origin}: [tool.torchdevice] {key} must be a path (a string)")
+            values[key.replace("-", "_")] = root / Path(table[key].strip()).expanduser()  # relative to the file
     return Config(root=root, **values)
 
 

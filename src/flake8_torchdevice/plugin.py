@@ -12,6 +12,8 @@ from . import __version__
 from .confidence import DEFAULT_CONFIDENCE, Confidence
 from .prefilter import could_have_findings
 from .project.beliefs import NO_BELIEF, STATED_REQUIRES_CUDA, ProjectBeliefs
+from .project.cache import CACHE_DIR_NAME, ENVIRONMENT_VARIABLE, ResultCache, directory_from_environment, result_key
+from .reports import Report
 from .selection import OFF_BY_DEFAULT, ON_WITHOUT_CUDA, explicitly_selected
 from .settings import Settings
 from .sources import DEFAULT_MEMORY_BUDGET_MIB, oversized, refused_by_python
@@ -34,6 +36,8 @@ class TorchDeviceChecker:
     stdin_display_name: ClassVar[str | None] = None
     # Whether each package of the project runs without CUDA (project/beliefs.py), read once.
     beliefs: ClassVar[ProjectBeliefs | None] = None
+    # Where findings are kept by content (project/cache.py); None when turned off.
+    cache: ClassVar[ResultCache | None] = None
 
     def __init__(self, tree: Any, lines: list[str], filename: str | None = None) -> None:
         # ``tree`` is requested only so that flake8 runs us on files Python can parse (it reports
@@ -95,6 +99,21 @@ class TorchDeviceChecker:
             help="The least sure findings reported: high (every link in the code), medium or low "
             "(default: %(default)s).",
         )
+        parser.add_option(
+            "--torchdevice-no-cache",
+            default=False,
+            action="store_true",
+            parse_from_config=True,
+            help="Analyse every file again instead of reusing the findings of files whose content did not change.",
+        )
+        parser.add_option(
+            "--torchdevice-cache-dir",
+            default="",
+            parse_from_config=True,
+            normalize_paths=True,
+            help=f"Where the cache lives (default: ${ENVIRONMENT_VARIABLE}, else {CACHE_DIR_NAME} in the "
+            "working directory).",
+        )
 
     @classmethod
     def parse_options(cls, options: argparse.Namespace) -> None:
@@ -115,6 +134,8 @@ class TorchDeviceChecker:
         # Read once, here, before flake8 starts its worker processes, which inherit it.
         stated = options.torchdevice_runs_without_cuda or options.torchdevice_requires_cuda
         cls.beliefs = None if stated or options.torchdevice_no_project else _project_beliefs(options)
+        directory = options.torchdevice_cache_dir or directory_from_environment() or CACHE_DIR_NAME
+        cls.cache = None if options.torchdevice_no_cache else ResultCache(Path(directory))
 
     def run(self) -> Iterator[tuple[int, int, str, type[TorchDeviceChecker]]]:
         source = "".join(self._lines)
@@ -124,15 +145,37 @@ class TorchDeviceChecker:
         refusal = oversized(source, self.memory_budget) or refused_by_python(source, on_disk)
         if refusal is None and not could_have_findings(source):
             return
+        settings = self.settings
+        if self.beliefs is not None and self._filename is not None:
+            settings = replace(settings, cpu_support=self.beliefs.for_path(Path(self._filename)))
+        # Standard input (an editor's buffer, new at each keystroke) is never cached.
+        cache = self.cache if refusal is None and on_disk is not None else None
+        found = self._lint(source, settings, refusal) if cache is None else self._cached(cache, source, settings)
+        for report in found:
+            yield report.line, report.column - 1, f"{report.code} {report.message}", type(self)
+
+    def _cached(self, cache: ResultCache, source: str, settings: Settings) -> list[Report]:
+        """The findings stored for this text, or ``_lint``'s, then stored. flake8 applies the noqa
+        comments to what we yield, so the entry holds the findings before it does."""
+        # The rules that run are those on by default, which the tool's identity in the key covers,
+        # and those turned on.
+        # The settings hold the project's belief for this file, and the budget decides whether a
+        # large file is analysed at all: both are in the key.
+        form = f"{_FORM}, budget {self.memory_budget} MiB"
+        key = result_key(source.encode("utf-8", "surrogatepass"), settings, self.turned_on, form=form)
+        found = cache.load(key, "")
+        if found is None:
+            found = self._lint(source, settings, None)
+            cache.store(key, found)
+        return found
+
+    def _lint(self, source: str, settings: Settings, refusal: str | None) -> list[Report]:
         # Imported on the first file that needs it: libcst takes a quarter of a second to import,
         # which an editor would otherwise pay on every file it lints, torch or not.
         from .engine import lint_source, unanalysable
         from .rules import ALL_RULES
 
         rules = [rule for rule in ALL_RULES if rule.enabled_by_default or rule.code in self.turned_on]
-        settings = self.settings
-        if self.beliefs is not None and self._filename is not None:
-            settings = replace(settings, cpu_support=self.beliefs.for_path(Path(self._filename)))
         if refusal:
             diagnostics = [unanalysable(refusal)]
         elif len(source) > OWN_PROCESS_ABOVE:
@@ -141,8 +184,14 @@ class TorchDeviceChecker:
             diagnostics = lint_isolated(source, settings, rules, self.memory_budget)
         else:
             diagnostics = lint_source(source, settings, rules)
-        for diagnostic in diagnostics:
-            yield diagnostic.line, diagnostic.column, diagnostic.flake8_text(), type(self)
+        return [
+            Report("", None, item.line, item.column + 1, item.code, item.message, item.fix, item.confidence)
+            for item in diagnostics
+        ]
+
+
+# What the plugin's entries hold: its findings before flake8 applies noqa comments, columns counted from 1.
+_FORM = "flake8 findings"
 
 
 def _project_beliefs(options: argparse.Namespace) -> ProjectBeliefs | None:

@@ -30,6 +30,7 @@ from .mentions import python_line_name, renamed
 from .noqa import silencer
 from .notebooks import NotANotebook, Notebook, parse_notebook, physical_lines
 from .project.beliefs import ProjectBeliefs
+from .project.cache import ResultCache, result_key
 from .reports import Report
 from .rules import Rule
 from .settings import Settings
@@ -82,6 +83,8 @@ class RunOptions:
     # What the project believes about running without CUDA, per package (project/beliefs.py);
     # None where the user stated it (it is in the settings then) or no project was read.
     beliefs: ProjectBeliefs | None = None
+    # Where a checked file's reports are kept by content; None when fixing or when turned off.
+    cache: ResultCache | None = None
 
 
 @dataclass(frozen=True)
@@ -176,7 +179,37 @@ def process_file(path: Path, options: RunOptions) -> FileResult:
         return FileResult(display, _unanalysable(display, reason, options))
     except OSError as error:
         return FileResult(display, error=f"cannot read: {error.strerror or error}")
-    return _process(path, display, data, options)
+    options = _for_file(path, options)
+    if options.cache is None or options.fix is not None:
+        return _process(path, display, data, options)
+    return _cached(path, display, data, options, options.cache)
+
+
+def _for_file(path: Path, options: RunOptions) -> RunOptions:
+    """The options for one file: the settings with its package's belief (which the cache key then
+    covers: a change elsewhere in the project that changes the belief re-lints the file)."""
+    if options.beliefs is None:
+        return options
+    return replace(options, settings=replace(options.settings, cpu_support=options.beliefs.for_path(path)))
+
+
+def _cached(path: Path, display: str, data: bytes, options: RunOptions, cache: ResultCache) -> FileResult:
+    """The reports stored for these bytes, or ``_process``'s, then stored. Standard input is never
+    cached: an editor sends a new buffer each time, which would only fill the cache."""
+    key = result_key(data, options.settings, options.codes, form=_cache_form(path, options))
+    reports = cache.load(key, display)
+    if reports is not None:
+        return FileResult(display, reports)
+    result = _process(path, display, data, options)
+    cache.store(key, result.reports)
+    return result
+
+
+def _cache_form(path: Path, options: RunOptions) -> str:
+    """What a command's entry holds: the reports after ``# noqa``, of a notebook or of Python code,
+    within a memory budget (a notebook's code cells can be too large for it)."""
+    kind = "notebook" if path.suffix == ".ipynb" else "python"
+    return f"command reports, {kind}, memory budget {options.memory_budget} MiB"
 
 
 def process_stdin(data: bytes, name: str, options: RunOptions) -> FileResult:
@@ -187,13 +220,10 @@ def process_stdin(data: bytes, name: str, options: RunOptions) -> FileResult:
     if len(data) > limit:
         return FileResult(name, _unanalysable(name, too_large_reason(len(data), limit, options.memory_budget), options))
     fix = None if options.fix is None else replace(options.fix, write=False)
-    return _process(path, name, data, replace(options, fix=fix))
+    return _process(path, name, data, replace(_for_file(path, options), fix=fix))
 
 
 def _process(path: Path, display: str, data: bytes, options: RunOptions) -> FileResult:
-    if options.beliefs is not None:
-        settings = replace(options.settings, cpu_support=options.beliefs.for_path(path))
-        options = replace(options, settings=settings)
     try:
         document = _read_document(path, data, options.memory_budget)
     except _Unanalysable as error:
