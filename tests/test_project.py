@@ -236,3 +236,32 @@ def test_an_application_that_names_no_accelerator_never_uses_one(tmp_path):
 def test_a_project_that_names_an_accelerator_is_not_cpu_only(tmp_path):
     write(tmp_path, "train.py", "import torch\nuse_mps = torch.backends.mps.is_available()\n")
     assert read_project(tmp_path.resolve()).for_path(tmp_path / "train.py").verdict != NO_ACCELERATOR
+
+
+def test_a_warm_project_read_indexes_only_the_files_that_changed(tmp_path, monkeypatch):
+    from flake8_torchdevice.project import scan
+
+    root = tmp_path / "project"
+    write(root, "lib/core.py", 'import torch\ndevice = "cuda" if torch.cuda.is_available() else "cpu"\n')
+    write(root, "lib/model.py", "import torch\n")
+    cache = tmp_path / "cache"
+    first = read_project(root.resolve(), cache_dir=cache)
+    indexed = []
+    index_file = scan.index_file
+    monkeypatch.setattr(scan, "index_file", lambda *args: indexed.append(args[1].name) or index_file(*args))
+    assert read_project(root.resolve(), cache_dir=cache) == first
+    assert indexed == []
+    write(root, "lib/model.py", "import torch\nimport sys\nif not torch.cuda.is_available():\n    sys.exit(1)\n")
+    assert read_project(root.resolve(), cache_dir=cache).packages["lib"].verdict == REQUIRES_CUDA
+    assert indexed == ["model.py"]
+
+
+def test_a_damaged_index_store_is_read_as_empty(tmp_path):
+    root = tmp_path / "project"
+    write(root, "lib/core.py", 'import torch\ndevice = "cuda" if torch.cuda.is_available() else "cpu"\n')
+    cache = tmp_path / "cache"
+    expected = read_project(root.resolve(), cache_dir=cache)
+    (stored,) = (cache / "v1" / "index").glob("*.json")
+    for damage in ("", "{", '{"tool": "flake8-torchdevice", "files": {"lib/core.py": [[1, 2], [3]]}}', "[1, 2]"):
+        stored.write_text(damage)
+        assert read_project(root.resolve(), cache_dir=cache) == expected

@@ -261,7 +261,8 @@ def _run_options(args: argparse.Namespace, resolved: Resolved, files: Sequence[P
     fixing = args.fix_requested or args.diff
     mode = FixMode(unsafe=args.unsafe_fixes, write=not args.diff) if fixing else None
     rules = tuple(rule for rule in ALL_RULES if rule.code in resolved.codes)
-    beliefs = beliefs_of(files, resolved.memory_budget) if files and args.project and resolved.infer_beliefs else None
+    reading = files and args.project and resolved.infer_beliefs
+    beliefs = beliefs_of(files, resolved.memory_budget, resolved.cache_dir) if reading else None
     # Only checking reads or writes the cache: fixing must see the file as it is now, and writes it.
     cache = ResultCache(resolved.cache_dir) if resolved.cache_dir is not None and mode is None else None
     return RunOptions(resolved.settings, rules, resolved.codes, mode, resolved.memory_budget, beliefs, cache)

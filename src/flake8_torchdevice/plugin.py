@@ -133,9 +133,10 @@ class TorchDeviceChecker:
         cls.stdin_display_name = options.stdin_display_name if "-" in options.filenames else None
         # Read once, here, before flake8 starts its worker processes, which inherit it.
         stated = options.torchdevice_runs_without_cuda or options.torchdevice_requires_cuda
-        cls.beliefs = None if stated or options.torchdevice_no_project else _project_beliefs(options)
         directory = options.torchdevice_cache_dir or directory_from_environment() or CACHE_DIR_NAME
         cls.cache = None if options.torchdevice_no_cache else ResultCache(Path(directory))
+        cache_dir = cls.cache.directory if cls.cache is not None else None
+        cls.beliefs = None if stated or options.torchdevice_no_project else _project_beliefs(options, cache_dir)
 
     def run(self) -> Iterator[tuple[int, int, str, type[TorchDeviceChecker]]]:
         source = "".join(self._lines)
@@ -194,11 +195,11 @@ class TorchDeviceChecker:
 _FORM = "flake8 findings"
 
 
-def _project_beliefs(options: argparse.Namespace) -> ProjectBeliefs | None:
+def _project_beliefs(options: argparse.Namespace, cache_dir: Path | None) -> ProjectBeliefs | None:
     """The beliefs of the project flake8 lints: the one above the files it was given (stdin: the
     file its display name says it is, when that exists)."""
     from .project.report import beliefs_of
 
     names = [options.stdin_display_name if name == "-" else name for name in options.filenames]
     paths = [Path(name) for name in names if name and Path(name).exists()]
-    return beliefs_of(paths, options.torchdevice_memory_budget) if paths else None
+    return beliefs_of(paths, options.torchdevice_memory_budget, cache_dir) if paths else None

@@ -99,11 +99,15 @@ class ProjectBeliefs:
     files: Mapping[str, Belief] = field(default_factory=dict)
 
     def for_path(self, path: Path) -> Belief:
+        """The belief a file is linted with: its verdict and the evidence its findings cite, no
+        more (the result cache's key covers it: another file's edit that leaves both as they were
+        must not re-lint this one)."""
         try:
             relative = path.resolve().relative_to(self.root).as_posix()
         except ValueError:
             return NO_BELIEF
-        return self.files.get(relative) or self.packages.get(package_of(self.root, path), NO_BELIEF)
+        belief = self.files.get(relative) or self.packages.get(package_of(self.root, path), NO_BELIEF)
+        return Belief(belief.verdict, belief.evidence[:1], belief.stated)
 
 
 def file_belief(index: FileIndex) -> Belief | None:

@@ -140,22 +140,9 @@ class ResultCache:
         """Keep ``reports`` under ``key``; a cache that cannot be written is silently left alone."""
         entry = self._entry(key)
         with contextlib.suppress(OSError, ValueError):
-            self._make_directory()
+            make_cache_directory(self.directory)
             entry.parent.mkdir(parents=True, exist_ok=True)
-            _write_atomically(entry, encoded(key, reports))
-
-    def _make_directory(self) -> None:
-        """Made with its tags; a folder that exists is left as it is (``--cache-dir .`` must not
-        write a ``.gitignore`` of ``*`` into a project)."""
-        if self.directory.is_dir():
-            return
-        try:
-            self.directory.mkdir(parents=True)
-        except FileExistsError:
-            return  # another run made it a moment ago, and tags it
-        # Backup and search tools skip a folder tagged so; git ignores everything in it.
-        _write_atomically(self.directory / ".gitignore", "*\n")
-        _write_atomically(self.directory / "CACHEDIR.TAG", CACHEDIR_TAG)
+            write_atomically(entry, encoded(key, reports))
 
     def prune(self, now: float | None = None) -> int:
         """Removes the entries not read for about 30 days, at most once a day; how many it removed."""
@@ -171,6 +158,20 @@ class ResultCache:
             marker.touch()
             os.utime(marker, (now, now))
         return sum(_remove_older_than(shard, now - PRUNE_AFTER_SECONDS) for shard in _folders(self._results))
+
+
+def make_cache_directory(directory: Path) -> None:
+    """Made with its tags; a folder that exists is left as it is (``--cache-dir .`` must not
+    write a ``.gitignore`` of ``*`` into a project)."""
+    if directory.is_dir():
+        return
+    try:
+        directory.mkdir(parents=True)
+    except FileExistsError:
+        return  # another run made it a moment ago, and tags it
+    # Backup and search tools skip a folder tagged so; git ignores everything in it.
+    write_atomically(directory / ".gitignore", "*\n")
+    write_atomically(directory / "CACHEDIR.TAG", CACHEDIR_TAG)
 
 
 def encoded(key: str, reports: Sequence[Report]) -> str:
@@ -209,7 +210,7 @@ def _is_report_row(row: Any) -> bool:
     )
 
 
-def _write_atomically(path: Path, text: str) -> None:
+def write_atomically(path: Path, text: str) -> None:
     """A reader sees the old file or the new one. Not flushed to disk: a lost entry is only a miss."""
     descriptor, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:

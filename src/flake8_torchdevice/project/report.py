@@ -23,8 +23,10 @@ def project_of(paths: Sequence[Path]) -> Path:
     return find_root(Path(os.path.commonpath(absolute)))
 
 
-def beliefs_of(paths: Sequence[Path], memory_budget: int = DEFAULT_MEMORY_BUDGET_MIB) -> ProjectBeliefs:
-    return read_project(project_of(paths), memory_budget)
+def beliefs_of(
+    paths: Sequence[Path], memory_budget: int = DEFAULT_MEMORY_BUDGET_MIB, cache_dir: Path | None = None
+) -> ProjectBeliefs:
+    return read_project(project_of(paths), memory_budget, cache_dir)
 
 
 def text_report(beliefs: ProjectBeliefs) -> str:

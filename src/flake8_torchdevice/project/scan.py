@@ -12,6 +12,7 @@ from pathlib import Path
 from ..sources import DEFAULT_MEMORY_BUDGET_MIB, TooLarge, largest_file, read_limited
 from .beliefs import NO_ACCELERATOR, Belief, ProjectBeliefs, file_belief, infer, readme_evidence
 from .index import FileIndex, index_source
+from .index_store import IndexStore, stamp
 from .layout import package_of, project_files
 
 CPU_ONLY_APPLICATION = Belief(
@@ -33,14 +34,33 @@ def index_file(root: Path, path: Path, limit: int = MAX_INDEXED_BYTES) -> FileIn
     return index_source(data.decode("utf-8", errors="replace"), relative, package)
 
 
-def read_project(root: Path, memory_budget: int = DEFAULT_MEMORY_BUDGET_MIB) -> ProjectBeliefs:
+def read_project(
+    root: Path, memory_budget: int = DEFAULT_MEMORY_BUDGET_MIB, cache_dir: Path | None = None
+) -> ProjectBeliefs:
+    """The project's beliefs; with ``cache_dir``, the index of each file unchanged since the last
+    run is taken from there instead of read again."""
     limit = min(MAX_INDEXED_BYTES, largest_file(memory_budget))
-    indexes = [index_file(root, path, limit) for path in project_files(root)]
+    store = IndexStore(cache_dir, root) if cache_dir is not None else None
+    indexes = [_indexed(root, path, limit, store) for path in project_files(root)]
+    if store is not None:
+        store.save({index.path for index in indexes})
     packages = {index.package for index in indexes}
     if _a_whole_application(root, indexes) and not any(index.mentions_accelerator for index in indexes):
         return ProjectBeliefs(root, dict.fromkeys(packages, CPU_ONLY_APPLICATION))
     files = {index.path: belief for index in indexes if (belief := file_belief(index)) is not None}
     return ProjectBeliefs(root, infer(indexes, readme_evidence(root, packages)), files)
+
+
+def _indexed(root: Path, path: Path, limit: int, store: IndexStore | None) -> FileIndex:
+    if store is None:
+        return index_file(root, path, limit)
+    relative = path.relative_to(root).as_posix()
+    stamped = stamp(path)
+    index = store.get(relative, stamped)
+    if index is None:
+        index = index_file(root, path, limit)
+        store.put(relative, stamped, index)
+    return index
 
 
 def _a_whole_application(root: Path, indexes: list[FileIndex]) -> bool:

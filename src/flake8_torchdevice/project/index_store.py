@@ -1,0 +1,97 @@
+"""The project index kept between runs: one JSON file per project root, each file's index under
+its path with the modification time and size it was read at (as ruff keys its cache): a warm run
+stats every file and reads again only those that changed.
+
+It lives in the result cache's folder (``project/cache.py``), is written atomically and only when
+something changed, and anything unreadable in it (another version's, damaged) is read as absent.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+from pathlib import Path
+from typing import Any
+
+from .cache import FORMAT, TOOL, make_cache_directory, tool_identity, write_atomically
+from .index import Evidence, FileIndex
+
+Stamp = tuple[int, int]  # modification time in nanoseconds, size in bytes
+
+
+def stamp(path: Path) -> Stamp | None:
+    try:
+        status = path.stat()
+    except OSError:
+        return None
+    return status.st_mtime_ns, status.st_size
+
+
+class IndexStore:
+    def __init__(self, cache_dir: Path, root: Path) -> None:
+        self._cache_dir = cache_dir
+        name = hashlib.sha256(str(root).encode()).hexdigest()[:32]
+        self._path = cache_dir / f"v{FORMAT}" / "index" / f"{name}.json"
+        self._entries = self._load()
+        self._changed = False
+
+    def get(self, relative: str, stamped: Stamp | None) -> FileIndex | None:
+        entry = self._entries.get(relative)
+        if stamped is None or entry is None or tuple(entry[0]) != stamped:
+            return None
+        with contextlib.suppress(ValueError, TypeError, KeyError, IndexError):
+            return decoded_index(entry[1])
+        return None
+
+    def put(self, relative: str, stamped: Stamp | None, index: FileIndex) -> None:
+        if stamped is not None:
+            self._entries[relative] = [list(stamped), encoded_index(index)]
+            self._changed = True
+
+    def save(self, kept: set[str]) -> None:
+        """Write the entries of the files still there, if any was added or removed."""
+        gone = self._entries.keys() - kept
+        if not self._changed and not gone:
+            return
+        for relative in gone:
+            del self._entries[relative]
+        document = {"tool": TOOL, "identity": tool_identity(), "files": self._entries}
+        with contextlib.suppress(OSError, ValueError):
+            make_cache_directory(self._cache_dir)
+            self._path.parent.mkdir(parents=True, exist_ok=True)
+            write_atomically(self._path, json.dumps(document))
+
+    def _load(self) -> dict[str, Any]:
+        try:
+            with self._path.open("rb") as file:
+                document = json.loads(file.read())
+        except (OSError, ValueError, RecursionError, MemoryError):
+            return {}
+        ours = isinstance(document, dict) and document.get("tool") == TOOL
+        if not ours or document.get("identity") != tool_identity():
+            return {}
+        files = document.get("files")
+        return files if isinstance(files, dict) else {}
+
+
+def encoded_index(index: FileIndex) -> list[Any]:
+    evidence = [[item.kind, item.path, item.line] for item in index.evidence]
+    imports = [[name, line] for name, line in index.imports]
+    return [
+        index.path,
+        index.package,
+        evidence,
+        index.cuda_uses,
+        index.guarded_cuda_uses,
+        index.mentions_accelerator,
+        imports,
+    ]
+
+
+def decoded_index(row: list[Any]) -> FileIndex:
+    """The index ``encoded_index`` wrote; ValueError or TypeError for anything else."""
+    path, package, evidence, cuda_uses, guarded, mentions, imports = row
+    found = tuple(Evidence(str(kind), str(where), int(line)) for kind, where, line in evidence)
+    imported = tuple((str(name), int(line)) for name, line in imports)
+    return FileIndex(str(path), str(package), found, int(cuda_uses), int(guarded), bool(mentions), imported)
