@@ -8,6 +8,7 @@ from typing import Any
 
 import libcst as cst
 
+from ..knowledge.api import DEVICE_TYPE_CALLS
 from .bindings import BindingRecorder
 from .definitions import ClassInfo, Definitions, Evidence, FunctionInfo
 from .imports import dotted_name
@@ -16,10 +17,9 @@ from .syntax import all_params, bound_names, children, fits_tensor_move
 
 # Methods whose arguments are tensors: ``y.expand_as(x)`` shows ``x`` is a tensor too.
 _TENSOR_ARGUMENT_METHODS = frozenset({"expand_as", "view_as", "type_as", "reshape_as", "copy_", "new_tensor"})
-# Calls whose ``device=`` names a device *type* (mixed precision), not a placement.
-_DEVICE_TYPE_CALLS = frozenset(
-    {"GradScaler", "autocast", "get_autocast_dtype", "is_autocast_enabled", "custom_fwd", "custom_bwd"}
-)
+# Calls whose ``device=`` names a device *type* (mixed precision), by the name the code calls
+# them by (``autocast``, ``amp.GradScaler``): the last part of knowledge's qualified names.
+_DEVICE_TYPE_CALLS = frozenset(name.rsplit(".", 1)[-1] for name in DEVICE_TYPE_CALLS)
 # Module methods that add an attribute named by their first argument.
 _REGISTERS = frozenset({"register_buffer", "register_parameter", "register_module", "add_module"})
 # Calls that check their first argument's type.

@@ -24,6 +24,7 @@ from ..analysis.queries import (
     string_value,
 )
 from ..confidence import Confidence
+from ..knowledge.api import DEVICE_TYPE_CALLS
 from ..settings import Settings
 from .base import Finding, Rule, graded_by_cpu_support, quoted
 
@@ -65,19 +66,6 @@ CUDA_ONLY_LIBRARIES = frozenset(
 
 LEGACY_TENSOR_TYPES = frozenset(
     f"torch.cuda.{dtype}Tensor" for dtype in "Float Double Half BFloat16 Long Int Short Char Byte Bool".split()
-)
-# Calls whose ``device=`` names a device *type* for mixed precision, not a placement.
-DEVICE_TYPE_CALLS = frozenset(
-    {
-        "torch.amp.GradScaler",
-        "torch.cuda.amp.GradScaler",
-        "torch.autocast",
-        "torch.amp.autocast",
-        "torch.get_autocast_dtype",
-        "torch.is_autocast_enabled",
-        "torch.amp.custom_fwd",
-        "torch.amp.custom_bwd",
-    }
 )
 CHOOSE_ONCE = 'torch.device("cuda" if torch.cuda.is_available() else "cpu")'
 
