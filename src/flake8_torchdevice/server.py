@@ -232,7 +232,9 @@ class _Session:
         if is_notebook(uri):
             self._log(f"{uri}: a notebook opened as text is not analysed; `torchdevice check` reads notebooks")
         else:
-            linted = await self._ask(partial(editor.lint, self._document(uri, text)), uri)
+            asked = self._document(uri, text)
+            self._linted_with[uri] = asked.cpu_support  # to lint again if the project's belief changes
+            linted = await self._ask(partial(editor.lint, asked), uri)
         if not self._is_current(uri, version):
             return  # closed, or changed since: a newer lint is on its way
         if linted is not None and linted.problem:
@@ -341,7 +343,6 @@ class _Session:
         if beliefs is None:
             self._read_project(root)
         belief = beliefs.for_path(path) if beliefs is not None else NO_BELIEF
-        self._linted_with[uri] = belief
         return editor.Document(text, path, self._settings, belief)
 
     def _read_project(self, root: Path) -> None:
