@@ -53,17 +53,19 @@ _SKIP_FUNCTIONS = frozenset({"skipif", "skipIf", "skipUnless", "skip", "skipTest
 _CUDA_OPT_IN = re.compile(r"^--?(use[-_])?(cuda|gpu)$", re.IGNORECASE)
 _CPU_DEVICE = re.compile(r"cpu", re.IGNORECASE)
 _CUDA_DEVICE = re.compile(r"cuda(:\d+)?")
+# A device of any kind: "cuda" or "device" anywhere (``is_cuda``, ``self.device``), a move
+# (``.to(``), or one of the short names as a word (not "input", "output"). A file without any
+# places nothing anywhere but on the CPU, and takes no device from elsewhere. Substring tests
+# first: a regular expression over every file of a project costs as much as parsing the few that
+# hold evidence, so it runs only on a file that holds a short name as a substring.
+_DEVICE_WORDS = ("cuda", "device", "accelerator", ".to(")
+_SHORT_DEVICE_NAMES = ("mps", "gpu", "xla", "tpu", "xpu", "npu", "hpu")
+_SHORT_DEVICE_NAME = re.compile(r"(?<![a-z0-9])(mps|gpus?|xla|tpu|xpu|npu|hpu)(?![a-z])")
+# An import at the start of a line: unconditional, at the module's top level.
+_TOP_LEVEL_IMPORT = re.compile(r"^(?:from|import)[ \t]+([A-Za-z_]\w*)", re.MULTILINE)
 # Every kind of evidence names one of these (a device, a CUDA check, a CUDA-only library or
 # kernel, a load's map_location): a file without any shows nothing, and is not parsed. Plain
 # substring tests: a regular expression over every file costs more than the parse it saves.
-# A device of any kind: "cuda" or "device" anywhere (``is_cuda``, ``self.device``), a move
-# (``.to(``), the short names as words (not "input", "output"). A file without any places
-# nothing anywhere but on the CPU, and takes no device from elsewhere.
-_NAMES_AN_ACCELERATOR = re.compile(
-    r"cuda|device|accelerator|\.to\(|(?<![a-z0-9])(mps|gpus?|xla|tpu|xpu|npu|hpu)(?![a-z])"
-)
-# An import at the start of a line: unconditional, at the module's top level.
-_TOP_LEVEL_IMPORT = re.compile(r"^(?:from|import)[ \t]+([A-Za-z_]\w*)", re.MULTILINE)
 _EVIDENCE_WORDS = (
     "cuda", "cpu", "gpu", "nccl", "map_location", "cpp_extension", ".cu", "apex", "flash_attn", "cupy", "tensorrt",
     "trt", "nvdiffrast", "spconv", "minkowski", "device_ids", "fsdp", "pin_memory",
@@ -102,7 +104,7 @@ def index_source(source: str, path: str, package: str) -> FileIndex:
     """The index of one file; a file that does not parse shows nothing, nor one that names none
     of the things evidence is made of (most files: they are not parsed)."""
     lowered = source.lower()
-    mentions_accelerator = _NAMES_AN_ACCELERATOR.search(lowered) is not None
+    mentions_accelerator = _names_a_device(lowered)
     imports = _top_level_imports(source)
     if not any(word in lowered for word in _EVIDENCE_WORDS):
         return FileIndex(path, package, mentions_accelerator=mentions_accelerator, imports=imports)
@@ -117,6 +119,13 @@ def index_source(source: str, path: str, package: str) -> FileIndex:
     return FileIndex(
         path, package, tuple(reader.evidence), reader.cuda_uses, reader.guarded_cuda_uses, mentions_accelerator, imports
     )
+
+
+def _names_a_device(lowered: str) -> bool:
+    if any(word in lowered for word in _DEVICE_WORDS):
+        return True
+    held = any(name in lowered for name in _SHORT_DEVICE_NAMES)
+    return held and _SHORT_DEVICE_NAME.search(lowered) is not None
 
 
 def _top_level_imports(source: str) -> tuple[tuple[str, int], ...]:
