@@ -18,7 +18,7 @@ from ..analysis.queries import (
 )
 from ..confidence import Confidence
 from ..settings import Settings
-from .base import Finding, Fix, Rule, quoted
+from .base import Finding, Fix, Rule, quoted, source_text
 
 CONVERSIONS = frozenset({"to", "cuda", "cpu"})
 
@@ -108,16 +108,21 @@ class DiscardedConversion(Rule):
     batch ignite's `Engine` hands its process function), and
     array-like values (`w = block.reshape(-1, 4)`), since NumPy arrays have no `.to()` / `.cpu()`.
     Modules (`nn.*` constructors, `nn.Module` subclasses, `from_pretrained` models, names the scope
-    calls `.eval()` or `.parameters()` on) and anything the code does not show are left alone;
-    `--torchdevice-report-unknown-receivers` reports the unknown ones too (except objects unpacked
-    with `**`, such as a Hugging Face `BatchEncoding`, whose `.to()` works in place).
+    calls `.eval()` or `.parameters()` on) and anything the code does not show are left alone,
+    except a receiver the same scope moves exactly like a tensor whose copy it also loses
+    (`x1.to(self.device)`, then `vx1.to(self.device)` for the optional validation split): code
+    that moves a batch element by element treats the elements alike, so that one is reported
+    as likely (medium confidence), naming the tensor it is moved like.
+    `--torchdevice-report-unknown-receivers` reports the other unknown ones too, as guesses (except
+    objects unpacked with `**`, such as a Hugging Face `BatchEncoding`, whose `.to()` works in place).
 
     A call that a tensor's method does not accept is another class's method and is not reported:
     `quantizer.cuda(q, meta=meta)` (`Tensor.cuda` takes `device`, `non_blocking` and
     `memory_format` only).
 
     ## Fix
-    Safe when `x` is a name the code shows is a tensor: `x.to(device)` becomes `x = x.to(device)`.
+    Safe when `x` is a name the code shows is a tensor: `x.to(device)` becomes `x = x.to(device)`
+    (unsafe when it is only likely one: another class's `.to()` may return `None`).
     Unsafe when `x` is an attribute: `self.weight = self.weight.to(device)` raises `TypeError:
     cannot assign ... as parameter` on a GPU when `weight` is a registered `nn.Parameter` (on
     the CPU `.to()` returns the parameter itself, so a CPU-only test passes); move the module
@@ -153,34 +158,21 @@ class DiscardedConversion(Rule):
     fails_only_on_an_accelerator = False  # a discarded dtype conversion is lost on the CPU too
 
     def check(self, analysis: Analysis, settings: Settings) -> Iterator[Finding]:
-        for site in analysis.calls():
-            if site.statement is None:
-                continue
-            conversion = lost_conversion(site.node)
-            converted = analysis.call_at(conversion) if conversion is not None else None
-            if converted is None or _made_from_nothing(analysis, converted.receiver):
-                continue
-            if not fits_tensor_move(converted.node, converted.method or ""):  # another class's method
-                continue
-            if _casts_an_update(analysis, converted):
-                continue
-            if self._is_tensor(converted, settings, analysis):
-                chained = conversion is not site.node
-                yield self._report(analysis, converted, chained, None if chained else site.statement)
+        lost = list(_lost_conversions(analysis))
+        shown = [(site, statement) for site, statement in lost if _shown_a_tensor(site)]
+        for site, statement in lost:
+            peer = None if _shown_a_tensor(site) else _tensor_peer(analysis, site, shown)
+            if _shown_a_tensor(site) or peer is not None or self._reports_unknown(site, settings, analysis):
+                yield self._report(analysis, site, statement, peer)
 
-    def _is_tensor(self, site: CallFact, settings: Settings, analysis: Analysis) -> bool:
-        value = site.receiver_value
-        if is_tensor(value) or is_array(value):  # NumPy arrays have no .to(): an array here is a tensor
-            return True
-        if not settings.report_unknown_receivers or not is_unknown(value) or site.receiver is None:
-            return False
-        name = dotted_name(site.receiver)
-        function = site.scope.function
-        return name is not None and not analysis.unpacked_as_mapping(function, name) and name.split(".", 1)[0] != "self"
+    def _reports_unknown(self, site: CallFact, settings: Settings, analysis: Analysis) -> bool:
+        return settings.report_unknown_receivers and _unknown_receiver(analysis, site)
 
-    def _report(self, analysis: Analysis, site: CallFact, chained: bool, statement: cst.Expr | None) -> Finding:
+    def _report(self, analysis: Analysis, site: CallFact, statement: cst.Expr | None, peer: CallFact | None) -> Finding:
         """The call is quoted once: in the assignment to write, when the receiver has a name."""
-        in_place = "(only nn.Module.to() moves in place)"
+        chained = statement is None
+        # A peer's message says why the receiver is likely a tensor instead of what modules do.
+        in_place = "" if peer is not None else " (only nn.Module.to() moves in place)"
         if isinstance(site.receiver, (cst.Name, cst.Attribute)):
             call, subject = f".{site.method}()", f"a tensor's .{site.method}()"
             assignment = f"`{quoted(analysis, site.receiver, 20)} = {quoted(analysis, site.node, 32)}`"
@@ -189,10 +181,70 @@ class DiscardedConversion(Rule):
             call = subject = f"`{quoted(analysis, site.node)}`"
             advice = "assign it to a name first" if chained else "assign it to a name and use that"
         if chained:
-            problem = f"the in-place call after {call} changes a new tensor that is then lost {in_place}"
+            problem = f"the in-place call after {call} changes a new tensor that is then lost{in_place}"
         else:
-            problem = f"{subject} returns a new tensor, here discarded {in_place}"
-        # A receiver the code does not show is a tensor (--report-unknown-receivers) is a guess.
-        shown = is_tensor(site.receiver_value) or is_array(site.receiver_value)
-        confidence = Confidence.HIGH if shown else Confidence.LOW
+            problem = f"{subject} returns a new tensor, here discarded{in_place}"
+        if _shown_a_tensor(site):
+            confidence = Confidence.HIGH
+        elif peer is not None:  # moved the same way as a tensor: likely one, never sure
+            confidence = Confidence.MEDIUM
+            like = f"`{quoted(analysis, peer.receiver or peer.node, 20)}` (line {analysis.line_of(peer.node)})"
+            problem = f"`{quoted(analysis, site.receiver or site.node, 20)}` is moved like the tensor {like}: {problem}"
+        else:  # a receiver the code does not show is a tensor (--report-unknown-receivers): a guess
+            confidence = Confidence.LOW
         return self.finding(site.node, f"{problem}; {advice}", _assign_back(site, statement), confidence)
+
+
+def _lost_conversions(analysis: Analysis) -> Iterator[tuple[CallFact, cst.Expr | None]]:
+    """Each conversion whose result a statement loses, with the statement when the conversion is
+    the whole statement (``None`` for a chain that mutates the copy)."""
+    for site in analysis.calls():
+        if site.statement is None:
+            continue
+        conversion = lost_conversion(site.node)
+        converted = analysis.call_at(conversion) if conversion is not None else None
+        if converted is None or _made_from_nothing(analysis, converted.receiver):
+            continue
+        if not fits_tensor_move(converted.node, converted.method or ""):  # another class's method
+            continue
+        if _casts_an_update(analysis, converted):
+            continue
+        yield converted, (site.statement if conversion is site.node else None)
+
+
+def _shown_a_tensor(site: CallFact) -> bool:
+    """NumPy arrays have no ``.to()``: an array-like receiver here is a tensor."""
+    return is_tensor(site.receiver_value) or is_array(site.receiver_value)
+
+
+def _unknown_receiver(analysis: Analysis, site: CallFact) -> bool:
+    """A receiver of unknown kind that may be a tensor: not ``self`` (a module's own method) nor
+    an object unpacked with ``**`` (a ``BatchEncoding``, whose ``.to()`` works in place)."""
+    if not is_unknown(site.receiver_value) or site.receiver is None:
+        return False
+    name = dotted_name(site.receiver)
+    function = site.scope.function
+    return name is not None and not analysis.unpacked_as_mapping(function, name) and name.split(".", 1)[0] != "self"
+
+
+def _tensor_peer(analysis: Analysis, site: CallFact, shown: list[tuple[CallFact, cst.Expr | None]]) -> CallFact | None:
+    """A shown tensor that the same scope moves the same way as this unknown receiver
+    (``x1.to(self.device)`` then ``vx1.to(self.device)``): code that moves a batch element by
+    element treats its elements alike, so the unknown one is likely a tensor too."""
+    if not _unknown_receiver(analysis, site):
+        return None
+    arguments = _arguments_text(analysis, site)
+    return next(
+        (
+            peer
+            for peer, _ in shown
+            if peer.scope.function is site.scope.function
+            and peer.method == site.method
+            and _arguments_text(analysis, peer) == arguments
+        ),
+        None,
+    )
+
+
+def _arguments_text(analysis: Analysis, site: CallFact) -> str:
+    return ", ".join(source_text(analysis, arg) for arg in site.node.args)
