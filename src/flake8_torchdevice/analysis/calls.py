@@ -82,6 +82,7 @@ class CallEvaluator(MethodEvaluator):
                 self.state.grad_enabled,
                 self.frame.scope,
                 statement,
+                self.state.cuda_by_default,
             )
         if method is not None and receiver is not None:
             self._learn_kind(receiver, receiver_value, method)

@@ -12,7 +12,10 @@ in the left operand covers the right one. What an atomic test proves:
 * ``x is None`` / ``x is not None``: nothing about devices, left alone.
 
 A name or attribute that mentions CUDA or a GPU (``use_cuda``, ``args.gpu``) counts as a
-CUDA check: the author made CUDA an explicit choice, and reporting it would be noise.
+CUDA check: the author made CUDA an explicit choice, and reporting it would be noise. Unless the
+choice is made by default: a parameter ``use_gpu=True`` (or an attribute assigned from it) takes
+the CUDA branch for every caller that does not pass it, so that branch is no guard; the state
+records the default instead (``cuda_by_default``), for the rules to say why.
 """
 
 from __future__ import annotations
@@ -91,7 +94,8 @@ class Conditions:
         narrowed = state
         polarity = self.polarity(test, state)
         if (polarity is Polarity.POSITIVE and truth) or (polarity is Polarity.NEGATIVE and not truth):
-            narrowed = _with_cuda(narrowed, checked=True)
+            chosen = self._defaulted_flag(test, state)
+            narrowed = _with_cuda(narrowed, checked=True) if chosen is None else _by_default(narrowed, chosen)
         elif polarity is not Polarity.NONE:
             narrowed = _with_cuda(narrowed, checked=False)
         if truth and type(test) is cst.Call:
@@ -272,12 +276,33 @@ class Conditions:
             name = reference.attr.value  # ``batch[0].is_cuda``: the attribute alone decides
         else:
             return Polarity.NONE
-        last = name.rsplit(".", 1)[-1]
-        if _REFUSES_CUDA.search(last):  # ``args.no_cuda``, ``cpu_only``
-            return Polarity.NEGATIVE
-        if mentions_cuda(last):
-            return Polarity.POSITIVE
-        return Polarity.NONE
+        return flag_polarity(name.rsplit(".", 1)[-1])
+
+    def _defaulted_flag(self, test: cst.BaseExpression, state: State) -> Origin | None:
+        """The parameter default that makes a CUDA-choosing flag choose CUDA (``use_gpu=True``)
+        when ``test`` is that flag, or an attribute or variable that holds it."""
+        if type(test) is not cst.Name and type(test) is not cst.Attribute:
+            return None
+        value = state.get(dotted_name(test) or "") or self._current_value(test, state)
+        origin = value.origin
+        return origin if origin is not None and type(origin.node) is cst.Param else None
+
+
+def flag_polarity(name: str) -> Polarity:
+    """What a flag's name says about CUDA: ``use_gpu`` chooses it, ``args.no_cuda``, ``cpu_only``
+    refuse it."""
+    if _REFUSES_CUDA.search(name):
+        return Polarity.NEGATIVE
+    if mentions_cuda(name):
+        return Polarity.POSITIVE
+    return Polarity.NONE
+
+
+def chooses_cuda_by_default(polarity: Polarity, default: cst.BaseExpression) -> bool:
+    """``use_gpu=True``, ``no_cuda=False``: a flag whose default is the CUDA branch."""
+    if type(default) is not cst.Name or default.value not in ("True", "False"):
+        return False
+    return (polarity is Polarity.POSITIVE) == (default.value == "True") and polarity is not Polarity.NONE
 
 
 def _with_cuda(state: State, checked: bool) -> State:
@@ -289,6 +314,16 @@ def _with_cuda(state: State, checked: bool) -> State:
         narrowed.cuda_checked = True
     else:
         narrowed.cuda_refused = True
+    return narrowed
+
+
+def _by_default(state: State, flag: Origin) -> State:
+    """The branch a flag's default takes: CUDA is the user's choice, but one made for every caller
+    that does not pass the flag, so the branch is no guard."""
+    if state.cuda_by_default is flag:
+        return state
+    narrowed = state.copy()
+    narrowed.cuda_by_default = flag
     return narrowed
 
 

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 import libcst as cst
 
 from .definitions import FunctionInfo
-from .domain import Value
+from .domain import Origin, Value
 
 
 @dataclass(frozen=True, slots=True)
@@ -49,6 +49,8 @@ class CallFact:
     scope: Scope
     # The expression statement this call is the whole of: its result is discarded.
     statement: cst.Expr | None
+    # The flag default whose CUDA branch this call is in (``use_gpu=True``), if any.
+    cuda_by_default: Origin | None = None
 
 
 @dataclass(frozen=True, slots=True)

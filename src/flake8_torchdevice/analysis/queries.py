@@ -18,7 +18,7 @@ from ..mentions import mark
 from . import domain
 from .conditions import mentions_cuda, needs_cuda
 from .definitions import Definitions, FunctionInfo
-from .domain import Value, is_device_of_a_value
+from .domain import Origin, Value, is_device_of_a_value
 from .facts import CallFact, DefaultFact, Facts, LiteralFact, OperationFact, Scope, StoreFact
 from .imports import ImportTable, dotted_name
 from .literals import cuda_fstring, is_cpu_literal, is_cuda_literal, string_value
@@ -63,6 +63,7 @@ __all__ = [
     "FunctionInfo",
     "LiteralFact",
     "OperationFact",
+    "Origin",
     "Scope",
     "StoreFact",
     "Value",

@@ -12,11 +12,12 @@ written): branches copy and joins visit only the names the function itself binds
 
 from __future__ import annotations
 
-from .domain import CPU, Place, Value
+from .domain import CPU, Origin, Place, Value
 
 
 class State:
     __slots__ = (
+        "cuda_by_default",
         "cuda_checked",
         "cuda_refused",
         "default_places",
@@ -37,6 +38,7 @@ class State:
         owners: set[str] | None = None,
         cuda_refused: bool = False,
         outer: dict[str, Value] | None = None,
+        cuda_by_default: Origin | None = None,
     ) -> None:
         self.names: dict[str, Value] = names if names is not None else {}
         # The enclosing scope's names (the module's, for a function), read when ``names`` lacks one.
@@ -46,6 +48,9 @@ class State:
         # Code here runs only where CUDA is not in use (``if not use_cuda:``, ``if device == "cpu":``):
         # a device chosen by availability is the CPU here.
         self.cuda_refused = cuda_refused
+        # Code here runs where a flag's default chose CUDA (``if use_gpu:`` with ``use_gpu=True``):
+        # the default, for a finding to cite.
+        self.cuda_by_default = cuda_by_default
         # Must grad be enabled here (False under ``torch.no_grad()`` on some path).
         self.grad_enabled = grad_enabled
         # Where a factory without ``device=`` allocates (``with torch.device(d):`` changes it).
@@ -66,6 +71,7 @@ class State:
             set(self.owners),
             self.cuda_refused,
             self.outer,
+            self.cuda_by_default,
         )
 
     def get(self, name: str) -> Value | None:
@@ -125,6 +131,7 @@ class State:
             owners=self.owners | other.owners,
             cuda_refused=self.cuda_refused and other.cuda_refused,
             outer=self.outer,
+            cuda_by_default=self.cuda_by_default if self.cuda_by_default is other.cuda_by_default else None,
         )
 
     def same_as(self, other: State) -> bool:
@@ -133,6 +140,7 @@ class State:
             self.reachable == other.reachable
             and self.cuda_checked == other.cuda_checked
             and self.cuda_refused == other.cuda_refused
+            and self.cuda_by_default is other.cuda_by_default
             and self.grad_enabled == other.grad_enabled
             and self.default_places == other.default_places
             and self.names == other.names

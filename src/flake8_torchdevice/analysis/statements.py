@@ -227,8 +227,8 @@ class StatementWalker(LoopWalker, _Base):
         if value.kind is not Kind.SCALAR and value.kind is not Kind.UNKNOWN:
             return value  # a tensor in a variable named ``gpu`` is no check
         polarity = self.conditions.polarity(node, self.state)
-        if polarity is Polarity.NONE:
-            return value
+        if polarity is Polarity.NONE or value.polarity is polarity:
+            return value  # a flag keeps its origin: the default that chose CUDA (``use_gpu=True``)
         return Value(kind=Kind.SCALAR, polarity=polarity)
 
     def _augmented(self, node: cst.AugAssign) -> None:

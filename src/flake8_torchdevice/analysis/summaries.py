@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING
 import libcst as cst
 
 from ..knowledge import api
+from .conditions import chooses_cuda_by_default, flag_polarity
 from .definitions import ClassInfo, Evidence, FunctionInfo
 from .domain import (
     CPU,
@@ -28,6 +29,7 @@ from .domain import (
     NOWHERE,
     UNKNOWN,
     Kind,
+    Origin,
     Value,
     must_be_on_accelerator,
     tensor,
@@ -344,6 +346,10 @@ class Summaries:
             ):
                 values[name] = default  # ``device="cuda"``: what a call without the argument gets
                 continue
+            flag = self._default_cuda_flag(info, param)
+            if kind is None and flag is not None:
+                values[name] = flag
+                continue
             if kind is Kind.TENSOR:
                 values[name] = tensor(SELF if in_module else NOWHERE)
             elif kind is Kind.MODULE:
@@ -351,6 +357,17 @@ class Summaries:
             else:  # bound even when unknown: narrowing it must not make it one branch's
                 values[name] = Value(kind=kind or Kind.UNKNOWN)
         return values
+
+    def _default_cuda_flag(self, info: FunctionInfo, param: cst.Param) -> Value | None:
+        """``use_gpu=True``: a flag that chooses CUDA for every call that does not pass it, unless
+        every call in the file does. It carries the parameter as its origin, for the branch it
+        guards to cite."""
+        polarity = flag_polarity(param.name.value)
+        if param.default is None or not chooses_cuda_by_default(polarity, param.default):
+            return None
+        if self.interpreter.definitions.default_always_replaced(info, param):
+            return None
+        return Value(kind=Kind.SCALAR, polarity=polarity, origin=Origin(param, f"`{param.name.value}` defaults to it"))
 
     def _parameter_kind(self, param: cst.Param, name: str, evidence: Evidence, inputs: bool) -> Kind | None:
         annotation = param.annotation.annotation if param.annotation is not None else None

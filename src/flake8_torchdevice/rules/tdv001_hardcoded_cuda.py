@@ -11,6 +11,7 @@ import libcst as cst
 from ..analysis.queries import (
     Analysis,
     CallFact,
+    Origin,
     Value,
     device_index_literal,
     elements,
@@ -188,6 +189,21 @@ def _option_name(call: cst.Call) -> str | None:
     return None
 
 
+def _chosen_by_default(finding: Finding, flag: Origin, analysis: Analysis, settings: Settings) -> Finding:
+    """A CUDA use in the branch a flag's default takes (``if self.use_gpu:`` with ``use_gpu=True``):
+    every caller that does not pass the flag fails without CUDA, which makes it likely, not sure,
+    unless the user says the project runs without CUDA."""
+    param = cast(cst.Param, flag.node)
+    default = f"`{param.name.value}={quoted(analysis, param.default or param.name)}`"
+    problem = finding.message.split(";", 1)[0]
+    line = analysis.line_of(param)
+    # ``use_gpu=True`` becomes the check itself; ``no_cuda=False`` its negation.
+    check = "torch.cuda.is_available()" if "True" in default else "not torch.cuda.is_available()"
+    message = f"{problem} by default: {default} at line {line}; default it to {check}"
+    confidence = finding.confidence if settings.runs_without_cuda else min(finding.confidence, Confidence.MEDIUM)
+    return replace(finding, message=message, confidence=confidence)
+
+
 class HardcodedCudaDevice(Rule):
     """
     ## What it does
@@ -216,7 +232,10 @@ class HardcodedCudaDevice(Rule):
     "cuda":`, `dist.get_backend() == "nccl"`, `len(torch.cuda.default_generators) > 0`,
     `torch.cuda.max_memory_allocated() > 0`), a `try`
     whose `except` catches the failure (`AssertionError`, `RuntimeError`, `Exception`), names that
-    make CUDA an explicit choice (`if args.use_gpu:`), tests skipped without CUDA
+    make CUDA an explicit choice (`if args.use_gpu:`; but not a parameter whose default makes the
+    choice, `use_gpu=True` or `no_cuda=False`, nor an attribute assigned from one: that branch runs
+    for every caller that does not pass the flag, and is reported as likely, citing the default,
+    unless every call in the file passes it), tests skipped without CUDA
     (`skipif`/`skipUnless`), functions and classes named for CUDA, functions that set up NCCL or run
     once per GPU (`mp.spawn(nprocs=device_count)`), and, in a file that sets up NCCL, code that runs
     only in a multi-process job (after `if not dist.is_initialized(): return` or `if
@@ -284,8 +303,11 @@ class HardcodedCudaDevice(Rule):
         for call in analysis.calls():
             if not _runs_guarded(call, guarded):
                 for finding in self._check_call(call, analysis, guarded):
-                    if id(finding.node) not in skipped:
-                        yield graded_by_cpu_support(finding, analysis, settings)
+                    if id(finding.node) in skipped:
+                        continue
+                    if call.cuda_by_default is not None:
+                        finding = _chosen_by_default(finding, call.cuda_by_default, analysis, settings)
+                    yield graded_by_cpu_support(finding, analysis, settings)
 
     def _check_call(self, call: CallFact, analysis: Analysis, guarded: set[int]) -> Iterator[Finding]:
         node = call.node
