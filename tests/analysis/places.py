@@ -4,6 +4,8 @@ import torch.nn as nn
 
 device = torch.device("cuda" if torch.cuda.is_available() else "cpu")  # reveal: device may{"cuda", cpu}
 cpu = torch.device("cpu")  # reveal: device {cpu}
+chosen = torch.accelerator.current_accelerator() or torch.device("cpu")  # reveal: device may{cpu, torch.accelerator.current_accelerator()}
+on_chosen = torch.zeros(3, device=chosen)  # reveal: tensor {chosen}
 x = torch.zeros(3, device=device)  # reveal: tensor {device}
 y = torch.zeros(3).to(device)  # reveal: tensor {device}
 z = torch.zeros(3).cuda()  # reveal: tensor {"cuda"}

@@ -144,6 +144,8 @@ class CallEvaluator(MethodEvaluator):
             else:
                 places = NOWHERE
             return Value(kind=Kind.DEVICE, places=places or NOWHERE, origin=first.origin or origin)
+        if qualified == "torch.accelerator.current_accelerator":  # None where there is none: ``... or cpu``
+            return Value(kind=Kind.DEVICE, places=accelerator(f"{qualified}()"), origin=origin)
         if qualified == "torch.set_default_device":
             if node.args:
                 self.state.default_places = self.device_places(node.args[0].value, first) or NOWHERE
