@@ -28,6 +28,7 @@ from .domain import (
     Value,
     accelerator,
     computed_places,
+    may_hold_data,
     must_be_on_accelerator,
     sequence,
     tensor,
@@ -180,8 +181,10 @@ class CallEvaluator(MethodEvaluator):
         if qualified in ("tqdm.tqdm", "tqdm.auto.tqdm", "tqdm.notebook.tqdm"):
             return sequence(item=self.iterated(first))
         effect = api.function_effect(qualified)
-        if effect is None:
-            return UNKNOWN
+        if effect is None:  # torch's own unknowns stay unknown; another library's helper is a guess
+            if qualified.startswith("torch."):
+                return UNKNOWN
+            return self.guessed_result(node, dotted_name(node.func) or qualified, arguments)
         return self._torch_result(node, qualified, effect, arguments, origin)
 
     def _torch_result(
@@ -259,7 +262,7 @@ class CallEvaluator(MethodEvaluator):
         if summarised is not None:
             return summarised
         stateless = module.cls in api.STATELESS_MODULES
-        inputs = [value for value in _flattened(arguments, deep=True) if _may_hold_data(value)]
+        inputs = [value for value in _flattened(arguments, deep=True) if may_hold_data(value)]
         placed_inputs = [value for value in inputs if must_be_on_accelerator(value)]
         if stateless:
             places = inputs[0].places if inputs else NOWHERE
@@ -348,8 +351,3 @@ def _flattened(values: tuple[Value, ...], deep: bool = False) -> Iterator[Value]
                 yield value.item
         else:
             yield value
-
-
-def _may_hold_data(value: Value) -> bool:
-    """A tensor, or a value moved or made somewhere though its kind is unknown."""
-    return value.kind in _TENSOR_KINDS or (value.kind is Kind.UNKNOWN and value.places != NOWHERE)

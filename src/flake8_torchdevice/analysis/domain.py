@@ -324,6 +324,15 @@ def must_be_on_accelerator(value: Value, through_modules: bool = True) -> bool:
     return bool(value.places) and all(place.kind in kinds for place in value.places)
 
 
+def may_hold_data(value: Value) -> bool:
+    """A tensor (or array-like), or a value moved or made somewhere though its kind is unknown."""
+    return (
+        value.kind in TENSOR_KINDS
+        or value.kind is Kind.ARRAYLIKE
+        or (value.kind is Kind.UNKNOWN and value.places != NOWHERE)
+    )
+
+
 def computed_places(operands: list[Value]) -> tuple[frozenset[Place], Origin | None]:
     """Where an operation on these tensors puts its result, and why.
 

@@ -24,6 +24,8 @@ from .domain import (
     accelerator,
     is_device_of_a_value,
     may_be_on_accelerator,
+    may_hold_data,
+    must_be_on_accelerator,
     sequence,
     tensor,
 )
@@ -99,6 +101,8 @@ class MethodEvaluator(_Base):
             return self._mapping_method(node, method, receiver_value)
         if kind is Kind.NDARRAY:
             return receiver_value if method not in ("tolist", "item") else UNKNOWN
+        if kind is Kind.UNKNOWN:  # ``helper.postprocess(x)`` of an object the code does not show
+            return self.guessed_result(node, method, arguments)
         return UNKNOWN
 
     def _array_method(self, node: cst.Call, method: str, receiver: Value, arguments: tuple[Value, ...]) -> Value:
@@ -148,7 +152,7 @@ class MethodEvaluator(_Base):
             # Generated tokens, predictions and samples are drawn, not differentiated through:
             # ``generate`` runs under ``no_grad`` in Hugging Face, ``sample`` returns indices.
             return replace(result, grad=False) if method in api.DRAWING_METHODS else result
-        return UNKNOWN
+        return self.guessed_result(node, method, arguments)  # a method of a module the file does not show
 
     def _sequence_method(
         self, method: str, receiver: cst.BaseExpression, value: Value, arguments: tuple[Value, ...]
@@ -286,7 +290,31 @@ class MethodEvaluator(_Base):
         if name == "getattr" and len(node.args) >= 2:
             attribute = string_value(node.args[1].value)
             return self.attribute_of(first, attribute, node) if attribute is not None else UNKNOWN
-        return UNKNOWN
+        return self.guessed_result(node, name, arguments)
+
+    def guessed_result(self, node: cst.Call, name: str, arguments: tuple[Value, ...]) -> Value:
+        """What a function the analysis cannot see into returns (another module's helper, a method
+        of an object it does not know) when every tensor it is given is on the same device: taken to
+        be there too, as a guess (the place is marked guessed, so a finding resting on it is only
+        likely). Not for constructors (``Name(...)``), nor for names that say their result leaves
+        the device (``to_numpy``, ``tensor2cpu``, ``save_image``).
+
+        Otherwise the result is unknown, but a value of its own, not the shared ``UNKNOWN``: names
+        bound to it are aliases of one another and of nothing else (``_leave_behind``)."""
+        last = name.rsplit(".", 1)[-1]
+        tensors = [value for value in arguments if may_hold_data(value)]
+        if (
+            last[:1].isupper()
+            or api.leaves_the_device(last)
+            or not tensors
+            or not all(must_be_on_accelerator(value) and value.places == tensors[0].places for value in tensors)
+        ):
+            return Value(origin=Origin(node, f"returned by `{name}`"))
+        places = tensors[0].places
+        return Value(
+            places=frozenset(replace(place, guessed=True) for place in places),
+            origin=Origin(node, f"if `{name}` keeps it there"),
+        )
 
     # ---------------------------------------------------------------- evidence
     def _learn_kind(self, receiver: cst.BaseExpression, value: Value, method: str) -> None:

@@ -10,14 +10,15 @@ handlers start from the join of the states along the body.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 import libcst as cst
 
-from ..knowledge.api import GRAD_DISABLING_CONTEXTS
+from ..knowledge.api import GRAD_DISABLING_CONTEXTS, MOVE_METHODS
 from .calls import PARAMETER
 from .conditions import is_exit_call
-from .domain import NONE, UNKNOWN, Kind, Polarity, Value, tensor
+from .domain import CPU_PLACE, NONE, TENSOR_KINDS, UNKNOWN, UNKNOWN_PLACE, Kind, Origin, Polarity, Value, tensor
 from .facts import DefaultFact, OperationFact
 from .frames import Pending
 from .imports import dotted_name
@@ -180,9 +181,13 @@ class StatementWalker(LoopWalker, _Base):
             if is_exit_call(node):
                 self.state = unreachable()
         elif type(node) is cst.Assign:
+            moved = _moved_in_place_of(node)
+            before = self.state.get(moved) if moved is not None else None
             value = self.bound_value(node.value, self.evaluate(node.value))
             for target in node.targets:
                 self.bind_target(target.target, value)
+            if moved is not None and before is not None:
+                self._leave_behind(moved, before, node)
             if any(dotted_name(t.target) == "pytestmark" for t in node.targets) and self._mentions_guard(node.value):
                 self.state.cuda_checked = True  # the whole module is skipped without CUDA
         elif type(node) is cst.AnnAssign:
@@ -267,6 +272,22 @@ class StatementWalker(LoopWalker, _Base):
         else:
             self.evaluate(target)
 
+    def _leave_behind(self, moved: str, before: Value, node: cst.Assign) -> None:
+        """``x = x.to(device)`` rebinds ``x``; a name that still holds the value from before
+        (``original = x`` earlier) keeps the unmoved tensor. Where the code does not show where that
+        was, the move says it was not on the device: taken to be on the CPU, as a guess."""
+        if before is UNKNOWN or before.kind not in _MAY_BE_LEFT_BEHIND or UNKNOWN_PLACE not in before.places:
+            return  # the shared unknown value is no alias: many names hold it without sharing a tensor
+        left = before.placed(
+            frozenset({replace(CPU_PLACE, guessed=True)}), Origin(node, f"the `{moved}` from before its move")
+        )
+        if left.kind is Kind.ARRAYLIKE:  # NumPy arrays have no ``.to()``: the move shows a tensor
+            left = left.with_kind(Kind.TENSOR)
+        aliases = [name for name, value in self.state.visible().items() if value is before and name != moved]
+        for name in aliases:
+            if "." not in name:
+                self.state.bind(name, left)
+
     def _shown_by_use(self, name: str, value: Value) -> Value:
         """An unknown value bound to a name the scope uses as a tensor (or a module) is one."""
         function = self.frame.function
@@ -300,6 +321,21 @@ class StatementWalker(LoopWalker, _Base):
         if kind is Kind.OUTPUT or kind is Kind.TENSOR:
             return Value(kind=kind, places=value.places, grad=value.grad, origin=value.origin)
         return value.element(position)
+
+
+# What a move may leave behind: a module moves in place, so a name holding it moves too.
+_MAY_BE_LEFT_BEHIND = TENSOR_KINDS | {Kind.UNKNOWN, Kind.ARRAYLIKE}
+
+
+def _moved_in_place_of(node: cst.Assign) -> str | None:
+    """``x = x.to(device)`` / ``x = x.cuda()``: the name a move is assigned back to."""
+    call = node.value
+    if len(node.targets) != 1 or type(call) is not cst.Call or type(call.func) is not cst.Attribute:
+        return None
+    target, receiver = node.targets[0].target, call.func.value
+    if call.func.attr.value not in MOVE_METHODS or type(target) is not cst.Name or type(receiver) is not cst.Name:
+        return None
+    return target.value if target.value == receiver.value else None
 
 
 def _enables(call: cst.Call) -> bool:

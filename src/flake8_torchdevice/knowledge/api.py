@@ -187,6 +187,20 @@ NEEDS_CUDA = re.compile(
     r"|\b(cuda|gpu)[- ]only\b|devices::\s*cuda\b",
     re.IGNORECASE,
 )
+# Words in the names of functions that take tensors off the device or out of torch (``to_numpy``,
+# ``tensor2cpu``, ``save_image``, ``log_metrics``): their results are not where their inputs are.
+_LEAVES_THE_DEVICE = frozenset(
+    "cpu numpy np host tolist list item items str string print log logger save dump write plot show draw "
+    "json pickle len decode scalar float int array image img pil".split()
+)
+_NAME_WORDS = re.compile(r"[a-z]+|[A-Z][a-z]*|\d+")
+
+
+def leaves_the_device(name: str) -> bool:
+    """Does a function's name say its result leaves the device (``to_numpy``, ``tensor2cpu``)?"""
+    return any(word.lower() in _LEAVES_THE_DEVICE for word in _NAME_WORDS.findall(name))
+
+
 # Command-line options that select the CPU: ``--cpu``, ``--no-cuda``, ``--use_cpu``.
 CPU_OPTION = re.compile(r"^--?(use[-_])?(cpu|no[-_]?(cuda|gpu))$", re.IGNORECASE)
 # Loads that restore tensors onto the device they were saved from unless told otherwise: the

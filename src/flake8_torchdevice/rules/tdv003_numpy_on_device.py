@@ -51,7 +51,10 @@ class NumpyOnAccelerator(Rule):
     on a device: placed with `device=device`, `.to(device)` or `.cuda()` on some path (`if
     torch.cuda.is_available(): batch = batch.cuda()`), computed from such a tensor, or the output of
     a model moved to a device or fed inputs on one, and no `.cpu()`, `.to("cpu")` or
-    `numpy(force=True)` brings it back first.
+    `numpy(force=True)` brings it back first. A function the code does not show (another module's
+    helper, a callable passed in) given only tensors on one device is assumed to return its result
+    there: a finding that rests on it is likely (medium), and names that say the result leaves the
+    device (`to_numpy`, `tensor2cpu`, `save_image`) are not assumed to.
 
     ## Why is this bad?
     NumPy arrays live in host memory. On a GPU or MPS tensor, `.numpy()` raises

@@ -77,7 +77,10 @@ class MixedDevices(Rule):
     function, a tensor method or a call of a parameter-free module such as a loss function that
     combines a tensor made on the CPU with one the code shows is on a device: placed with
     `device=device`, `.to(device)` or `.cuda()`, computed by a model on a device, or an input of
-    `forward()` or a parameter of an `nn.Module`, which live wherever the module is.
+    `forward()` or a parameter of an `nn.Module`, which live wherever the module is. A name that
+    still holds a tensor from before `x = x.to(device)` (`prompt = tokens` above the move) keeps the
+    unmoved tensor; where the code does not show where that was, the move says it was elsewhere,
+    taken to be the CPU: a finding on it is likely (medium).
 
     ## Why is this bad?
     Every tensor of an operation must be on the same device. On a GPU this raises
