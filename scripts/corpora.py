@@ -15,6 +15,7 @@ unpacked is not unpacked again.
     python scripts/corpora.py --fresh-user # export the user repositories first linted with the final rules
     python scripts/corpora.py --round4   # the round-4 first-look libraries and user repositories
     python scripts/corpora.py --round5   # the round-5 first-look libraries and user repositories
+    python scripts/corpora.py --round6   # the round-6 first-look libraries and user repositories
 
 Reuse from another script::
 
@@ -29,6 +30,7 @@ import io
 import re
 import subprocess
 import sys
+import tarfile
 import tokenize
 import zipfile
 from collections.abc import Sequence
@@ -125,6 +127,31 @@ ROUND5_CORPORA: dict[str, str] = {
     "liger_kernel": "liger-kernel==0.6.0",
     "torchtitan": "torchtitan==0.1.0",
 }
+# The round-6 first-look corpora: chosen on 2026-12-04 from their READMEs and package descriptions
+# (never from lint output), none of them in the lists above nor a source repository of
+# shared/realbugs (libraries here, research repositories in ROUND6_USER_REPOSITORIES). By their
+# READMEs, demucs (`-d cpu`), facenet-pytorch (GPU optional), grad-cam (`--device cpu|cuda|mps`),
+# normflows (GPU optional), pfrl (CPU async training), poutyne (cuda if available else cpu),
+# torchcrepe and torchinfo (a `device` argument) run on the CPU, and bitsandbytes now lists CPU,
+# Intel XPU and Apple MPS backends next to CUDA; imitation (Stable-Baselines3 devices) and
+# k-diffusion (multi-GPU training through Accelerate) do not say; xformers ships its own CUDA
+# kernels and needs an NVIDIA or AMD GPU. grad-cam, normflows and pfrl publish no wheel: their
+# source distributions are unpacked instead. Lint them once, with ``precision.py --round6``, and
+# classify every finding before any change is made for them.
+ROUND6_CORPORA: dict[str, str] = {
+    "bitsandbytes": "bitsandbytes==0.50.2",
+    "demucs": "demucs==4.1.0",
+    "facenet_pytorch": "facenet-pytorch==2.6.0",
+    "grad_cam": "grad-cam==1.5.7",
+    "imitation": "imitation==1.0.1",
+    "k_diffusion": "k-diffusion==0.1.1.post1",
+    "normflows": "normflows==1.7.3",
+    "pfrl": "pfrl==0.4.0",
+    "poutyne": "poutyne==1.19.0",
+    "torchcrepe": "torchcrepe==0.0.24",
+    "torchinfo": "torchinfo==1.8.0",
+    "xformers": "xformers==0.0.35",
+}
 KNOWN_CORPORA: dict[str, str] = {
     **CORPORA,
     **EXTRA_CORPORA,
@@ -132,6 +159,7 @@ KNOWN_CORPORA: dict[str, str] = {
     **FRESH_CORPORA,
     **ROUND4_CORPORA,
     **ROUND5_CORPORA,
+    **ROUND6_CORPORA,
 }
 
 # User research code: training scripts, tutorials and notebooks from public repositories, pinned
@@ -197,11 +225,35 @@ ROUND5_USER_REPOSITORIES: dict[str, tuple[str, str]] = {
     "tacotron2": ("NVIDIA/tacotron2", "185cd24e046cc1304b4f8e564734d2498c6e2e6f"),
     "torch-ngp": ("ashawkey/torch-ngp", "b6e080468925f0bb44827b4f8f0ed08291dcf8a9"),
 }
+# The research repositories of the round-6 first look (see ROUND6_CORPORA): chosen on 2026-12-04 from
+# their READMEs, never linted before. By their READMEs, pytorch-a2c-ppo-acktr-gail (--no-cuda),
+# attention-is-all-you-need-pytorch (-no_cuda), Rainbow (--disable-cuda), pytorch-template (n_gpu: 0),
+# Pytorch-UNet (falls back to the CPU) and pyGAT (--no-cuda) run on the CPU, minimalRL never uses a GPU,
+# and MorvanZhou's tutorial is CPU code but for its "502 GPU" lesson; DiT trains and samples with DDP on
+# GPUs (its sample.py also runs on the CPU) and the Llama reference code needs NCCL and GPUs.
+# (facebookresearch/moco was chosen too, but its snapshot held no files; CycleGAN-and-pix2pix was too
+# large to fetch.)
+ROUND6_USER_REPOSITORIES: dict[str, tuple[str, str]] = {
+    "a2c-ppo-acktr-gail": ("ikostrikov/pytorch-a2c-ppo-acktr-gail", "41332b78dfb50321c29bade65f9d244387f68a60"),
+    "attention-is-all-you-need": (
+        "jadore801120/attention-is-all-you-need-pytorch",
+        "132907dd272e2cc92e3c10e6c4e783a87ff8893d",
+    ),
+    "dit": ("facebookresearch/DiT", "ed81ce2229091fd4ecc9a223645f95cf379d582b"),
+    "rainbow": ("Kaixhin/Rainbow", "1745b184c3dfc03d4ffa3ce2342ced9996b39a60"),
+    "pytorch-template": ("victoresque/pytorch-template", "41dc06f6f8f3f38c6ed49f01ff7d89cd5688adc4"),
+    "morvan-tutorial": ("MorvanZhou/PyTorch-Tutorial", "dbe154a9e56635e51c6b0c2ccea8ae36cfb585a7"),
+    "llama": ("meta-llama/llama", "689c7f261b9c5514636ecc3c5fefefcbb3e6eed7"),
+    "pytorch-unet": ("milesial/Pytorch-UNet", "21d7850f2af30a9695bbeea75f3136aa538cfc4a"),
+    "pygat": ("Diego999/pyGAT", "3664f2dc90cbf971564c0bf186dc794f12446d0c"),
+    "minimalrl": ("seungeunrho/minimalRL", "c8efed8481e3cd40e9739cfde220a55522555b57"),
+}
 KNOWN_USER_REPOSITORIES: dict[str, tuple[str, str]] = {
     **USER_REPOSITORIES,
     **FRESH_USER_REPOSITORIES,
     **ROUND4_USER_REPOSITORIES,
     **ROUND5_USER_REPOSITORIES,
+    **ROUND6_USER_REPOSITORIES,
 }
 MIRROR_ROOT = Path("/work/.mirror")
 
@@ -211,10 +263,26 @@ _DONE_MARKER = ".unpacked"
 
 
 def _wheel_for(wheels: Path, requirement: str) -> Path | None:
+    """The downloaded wheel of ``requirement``, else its source distribution (a project without a wheel)."""
     name, _, version = requirement.partition("==")
-    prefix = f"{re.sub(r'[-_.]+', '_', name)}-{version}-"  # a wheel's file name normalises the project name
+    normalised = re.sub(r"[-_.]+", "_", name)  # a wheel's (and a modern sdist's) file name normalises the project name
+    prefix = f"{normalised}-{version}-"
     matches = sorted(path for path in wheels.glob("*.whl") if path.name.lower().startswith(prefix.lower()))
+    if matches:
+        return matches[0]
+    sdist = f"{normalised}-{version}.tar.gz".lower()
+    matches = sorted(path for path in wheels.glob("*.tar.gz") if path.name.lower() == sdist)
     return matches[0] if matches else None
+
+
+def _unpack(archive_path: Path, folder: Path) -> None:
+    """Unpack a wheel (zip) or a source distribution (.tar.gz) into ``folder``."""
+    if archive_path.suffix == ".whl":
+        with zipfile.ZipFile(archive_path) as archive:
+            archive.extractall(folder)
+    else:
+        with tarfile.open(archive_path) as archive:
+            archive.extractall(folder, filter="data")  # no links or paths out of the folder
 
 
 def _check_outside_repository(dest: Path) -> None:
@@ -243,8 +311,7 @@ def fetch(dest: Path = DEFAULT_DEST, names: Sequence[str] | None = None, quiet: 
             if wheel is None:
                 raise SystemExit(f"pip did not produce a wheel for {KNOWN_CORPORA[name]}")
             folder.mkdir(parents=True, exist_ok=True)
-            with zipfile.ZipFile(wheel) as archive:
-                archive.extractall(folder)
+            _unpack(wheel, folder)
             (folder / _DONE_MARKER).write_text(wheel.name + "\n")
         folders[name] = folder
     return folders
@@ -355,6 +422,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument(
         "--round5", action="store_true", help="fetch and export the round-5 first-look libraries and user repositories"
     )
+    parser.add_argument(
+        "--round6", action="store_true", help="fetch and export the round-6 first-look libraries and user repositories"
+    )
     args = parser.parse_args(argv)
     unknown = sorted(set(args.names) - set(KNOWN_CORPORA))
     if unknown:
@@ -363,11 +433,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     names += list(FRESH_CORPORA) if args.fresh else []
     names += list(ROUND4_CORPORA) if args.round4 else []
     names += list(ROUND5_CORPORA) if args.round5 else []
+    names += list(ROUND6_CORPORA) if args.round6 else []
     user_names = (list(USER_REPOSITORIES) if args.user else []) + (
         list(FRESH_USER_REPOSITORIES) if args.fresh_user else []
     )
     user_names += list(ROUND4_USER_REPOSITORIES) if args.round4 else []
     user_names += list(ROUND5_USER_REPOSITORIES) if args.round5 else []
+    user_names += list(ROUND6_USER_REPOSITORIES) if args.round6 else []
     files = lines = 0
     if names or not user_names:
         for name, paths in corpus_files(args.dest, names or None).items():

@@ -21,6 +21,7 @@ docs/precision.md.
                                   # every corpus of docs/precision.md: names add any known library
     python scripts/precision.py --round4 [--out FILE]  # round-4 first look: libraries and user repositories
     python scripts/precision.py --round5 [--out FILE]  # round-5 first look: libraries and user repositories
+    python scripts/precision.py --round6 [--out FILE]  # round-6 first look: libraries and user repositories
 
 Standard-library mode: lints every ``.py`` file of the running CPython's standard
 library, a large body of code without torch that must produce no crash and no
@@ -300,7 +301,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         "--out",
         type=Path,
         help="findings JSON (default: DEST/findings.json; with --round4 DEST/findings-round4.json; "
-        "with --round5 DEST/findings-round5.json; with the other command-mode groups DEST/findings-held-out.json)",
+        "with --round5 DEST/findings-round5.json; with --round6 DEST/findings-round6.json; "
+        "with the other command-mode groups DEST/findings-held-out.json)",
     )
     parser.add_argument("--stdlib", action="store_true", help="lint the CPython standard library instead")
     parser.add_argument("--all-files", action="store_true", help="with --stdlib: also analyse files without torch/cuda")
@@ -316,10 +318,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument(
         "--round5", action="store_true", help="lint the round-5 first-look libraries and user repositories"
     )
+    parser.add_argument(
+        "--round6", action="store_true", help="lint the round-6 first-look libraries and user repositories"
+    )
     args = parser.parse_args(argv)
     if args.stdlib:
         return run_stdlib(args.all_files)
-    if args.held_out or args.user or args.fresh or args.round4 or args.round5:
+    if args.held_out or args.user or args.fresh or args.round4 or args.round5 or args.round6:
         unknown = sorted(set(args.names) - set(corpora.KNOWN_CORPORA))
         if unknown:
             parser.error(f"unknown corpus {', '.join(unknown)}; choose from {', '.join(corpora.KNOWN_CORPORA)}")
@@ -336,8 +341,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.round5:
             groups.update(corpora.fetch(args.dest, list(corpora.ROUND5_CORPORA)))
             groups.update(corpora.export_user_code(args.dest, list(corpora.ROUND5_USER_REPOSITORIES)))
+        if args.round6:
+            groups.update(corpora.fetch(args.dest, list(corpora.ROUND6_CORPORA)))
+            groups.update(corpora.export_user_code(args.dest, list(corpora.ROUND6_USER_REPOSITORIES)))
         default_out = (
-            "findings-round5.json"
+            "findings-round6.json"
+            if args.round6
+            else "findings-round5.json"
             if args.round5
             else "findings-round4.json"
             if args.round4

@@ -91,7 +91,7 @@ class ImplicitNumpyConversion(Rule):
     code = "TDV009"
     name = "implicit-numpy-conversion"
     summary = "A tensor that may be on an accelerator is converted by NumPy, Matplotlib or pandas without `.cpu()`"
-    precision = "0% (0 of 1); unseen libraries 0 of 2"
+    precision = "first look (round 6): 0 of 1; earlier 0 of 1, unseen libraries 0 of 2"
 
     def check(self, analysis: Analysis, settings: Settings) -> Iterator[Finding]:
         if not analysis.uses_torch:
