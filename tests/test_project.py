@@ -174,6 +174,17 @@ def test_layout(tmp_path):
     ]
 
 
+def test_without_a_marker_a_package_belongs_to_the_folder_above_it(tmp_path):
+    # An unpacked wheel: linting its files finds the folder holding the package, whatever folder
+    # inside the package the files share.
+    module = write(tmp_path, "site/pkg/ops/kernels.py", "")
+    write(tmp_path, "site/pkg/__init__.py", "")
+    write(tmp_path, "site/pkg/ops/__init__.py", "")
+    assert find_root(module) == (tmp_path / "site").resolve()
+    assert find_root(tmp_path / "site" / "pkg") == (tmp_path / "site").resolve()
+    assert package_of((tmp_path / "site").resolve(), module) == "pkg"
+
+
 def test_a_directory_of_scripts_is_a_project_too(tmp_path):
     folder = tmp_path / "scripts"
     script = write(folder, "run.py", "")

@@ -234,3 +234,21 @@ def test_the_move_signatures_are_the_installed_torchs():
             names |= {*positional, *(arg.arg for arg in method.args.kwonlyargs)}
             found[method.name] = (max(most, len(positional)), names)
     assert {name: (most, frozenset(names)) for name, (most, names) in found.items()} == api.TENSOR_MOVE_PARAMETERS
+
+
+# ---- facts TDV001 relies on, on the CPU build of torch -------------------------------------
+_ARGUMENTS = {"set_device": (0,), "set_per_process_memory_fraction": (0.5,), "can_device_access_peer": (0, 1)}
+
+
+def test_every_cuda_call_tdv001_reports_raises_without_cuda():
+    torch = pytest.importorskip("torch")
+    if torch.cuda.is_available():
+        pytest.skip("a machine with CUDA: nothing raises")
+    from flake8_torchdevice.rules.tdv001_hardcoded_cuda import NEEDS_GPU
+
+    for qualified in sorted(NEEDS_GPU):
+        function = torch
+        for part in qualified.split(".")[1:]:
+            function = getattr(function, part)
+        with pytest.raises((AssertionError, RuntimeError, AttributeError)):
+            function(*_ARGUMENTS.get(qualified.rsplit(".", 1)[-1], ()))

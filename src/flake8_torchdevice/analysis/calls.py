@@ -11,6 +11,7 @@ tensor, ``m.eval()`` a module, and the state remembers it from there on.
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import replace
 
 import libcst as cst
 
@@ -20,6 +21,7 @@ from .domain import (
     CPU,
     NONE,
     NOWHERE,
+    SCALAR,
     UNKNOWN,
     Kind,
     Origin,
@@ -176,6 +178,8 @@ class CallEvaluator(MethodEvaluator):
             return self._new_module(node, qualified)
         if qualified in api.DATA_LOADERS:
             return Value(kind=Kind.LOADER, origin=origin)
+        if qualified in api.NUMPY_MATH and arguments and all(value.kind is Kind.SCALAR for value in arguments):
+            return SCALAR  # ``np.log(2 * np.pi)``: a NumPy scalar, a number to torch
         if qualified.startswith("numpy."):
             return Value(kind=Kind.NDARRAY, places=CPU, rank=_shape_rank(qualified, node), origin=origin)
         if qualified in ("tqdm.tqdm", "tqdm.auto.tqdm", "tqdm.notebook.tqdm"):
@@ -197,6 +201,9 @@ class CallEvaluator(MethodEvaluator):
             places = NOWHERE
         grad = _flag(node, "requires_grad", True) and self.state.grad_enabled
         if effect is Effect.FACTORY:
+            if places is None and qualified in api.SPARSE_FROM_TENSORS:
+                made = self.computed(arguments, differentiable=False)
+                places = made.places if made.places != NOWHERE else None
             return tensor(self.state.default_places if places is None else places, origin, grad=grad)
         if effect is Effect.HOST_DATA:
             if qualified == "torch.from_numpy":
@@ -217,6 +224,8 @@ class CallEvaluator(MethodEvaluator):
         computed = self.computed(arguments, qualified not in api.NO_GRAD_FUNCTIONS)
         if effect is Effect.COMPUTE_MANY:
             return sequence(item=computed)
+        if _reduces_fully(node, qualified):  # ``torch.prod(x)``: 0-dim, a scalar on any device
+            return replace(computed, scalar=True)
         return computed
 
     def computed(self, operands: tuple[Value, ...], differentiable: bool = True) -> Value:
@@ -316,6 +325,16 @@ def _shape_rank(qualified: str, node: cst.Call) -> int | None:
     if type(shape) is cst.Tuple or type(shape) is cst.List:
         return len(shape.elements)
     return 1 if type(shape) in (cst.Integer, cst.Name, cst.Call, cst.Attribute) else None
+
+
+def _reduces_fully(node: cst.Call, qualified: str) -> bool:
+    """``torch.sum(x)``: a reduction given one tensor and no dimension (``torch.max(a, b)`` is
+    elementwise, ``torch.sum(x, 0)`` keeps the other dimensions)."""
+    if qualified.rsplit(".", 1)[-1] not in api.FULL_REDUCTIONS or qualified.count(".") != 1:
+        return False
+    positional = [arg for arg in node.args if arg.keyword is None]
+    keywords = {arg.keyword.value for arg in node.args if arg.keyword is not None}
+    return len(positional) == 1 and not positional[0].star and not keywords & {"dim", "axis"}
 
 
 def _unpacks_keywords(node: cst.Call) -> bool:

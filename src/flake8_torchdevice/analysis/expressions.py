@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any, cast
 
 import libcst as cst
 
-from ..knowledge.api import LEGACY_CPU_CONSTRUCTORS, LEGACY_CUDA_CONSTRUCTORS, TENSOR_ATTRIBUTES, TENSOR_TYPES
+from ..knowledge import api
 from .domain import (
     CPU,
     NONE,
@@ -34,7 +34,7 @@ from .facts import LiteralFact, OperationFact, StoreFact
 from .imports import dotted_name
 from .literals import computed_cuda_device, is_cpu_literal, is_cuda_literal, string_value
 from .methods import names_a_device
-from .syntax import all_params, children, is_a
+from .syntax import all_params, children, is_a, literal_index, range_stop
 
 if TYPE_CHECKING:
     from .parts import InterpreterParts as _Base
@@ -87,21 +87,23 @@ class ExpressionEvaluator(_Base):
             known = self.state.get(path)
             if known is not None:
                 return known
-            if node.attr.value.endswith("Tensor"):
-                legacy = self._legacy_type(node)
-                if legacy is not None:
-                    return legacy
+            if node.attr.value.endswith("Tensor") or node.attr.value in api.NUMBER_CONSTANT_NAMES:
+                constant = self._named_constant(node)
+                if constant is not None:
+                    return constant
         owner = self.evaluate(node.value)
         return self.attribute_of(owner, node.attr.value, node)
 
-    def _legacy_type(self, node: cst.Attribute) -> Value | None:
-        """``torch.cuda.FloatTensor`` as a value: a type that names a device (``x.type(T)``, ``T(3)``)."""
+    def _named_constant(self, node: cst.Attribute) -> Value | None:
+        """A type that names a device (``torch.cuda.FloatTensor``: ``x.type(T)``, ``T(3)``), or ``np.pi``."""
         qualified = self.imports.qualify(node)
-        if qualified in LEGACY_CUDA_CONSTRUCTORS:
+        if qualified in api.NUMBER_CONSTANTS:
+            return SCALAR
+        if qualified in api.LEGACY_CUDA_CONSTRUCTORS:
             if self.recording:
                 self.facts.literals[id(node)] = LiteralFact(node, self.state.cuda_checked, self.frame.scope)
             return Value(kind=Kind.DEVICE, places=accelerator(qualified), origin=Origin(node, "a CUDA tensor type"))
-        if qualified in LEGACY_CPU_CONSTRUCTORS and qualified != "torch.autograd.Variable":
+        if qualified in api.LEGACY_CPU_CONSTRUCTORS and qualified != "torch.autograd.Variable":
             return Value(kind=Kind.DEVICE, places=CPU)
         return None
 
@@ -110,7 +112,7 @@ class ExpressionEvaluator(_Base):
         if kind is Kind.SEQUENCE and attribute in _RESULT_FIELDS and owner.elements and len(owner.elements) == 2:
             return owner.elements[attribute == "indices"]  # ``x.max(dim=1).values``: torch's named tuple
         if kind is Kind.TENSOR or kind is Kind.ARRAYLIKE:
-            if attribute in TENSOR_ATTRIBUTES:
+            if attribute in api.TENSOR_ATTRIBUTES:
                 grad = owner.grad and attribute not in _NO_GRAD_ATTRIBUTES
                 scalar = owner.scalar and attribute in _NO_GRAD_ATTRIBUTES  # ``loss.data`` is as 0-dim as ``loss``
                 return Value(kind=Kind.TENSOR, places=owner.places, grad=grad, scalar=scalar, origin=owner.origin)
@@ -121,7 +123,7 @@ class ExpressionEvaluator(_Base):
                 return Value(kind=Kind.TENSOR, places=owner.places, grad=grad, origin=owner.origin)
             return UNKNOWN
         if kind is Kind.OUTPUT:
-            if attribute in TENSOR_ATTRIBUTES:
+            if attribute in api.TENSOR_ATTRIBUTES:
                 return Value(
                     kind=Kind.TENSOR,
                     places=owner.places,
@@ -155,7 +157,7 @@ class ExpressionEvaluator(_Base):
             return tensor(owner.places, owner.origin)
         if kind is Kind.MODULE:  # ``self.layers[i]`` of a ModuleList: a submodule, where its owner is
             return Value(kind=Kind.MODULE, places=owner.places, origin=owner.origin)
-        index = _literal_index(node)
+        index = literal_index(node)
         if kind is Kind.SEQUENCE:
             return owner.element(index if type(index) is int else None)
         if kind is Kind.MAPPING:
@@ -175,7 +177,7 @@ class ExpressionEvaluator(_Base):
         if container.kind is Kind.SEQUENCE:
             self.state.bind(name, sequence(item=value if container.item is None else container.item.join(value)))
         elif container.kind is Kind.MAPPING:
-            key = _literal_index(target)
+            key = literal_index(target)
             if type(key) is str:
                 items = (*tuple((k, v) for k, v in container.items if k != key), (key, value))
                 self.state.bind(name, mapping(items, container.item))
@@ -317,6 +319,8 @@ class ExpressionEvaluator(_Base):
         clause: cst.CompFor | None = node.for_in
         while clause is not None:
             element = self.iterated(self.evaluate(clause.iter))
+            if (bound := range_stop(clause.iter)) is not None:  # ``range(torch.cuda.device_count())``
+                self.state = self.conditions.narrow(self.state, bound, True).copy()
             self.bind_target(clause.target, element)
             for condition in clause.ifs:
                 self.evaluate(condition.test)
@@ -364,24 +368,9 @@ class ExpressionEvaluator(_Base):
         return UNKNOWN
 
     def annotation_kind(self, annotation: cst.BaseExpression) -> Kind | None:
-        if self.imports.qualify(annotation) in TENSOR_TYPES:
+        if self.imports.qualify(annotation) in api.TENSOR_TYPES:
             return Kind.TENSOR
         return None
-
-
-def _literal_index(node: cst.Subscript) -> int | str | None:
-    if len(node.slice) != 1 or type(node.slice[0].slice) is not cst.Index:
-        return None
-    index = node.slice[0].slice.value
-    if type(index) is cst.Integer:
-        return int(index.value, 0)
-    if (
-        type(index) is cst.UnaryOperation
-        and type(index.operator) is cst.Minus
-        and type(index.expression) is cst.Integer
-    ):
-        return -int(index.expression.value, 0)
-    return string_value(index)
 
 
 def _shapeless(value: Value) -> bool:

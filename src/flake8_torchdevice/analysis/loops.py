@@ -23,7 +23,7 @@ from .domain import UNKNOWN
 from .facts import Facts
 from .frames import Pending
 from .state import State
-from .syntax import statements
+from .syntax import range_stop, statements
 
 if TYPE_CHECKING:
     from .parts import InterpreterParts as _Base
@@ -49,7 +49,7 @@ class LoopWalker(_Base):
     def for_loop(self, node: cst.For) -> None:
         element = self.iterated(self.evaluate(node.iter))
 
-        bound = _range_stop(node.iter)
+        bound = range_stop(node.iter)
 
         def body(head: State) -> State:
             # ``for i in range(torch.cuda.device_count()):`` runs only where a device is counted.
@@ -154,14 +154,6 @@ class LoopWalker(_Base):
             self.block(statements(orelse.body))
         for state in breaks:
             self.state = self.state.join(state)
-
-
-def _range_stop(iterable: cst.BaseExpression) -> cst.BaseExpression | None:
-    """``n`` in ``range(n)`` or ``range(start, n)``: the body runs only when it is above the start."""
-    if type(iterable) is not cst.Call or type(iterable.func) is not cst.Name or iterable.func.value != "range":
-        return None
-    positional = [arg.value for arg in iterable.args if arg.keyword is None and not arg.star]
-    return positional[1] if len(positional) >= 2 else positional[0] if positional else None
 
 
 def _always_true(test: cst.BaseExpression) -> bool:

@@ -45,7 +45,6 @@ _ARRAYS = frozenset({Kind.TENSOR, Kind.OUTPUT, Kind.ARRAYLIKE})
 # Methods that return (values, indices); the ones in the second set only when given a dimension.
 _VALUES_AND_INDICES = frozenset("sort topk kthvalue mode cummax cummin".split())
 _VALUES_AND_INDICES_ALONG_A_DIM = frozenset("max min median nanmedian".split())
-_REDUCTIONS = frozenset("sum mean std var prod max min norm all any amax amin logsumexp".split())
 # Builtins whose result iterates over the same elements as their first argument.
 _PASS_THROUGH = frozenset({"iter", "list", "tuple", "sorted", "reversed", "tqdm", "set", "trange"})
 # Tensor methods that return a Python number (``size`` only with a dimension: else a ``torch.Size``).
@@ -123,7 +122,7 @@ class MethodEvaluator(_Base):
             return UNKNOWN
         kind = Kind.TENSOR if receiver.kind is not Kind.ARRAYLIKE or api.proves_tensor(method) else Kind.ARRAYLIKE
         grad = receiver.grad and self.state.grad_enabled and method not in api.NO_GRAD_METHODS
-        scalar = receiver.scalar or (method in _REDUCTIONS and not node.args)
+        scalar = receiver.scalar or (method in api.FULL_REDUCTIONS and not node.args)
         values = Value(kind=kind, places=receiver.places, grad=grad, scalar=scalar, origin=receiver.origin)
         if _returns_values_and_indices(node, method, arguments):
             indices = Value(kind=Kind.TENSOR, places=receiver.places, origin=receiver.origin)

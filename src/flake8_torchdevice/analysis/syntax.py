@@ -171,3 +171,27 @@ def fits_tensor_move(call: cst.Call, method: str) -> bool:
     keywords = frozenset(arg.keyword.value for arg in call.args if arg.keyword is not None)
     unpacked = any(arg.star for arg in call.args)
     return api.fits_tensor_move(method, positional, keywords, unpacked)
+
+
+def range_stop(iterable: cst.BaseExpression) -> cst.BaseExpression | None:
+    """``n`` in ``range(n)`` or ``range(start, n)``: the body runs only when it is above the start."""
+    if type(iterable) is not cst.Call or type(iterable.func) is not cst.Name or iterable.func.value != "range":
+        return None
+    positional = [arg.value for arg in iterable.args if arg.keyword is None and not arg.star]
+    return positional[1] if len(positional) >= 2 else positional[0] if positional else None
+
+
+def literal_index(node: cst.Subscript) -> int | str | None:
+    """``x[0]``, ``x[-1]``, ``batch["image"]``: the one literal index of a subscript."""
+    if len(node.slice) != 1 or type(node.slice[0].slice) is not cst.Index:
+        return None
+    index = node.slice[0].slice.value
+    if type(index) is cst.Integer:
+        return int(index.value, 0)
+    if (
+        type(index) is cst.UnaryOperation
+        and type(index.operator) is cst.Minus
+        and type(index.expression) is cst.Integer
+    ):
+        return -int(index.expression.value, 0)
+    return string_value(index)

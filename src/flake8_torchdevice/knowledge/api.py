@@ -64,6 +64,23 @@ _NOT_TENSOR_FUNCTIONS = frozenset(
     ).split()
 )
 MOVE_METHODS = frozenset({"to", "cuda", "cpu"})
+# Reductions that, given no dimension, reduce the whole tensor to a 0-dim one: ``x.sum()``,
+# ``torch.prod(x)`` (tests/fixtures/semantics/holds_full_reduction_is_a_scalar.py).
+FULL_REDUCTIONS = frozenset("sum mean std var prod max min norm all any amax amin logsumexp".split())
+# NumPy's elementwise math: given Python numbers it returns a NumPy scalar, which a tensor on any
+# device takes as a number (``x * np.log(2 * np.pi)``).
+NUMPY_MATH = frozenset(
+    f"numpy.{name}"
+    for name in "log log2 log10 log1p exp expm1 sqrt cbrt sin cos tan arcsin arccos arctan tanh abs floor ceil "
+    "power square reciprocal maximum minimum".split()
+)
+# Module constants that are Python (or NumPy) numbers: ``np.pi``, ``math.inf``.
+NUMBER_CONSTANT_NAMES = frozenset("pi e tau inf nan".split())
+NUMBER_CONSTANTS = frozenset(f"{module}.{name}" for module in ("math", "numpy") for name in NUMBER_CONSTANT_NAMES)
+# Sparse constructors: made where their index and value tensors are, unless ``device=`` says otherwise.
+SPARSE_FROM_TENSORS = frozenset(
+    f"torch.sparse_{layout}_tensor" for layout in ("coo", "csr", "csc", "bsr", "bsc", "compressed")
+)
 # What a tensor's move methods accept, over all their overloads: the most positional arguments and
 # the keyword names (torch 2.13.0, ``torch/_C/__init__.pyi``, class TensorBase; a test reads the
 # stub of the installed torch). A call outside these is another class's method: ``cuda(q, meta=m)``.

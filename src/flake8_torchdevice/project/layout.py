@@ -45,12 +45,16 @@ MAX_PROJECT_FILES = 20_000
 
 def find_root(start: Path) -> Path:
     """The project root above ``start`` (a file or a folder): the nearest folder with a marker,
-    else ``start``'s own folder (a directory of scripts is a project too)."""
+    else the folder holding ``start``'s outermost package (an unpacked wheel: ``site/pkg/sub``
+    belongs to ``site``'s project, whose package is ``pkg``), else ``start``'s own folder (a
+    directory of scripts is a project too)."""
     folder = start if start.is_dir() else start.parent
     folder = folder.resolve()
     for candidate in (folder, *folder.parents):
         if any((candidate / marker).exists() for marker in ROOT_MARKERS):
             return candidate
+    while (folder / "__init__.py").exists() and folder.parent != folder:
+        folder = folder.parent
     return folder
 
 

@@ -29,15 +29,16 @@ from ..knowledge.api import DEVICE_TYPE_CALLS
 from ..settings import Settings
 from .base import Finding, Rule, graded_by_cpu_support, quoted
 
-# ``torch.cuda`` functions that raise on a machine without CUDA. Each was run on
-# torch 2.13.0 (CPU build) and raised; ``is_available``, ``device_count``,
-# ``is_initialized``, ``empty_cache``, ``manual_seed`` and ``memory_allocated`` do not.
+# ``torch.cuda`` functions that raise on a machine without CUDA (tests/test_torch_knowledge.py
+# runs each on the CPU build of torch). ``is_available``, ``device_count``, ``is_initialized``,
+# ``empty_cache``, ``manual_seed``, ``memory_allocated``, ``get_rng_state_all`` (one state per
+# device: none) and ``set_rng_state`` (queued until CUDA starts) do not.
 NEEDS_GPU = frozenset(
     f"torch.cuda.{name}"
     for name in (
         "set_device synchronize get_device_capability get_device_name get_device_properties "
         "current_device current_stream default_stream Stream Event mem_get_info init get_rng_state "
-        "get_rng_state_all set_rng_state initial_seed set_per_process_memory_fraction ipc_collect "
+        "initial_seed set_per_process_memory_fraction ipc_collect "
         "reset_peak_memory_stats reset_max_memory_allocated can_device_access_peer CUDAGraph graphs.CUDAGraph"
     ).split()
 )
@@ -243,7 +244,7 @@ class HardcodedCudaDevice(Rule):
     `flash_attn`, `megatron`, `pycuda`, `tensorrt`, `transformer_engine`, `triton`, `vllm`...), also
     lazily inside a function, by name (`importlib.import_module("tensorrt")`,
     `optional_import("tensorrt")`) or through a backend module named for one (`from
-    serving.backends.vllm import Engine`), a loop over `range(torch.cuda.device_count())`, a
+    serving.backends.vllm import Engine`), a loop or a comprehension over `range(torch.cuda.device_count())`, a
     `"cuda"` variable that never reaches a placement or is replaced first (`device = "cuda"` then
     `if not torch.cuda.is_available(): device = "cpu"`), a default that every call in the file
     overrides (`device=` passed each time) of a private helper (`_name`) or of any function in a
