@@ -183,6 +183,9 @@ def test_without_a_marker_a_package_belongs_to_the_folder_above_it(tmp_path):
     assert find_root(module) == (tmp_path / "site").resolve()
     assert find_root(tmp_path / "site" / "pkg") == (tmp_path / "site").resolve()
     assert package_of((tmp_path / "site").resolve(), module) == "pkg"
+    # A benchmarks folder inside the package keeps a belief of its own.
+    bench = write(tmp_path, "site/pkg/benchmarks/bench_attention.py", "")
+    assert package_of((tmp_path / "site").resolve(), bench) == "pkg/benchmarks"
 
 
 def test_a_directory_of_scripts_is_a_project_too(tmp_path):

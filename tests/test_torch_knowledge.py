@@ -244,7 +244,7 @@ def test_every_cuda_call_tdv001_reports_raises_without_cuda():
     torch = pytest.importorskip("torch")
     if torch.cuda.is_available():
         pytest.skip("a machine with CUDA: nothing raises")
-    from flake8_torchdevice.rules.tdv001_hardcoded_cuda import NEEDS_GPU
+    from flake8_torchdevice.knowledge.api import NEEDS_GPU
 
     for qualified in sorted(NEEDS_GPU):
         function = torch

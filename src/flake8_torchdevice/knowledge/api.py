@@ -64,6 +64,20 @@ _NOT_TENSOR_FUNCTIONS = frozenset(
     ).split()
 )
 MOVE_METHODS = frozenset({"to", "cuda", "cpu"})
+# ``torch.cuda`` functions that raise on a machine without CUDA, for TDV001 and the project index
+# (tests/test_torch_knowledge.py runs each on the CPU build of torch). ``is_available``,
+# ``device_count``, ``is_initialized``, ``empty_cache``, ``manual_seed``, ``memory_allocated``,
+# ``get_rng_state_all`` (one state per device: none) and ``set_rng_state`` (queued until CUDA
+# starts) do not.
+NEEDS_GPU = frozenset(
+    f"torch.cuda.{name}"
+    for name in (
+        "set_device synchronize get_device_capability get_device_name get_device_properties "
+        "current_device current_stream default_stream Stream Event mem_get_info init get_rng_state "
+        "initial_seed set_per_process_memory_fraction ipc_collect "
+        "reset_peak_memory_stats reset_max_memory_allocated can_device_access_peer CUDAGraph graphs.CUDAGraph"
+    ).split()
+)
 # Reductions that, given no dimension, reduce the whole tensor to a 0-dim one: ``x.sum()``,
 # ``torch.prod(x)`` (tests/fixtures/semantics/holds_full_reduction_is_a_scalar.py).
 FULL_REDUCTIONS = frozenset("sum mean std var prod max min norm all any amax amin logsumexp".split())

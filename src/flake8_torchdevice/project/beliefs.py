@@ -36,7 +36,7 @@ from .index import (
     Evidence,
     FileIndex,
 )
-from .layout import TOP_PACKAGE, package_of
+from .layout import TOP_PACKAGE, is_satellite, package_of
 
 SUPPORTS_CPU = "supports the CPU"
 REQUIRES_CUDA = "requires CUDA"
@@ -49,7 +49,6 @@ NO_ACCELERATOR = "never uses an accelerator"
 _STRONG_SUPPORT = SUPPORTS - {CPU_LOAD}
 # Packages that demonstrate or measure the library rather than being it: what they require
 # says nothing about the library, so they neither give nor take the project's belief.
-_SATELLITES = re.compile(r"^(examples?|benchmarks?|demos?|tutorials?|notebooks?|docs?|scripts?|tools)$", re.IGNORECASE)
 _README = re.compile(r"^readme(\.(md|rst|txt))?$", re.IGNORECASE)
 # README sections whose sentences state what the project needs; elsewhere a README may discuss
 # GPUs in any sense ("the benchmark below requires 8 GPUs").
@@ -122,7 +121,8 @@ def decide(evidence: Iterable[Evidence], cuda_uses: int = 0, guarded_cuda_uses: 
     A stop without CUDA decides alone: that code cannot run on the CPU. CPU support needs one
     strong idiom (a fallback, a CPU option or default, skipped CUDA tests), no sign of needing
     CUDA, and hard-coded CUDA uses that are not the rule: where unguarded ones outnumber the
-    guarded ones and the idioms more than threefold, the fallback is boilerplate, not a belief.
+    guarded ones and the files with an idiom more than threefold, the fallback is boilerplate, not
+    a belief (one helper with twenty ``device="cpu"`` defaults is one sign, not twenty).
     """
     found = sorted(set(evidence), key=lambda item: (item.path, item.line))
     stops = [item for item in found if item.kind == STOPS_WITHOUT_CUDA]
@@ -136,7 +136,7 @@ def decide(evidence: Iterable[Evidence], cuda_uses: int = 0, guarded_cuda_uses: 
         return Belief(note="no evidence either way" if not found else "only loads onto the CPU")
     if needs:
         return Belief(note=f"{len(support)} sign(s) of CPU support against {len(needs)} of needing CUDA")
-    followed = guarded_cuda_uses + len(support)
+    followed = guarded_cuda_uses + len({item.path for item in support})
     unguarded = cuda_uses - guarded_cuda_uses
     if unguarded > 3 * followed:
         return Belief(note=f"{unguarded} hard-coded CUDA uses without a check against {followed} with one")
@@ -158,14 +158,14 @@ def infer(indexes: Iterable[FileIndex], readmes: Mapping[str, tuple[Evidence, ..
     for package, found in readmes.items():
         evidence[package].extend(found)
     beliefs = {package: decide(evidence[package], *uses[package]) for package in uses.keys() | evidence.keys()}
-    library = [package for package in beliefs if not _SATELLITES.match(package)]
+    library = [package for package in beliefs if not is_satellite(package)]
     shared = decide(
         [item for package in library for item in evidence[package]],
         sum(uses[package][0] for package in library),
         sum(uses[package][1] for package in library),
     )
     for package, belief in beliefs.items():
-        if belief.verdict == UNKNOWN and not evidence[package] and not _SATELLITES.match(package):
+        if belief.verdict == UNKNOWN and not evidence[package] and not is_satellite(package):
             beliefs[package] = shared
     return _with_kernel_dependencies(beliefs, list(indexes))
 

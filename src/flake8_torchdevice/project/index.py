@@ -333,7 +333,7 @@ class _Reader(ast.NodeVisitor):
                 self.found(NCCL_ONLY, node)
         elif method.rsplit(".", 1)[-1] in _SKIP_FUNCTIONS and any(self.mentions_cuda(arg) for arg in node.args):
             self.found(SKIPS_WITHOUT_CUDA, node)
-        if method == "cuda" or (_places_on_cuda(node, method)):
+        if method == "cuda" or name in api.NEEDS_GPU or _places_on_cuda(node, method):
             self.cuda_uses += 1
             self.guarded_cuda_uses += self._guards > 0
 

@@ -10,11 +10,13 @@ itself (a research repository's ``train.py``) form the package ``.``.
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Iterator
 from pathlib import Path
 
 ROOT_MARKERS = ("pyproject.toml", "setup.cfg", "setup.py", ".git")
 TOP_PACKAGE = "."
+_SATELLITES = re.compile(r"^(examples?|benchmarks?|demos?|tutorials?|notebooks?|docs?|scripts?|tools)$", re.IGNORECASE)
 
 # Folders that hold other people's code or build products, never the project's own.
 _NOT_PROJECT_FOLDERS = frozenset(
@@ -60,14 +62,23 @@ def find_root(start: Path) -> Path:
 
 def package_of(root: Path, path: Path) -> str:
     """The package a file belongs to, for beliefs: its first folder under the root (under
-    ``src/`` in a src layout), or ``.`` for a file at the root."""
+    ``src/`` in a src layout), a satellite folder inside it (``pkg/benchmarks``), or ``.`` for a
+    file at the root."""
     try:
         parts = path.resolve().relative_to(root).parts
     except ValueError:
         return TOP_PACKAGE
     if len(parts) > 2 and parts[0] == "src":
         parts = parts[1:]
+    if len(parts) > 2 and _SATELLITES.match(parts[1]):  # ``pkg/benchmarks`` inside an unpacked wheel
+        return f"{parts[0]}/{parts[1]}"
     return parts[0] if len(parts) > 1 else TOP_PACKAGE
+
+
+def is_satellite(package: str) -> bool:
+    """``examples``, ``benchmarks``, ``pkg/benchmarks``...: code beside a library, which often
+    needs a GPU where the library does not; its belief is its own, both ways."""
+    return _SATELLITES.match(package.rsplit("/", 1)[-1]) is not None
 
 
 def project_files(root: Path) -> Iterator[Path]:

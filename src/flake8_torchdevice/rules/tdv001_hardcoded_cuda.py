@@ -25,23 +25,9 @@ from ..analysis.queries import (
     string_value,
 )
 from ..confidence import Confidence
-from ..knowledge.api import DEVICE_TYPE_CALLS
+from ..knowledge.api import DEVICE_TYPE_CALLS, NEEDS_GPU
 from ..settings import Settings
 from .base import Finding, Rule, graded_by_cpu_support, quoted
-
-# ``torch.cuda`` functions that raise on a machine without CUDA (tests/test_torch_knowledge.py
-# runs each on the CPU build of torch). ``is_available``, ``device_count``, ``is_initialized``,
-# ``empty_cache``, ``manual_seed``, ``memory_allocated``, ``get_rng_state_all`` (one state per
-# device: none) and ``set_rng_state`` (queued until CUDA starts) do not.
-NEEDS_GPU = frozenset(
-    f"torch.cuda.{name}"
-    for name in (
-        "set_device synchronize get_device_capability get_device_name get_device_properties "
-        "current_device current_stream default_stream Stream Event mem_get_info init get_rng_state "
-        "initial_seed set_per_process_memory_fraction ipc_collect "
-        "reset_peak_memory_stats reset_max_memory_allocated can_device_access_peer CUDAGraph graphs.CUDAGraph"
-    ).split()
-)
 
 # Libraries that only run on NVIDIA GPUs: a file importing one (or a backend module named for one)
 # is CUDA code by construction.
