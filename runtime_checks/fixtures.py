@@ -31,7 +31,8 @@ CONDITIONS = ("accelerator", "gpu", "cpu-only", "any")
 SEMANTICS = "semantics"
 
 _RULE_CODE = re.compile(r"^TDV\d{3}$")
-_EXPECT = re.compile(r"#\s*expect:\s*(?P<codes>TDV\d{3}(?:\s*,\s*TDV\d{3})*)\s*$")
+_CODES = r"(?P<codes>TDV\d{3}(?:\s*,\s*TDV\d{3})*)\s*$"
+_EXPECT = re.compile(rf"#\s*expect:\s*{_CODES}")
 _RUNTIME = re.compile(r"^#\s*runtime:\s*(?P<body>.+?)\s*$")
 _RAISES = re.compile(
     r'^raises\s+(?P<types>\w+(?:\|\w+)*)\s+(?P<messages>"[^"]*"(?:\|"[^"]*")*)\s+on\s+(?P<condition>[\w-]+)$'
@@ -109,16 +110,22 @@ def is_annotation(comment: str) -> bool:
     return bool(_EXPECT.search(comment) or _RUNTIME.match(comment))
 
 
+def expectations(source: str, marker: str = "expect") -> Counter:
+    """Counter[(line, code)] of the ``# expect: TDV00N`` comments (or another ``marker``'s)."""
+    pattern = re.compile(rf"#\s*{re.escape(marker)}:\s*{_CODES}")
+    expected: Counter = Counter()
+    for (line, _), comment in comments(source):
+        expect = pattern.search(comment)
+        for code in expect.group("codes").split(",") if expect is not None else ():
+            expected[(line, code.strip())] += 1
+    return expected
+
+
 def load_fixture(path: Path) -> Fixture:
     source = path.read_bytes().decode("utf-8")
-    expected: Counter = Counter()
+    expected = expectations(source)
     runtime = []
     for (line, _), comment in comments(source):
-        expect = _EXPECT.search(comment)
-        if expect is not None:
-            for code in expect.group("codes").split(","):
-                expected[(line, code.strip())] += 1
-            continue
         declared = _RUNTIME.match(comment)
         if declared is not None:
             try:

@@ -214,7 +214,7 @@ def test_a_bad_entry_is_a_miss(content, tmp_path):
     store = ResultCache(tmp_path)
     key = "ab" + "0" * 62
     store.store(key, _reports())
-    entry = tmp_path / "v1" / "results" / "ab" / f"{key}.json"
+    entry = tmp_path / f"v{cache.FORMAT}" / "results" / "ab" / f"{key}.json"
     entry.write_bytes(content.replace(b"KEY", key.encode()))
     assert store.load(key, "x.py") is None
 
@@ -268,7 +268,7 @@ def test_concurrent_writers_of_one_key_leave_a_whole_entry(tmp_path):
         writer.join()
         assert writer.exitcode == 0
     assert store.load(key, "x.py") == _reports()
-    assert not list((tmp_path / "v1" / "results" / "ef").glob("*.tmp"))  # no temporary file left behind
+    assert not list((tmp_path / f"v{cache.FORMAT}" / "results" / "ef").glob("*.tmp"))  # no temporary file left behind
 
 
 def test_two_runs_at_once_share_a_cache(project, tmp_path_factory):
@@ -295,7 +295,7 @@ def test_the_cache_folder_is_tagged_and_ignored_by_git(project, capsys, tmp_path
 
 
 def test_a_folder_that_exists_gets_no_tags(project, capsys):
-    """``--cache-dir .`` keeps its entries under v1/, and writes no .gitignore into the project."""
+    """``--cache-dir .`` keeps its entries under v<FORMAT>/, and writes no .gitignore into the project."""
     check(capsys, "--cache-dir", ".", ".")
     assert len(entries(project)) == 4
     assert not (project / ".gitignore").exists() and not (project / "CACHEDIR.TAG").exists()
@@ -386,11 +386,11 @@ def test_entries_not_read_for_a_month_are_pruned_once_a_day(tmp_path):
     store.store(old, _reports())
     store.store(fresh, _reports())
     month_ago = time.time() - 31 * 24 * 3600
-    os.utime(tmp_path / "v1" / "results" / "aa" / f"{old}.json", (month_ago, month_ago))
+    os.utime(tmp_path / f"v{cache.FORMAT}" / "results" / "aa" / f"{old}.json", (month_ago, month_ago))
     assert store.prune() == 1
     assert store.load(old, "x.py") is None and store.load(fresh, "x.py") == _reports()
     store.store(old, _reports())
-    os.utime(tmp_path / "v1" / "results" / "aa" / f"{old}.json", (month_ago, month_ago))
+    os.utime(tmp_path / f"v{cache.FORMAT}" / "results" / "aa" / f"{old}.json", (month_ago, month_ago))
     assert store.prune() == 0  # pruned less than a day ago
     assert store.load(old, "x.py") == _reports()  # a read makes it fresh again
     assert store.prune(now=time.time() + 2 * 24 * 3600) == 0

@@ -16,6 +16,7 @@ from flake8_torchdevice.project.beliefs import (
     decide,
     infer,
 )
+from flake8_torchdevice.project.cache import FORMAT
 from flake8_torchdevice.project.index import (
     CPU_DEFAULT,
     CPU_LOAD,
@@ -275,7 +276,7 @@ def test_a_damaged_index_store_is_read_as_empty(tmp_path):
     write(root, "lib/core.py", 'import torch\ndevice = "cuda" if torch.cuda.is_available() else "cpu"\n')
     cache = tmp_path / "cache"
     expected = read_project(root.resolve(), cache_dir=cache)
-    (stored,) = (cache / "v1" / "index").glob("*.json")
+    (stored,) = (cache / f"v{FORMAT}" / "index").glob("*.json")
     for damage in ("", "{", '{"tool": "flake8-torchdevice", "files": {"lib/core.py": [[1, 2], [3]]}}', "[1, 2]"):
         stored.write_text(damage)
         assert read_project(root.resolve(), cache_dir=cache) == expected

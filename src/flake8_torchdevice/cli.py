@@ -111,7 +111,8 @@ def _linting_options() -> argparse.ArgumentParser:
         "--project",
         action=argparse.BooleanOptionalAction,
         default=True,
-        help="read the whole project (every .py under its root) for its beliefs (default: yes)",
+        help="read the whole project (every .py under its root) for its beliefs and the calls of its functions"
+        " (default: yes)",
     )
     options.add_argument(
         "--report-unknown-receivers",
@@ -261,7 +262,7 @@ def _run_options(args: argparse.Namespace, resolved: Resolved, files: Sequence[P
     fixing = args.fix_requested or args.diff
     mode = FixMode(unsafe=args.unsafe_fixes, write=not args.diff) if fixing else None
     rules = tuple(rule for rule in ALL_RULES if rule.code in resolved.codes)
-    reading = files and args.project and resolved.infer_beliefs
+    reading = files and args.project
     beliefs = beliefs_of(files, resolved.memory_budget, resolved.cache_dir) if reading else None
     # Only checking reads or writes the cache: fixing must see the file as it is now, and writes it.
     cache = ResultCache(resolved.cache_dir) if resolved.cache_dir is not None and mode is None else None

@@ -69,8 +69,6 @@ class Resolved:
     excludes: tuple[Pattern, ...]
     respect_gitignore: bool = True
     memory_budget: int = DEFAULT_MEMORY_BUDGET_MIB  # MiB
-    # Whether the project's beliefs are read from its code: not where the user stated them.
-    infer_beliefs: bool = True
     cache_dir: Path | None = None  # None: no result cache
 
 
@@ -104,7 +102,6 @@ def resolve(config: Config, flags: Config) -> Resolved:
         excludes + extended,
         respect_gitignore=chosen.respect_gitignore is not False,
         memory_budget=chosen.memory_budget or DEFAULT_MEMORY_BUDGET_MIB,
-        infer_beliefs=chosen.runs_without_cuda is None,
         # Next to the configuration, as ruff keeps its cache: one per project, whatever the working directory.
         cache_dir=None if chosen.cache is False else chosen.cache_dir or config.root / CACHE_DIR_NAME,
     )

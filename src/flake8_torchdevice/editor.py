@@ -20,6 +20,7 @@ from typing import Any, Literal
 
 import libcst as cst
 
+from .callers import NO_CALLERS, FileCallers
 from .config import ConfigError, Resolved, config_from_table, load_config, resolve
 from .engine import CheckedSource, Diagnostic, check_source, unanalysable
 from .fixes import apply_fixes, fix_source
@@ -45,9 +46,11 @@ class Document:
     path: Path | None
     # ``[tool.torchdevice]`` keys from the editor, over the file's as the command's flags are.
     settings: Mapping[str, Any]
-    # What the file's project believes about running without CUDA, once the server has read the
-    # project (never waited for: unknown until then).
+    # What the file's project believes about running without CUDA, and what the calls of its
+    # functions in other files have in common, once the server has read the project (never
+    # waited for: unknown until then).
     cpu_support: Belief = NO_BELIEF
+    callers: FileCallers = NO_CALLERS
 
 
 @dataclass(frozen=True)
@@ -139,9 +142,10 @@ def fix_all(document: Document) -> Edit | None:
 def _resolved(document: Document) -> Resolved:
     start = document.path.parent if document.path is not None else Path.cwd()
     resolved = resolve(load_config(start), config_from_table(document.settings, start, EDITOR_SETTINGS))
-    if not resolved.infer_beliefs:  # stated by the user: it is in the settings already
-        return resolved
-    return replace(resolved, settings=replace(resolved.settings, cpu_support=document.cpu_support))
+    settings = replace(resolved.settings, callers=document.callers)
+    if not settings.states_a_belief:  # stated, it is in the settings already
+        settings = replace(settings, cpu_support=document.cpu_support)
+    return replace(resolved, settings=settings)
 
 
 def _rules(resolved: Resolved) -> tuple[type[Rule], ...]:

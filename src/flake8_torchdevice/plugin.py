@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 from collections.abc import Iterator
-from dataclasses import replace
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -15,7 +14,7 @@ from .project.beliefs import NO_BELIEF, STATED_REQUIRES_CUDA, ProjectBeliefs
 from .project.cache import CACHE_DIR_NAME, ENVIRONMENT_VARIABLE, ResultCache, directory_from_environment, result_key
 from .reports import Report
 from .selection import OFF_BY_DEFAULT, ON_WITHOUT_CUDA, explicitly_selected
-from .settings import Settings
+from .settings import Settings, in_project
 from .sources import DEFAULT_MEMORY_BUDGET_MIB, oversized, refused_by_python
 
 # Larger files are analysed in a process of the linter's own, under the memory budget: flake8's
@@ -34,7 +33,8 @@ class TorchDeviceChecker:
     turned_on: ClassVar[frozenset[str]] = OFF_BY_DEFAULT
     # What flake8 calls the text it read from stdin; None when it reads no stdin.
     stdin_display_name: ClassVar[str | None] = None
-    # Whether each package of the project runs without CUDA (project/beliefs.py), read once.
+    # Whether each package of the project runs without CUDA (project/beliefs.py), and what the
+    # calls of each file's functions have in common, read once.
     beliefs: ClassVar[ProjectBeliefs | None] = None
     # Where findings are kept by content (project/cache.py); None when turned off.
     cache: ClassVar[ResultCache | None] = None
@@ -74,7 +74,8 @@ class TorchDeviceChecker:
             default=False,
             action="store_true",
             parse_from_config=True,
-            help="Lint each file alone: do not read the project for whether it runs without CUDA.",
+            help="Lint each file alone: do not read the project for whether it runs without CUDA, nor for the calls "
+            "of its functions in other files.",
         )
         parser.add_option(
             "--torchdevice-report-unknown-receivers",
@@ -132,11 +133,10 @@ class TorchDeviceChecker:
             cls.turned_on |= ON_WITHOUT_CUDA
         cls.stdin_display_name = options.stdin_display_name if "-" in options.filenames else None
         # Read once, here, before flake8 starts its worker processes, which inherit it.
-        stated = options.torchdevice_runs_without_cuda or options.torchdevice_requires_cuda
         directory = options.torchdevice_cache_dir or directory_from_environment() or CACHE_DIR_NAME
         cls.cache = None if options.torchdevice_no_cache else ResultCache(Path(directory))
         cache_dir = cls.cache.directory if cls.cache is not None else None
-        cls.beliefs = None if stated or options.torchdevice_no_project else _project_beliefs(options, cache_dir)
+        cls.beliefs = None if options.torchdevice_no_project else _project_beliefs(options, cache_dir)
 
     def run(self) -> Iterator[tuple[int, int, str, type[TorchDeviceChecker]]]:
         source = "".join(self._lines)
@@ -148,7 +148,7 @@ class TorchDeviceChecker:
             return
         settings = self.settings
         if self.beliefs is not None and self._filename is not None:
-            settings = replace(settings, cpu_support=self.beliefs.for_path(Path(self._filename)))
+            settings = in_project(settings, self.beliefs, Path(self._filename))
         # Standard input (an editor's buffer, new at each keystroke) is never cached.
         cache = self.cache if refusal is None and on_disk is not None else None
         found = self._lint(source, settings, refusal) if cache is None else self._cached(cache, source, settings)

@@ -33,7 +33,7 @@ from .project.beliefs import ProjectBeliefs
 from .project.cache import ResultCache, result_key
 from .reports import Report
 from .rules import Rule
-from .settings import Settings
+from .settings import Settings, in_project
 from .sources import (
     DEFAULT_MEMORY_BUDGET_MIB,
     MIB,
@@ -80,8 +80,8 @@ class RunOptions:
     codes: frozenset[str]
     fix: FixMode | None = None
     memory_budget: int = DEFAULT_MEMORY_BUDGET_MIB  # MiB for one file (sources.py)
-    # What the project believes about running without CUDA, per package (project/beliefs.py);
-    # None where the user stated it (it is in the settings then) or no project was read.
+    # What the project believes about running without CUDA, per package (project/beliefs.py), and
+    # what the calls of each file's functions have in common; None where no project was read.
     beliefs: ProjectBeliefs | None = None
     # Where a checked file's reports are kept by content; None when fixing or when turned off.
     cache: ResultCache | None = None
@@ -186,11 +186,10 @@ def process_file(path: Path, options: RunOptions) -> FileResult:
 
 
 def _for_file(path: Path, options: RunOptions) -> RunOptions:
-    """The options for one file: the settings with its package's belief (which the cache key then
-    covers: a change elsewhere in the project that changes the belief re-lints the file)."""
+    """The options for one file: the settings with what the project says of it (``in_project``)."""
     if options.beliefs is None:
         return options
-    return replace(options, settings=replace(options.settings, cpu_support=options.beliefs.for_path(path)))
+    return replace(options, settings=in_project(options.settings, options.beliefs, path))
 
 
 def _cached(path: Path, display: str, data: bytes, options: RunOptions, cache: ResultCache) -> FileResult:

@@ -43,6 +43,7 @@ from pygls.workspace import TextDocument
 from pygls.workspace.position_codec import PositionCodec
 
 from . import __version__, editor
+from .callers import NO_CALLERS, FileCallers
 from .docs import explain, rule_url
 from .notebooks import physical_lines
 from .project.beliefs import NO_BELIEF, Belief, ProjectBeliefs
@@ -114,7 +115,8 @@ class _Session:
         # document is never kept waiting for them (it is linted alone until they are known).
         self._beliefs: dict[Path, ProjectBeliefs] = {}
         self._reading: dict[Path, asyncio.Future[ProjectBeliefs]] = {}
-        self._linted_with: dict[str, Belief] = {}  # the belief each document was last linted with
+        # What the project said of each document when it was last linted: its belief and callers.
+        self._linted_with: dict[str, tuple[Belief, FileCallers]] = {}
         self._project_reader = ThreadPoolExecutor(max_workers=1, thread_name_prefix="torchdevice-project")
         self._pending: dict[str, asyncio.Task[None]] = {}
         self._published: dict[str, _Published] = {}
@@ -233,7 +235,7 @@ class _Session:
             self._log(f"{uri}: a notebook opened as text is not analysed; `torchdevice check` reads notebooks")
         else:
             asked = self._document(uri, text)
-            self._linted_with[uri] = asked.cpu_support  # to lint again if the project's belief changes
+            self._linted_with[uri] = (asked.cpu_support, asked.callers)  # to lint again if they change
             linted = await self._ask(partial(editor.lint, asked), uri)
         if not self._is_current(uri, version):
             return  # closed, or changed since: a newer lint is on its way
@@ -342,8 +344,9 @@ class _Session:
         beliefs = self._beliefs.get(root)
         if beliefs is None:
             self._read_project(root)
-        belief = beliefs.for_path(path) if beliefs is not None else NO_BELIEF
-        return editor.Document(text, path, self._settings, belief)
+        if beliefs is None:
+            return editor.Document(text, path, self._settings)
+        return editor.Document(text, path, self._settings, *_said_of(beliefs, path))
 
     def _read_project(self, root: Path) -> None:
         """Read the project's beliefs in the background; when they change, lint its open documents again."""
@@ -365,7 +368,7 @@ class _Session:
         self._beliefs[root] = beliefs
         for uri in self._server.workspace.text_documents:
             path = file_path(uri)
-            if path is not None and self._linted_with.get(uri, NO_BELIEF) != beliefs.for_path(path):
+            if path is not None and self._linted_with.get(uri, (NO_BELIEF, NO_CALLERS)) != _said_of(beliefs, path):
                 self._lint_soon(uri, delay=0)
 
     def _open(self, uri: str) -> TextDocument | None:
@@ -388,6 +391,11 @@ class _Session:
         if message not in self._shown:
             self._shown.add(message)
             self._server.window_show_message(types.ShowMessageParams(type=types.MessageType.Warning, message=message))
+
+
+def _said_of(beliefs: ProjectBeliefs, path: Path) -> tuple[Belief, FileCallers]:
+    """What the project says of a document: its belief, and what the calls of its functions share."""
+    return beliefs.for_path(path), beliefs.callers_for(path)
 
 
 def tool_table(settings: Mapping[str, Any]) -> dict[str, Any]:

@@ -1,11 +1,13 @@
-"""What a front end knows before it reads a file: the user's settings and the project's beliefs."""
+"""What a front end knows before it reads a file: the user's settings and what the project says of it."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from pathlib import Path
 
+from .callers import NO_CALLERS, FileCallers
 from .confidence import Confidence
-from .project.beliefs import NO_BELIEF, Belief
+from .project.beliefs import NO_BELIEF, Belief, ProjectBeliefs
 
 
 @dataclass(frozen=True)
@@ -23,3 +25,19 @@ class Settings:
     # What the project shows about running without CUDA, for the package of the file being linted
     # (project/beliefs.py); a front end that read no project leaves it unknown.
     cpu_support: Belief = NO_BELIEF
+    # What the project's calls of the file's functions and classes, in other files, have in common
+    # (project/callers.py); a front end that read no project leaves it empty.
+    callers: FileCallers = NO_CALLERS
+
+    @property
+    def states_a_belief(self) -> bool:
+        """The user said whether the project runs without CUDA: no belief is inferred then."""
+        return self.runs_without_cuda or self.cpu_support.stated
+
+
+def in_project(settings: Settings, project: ProjectBeliefs, path: Path) -> Settings:
+    """The settings of one file of ``project``: its package's belief, where the user stated none,
+    and what the calls of its functions and classes have in common. The result cache's key covers
+    both: an edit elsewhere that changes either re-lints the file."""
+    belief = settings.cpu_support if settings.states_a_belief else project.for_path(path)
+    return replace(settings, cpu_support=belief, callers=project.callers_for(path))

@@ -13,14 +13,18 @@ from __future__ import annotations
 
 import libcst as cst
 
+from ..callers import NO_CALLERS, FileCallers
 from .interpreter import Interpreter
 from .positions import positions_of
 from .queries import Analysis
 
 
-def analyse(module: cst.Module, guard_functions: frozenset[str] = frozenset()) -> Analysis:
-    """Analyse a parsed module: one syntactic pass, then the flow analysis."""
-    interpreter = Interpreter(module, guard_functions)
+def analyse(
+    module: cst.Module, guard_functions: frozenset[str] = frozenset(), callers: FileCallers = NO_CALLERS
+) -> Analysis:
+    """Analyse a parsed module: one syntactic pass, then the flow analysis. ``callers`` says what
+    the project's calls of its functions, in other files, have in common (plain data)."""
+    interpreter = Interpreter(module, guard_functions, callers)
     try:
         facts = interpreter.run()
     finally:

@@ -26,7 +26,7 @@ from collections.abc import Callable, Sequence
 
 import libcst as cst
 
-from ..knowledge.api import AVAILABILITY_CHECKS, CUDA_COUNTS, MENTIONS_CUDA, NEEDS_CUDA
+from ..knowledge.api import AVAILABILITY_CHECKS, CUDA_COUNTS, MENTIONS_CUDA, NEEDS_CUDA, REFUSES_CUDA
 from .device_tests import on_the_cpu, placement_test
 from .domain import Kind, Origin, Polarity, Value
 from .imports import ImportTable, dotted_name
@@ -34,7 +34,6 @@ from .literals import string_value
 from .state import State
 from .syntax import children
 
-_REFUSES_CUDA = re.compile(r"(no|disable|without|skip)_?(cuda|gpu)|cpu", re.IGNORECASE)
 # Functions that pass their argument's truth on: ``len(torch.cuda.default_generators) > 0``.
 _TRANSPARENT_CALLS = frozenset({"len", "bool", "int", "any", "all"})
 _ZERO_COMPARISONS = (cst.Equal, cst.LessThanEqual)  # ``device_count() == 0`` means no CUDA
@@ -291,7 +290,7 @@ class Conditions:
 def flag_polarity(name: str) -> Polarity:
     """What a flag's name says about CUDA: ``use_gpu`` chooses it, ``args.no_cuda``, ``cpu_only``
     refuse it."""
-    if _REFUSES_CUDA.search(name):
+    if REFUSES_CUDA.search(name):
         return Polarity.NEGATIVE
     if mentions_cuda(name):
         return Polarity.POSITIVE

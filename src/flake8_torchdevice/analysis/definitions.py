@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 
 import libcst as cst
 
+from ..callers import NO_CALLERS, CallFacts, FileCallers
 from ..knowledge import api
 from .domain import Kind
 from .imports import dotted_name
@@ -143,6 +144,8 @@ class Definitions:
     # Functions (and classes, for their ``__call__``) handed to ignite's ``Engine(...)``: ignite
     # calls them with ``(engine, batch)``, a batch from the DataLoader it runs.
     batch_handlers: set[str] = field(default_factory=set)
+    # What the calls in other files of the module's functions and classes have in common.
+    callers: FileCallers = NO_CALLERS
     _families: dict[str, list[ClassInfo]] = field(default_factory=dict)
 
     def family(self, info: ClassInfo) -> list[ClassInfo]:
@@ -193,9 +196,22 @@ class Definitions:
         is_function = function.owner is None
         return [site for site in self.call_sites.get(function.name, []) if (type(site.func) is cst.Name) == is_function]
 
+    def project_calls(self, function: FunctionInfo) -> CallFacts | None:
+        """What every call of ``function`` in the project does, where other files call it: a
+        top-level function's calls, or a top-level class's for its ``__init__``."""
+        if function.owner is None:
+            return self.callers.of(function.name) if self.top_functions.get(function.name) is function else None
+        if function.name == "__init__" and self.classes.get(function.owner.name) is function.owner:
+            return self.callers.of(function.owner.name)
+        return None
+
     def default_always_replaced(self, function: FunctionInfo, param: cst.Param) -> bool:
-        """A default that every call in the file replaces, of a function nothing else calls: a
-        private helper (``_name``), or any function of a script or a test module."""
+        """A default that every call replaces: every call in the project, where other files call
+        the function; else every call in the file, of a function nothing else calls: a private
+        helper (``_name``), or any function of a script or a test module."""
+        project = self.project_calls(function)
+        if project is not None:
+            return param.name.value in project.passed
         if function.name.startswith("__") or not (function.name.startswith("_") or self.self_contained):
             return False
         sites = self.calls_of(function)

@@ -21,6 +21,7 @@ from contextlib import contextmanager
 
 import libcst as cst
 
+from ..callers import NO_CALLERS, FileCallers
 from ..knowledge.api import GRAD_DISABLING_CONTEXTS, TENSOR_TYPES
 from .calls import CallEvaluator
 from .collector import collect
@@ -45,10 +46,11 @@ class BudgetExceeded(Exception):
 
 
 class Interpreter(StatementWalker, ExpressionEvaluator, CallEvaluator):
-    def __init__(self, module: cst.Module, guard_functions: frozenset[str]) -> None:
+    def __init__(self, module: cst.Module, guard_functions: frozenset[str], callers: FileCallers = NO_CALLERS) -> None:
         self.module = module
         self.imports = ImportTable()
         self.definitions: Definitions = collect(module)
+        self.definitions.callers = callers
         self.file_uses_nccl = self.definitions.sets_up_nccl()
         self.conditions = Conditions(self.imports, guard_functions, TENSOR_TYPES, self.peek, self.file_uses_nccl)
         self.facts = Facts()

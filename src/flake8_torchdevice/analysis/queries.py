@@ -202,6 +202,23 @@ class Analysis:
         """The calls in this file that may reach the function (``f(...)``; ``self.f(...)`` for a method)."""
         return self._definitions.calls_of(function)
 
+    def replaced_defaults(self) -> set[int]:
+        """The parameter defaults (by id of the expression) that every call replaces: in the
+        project where other files call the function, else in the file for a function nothing else
+        calls (``Definitions.default_always_replaced``). Such a default is never used."""
+        return {
+            id(fact.param.default)
+            for fact in self._facts.defaults.values()
+            if self._definitions.default_always_replaced(fact.function, fact.param)
+        }
+
+    def guarded_by_its_callers(self, function: FunctionInfo) -> bool | None:
+        """Does every call of the function in the project, other files' included, run under a
+        CUDA check (or in a function every call of which does)? None where no other file calls
+        it (or the project was not read): then only this file's calls can tell."""
+        project = self._definitions.project_calls(function)
+        return None if project is None else project.guarded
+
     def runs_in_forward(self, function: FunctionInfo | None) -> bool:
         """Is this a method that ``forward()`` runs (itself, or one it calls on ``self``)?"""
         return function is not None and self._definitions.runs_in_forward(function)

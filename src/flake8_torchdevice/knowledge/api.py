@@ -212,6 +212,8 @@ AVAILABILITY_CHECKS = CUDA_COUNTS | {
 MENTIONS_CUDA = re.compile(
     r"cuda|gpu|device_ids|nccl|tensorrt|(^|_)trt(_|$)|fsdp|bnb|bitsandbytes|deep_?gemm|pin_?memory", re.IGNORECASE
 )
+# Names of a choice against CUDA: ``args.no_cuda``, ``disable_gpu``, ``cpu_only``.
+REFUSES_CUDA = re.compile(r"(no|disable|without|skip)_?(cuda|gpu)|cpu", re.IGNORECASE)
 # A docstring that says the code needs CUDA: "Requires CUDA", "GPU only", "only runs on CUDA".
 NEEDS_CUDA = re.compile(
     r"\b(requires?|needs?|only (runs? )?(on|with)|must run on)\b[^.\n]{0,40}\b(cuda|gpus?|nvidia)\b"

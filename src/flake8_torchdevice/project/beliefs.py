@@ -22,6 +22,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ..callers import NO_CALLERS, FileCallers
 from ..knowledge.api import NEEDS_CUDA
 from .index import (
     CPU_LOAD,
@@ -96,17 +97,30 @@ class ProjectBeliefs:
     # Files that require CUDA whatever their package believes: a script that stops without CUDA
     # or imports a CUDA-only library (``import setGPU``), keyed by path relative to the root.
     files: Mapping[str, Belief] = field(default_factory=dict)
+    # What the calls in other files of each file's functions and classes have in common
+    # (project/callers.py), by path relative to the root; not a belief, but read in the same pass.
+    callers: Mapping[str, FileCallers] = field(default_factory=dict)
 
     def for_path(self, path: Path) -> Belief:
         """The belief a file is linted with: its verdict and the evidence its findings cite, no
         more (the result cache's key covers it: another file's edit that leaves both as they were
         must not re-lint this one)."""
-        try:
-            relative = path.resolve().relative_to(self.root).as_posix()
-        except ValueError:
+        relative = self._relative(path)
+        if relative is None:
             return NO_BELIEF
         belief = self.files.get(relative) or self.packages.get(package_of(self.root, path), NO_BELIEF)
         return Belief(belief.verdict, belief.evidence[:1], belief.stated)
+
+    def callers_for(self, path: Path) -> FileCallers:
+        """What the project's calls of the file's functions and classes have in common."""
+        relative = self._relative(path)
+        return self.callers.get(relative, NO_CALLERS) if relative is not None else NO_CALLERS
+
+    def _relative(self, path: Path) -> str | None:
+        try:
+            return path.resolve().relative_to(self.root).as_posix()
+        except ValueError:
+            return None
 
 
 def file_belief(index: FileIndex) -> Belief | None:

@@ -38,7 +38,7 @@ from ..settings import Settings
 CACHE_DIR_NAME = ".torchdevice_cache"
 ENVIRONMENT_VARIABLE = "TORCHDEVICE_CACHE_DIR"
 # Bumped when the layout or an entry's shape changes: older entries are then never read.
-FORMAT = 1
+FORMAT = 2
 TOOL = "flake8-torchdevice"
 CACHEDIR_TAG = (
     "Signature: 8a477f597d28d172789f06886806bc55\n"

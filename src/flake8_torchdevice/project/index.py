@@ -21,10 +21,11 @@ import bisect
 import contextlib
 import itertools
 import re
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 
 from ..knowledge import api
+from .layout import importing_package
 
 # Kinds of evidence, with the words a message uses for them.
 FALLBACK = "falls back to the CPU"
@@ -86,6 +87,19 @@ class Evidence:
 
 
 @dataclass(frozen=True)
+class Definition:
+    """A top-level function, or a top-level class's constructor, that uses CUDA where its callers
+    may decide about it: a parameter whose default names CUDA, or a CUDA use outside any CUDA
+    check in its body. What the project's calls of it do (project/callers.py) may settle both."""
+
+    name: str  # the function's, or the class's
+    parameters: tuple[str, ...]  # those a call fills by position first, in order (``self`` left out)
+    positional: int  # how many of ``parameters`` a call can fill by position
+    cuda_defaults: tuple[str, ...] = ()
+    uses_cuda: bool = False
+
+
+@dataclass(frozen=True)
 class FileIndex:
     path: str
     package: str
@@ -98,6 +112,7 @@ class FileIndex:
     # The modules it imports unconditionally at its top level (first name, line): a package that
     # imports one of the project's CUDA-only packages needs CUDA too.
     imports: tuple[tuple[str, int], ...] = ()
+    definitions: tuple[Definition, ...] = ()
 
 
 def index_source(source: str, path: str, package: str) -> FileIndex:
@@ -112,12 +127,19 @@ def index_source(source: str, path: str, package: str) -> FileIndex:
         tree = ast.parse(source)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return FileIndex(path, package, mentions_accelerator=mentions_accelerator, imports=imports)
-    reader = _Reader(path, _import_aliases(tree), _lines_with_words(lowered))
+    reader = _Reader(path, import_aliases(tree, importing_package(path)), lines_with_words(lowered, _EVIDENCE_WORDS))
     with contextlib.suppress(RecursionError):  # deeper than Python's own limit: what was read stands
         reader.visit(tree)
     reader.read_module_docstring(tree)
     return FileIndex(
-        path, package, tuple(reader.evidence), reader.cuda_uses, reader.guarded_cuda_uses, mentions_accelerator, imports
+        path,
+        package,
+        tuple(reader.evidence),
+        reader.cuda_uses,
+        reader.guarded_cuda_uses,
+        mentions_accelerator,
+        imports,
+        tuple(reader.definitions.values()),
     )
 
 
@@ -134,17 +156,26 @@ def _top_level_imports(source: str) -> tuple[tuple[str, int], ...]:
     )
 
 
-def _lines_with_words(lowered: str) -> list[int]:
-    """How many of the first N lines name an evidence word, for each N: a statement whose lines
-    name none holds no evidence and is not walked."""
-    ends = list(itertools.accumulate(len(line) for line in lowered.splitlines(keepends=True)))
+def lines_with_words(text: str, words: Iterable[str]) -> list[int]:
+    """How many of the first N lines name one of ``words``, for each N: a statement whose lines
+    name none is not walked (``names_a_word``)."""
+    ends = list(itertools.accumulate(len(line) for line in text.splitlines(keepends=True)))
     marked = bytearray(len(ends) + 1)
-    for word in _EVIDENCE_WORDS:
-        found = lowered.find(word)
+    for word in words:
+        found = text.find(word)
         while found != -1:
             marked[bisect.bisect_right(ends, found) + 1] = 1
-            found = lowered.find(word, found + 1)
+            found = text.find(word, found + 1)
     return list(itertools.accumulate(marked))
+
+
+def names_a_word(statement: ast.stmt, counts: list[int]) -> bool:
+    """Whether the lines of ``statement``, its decorators included, name a word ``counts``
+    (``lines_with_words``) counts."""
+    decorators = getattr(statement, "decorator_list", ())
+    first = min([statement.lineno, *(decorator.lineno for decorator in decorators)])
+    last = statement.end_lineno or statement.lineno
+    return counts[min(last, len(counts) - 1)] != counts[first - 1]
 
 
 def _statements(body: list[ast.stmt]) -> Iterator[ast.stmt]:
@@ -157,63 +188,98 @@ def _statements(body: list[ast.stmt]) -> Iterator[ast.stmt]:
             pending.extend(getattr(statement, name, ()))
 
 
-def _import_aliases(tree: ast.Module) -> dict[str, str]:
-    """Local name -> dotted name it stands for, from every import in the file."""
+def import_aliases(tree: ast.Module, package: str) -> dict[str, str]:
+    """Local name -> dotted name it stands for, from every import in the file; relative imports
+    are read from ``package`` (``layout.importing_package``)."""
     aliases: dict[str, str] = {}
     for node in _statements(tree.body):
         if isinstance(node, ast.Import):
             for alias in node.names:
                 local = alias.asname or alias.name.split(".")[0]
                 aliases[local] = alias.name if alias.asname else local
-        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
-            for alias in node.names:
-                aliases[alias.asname or alias.name] = f"{node.module}.{alias.name}"
+        elif isinstance(node, ast.ImportFrom):
+            source = _absolute(node.module, node.level, package)
+            for alias in node.names if source else ():
+                aliases[alias.asname or alias.name] = f"{source}.{alias.name}"
     return aliases
+
+
+def _absolute(module: str | None, level: int, package: str) -> str | None:
+    """The module ``from <level dots><module> import ...`` reads, in ``package``; None above the root."""
+    if not level:
+        return module
+    parts = package.split(".") if package else []
+    if level - 1 > len(parts):
+        return None
+    return ".".join([*parts[: len(parts) - (level - 1)], *([module] if module else [])])
+
+
+def qualified(node: ast.AST, aliases: dict[str, str]) -> str | None:
+    """The dotted name a name or attribute chain stands for, its first part read through ``aliases``."""
+    parts: list[str] = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    if not isinstance(node, ast.Name):
+        return None
+    parts.append(aliases.get(node.id, node.id))
+    return ".".join(reversed(parts))
+
+
+def mentions_cuda(test: ast.AST, aliases: dict[str, str]) -> bool:
+    """A test about CUDA: an availability check, or a name like ``use_cuda`` / ``args.gpu``."""
+    for node in ast.walk(test):
+        if isinstance(node, ast.Call) and qualified(node.func, aliases) in api.AVAILABILITY_CHECKS:
+            return True
+        name = node.attr if isinstance(node, ast.Attribute) else node.id if isinstance(node, ast.Name) else None
+        if name is not None and api.MENTIONS_CUDA.search(name):
+            return True
+        if isinstance(node, ast.Constant) and isinstance(node.value, str) and _CUDA_DEVICE.fullmatch(node.value):
+            return True
+    return False
+
+
+@dataclass
+class _Definer:
+    """A ``Definition`` being read: its body's CUDA uses are found as the reader walks it."""
+
+    name: str
+    parameters: tuple[str, ...]
+    positional: int
+    cuda_defaults: tuple[str, ...]
+    uses_cuda: bool = False
+
+    def read(self) -> Definition:
+        return Definition(self.name, self.parameters, self.positional, self.cuda_defaults, self.uses_cuda)
 
 
 @dataclass
 class _Reader(ast.NodeVisitor):
     path: str
     aliases: dict[str, str]
-    lines_with_words: list[int]  # _lines_with_words
+    lines_with_words: list[int]  # lines_with_words
     evidence: list[Evidence] = field(default_factory=list)
     cuda_uses: int = 0
     guarded_cuda_uses: int = 0
+    # Top-level functions and classes that callers elsewhere may decide about, by name.
+    definitions: dict[str, Definition] = field(default_factory=dict)
     _guards: int = 0  # how many tests that mention CUDA enclose the current node
     _depth: int = 0  # statements nested in a def, class, try or if: imports there are optional
     _functions: list[str] = field(default_factory=list)  # the enclosing functions' names
+    _class: str | None = None  # the top-level class whose body is walked
+    _defining: _Definer | None = None  # the definition whose body is walked
 
     def visit(self, node: ast.AST) -> None:
-        if isinstance(node, ast.stmt):
-            decorators = getattr(node, "decorator_list", ())
-            first = min([node.lineno, *(decorator.lineno for decorator in decorators)])
-            last = node.end_lineno or node.lineno
-            if self.lines_with_words[min(last, len(self.lines_with_words) - 1)] == self.lines_with_words[first - 1]:
-                return  # no evidence word on its lines
+        if isinstance(node, ast.stmt) and not names_a_word(node, self.lines_with_words):
+            return  # no evidence word on its lines
         super().visit(node)
 
     # ------------------------------------------------------------------ helpers
     def qualified(self, node: ast.AST) -> str | None:
-        parts: list[str] = []
-        while isinstance(node, ast.Attribute):
-            parts.append(node.attr)
-            node = node.value
-        if not isinstance(node, ast.Name):
-            return None
-        parts.append(self.aliases.get(node.id, node.id))
-        return ".".join(reversed(parts))
+        return qualified(node, self.aliases)
 
     def mentions_cuda(self, test: ast.AST) -> bool:
-        """A test about CUDA: an availability check, or a name like ``use_cuda`` / ``args.gpu``."""
-        for node in ast.walk(test):
-            if isinstance(node, ast.Call) and self.qualified(node.func) in api.AVAILABILITY_CHECKS:
-                return True
-            name = node.attr if isinstance(node, ast.Attribute) else node.id if isinstance(node, ast.Name) else None
-            if name is not None and api.MENTIONS_CUDA.search(name):
-                return True
-            if isinstance(node, ast.Constant) and isinstance(node.value, str) and _CUDA_DEVICE.fullmatch(node.value):
-                return True
-        return False
+        return mentions_cuda(test, self.aliases)
 
     def checks_availability(self, test: ast.AST) -> bool:
         """A test that calls an availability check (``torch.cuda.is_available()``), not only a
@@ -229,7 +295,7 @@ class _Reader(ast.NodeVisitor):
         return not self._functions or _ENTRY_FUNCTION.match(self._functions[-1]) is not None
 
     def stops_the_program(self, body: list[ast.stmt]) -> bool:
-        if _exits(body, self):
+        if exits(body, self.aliases):
             return not _TEST_FILE.search(self.path)
         return self.at_entry_point() and any(isinstance(statement, ast.Raise) for statement in body)
 
@@ -252,9 +318,9 @@ class _Reader(ast.NodeVisitor):
     # ------------------------------------------------------------------ statements
     def visit_If(self, node: ast.If) -> None:
         if self.mentions_cuda(node.test):
-            if _negated(node.test) and _skips(node.body, self):
+            if negated(node.test) and skips(node.body, self.aliases):
                 self.found(SKIPS_WITHOUT_CUDA, node)
-            elif _negated(node.test) and self.checks_availability(node.test) and self.stops_the_program(node.body):
+            elif negated(node.test) and self.checks_availability(node.test) and self.stops_the_program(node.body):
                 self.found(STOPS_WITHOUT_CUDA, node)
             if _assigns_cpu(node.body + node.orelse):
                 self.found(FALLBACK, node)
@@ -280,14 +346,58 @@ class _Reader(ast.NodeVisitor):
         defaults += [(arg, default) for arg, default in zip(arguments.kwonlyargs, arguments.kw_defaults) if default]
         if any("device" in arg.arg.lower() and _names_cpu(default) for arg, default in defaults):
             self.found(CPU_DEFAULT, node)
+        definer = self._definer(node, defaults)
         self._functions.append(node.name)
-        self._nested(node)
+        self._depth += 1
+        for part in (*node.decorator_list, arguments, *([node.returns] if node.returns else [])):
+            self.visit(part)
+        outer = self._defining
+        self._defining = definer or outer  # a nested function's uses are its definer's
+        for statement in node.body:
+            self.visit(statement)
+        self._defining = outer
+        self._depth -= 1
         self._functions.pop()
+        if definer is not None and (definer.cuda_defaults or definer.uses_cuda):
+            self.definitions[definer.name] = definer.read()
 
     visit_AsyncFunctionDef = visit_FunctionDef
 
+    def _definer(
+        self, node: ast.FunctionDef | ast.AsyncFunctionDef, defaults: list[tuple[ast.arg, ast.expr]]
+    ) -> _Definer | None:
+        """A top-level function, or the constructor of a top-level class (whose calls name the
+        class), outside any ``if`` or ``try``; not one named for CUDA, which the analysis takes
+        for CUDA code whoever calls it."""
+        constructor = self._class is not None and self._depth == 1 and node.name == "__init__"
+        if not constructor and (self._depth != 0 or self._functions):
+            return None
+        name = self._class if constructor and self._class is not None else node.name
+        if api.MENTIONS_CUDA.search(name):
+            return None
+        arguments = node.args
+        positional = [arg.arg for arg in (*arguments.posonlyargs, *arguments.args)][constructor:]
+        cuda_defaults = tuple(arg.arg for arg, default in defaults if _names_cuda(default))
+        keyword_only = tuple(arg.arg for arg in arguments.kwonlyargs)
+        return _Definer(name, (*positional, *keyword_only), len(positional), cuda_defaults)
+
     def visit_ClassDef(self, node: ast.ClassDef) -> None:
+        outer = self._class
+        self._class = node.name if self._depth == 0 else None
         self._nested(node)
+        self._class = outer
+
+    def visit_Assign(self, node: ast.Assign | ast.AnnAssign) -> None:
+        if _is_cuda_string(node.value):  # ``device = "cuda"``, used further on
+            self._used_cuda()
+        self.generic_visit(node)
+
+    visit_AnnAssign = visit_Assign
+
+    def _used_cuda(self) -> None:
+        """A CUDA use in the body of a definition: outside any CUDA check, its callers decide."""
+        if self._defining is not None and self._guards == 0:
+            self._defining.uses_cuda = True
 
     def visit_Try(self, node: ast.Try) -> None:
         self._nested(node)
@@ -336,6 +446,9 @@ class _Reader(ast.NodeVisitor):
         if method == "cuda" or name in api.NEEDS_GPU or _places_on_cuda(node, method):
             self.cuda_uses += 1
             self.guarded_cuda_uses += self._guards > 0
+        checks = name in api.AVAILABILITY_CHECKS
+        if method == "cuda" or _places_on_cuda(node, method) or (name.startswith("torch.cuda.") and not checks):
+            self._used_cuda()  # ``.cuda()``, ``.to("cuda")``, ``torch.cuda.synchronize()``
 
     def _read_option(self, node: ast.Call) -> None:
         flags = [arg.value for arg in node.args if isinstance(arg, ast.Constant) and isinstance(arg.value, str)]
@@ -370,12 +483,22 @@ def _names_cpu(node: ast.AST) -> bool:
     return isinstance(node, ast.Call) and bool(node.args) and _names_cpu(node.args[0])
 
 
+def _names_cuda(node: ast.AST) -> bool:
+    """``"cuda"``, ``torch.device("cuda", 0)``: an expression holding a CUDA device string."""
+    return any(_is_cuda_string(item) for item in ast.walk(node))
+
+
+def _is_cuda_string(node: ast.AST | None) -> bool:
+    value = _constant(node)
+    return isinstance(value, str) and _CUDA_DEVICE.fullmatch(value) is not None
+
+
 def _places_on_cuda(node: ast.Call, method: str) -> bool:
     """``.to("cuda")``, ``device="cuda:0"``, ``torch.device("cuda")``."""
     candidates = [keyword.value for keyword in node.keywords if keyword.arg == "device"]
     if method in ("to", "device"):
         candidates += node.args[:1]
-    return any(isinstance(_constant(arg), str) and _CUDA_DEVICE.fullmatch(str(_constant(arg))) for arg in candidates)
+    return any(_is_cuda_string(arg) for arg in candidates)
 
 
 def _cuda_sources(node: ast.Call) -> bool:
@@ -386,7 +509,7 @@ def _cuda_sources(node: ast.Call) -> bool:
     return any(isinstance(value, str) and value.endswith((".cu", ".cuh")) for value in strings)
 
 
-def _negated(test: ast.AST) -> bool:
+def negated(test: ast.AST) -> bool:
     """``not torch.cuda.is_available()``, ``device_count() == 0``, ``device_count() < 1``."""
     if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
         return True
@@ -396,23 +519,23 @@ def _negated(test: ast.AST) -> bool:
     return False
 
 
-def _exits(body: list[ast.stmt], reader: _Reader) -> bool:
+def exits(body: list[ast.stmt], aliases: dict[str, str]) -> bool:
     """A block that exits the program: ``sys.exit(...)``, ``exit()``."""
     for statement in body:
         call = statement.value if isinstance(statement, ast.Expr) else None
-        if isinstance(call, ast.Call) and reader.qualified(call.func) in _EXIT_FUNCTIONS:
+        if isinstance(call, ast.Call) and qualified(call.func, aliases) in _EXIT_FUNCTIONS:
             return True
     return False
 
 
-def _skips(body: list[ast.stmt], reader: _Reader) -> bool:
+def skips(body: list[ast.stmt], aliases: dict[str, str]) -> bool:
     """A block that skips a test: ``pytest.skip(...)``, ``self.skipTest(...)``, ``raise SkipTest``."""
     for statement in body:
         raised = statement.exc if isinstance(statement, ast.Raise) else None
         called = statement.value if isinstance(statement, ast.Expr) else raised
         if isinstance(called, ast.Call):
             called = called.func
-        name = reader.qualified(called) if called is not None else None
+        name = qualified(called, aliases) if called is not None else None
         if name is not None and (name.rsplit(".", 1)[-1] in _SKIP_FUNCTIONS or name.endswith("SkipTest")):
             return True
     return False

@@ -1,6 +1,8 @@
 """The project index kept between runs: one JSON file per project root, each file's index under
 its path with the modification time and size it was read at (as ruff keys its cache): a warm run
-stats every file and reads again only those that changed.
+stats every file and reads again only those that changed. Beside a file's index, its calls of the
+project's definitions (project/calls.py), with the digest of the definitions they were searched
+for: read again when the file changes, or when the project's definitions do.
 
 It lives in the result cache's folder (``project/cache.py``), is written atomically and only when
 something changed, and anything unreadable in it (another version's, damaged) is read as absent.
@@ -15,7 +17,8 @@ from pathlib import Path
 from typing import Any
 
 from .cache import FORMAT, TOOL, make_cache_directory, tool_identity, write_atomically
-from .index import Evidence, FileIndex
+from .calls import CallSite, FileCalls, Wanted
+from .index import Definition, Evidence, FileIndex
 
 Stamp = tuple[int, int]  # modification time in nanoseconds, size in bytes
 
@@ -46,7 +49,23 @@ class IndexStore:
 
     def put(self, relative: str, stamped: Stamp | None, index: FileIndex) -> None:
         if stamped is not None:
-            self._entries[relative] = [list(stamped), encoded_index(index)]
+            self._entries[relative] = [list(stamped), encoded_index(index), None, None]
+            self._changed = True
+
+    def calls(self, relative: str, searched: Wanted) -> FileCalls | None:
+        """The file's calls, kept with its index (``get`` checked that it is current) when they
+        were searched for the same definitions."""
+        entry = self._entries.get(relative)
+        if entry is None or entry[2] != searched.digest:
+            return None
+        with contextlib.suppress(ValueError, TypeError, KeyError, IndexError):
+            return decoded_calls(entry[3])
+        return None
+
+    def put_calls(self, relative: str, searched: Wanted, calls: FileCalls) -> None:
+        entry = self._entries.get(relative)
+        if entry is not None:
+            entry[2:] = [searched.digest, encoded_calls(calls)]
             self._changed = True
 
     def save(self, kept: set[str]) -> None:
@@ -78,6 +97,10 @@ class IndexStore:
 def encoded_index(index: FileIndex) -> list[Any]:
     evidence = [[item.kind, item.path, item.line] for item in index.evidence]
     imports = [[name, line] for name, line in index.imports]
+    definitions = [
+        [item.name, list(item.parameters), item.positional, list(item.cuda_defaults), item.uses_cuda]
+        for item in index.definitions
+    ]
     return [
         index.path,
         index.package,
@@ -86,12 +109,45 @@ def encoded_index(index: FileIndex) -> list[Any]:
         index.guarded_cuda_uses,
         index.mentions_accelerator,
         imports,
+        definitions,
     ]
 
 
 def decoded_index(row: list[Any]) -> FileIndex:
     """The index ``encoded_index`` wrote; ValueError or TypeError for anything else."""
-    path, package, evidence, cuda_uses, guarded, mentions, imports = row
+    path, package, evidence, cuda_uses, guarded, mentions, imports, definitions = row
     found = tuple(Evidence(str(kind), str(where), int(line)) for kind, where, line in evidence)
     imported = tuple((str(name), int(line)) for name, line in imports)
-    return FileIndex(str(path), str(package), found, int(cuda_uses), int(guarded), bool(mentions), imported)
+    defined = tuple(
+        Definition(str(name), _strings(parameters), int(positional), _strings(defaults), bool(uses))
+        for name, parameters, positional, defaults, uses in definitions
+    )
+    return FileIndex(str(path), str(package), found, int(cuda_uses), int(guarded), bool(mentions), imported, defined)
+
+
+def encoded_calls(calls: FileCalls) -> list[Any]:
+    sites = [
+        [site.callee, site.caller, site.guarded, site.positional, list(site.keywords), site.unpacks]
+        for site in calls.sites
+    ]
+    exports = [list(pair) for pair in calls.exports]
+    return [sites, list(calls.references), exports, list(calls.unread)]
+
+
+def decoded_calls(row: list[Any]) -> FileCalls:
+    """The calls ``encoded_calls`` wrote; ValueError or TypeError for anything else."""
+    sites, references, exports, unread = row
+    found = tuple(
+        CallSite(str(callee), _optional(caller), bool(guarded), int(count), _strings(names), bool(unpacks))
+        for callee, caller, guarded, count, names, unpacks in sites
+    )
+    pairs = tuple((str(local), str(dotted)) for local, dotted in exports)
+    return FileCalls(found, _strings(references), pairs, _strings(unread))
+
+
+def _optional(text: Any) -> str | None:
+    return None if text is None else str(text)
+
+
+def _strings(items: list[Any]) -> tuple[str, ...]:
+    return tuple(str(item) for item in items)

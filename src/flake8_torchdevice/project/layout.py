@@ -81,6 +81,23 @@ def is_satellite(package: str) -> bool:
     return _SATELLITES.match(package.rsplit("/", 1)[-1]) is not None
 
 
+def module_name(relative: str) -> str:
+    """The dotted name a file of the project is imported by, from its path under the root:
+    ``pkg/utils.py`` is ``pkg.utils``, ``pkg/__init__.py`` is ``pkg``, ``src/pkg/a.py`` is ``pkg.a``."""
+    parts = relative.removesuffix(".py").split("/")
+    if len(parts) > 1 and parts[0] == "src":
+        parts = parts[1:]
+    if len(parts) > 1 and parts[-1] == "__init__":
+        parts = parts[:-1]
+    return ".".join(parts)
+
+
+def importing_package(relative: str) -> str:
+    """The package a file's relative imports start from (``from . import x``): its own folder's."""
+    module = module_name(relative)
+    return module if relative.endswith("__init__.py") else module.rpartition(".")[0]
+
+
 def project_files(root: Path) -> Iterator[Path]:
     """Every Python file of the project, in a stable order, skipping virtual environments, build
     products and hidden folders; at most ``MAX_PROJECT_FILES``."""

@@ -18,8 +18,9 @@ SHOWN_EVIDENCE = 5
 
 
 def project_of(paths: Sequence[Path]) -> Path:
-    """The project root of the files a run lints: the one above the folder they share."""
-    absolute = [str(path.resolve()) for path in paths] or [os.getcwd()]
+    """The project root of the files a run lints: the one above the folder they share. Where a
+    file links to is not where it is: a link to ``/dev/zero`` must not make ``/`` the project."""
+    absolute = [os.path.abspath(path) for path in paths] or [os.getcwd()]
     return find_root(Path(os.path.commonpath(absolute)))
 
 

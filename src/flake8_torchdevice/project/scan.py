@@ -1,4 +1,5 @@
-"""Read a whole project: index every Python file under its root and infer its beliefs.
+"""Read a whole project: index every Python file under its root, infer its beliefs, and find what
+the calls of its definitions have in common (read in a second pass, from the files that may call one).
 
 No file is imported or executed; each is read as the command reads the files it lints (regular
 files only, never a FIFO or a device; no larger than the memory budget allows) and parsed with
@@ -11,9 +12,11 @@ from pathlib import Path
 
 from ..sources import DEFAULT_MEMORY_BUDGET_MIB, TooLarge, largest_file, read_limited
 from .beliefs import NO_ACCELERATOR, Belief, ProjectBeliefs, file_belief, infer, readme_evidence
+from .callers import project_callers
+from .calls import NO_CALLS, FileCalls, Wanted, read_calls, wanted
 from .index import FileIndex, index_source
 from .index_store import IndexStore, stamp
-from .layout import package_of, project_files
+from .layout import module_name, package_of, project_files
 
 CPU_ONLY_APPLICATION = Belief(
     NO_ACCELERATOR, note="no file names a device, CUDA, MPS or a GPU, and nothing installs it"
@@ -27,11 +30,24 @@ MAX_INDEXED_BYTES = 2 * 1024 * 1024
 def index_file(root: Path, path: Path, limit: int = MAX_INDEXED_BYTES) -> FileIndex:
     relative = path.relative_to(root).as_posix() if path.is_relative_to(root) else path.as_posix()
     package = package_of(root, path)
+    source = _read(path, limit)
+    return FileIndex(relative, package) if source is None else index_source(source, relative, package)
+
+
+def calls_in_file(path: Path, index: FileIndex, searched: Wanted, limit: int = MAX_INDEXED_BYTES) -> FileCalls:
+    """The calls of ``searched``'s definitions in one file: parsed only if it defines one, or may
+    call one."""
+    source = _read(path, limit)
+    if source is None or not (index.definitions or searched.may_call(source)):
+        return NO_CALLS
+    return read_calls(source, index.path, searched)
+
+
+def _read(path: Path, limit: int) -> str | None:
     try:
-        data = read_limited(path, limit)
+        return read_limited(path, limit).decode("utf-8", errors="replace")
     except (OSError, TooLarge):
-        return FileIndex(relative, package)
-    return index_source(data.decode("utf-8", errors="replace"), relative, package)
+        return None
 
 
 def read_project(
@@ -41,14 +57,20 @@ def read_project(
     run is taken from there instead of read again."""
     limit = min(MAX_INDEXED_BYTES, largest_file(memory_budget))
     store = IndexStore(cache_dir, root) if cache_dir is not None else None
-    indexes = [_indexed(root, path, limit, store) for path in project_files(root)]
+    paths = list(project_files(root))
+    indexes = [_indexed(root, path, limit, store) for path in paths]
+    searched = wanted((module_name(index.path), item.name) for index in indexes for item in index.definitions)
+    calls = {}
+    if searched.definitions:  # a project that defines none has no calls to find
+        calls = {index.path: _calls(path, index, searched, limit, store) for path, index in zip(paths, indexes)}
     if store is not None:
         store.save({index.path for index in indexes})
     packages = {index.package for index in indexes}
     if _a_whole_application(root, indexes) and not any(index.mentions_accelerator for index in indexes):
         return ProjectBeliefs(root, dict.fromkeys(packages, CPU_ONLY_APPLICATION))
     files = {index.path: belief for index in indexes if (belief := file_belief(index)) is not None}
-    return ProjectBeliefs(root, infer(indexes, readme_evidence(root, packages)), files)
+    beliefs = infer(indexes, readme_evidence(root, packages))
+    return ProjectBeliefs(root, beliefs, files, project_callers(indexes, calls))
 
 
 def _indexed(root: Path, path: Path, limit: int, store: IndexStore | None) -> FileIndex:
@@ -61,6 +83,15 @@ def _indexed(root: Path, path: Path, limit: int, store: IndexStore | None) -> Fi
         index = index_file(root, path, limit)
         store.put(relative, stamped, index)
     return index
+
+
+def _calls(path: Path, index: FileIndex, searched: Wanted, limit: int, store: IndexStore | None) -> FileCalls:
+    found = store.calls(index.path, searched) if store is not None else None
+    if found is None:
+        found = calls_in_file(path, index, searched, limit)
+        if store is not None:
+            store.put_calls(index.path, searched, found)
+    return found
 
 
 def _a_whole_application(root: Path, indexes: list[FileIndex]) -> bool:

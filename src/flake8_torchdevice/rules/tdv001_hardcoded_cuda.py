@@ -138,15 +138,20 @@ def _name(node: cst.BaseExpression, analysis: Analysis) -> str:
 
 
 def _guarded_functions(analysis: Analysis) -> set[int]:
-    """Functions whose every call in the file runs under a CUDA check (``main`` checks, then calls
-    its helpers), when nothing else calls them: private helpers, nested ones, and every function of
-    a script or a test module. Iterated to a fixpoint: a helper of a guarded helper is guarded too."""
+    """Functions whose every call in the project runs under a CUDA check, where other files call
+    them (project/callers.py), and those whose every call in the file does (``main`` checks, then
+    calls its helpers), when nothing else calls them: private helpers, nested ones, and every
+    function of a script or a test module. Iterated to a fixpoint: a helper of a guarded helper is
+    guarded too."""
+    decided = {id(function): analysis.guarded_by_its_callers(function) for function in analysis.functions()}
+    guarded = {key for key, by_callers in decided.items() if by_callers}
     candidates = [
         function
         for function in analysis.functions()
-        if function.owner is None and (analysis.is_self_contained() or function.name.startswith("_"))
+        if decided[id(function)] is None
+        and function.owner is None
+        and (analysis.is_self_contained() or function.name.startswith("_"))
     ]
-    guarded: set[int] = set()
     changed = True
     while changed:
         changed = False
@@ -232,9 +237,13 @@ class HardcodedCudaDevice(Rule):
     `optional_import("tensorrt")`) or through a backend module named for one (`from
     serving.backends.vllm import Engine`), a loop or a comprehension over `range(torch.cuda.device_count())`, a
     `"cuda"` variable that never reaches a placement or is replaced first (`device = "cuda"` then
-    `if not torch.cuda.is_available(): device = "cpu"`), a default that every call in the file
-    overrides (`device=` passed each time) of a private helper (`_name`) or of any function in a
-    script or a test module, and non-placement uses of the string (`torch.autocast("cuda")`,
+    `if not torch.cuda.is_available(): device = "cpu"`), a default (`device="cuda"`,
+    `device=torch.device("cuda")`) that every call overrides (`device=` passed each time): every
+    call in the project, callers in other files included, for a function or class that another file
+    calls, else every call in the file, of a private helper (`_name`) or of any function in a script
+    or a test module; a function every call of which runs under a CUDA check, callers in other files
+    included (in project mode: `torchdevice check` and the flake8 plugin read the whole project), and
+    non-placement uses of the string (`torch.autocast("cuda")`,
     `GradScaler(device="cuda")`, comparisons, logs, `f"cuda:{i}_peak"` keys), and a `.cuda(...)`
     call whose arguments `Tensor.cuda(device, non_blocking, memory_format)` does not take (another
     class's own method, such as a quantizer's `cuda(qtensor, meta=meta)`). Add your own check functions with
@@ -287,8 +296,9 @@ class HardcodedCudaDevice(Rule):
             return  # the whole file runs only where CUDA does
         guarded = _guarded_functions(analysis)
         skipped = analysis.cases_skipped_without_cuda()
+        unused = analysis.replaced_defaults()  # ``device=torch.device("cuda")`` that every call replaces
         for call in analysis.calls():
-            if not _runs_guarded(call, guarded):
+            if not _runs_guarded(call, guarded) and id(call.node) not in unused:
                 for finding in self._check_call(call, analysis, guarded):
                     if id(finding.node) in skipped:
                         continue

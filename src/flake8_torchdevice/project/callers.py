@@ -1,0 +1,117 @@
+"""What every call of each of the project's definitions has in common, from every file's calls.
+
+A call is resolved to a definition by its dotted name (``calls.CallSite.callee``): the module
+that defines it (``layout.module_name``), read through a package's re-exports (``from .utils import
+to_device`` in ``pkg/__init__.py`` makes ``pkg.to_device`` the same function), or, for a script
+that imports its neighbours (``from utils import f`` in ``scripts/train.py``), through its own
+folder. Calls that resolve to nothing are not counted, and a definition used other than by
+calling it (handed on, subclassed, reached through) gets no facts: its calls are not all seen.
+
+Facts are given only for definitions that another file calls: where none does, the file's own
+calls are the analysis's to weigh. Their ``passed`` names only the parameters with a CUDA default,
+so that a caller's edit elsewhere re-lints the definition's file only when it matters. A
+definition is guarded where each of its calls runs under a CUDA check or inside a definition that
+is guarded itself (iterated to a fixpoint).
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Mapping
+
+from ..callers import CallFacts, FileCallers
+from .calls import CallSite, FileCalls
+from .index import Definition, FileIndex
+from .layout import importing_package, module_name
+
+# Re-exports followed from one package to the next before a name is given up on.
+_MAX_HOPS = 8
+
+
+def project_callers(indexes: list[FileIndex], calls: Mapping[str, FileCalls]) -> dict[str, FileCallers]:
+    """The ``FileCallers`` of each file (by relative path) whose definitions other files call."""
+    defined = {
+        f"{module_name(index.path)}.{definition.name}": (index.path, definition)
+        for index in indexes
+        for definition in index.definitions
+    }
+    if not defined:
+        return {}
+    exports = {module_name(path): dict(found.exports) for path, found in calls.items() if found.exports}
+    resolver = _Resolver(defined, exports)
+    sites: defaultdict[str, list[tuple[str, CallSite]]] = defaultdict(list)
+    unknown: set[str] = set()  # used in ways whose calls are not seen
+    for path, found in calls.items():
+        folder = importing_package(path)
+        for site in found.sites:
+            key = resolver.resolve(site.callee, folder)
+            if key is not None:
+                sites[key].append((path, site))
+            unknown |= resolver.reached_through(site.callee, folder)
+        for reference in found.references:
+            unknown |= resolver.reached_through(reference, folder)
+            key = resolver.resolve(reference, folder)
+            if key is not None:
+                unknown.add(key)
+        unknown |= {key for key, (_, definition) in defined.items() if definition.name in found.unread}
+    guarded = _guarded(sites)
+    facts: defaultdict[str, list[tuple[str, CallFacts]]] = defaultdict(list)
+    for key, called in sites.items():
+        path, definition = defined[key]
+        if key in unknown or all(caller == path for caller, _ in called):
+            continue
+        passed = frozenset(definition.cuda_defaults).intersection(*(_passed(definition, site) for _, site in called))
+        facts[path].append((definition.name, CallFacts(len(called), passed, key in guarded)))
+    return {path: FileCallers(tuple(sorted(found))) for path, found in facts.items()}
+
+
+def _passed(definition: Definition, site: CallSite) -> frozenset[str]:
+    """The parameters one call passes; all of them, for all it knows, where it unpacks."""
+    if site.unpacks:
+        return frozenset(definition.parameters)
+    by_position = definition.parameters[: min(site.positional, definition.positional)]
+    return frozenset((*by_position, *site.keywords))
+
+
+def _guarded(sites: Mapping[str, list[tuple[str, CallSite]]]) -> set[str]:
+    """The definitions whose every call runs with CUDA only: under a check, or in a guarded one."""
+    guarded: set[str] = set()
+    changed = True
+    while changed:
+        changed = False
+        for key, called in sites.items():
+            if key not in guarded and all(site.guarded or site.caller in guarded for _, site in called):
+                guarded.add(key)
+                changed = True
+    return guarded
+
+
+class _Resolver:
+    def __init__(self, defined: Mapping[str, object], exports: Mapping[str, Mapping[str, str]]) -> None:
+        self._defined = defined
+        self._exports = exports
+
+    def resolve(self, dotted: str, folder: str) -> str | None:
+        """The definition ``dotted`` names, as the project's module names it or as a neighbour of
+        a file in ``folder`` does; None for anything else."""
+        found = self._followed(dotted)
+        if found is None and folder:
+            found = self._followed(f"{folder}.{dotted}")
+        return found
+
+    def reached_through(self, dotted: str, folder: str) -> set[str]:
+        """Definitions that a longer name reaches into: ``Trainer`` in ``Trainer.from_config``."""
+        parts = dotted.split(".")
+        prefixes = (".".join(parts[:end]) for end in range(1, len(parts)))
+        return {key for prefix in prefixes if (key := self.resolve(prefix, folder)) is not None}
+
+    def _followed(self, dotted: str) -> str | None:
+        for _ in range(_MAX_HOPS):
+            if dotted in self._defined:
+                return dotted
+            module, _, name = dotted.rpartition(".")
+            target = self._exports.get(module, {}).get(name)
+            if target is None or target == dotted:
+                return None
+            dotted = target
+        return None

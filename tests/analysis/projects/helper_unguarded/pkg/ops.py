@@ -1,0 +1,2 @@
+def accelerate(batch):
+    return batch.cuda()  # expect: TDV001

@@ -1,0 +1,3 @@
+from .ops import accelerate, place
+
+__all__ = ["accelerate", "place"]

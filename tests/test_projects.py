@@ -1,0 +1,146 @@
+"""Findings that another file of the project decides: tests/analysis/projects/<case>/, each a small
+project whose lines say what is reported in project mode (``# expect: TDV001``) and what only a
+file linted alone reports (``# alone: TDV001``). See tests/analysis/projects/README.md."""
+
+from __future__ import annotations
+
+import ast
+import json
+import shutil
+import subprocess
+import sys
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from flake8_torchdevice.cli import main
+from flake8_torchdevice.project.calls import read_calls, runs_with_cuda, wanted
+from flake8_torchdevice.project.index import index_source
+from flake8_torchdevice.project.index_store import decoded_calls, decoded_index, encoded_calls, encoded_index
+from runtime_checks.fixtures import expectations
+
+PROJECTS = Path(__file__).resolve().parent / "analysis" / "projects"
+CASES = sorted(path for path in PROJECTS.iterdir() if path.is_dir())
+
+
+def expected(case: Path, marker: str) -> Counter:
+    return Counter(
+        (path.relative_to(case).as_posix(), line, code)
+        for path in sorted(case.rglob("*.py"))
+        for (line, code), count in expectations(path.read_text(encoding="utf-8"), marker).items()
+        for _ in range(count)
+    )
+
+
+def checked(capsys, case: Path, *args: str) -> Counter:
+    main(["check", "--runs-without-cuda", "--format", "json", "--exit-zero", *args, str(case)])
+    reports = json.loads(capsys.readouterr().out)
+    return Counter((Path(item["path"]).relative_to(case).as_posix(), item["line"], item["code"]) for item in reports)
+
+
+@pytest.mark.parametrize("case", CASES, ids=lambda case: case.name)
+def test_a_project_reports_what_its_lines_expect(case, capsys):
+    assert checked(capsys, case, "--no-cache") == expected(case, "expect")
+
+
+@pytest.mark.parametrize("case", CASES, ids=lambda case: case.name)
+def test_each_file_alone_reports_what_another_file_settles_too(case, capsys):
+    assert checked(capsys, case, "--no-cache", "--no-project") == expected(case, "expect") + expected(case, "alone")
+
+
+@pytest.mark.parametrize("case", CASES, ids=lambda case: case.name)
+def test_flake8_reports_what_the_command_does(case, tmp_path):
+    options = ["--select=TDV", "--torchdevice-runs-without-cuda", f"--torchdevice-cache-dir={tmp_path}"]
+    result = subprocess.run(
+        [sys.executable, "-m", "flake8", "--isolated", *options, "--format=%(path)s:%(row)d:%(code)s", "."],
+        capture_output=True,
+        text=True,
+        cwd=case,
+    )
+    found = Counter(tuple(line.removeprefix("./").rsplit(":", 2)) for line in result.stdout.splitlines())
+    wanted_found = Counter((path, str(line), code) for path, line, code in expected(case, "expect").elements())
+    assert found == wanted_found, result.stderr
+
+
+def test_an_edited_caller_changes_its_callee_s_findings_on_a_warm_cache(tmp_path, capsys):
+    case = tmp_path / "project"
+    shutil.copytree(PROJECTS / "default_overridden", case)
+    cache = ["--cache-dir", str(tmp_path / "cache")]
+    assert checked(capsys, case, *cache) == Counter()
+    assert checked(capsys, case, *cache) == Counter()  # warm
+    build = case / "pkg" / "build.py"
+    build.write_text(build.read_text().replace("Trainer(plans, device=device)", "Trainer(plans)"))
+    assert checked(capsys, case, *cache) == Counter({("pkg/trainer.py", 5, "TDV001"): 1})
+    build.write_text(build.read_text().replace("Trainer(plans)", "Trainer(plans, device=device)"))
+    assert checked(capsys, case, *cache) == Counter()
+
+
+SOURCE = """\
+import torch
+from .ops import step as move
+from . import ops
+
+
+def _check(batch):
+    if not torch.cuda.is_available():
+        return batch
+    return move(batch, device="cuda")
+
+
+def run(batch, args):
+    ops.step(batch) if args.no_cuda else None
+    torch.cuda.is_available() and ops.step(*batch)
+    handlers = [ops.step]
+"""
+
+
+def test_calls_record_their_guard_their_arguments_and_their_caller():
+    found = read_calls(SOURCE, "pkg/train.py", wanted([("pkg.ops", "step")]))
+    assert [(site.caller, site.guarded, site.positional, site.keywords, site.unpacks) for site in found.sites] == [
+        ("pkg.train._check", True, 1, ("device",), False),
+        ("pkg.train.run", False, 1, (), False),
+        ("pkg.train.run", True, 0, (), True),
+    ]
+    assert {site.callee for site in found.sites} == {"pkg.ops.step"}
+    assert found.references == ("pkg.ops.step",)
+    assert found.exports == (("move", "pkg.ops.step"),)
+
+
+@pytest.mark.parametrize(
+    ("test", "runs"),
+    [
+        ("torch.cuda.is_available()", True),
+        ("not torch.cuda.is_available()", False),
+        ("args.use_gpu and x", True),
+        ("args.no_cuda or x", False),
+        ("args.use_gpu or x", None),
+        ("not args.no_cuda", True),
+        ('device.type != "cuda"', False),
+        ("torch.cuda.device_count() == 0", False),
+        ("torch.cuda.device_count() > 1", True),
+        ("x or not torch.cuda.is_available()", False),
+        ("x", None),
+    ],
+)
+def test_which_branch_of_a_test_runs_with_cuda(test, runs):
+    assert runs_with_cuda(ast.parse(test, mode="eval").body, {"torch": "torch"}) is runs
+
+
+def test_only_a_file_that_names_and_imports_a_definition_may_call_it():
+    searched = wanted([("pkg.utils", "to_device")])
+    assert searched.may_call("from pkg.utils import (\n    to_device,\n)\n")
+    assert searched.may_call("from pkg import utils\nutils.to_device(x)\n")
+    assert not searched.may_call("def to_device(x):\n    return x\n")  # its own, not the project's
+    assert not searched.may_call("model.to_device(x)\n")
+
+
+def test_definitions_and_calls_round_trip_through_the_index_store():
+    source = 'import torch\n\n\nclass T:\n    def __init__(self, a, device="cuda"):\n        pass\n'
+    index = index_source(source, "a.py", ".")
+    assert [(item.name, item.parameters, item.cuda_defaults) for item in index.definitions] == [
+        ("T", ("a", "device"), ("device",))
+    ]
+    assert decoded_index(json.loads(json.dumps(encoded_index(index)))) == index
+    calls = read_calls(SOURCE, "pkg/train.py", wanted([("pkg.ops", "step")]))
+    assert decoded_calls(json.loads(json.dumps(encoded_calls(calls)))) == calls
