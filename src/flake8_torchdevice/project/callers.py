@@ -22,18 +22,25 @@ from collections.abc import Mapping
 from ..callers import CallFacts, FileCallers
 from .calls import CallSite, FileCalls
 from .index import Definition, FileIndex
-from .layout import importing_package, module_name
+from .layout import importing_package, is_satellite, module_name
 
 # Re-exports followed from one package to the next before a name is given up on.
 _MAX_HOPS = 8
 
 
-def project_callers(indexes: list[FileIndex], calls: Mapping[str, FileCalls]) -> dict[str, FileCallers]:
-    """The ``FileCallers`` of each file (by relative path) whose definitions other files call."""
+def project_callers(
+    indexes: list[FileIndex], calls: Mapping[str, FileCalls], library: bool = False
+) -> dict[str, FileCallers]:
+    """The ``FileCallers`` of each file (by relative path) whose definitions other files call.
+
+    In a library (``library``), only the definitions no user of the library calls: private ones
+    (``_name``) and those of its satellites (``examples/``, ``benchmarks/``). A public function's
+    callers outside the project are unseen, and they may well take its default."""
     defined = {
         f"{module_name(index.path)}.{definition.name}": (index.path, definition)
         for index in indexes
         for definition in index.definitions
+        if not library or definition.name.startswith("_") or is_satellite(index.package)
     }
     if not defined:
         return {}

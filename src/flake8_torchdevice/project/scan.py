@@ -70,7 +70,7 @@ def read_project(
         return ProjectBeliefs(root, dict.fromkeys(packages, CPU_ONLY_APPLICATION))
     files = {index.path: belief for index in indexes if (belief := file_belief(index)) is not None}
     beliefs = infer(indexes, readme_evidence(root, packages))
-    return ProjectBeliefs(root, beliefs, files, project_callers(indexes, calls))
+    return ProjectBeliefs(root, beliefs, files, project_callers(indexes, calls, is_library(root)))
 
 
 def _indexed(root: Path, path: Path, limit: int, store: IndexStore | None) -> FileIndex:
@@ -101,10 +101,13 @@ def _a_whole_application(root: Path, indexes: list[FileIndex]) -> bool:
 
 
 def is_library(root: Path) -> bool:
-    """A project others install (it has packaging metadata): its users may put its modules on a
-    GPU even if its own code never does."""
-    return any((root / name).is_file() for name in ("setup.py", "setup.cfg")) or _declares_a_project(
-        root / "pyproject.toml"
+    """A project others install (it has packaging metadata, or is an installed or unpacked
+    distribution): its users may put its modules on a GPU even if its own code never does."""
+    return (
+        any((root / name).is_file() for name in ("setup.py", "setup.cfg"))
+        or _declares_a_project(root / "pyproject.toml")
+        or any(root.glob("*.dist-info"))
+        or any(root.glob("*.egg-info"))
     )
 
 

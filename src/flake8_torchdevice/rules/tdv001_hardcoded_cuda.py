@@ -240,7 +240,8 @@ class HardcodedCudaDevice(Rule):
     `if not torch.cuda.is_available(): device = "cpu"`), a default (`device="cuda"`,
     `device=torch.device("cuda")`) that every call overrides (`device=` passed each time): every
     call in the project, callers in other files included, for a function or class that another file
-    calls, else every call in the file, of a private helper (`_name`) or of any function in a script
+    calls (in a library, only a private one or one of its examples: users call the public ones
+    too), else every call in the file, of a private helper (`_name`) or of any function in a script
     or a test module; a function every call of which runs under a CUDA check, callers in other files
     included (in project mode: `torchdevice check` and the flake8 plugin read the whole project), and
     non-placement uses of the string (`torch.autocast("cuda")`,
