@@ -20,6 +20,7 @@ from .domain import (
     NONE,
     NOWHERE,
     SCALAR,
+    TENSOR_KINDS,
     UNKNOWN,
     Kind,
     Origin,
@@ -145,8 +146,17 @@ class ExpressionEvaluator(_Base):
     # -------------------------------------------------------------- subscripts
     def _subscript(self, node: cst.Subscript) -> Value:
         owner = self.evaluate(node.value)
+        indices = UNKNOWN
         for element in node.slice:
-            self.evaluate_children(element)
+            if type(element.slice) is cst.Index:
+                indices = self.evaluate(element.slice.value)
+            else:
+                self.evaluate_children(element)
+        if self.recording and len(node.slice) == 1 and owner.kind in TENSOR_KINDS and indices.kind in TENSOR_KINDS:
+            # ``t[order]``: a tensor indexed by a tensor, which must be on the CPU or where ``t`` is
+            self.facts.operations[id(node)] = OperationFact(
+                node, owner, indices, False, self.state.cuda_refused, self.frame.scope
+            )
         return self.subscripted(owner, node)
 
     def subscripted(self, owner: Value, node: cst.Subscript) -> Value:

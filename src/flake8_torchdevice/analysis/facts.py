@@ -55,9 +55,10 @@ class CallFact:
 
 @dataclass(frozen=True, slots=True)
 class OperationFact:
-    """``left <op> right`` (``w + b``, ``x @ w``); ``in_place`` for ``x += y``."""
+    """``left <op> right`` (``w + b``, ``x @ w``); ``in_place`` for ``x += y``; for a subscript
+    ``t[i]`` by a tensor, ``left`` is the indexed tensor and ``right`` the indices."""
 
-    node: cst.BinaryOperation | cst.AugAssign
+    node: cst.BinaryOperation | cst.AugAssign | cst.Subscript
     left: Value
     right: Value
     in_place: bool

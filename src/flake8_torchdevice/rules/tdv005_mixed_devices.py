@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
+from typing import cast
 
 import libcst as cst
 
@@ -80,7 +81,9 @@ class MixedDevices(Rule):
     `forward()` or a parameter of an `nn.Module`, which live wherever the module is. A name that
     still holds a tensor from before `x = x.to(device)` (`prompt = tokens` above the move) keeps the
     unmoved tensor; where the code does not show where that was, the move says it was elsewhere,
-    taken to be the CPU: a finding on it is likely (medium).
+    taken to be the CPU: a finding on it is likely (medium). Also a tensor on the CPU indexed by
+    indices on a device (`labels[scores.topk(k).indices]`), which raises on a GPU since PyTorch 1.13
+    (a tensor on a device indexed by CPU indices is fine: they are copied over).
 
     ## Why is this bad?
     Every tensor of an operation must be on the same device. On a GPU this raises
@@ -137,6 +140,10 @@ class MixedDevices(Rule):
             if operation.without_cuda:
                 continue
             left, right = operation.left, operation.right
+            if isinstance(operation.node, cst.Subscript):
+                if _indexed_from_a_device(left, right):
+                    yield self._indexed(analysis, operation.node, left, right)
+                continue
             if operation.in_place and must_be_on_cpu(left) and is_tensor(left) and must_be_on_accelerator(right):
                 # ``total += loss``: the result is written into the CPU tensor, 0-dim or not.
                 yield self._report(analysis, operation.node, _operand(operation.node, True), left, right)
@@ -155,6 +162,17 @@ class MixedDevices(Rule):
                 cpu_node = next(node for node, value in operands if value is pair[0])
                 yield self._report(analysis, site.node, cpu_node, pair[0], pair[1])
 
+    def _indexed(self, analysis: Analysis, node: cst.Subscript, indexed: Value, indices: Value) -> Finding:
+        name = f"`{quoted(analysis, node.value, 20)}`"
+        made = analysis.explain(indexed)
+        index = cast(cst.Index, node.slice[0].slice).value
+        return self.finding(
+            node,
+            f"{name} (on the CPU{f', {made}' if made else ''}) is indexed with `{quoted(analysis, index, 20)}` on "
+            f"{place_name(indices)}: fails on a GPU; index with `.cpu()` indices or move {name}",
+            confidence=evidence_confidence(indexed, indices),
+        )
+
     def _report(
         self,
         analysis: Analysis,
@@ -171,6 +189,12 @@ class MixedDevices(Rule):
             "fails on a GPU; create it with device= or move it",
             confidence=evidence_confidence(cpu_value, device_value),
         )
+
+
+def _indexed_from_a_device(indexed: Value, indices: Value) -> bool:
+    """``cpu_tensor[order]`` with ``order`` on a device raises on a GPU (since PyTorch 1.13); a
+    tensor on a device indexed by CPU indices is fine, they are copied over."""
+    return is_tensor(indexed) and must_be_on_cpu(indexed) and is_tensor(indices) and must_be_on_accelerator(indices)
 
 
 def _operand(node: cst.CSTNode, left: bool) -> cst.CSTNode | None:
