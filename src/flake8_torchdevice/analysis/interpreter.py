@@ -25,7 +25,7 @@ from ..knowledge.api import GRAD_DISABLING_CONTEXTS, TENSOR_TYPES
 from .calls import CallEvaluator
 from .collector import collect
 from .conditions import Conditions, mentions_cuda, needs_cuda
-from .definitions import Definitions, FunctionInfo
+from .definitions import ClassInfo, Definitions, FunctionInfo
 from .domain import Value
 from .expressions import ExpressionEvaluator
 from .facts import Facts, Scope
@@ -62,7 +62,7 @@ class Interpreter(StatementWalker, ExpressionEvaluator, CallEvaluator):
         self.default_values: dict[int, Value] = {}  # by id(Param)
         self.expression_statement: cst.Expr | None = None
         self.module_state: State | None = None  # the module's state once its body is walked
-        self._cuda_specific: dict[int, bool] = {}
+        self._cuda_specific: dict[str, bool] = {}  # by definition key
 
     def release(self) -> None:
         """Drop the parts that call back into the interpreter (summaries, conditions), ending
@@ -157,7 +157,7 @@ class Interpreter(StatementWalker, ExpressionEvaluator, CallEvaluator):
 
     @contextmanager
     def frame_for(self, info: FunctionInfo, self_value: Value | None) -> Iterator[Frame]:
-        owner = info.owner
+        owner = self.definitions.owner(info)
         in_module = owner is not None and self.summaries.is_module_class(owner)
         scope = Scope(info, cuda_specific=self.cuda_specific(info), in_module=in_module)
         saved = self.frame
@@ -178,21 +178,23 @@ class Interpreter(StatementWalker, ExpressionEvaluator, CallEvaluator):
 
     def cuda_specific(self, info: FunctionInfo) -> bool:
         """Named for CUDA, in a class named for CUDA, or decorated with a CUDA check."""
+        owner = self.definitions.owner(info)
         return (
-            self._marked_for_cuda(info.node, info.name)
+            self._marked_for_cuda(info)
             or info.evidence.uses_nccl  # NCCL runs on CUDA GPUs only
             or (self.file_uses_nccl and info.evidence.runs_collective)  # a collective of an NCCL job
-            or (info.owner is None and info.name in self.definitions.gpu_workers)
-            or (info.owner is not None and self._marked_for_cuda(info.owner.node, info.owner.name))
+            or (owner is None and info.name in self.definitions.gpu_workers)
+            or (owner is not None and self._marked_for_cuda(owner))
         )
 
-    def _marked_for_cuda(self, node: cst.FunctionDef | cst.ClassDef, name: str) -> bool:
+    def _marked_for_cuda(self, info: FunctionInfo | ClassInfo) -> bool:
         """Named for CUDA, documented as needing it, or decorated with a CUDA check; asked at
-        every walk of a function, so remembered."""
-        known = self._cuda_specific.get(id(node))
+        every walk of a function, so remembered (by definition key)."""
+        known = self._cuda_specific.get(info.key)
         if known is None:
-            known = self._cuda_specific[id(node)] = (
-                mentions_cuda(name)
+            node = info.node
+            known = self._cuda_specific[info.key] = (
+                mentions_cuda(info.name)
                 or needs_cuda(docstring(node))
                 or any(self.conditions.mentions_guard(d.decorator, self.state) for d in node.decorators)
             )

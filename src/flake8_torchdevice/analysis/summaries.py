@@ -58,19 +58,19 @@ class Summaries:
     def __init__(self, interpreter: Interpreter) -> None:
         self.interpreter = interpreter
         self._memo: dict[tuple, Outcome] = {}
-        self._bindings: Counter[int] = Counter()  # summaries made, by function node
+        self._bindings: Counter[str] = Counter()  # summaries made, by function key
         self._depth = 0
         self._outer: list[State] = []
         self._tables: dict[str, dict[str, Value]] = {}
-        self._module_classes: dict[str, bool] = {}
+        self._module_classes: dict[str, bool] = {}  # by class key
         self._shown_kinds: dict[tuple[str, str], Kind | None] = {}
 
     # ------------------------------------------------------------------ classes
     def is_module_class(self, info: ClassInfo, seen: frozenset[str] = frozenset()) -> bool:
-        known = self._module_classes.get(info.name)
+        known = self._module_classes.get(info.key)
         if known is None:
             known = self._decide_module_class(info, seen | {info.name})
-            self._module_classes[info.name] = known
+            self._module_classes[info.key] = known
         return known
 
     def _decide_module_class(self, info: ClassInfo, seen: frozenset[str]) -> bool:
@@ -92,7 +92,7 @@ class Summaries:
         return "forward" in info.methods and bool(info.node.bases)
 
     def self_value(self, info: FunctionInfo) -> Value | None:
-        owner = info.owner
+        owner = self.interpreter.definitions.owner(info)
         if owner is None or info.self_name is None or info.is_classmethod:
             return None  # a class method's ``cls`` is the class: calling it constructs, it runs no forward()
         if self.is_module_class(owner):
@@ -132,7 +132,7 @@ class Summaries:
     def _kind_shown_by_methods(self, info: ClassInfo, attribute: str) -> Kind | None:
         """Module or tensor, as the first method of the class's family that shows either; asked
         for every read of an unknown attribute, so remembered (the evidence never changes)."""
-        key = (info.name, attribute)
+        key = (info.key, attribute)
         if key not in self._shown_kinds:
             self._shown_kinds[key] = None
             family = self.interpreter.definitions.family(info)
@@ -157,7 +157,7 @@ class Summaries:
 
     def _table(self, info: ClassInfo) -> dict[str, Value]:
         family = self.interpreter.definitions.family(info)
-        key = " ".join(sorted(cls.name for cls in family))
+        key = " ".join(sorted(cls.key for cls in family))
         table = self._tables.get(key)
         if table is not None:
             return table
@@ -231,10 +231,11 @@ class Summaries:
     def super_value(self, frame: Frame) -> Value:
         """``super()`` in a method: the instance, seen from the first base of this file."""
         function = frame.function
-        if function is None or function.owner is None or frame.self_value is None:
+        owner = self.interpreter.definitions.owner(function) if function is not None else None
+        if owner is None or frame.self_value is None:
             return UNKNOWN
         classes = self.interpreter.definitions.classes
-        for base in function.owner.base_names():
+        for base in owner.base_names():
             if base in classes:
                 return Value(kind=frame.self_value.kind, places=frame.self_value.places, cls=base)
         return UNKNOWN
@@ -276,19 +277,19 @@ class Summaries:
         return bound
 
     def _summarise(self, info: FunctionInfo, bound: dict[str, Value], self_value: Value | None) -> Outcome:
-        key = (id(info.node), self_value, tuple(sorted(bound.items())))
+        key = (info.key, self_value, tuple(sorted(bound.items())))
         known = self._memo.get(key)
         if known is not None:
             return known
-        if self._bindings[id(info.node)] >= MAX_BINDINGS:
+        if self._bindings[info.key] >= MAX_BINDINGS:
             bound = dict.fromkeys(bound, UNKNOWN)
-            key = (id(info.node), self_value, tuple(sorted(bound.items())))
+            key = (info.key, self_value, tuple(sorted(bound.items())))
             known = self._memo.get(key)
             if known is not None:
                 return known
         if not self._may_summarise():
             return UNKNOWN, {}
-        self._bindings[id(info.node)] += 1
+        self._bindings[info.key] += 1
         # A recursive call while this one is evaluated contributes nothing: the other returns decide.
         self._memo[key] = (NONE, {})
         outcome = self._evaluate(info, bound, self_value)
@@ -323,7 +324,8 @@ class Summaries:
         """What each parameter holds when the body is recorded, from what the body shows."""
         values = {}
         evidence = info.evidence
-        in_module = info.owner is not None and self.is_module_class(info.owner)
+        owner = self.interpreter.definitions.owner(info)
+        in_module = owner is not None and self.is_module_class(owner)
         inputs = in_module and info.name in _MODULE_ENTRY_METHODS
         batch = self.interpreter.definitions.batch_parameter(info)
         for param in all_params(info.node.params):

@@ -156,7 +156,7 @@ def _guarded_functions(analysis: Analysis) -> set[int]:
     candidates = [
         function
         for function in analysis.functions()
-        if function.owner is None and (analysis.is_self_contained() or function.name.startswith("_"))
+        if function.owner_key is None and (analysis.is_self_contained() or function.name.startswith("_"))
     ]
     guarded: set[int] = set()
     changed = True
