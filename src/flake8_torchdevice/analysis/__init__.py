@@ -3,9 +3,9 @@
 Layers, each in its own module: ``domain`` (values and places), ``state`` (the flow state),
 ``conditions`` (narrowing), ``definitions`` (what the file defines, and evidence), the
 interpreter (``interpreter``, ``statements``, ``loops``, ``expressions``, ``calls``,
-``methods``; ``parts`` declares what they use of each other, for mypy), ``summaries``
-(functions and classes of the file), ``facts`` (what is recorded) and ``queries`` (the face
-rules see). What it knows of torch's API is data in ``flake8_torchdevice.knowledge``, which the
+``methods``, and ``summaries`` of the file's functions and classes, remembered in ``memo``;
+``parts`` declares what they use of each other, for mypy), ``facts`` (what is recorded) and
+``queries`` (the face rules see). What it knows of torch's API is data in ``flake8_torchdevice.knowledge``, which the
 project index reads too.
 """
 
@@ -21,10 +21,7 @@ from .queries import Analysis
 def analyse(module: cst.Module, guard_functions: frozenset[str] = frozenset()) -> Analysis:
     """Analyse a parsed module: one syntactic pass, then the flow analysis."""
     interpreter = Interpreter(module, guard_functions)
-    try:
-        facts = interpreter.run()
-    finally:
-        interpreter.release()
+    facts = interpreter.run()
     return Analysis(module, interpreter.imports, interpreter.definitions, facts)
 
 

@@ -15,7 +15,6 @@ instance places them where that instance is; plain tensor attributes stay where 
 
 from __future__ import annotations
 
-from collections import Counter
 from typing import TYPE_CHECKING
 
 import libcst as cst
@@ -35,11 +34,13 @@ from .domain import (
     without_grad,
 )
 from .frames import Frame
-from .state import State
+from .memo import CallKey, Outcome
 from .syntax import all_params
 
 if TYPE_CHECKING:
-    from .interpreter import Interpreter
+    from .parts import InterpreterParts as _Base
+else:
+    _Base = object
 
 MAX_DEPTH = 3
 MAX_SUMMARIES = 400
@@ -51,33 +52,23 @@ MAX_BINDINGS = 4
 SELF = with_module("self")
 _MODULE_ENTRY_METHODS = frozenset({"forward", "__call__"})
 
-Outcome = tuple[Value, dict[str, Value]]
 
-
-class Summaries:
-    def __init__(self, interpreter: Interpreter) -> None:
-        self.interpreter = interpreter
-        self._memo: dict[tuple, Outcome] = {}
-        self._bindings: Counter[str] = Counter()  # summaries made, by function key
-        self._depth = 0
-        self._outer: list[State] = []
-        self._tables: dict[str, dict[str, Value]] = {}
-        self._module_classes: dict[str, bool] = {}  # by class key
-        self._shown_kinds: dict[tuple[str, str], Kind | None] = {}
+class SummaryEvaluator(_Base):
+    """The part of the interpreter that summarises the file's functions and classes; what it
+    learns is kept in ``summary_memo``, which holds nothing of the interpreter."""
 
     # ------------------------------------------------------------------ classes
     def is_module_class(self, info: ClassInfo, seen: frozenset[str] = frozenset()) -> bool:
-        known = self._module_classes.get(info.key)
+        known = self.summary_memo.module_classes.get(info.key)
         if known is None:
             known = self._decide_module_class(info, seen | {info.name})
-            self._module_classes[info.key] = known
+            self.summary_memo.module_classes[info.key] = known
         return known
 
     def _decide_module_class(self, info: ClassInfo, seen: frozenset[str]) -> bool:
-        classes = self.interpreter.definitions.classes
-        imports = self.interpreter.imports
+        classes = self.definitions.classes
         for base in info.node.bases:
-            qualified = imports.qualify(base.value)
+            qualified = self.imports.qualify(base.value)
             if qualified is not None and (qualified in api.MODULE_BASES or api.is_module_class(qualified)):
                 return True
             local = classes.get(base.value.value) if type(base.value) is cst.Name else None
@@ -92,16 +83,16 @@ class Summaries:
         return "forward" in info.methods and bool(info.node.bases)
 
     def self_value(self, info: FunctionInfo) -> Value | None:
-        owner = self.interpreter.definitions.owner(info)
+        owner = self.definitions.owner(info)
         if owner is None or info.self_name is None or info.is_classmethod:
             return None  # a class method's ``cls`` is the class: calling it constructs, it runs no forward()
         if self.is_module_class(owner):
             return Value(kind=Kind.MODULE, places=SELF, cls=owner.name)
         return Value(kind=Kind.OBJECT, cls=owner.name)
 
-    def attribute(self, owner: Value, attribute: str) -> Value:
+    def instance_attribute(self, owner: Value, attribute: str) -> Value:
         """``owner.attribute`` for an instance (``self`` included)."""
-        info = self.interpreter.definitions.classes.get(owner.cls or "")
+        info = self.definitions.classes.get(owner.cls or "")
         if info is not None:
             value = self._table(info).get(attribute)
             if value is not None and value.places == SELF:
@@ -133,22 +124,22 @@ class Summaries:
         """Module or tensor, as the first method of the class's family that shows either; asked
         for every read of an unknown attribute, so remembered (the evidence never changes)."""
         key = (info.key, attribute)
-        if key not in self._shown_kinds:
-            self._shown_kinds[key] = None
-            family = self.interpreter.definitions.family(info)
+        if key not in self.summary_memo.shown_kinds:
+            self.summary_memo.shown_kinds[key] = None
+            family = self.definitions.family(info)
             if any(_misfit(method, attribute) for cls in family for method in cls.methods.values()):
                 return None  # a method calls it in a way no tensor's method is called: kinds conflict
             for cls in family:
                 for method in cls.methods.values():
                     kind = method.evidence.kind_of(f"{method.self_name}.{attribute}") if method.self_name else None
                     if kind is Kind.MODULE or kind is Kind.TENSOR:
-                        self._shown_kinds[key] = kind
+                        self.summary_memo.shown_kinds[key] = kind
                         return kind
-        return self._shown_kinds[key]
+        return self.summary_memo.shown_kinds[key]
 
     def stores_attribute(self, owner: Value, attribute: str) -> bool:
         """Does the class of ``owner`` (a class of this file) assign ``attribute`` on its instances?"""
-        definitions = self.interpreter.definitions
+        definitions = self.definitions
         info = definitions.classes.get(owner.cls or "")
         if info is None:
             return False
@@ -156,12 +147,12 @@ class Summaries:
         return any(attribute in method.evidence.self_assigned for method in methods)
 
     def _table(self, info: ClassInfo) -> dict[str, Value]:
-        family = self.interpreter.definitions.family(info)
+        family = self.definitions.family(info)
         key = " ".join(sorted(cls.key for cls in family))
-        table = self._tables.get(key)
+        table = self.summary_memo.tables.get(key)
         if table is not None:
             return table
-        table = self._tables[key] = {}  # seen while being computed: what is known so far
+        table = self.summary_memo.tables[key] = {}  # seen while being computed: what is known so far
         for cls in family:
             init = cls.methods.get("__init__")
             if init is not None:
@@ -184,7 +175,7 @@ class Summaries:
 
     def _method(self, class_name: str | None, method: str) -> FunctionInfo | None:
         """Find ``method`` on a class of this file or its bases of this file."""
-        classes = self.interpreter.definitions.classes
+        classes = self.definitions.classes
         seen: set[str] = set()
         pending = [class_name] if class_name else []
         while pending:
@@ -212,29 +203,29 @@ class Summaries:
     def _as_the_caller_runs_it(self, result: Value) -> Value:
         """A summary is computed once, with grad enabled; called under ``torch.no_grad()``, what
         the function computes does not require grad."""
-        return result if self.interpreter.state.grad_enabled else without_grad(result)
+        return result if self.state.grad_enabled else without_grad(result)
 
     def call_named(self, name: str, node: cst.Call, arguments: tuple[Value, ...]) -> Value | None:
         """``f(...)`` of a function of this file, or ``C(...)`` of a class of this file."""
-        definitions = self.interpreter.definitions
+        definitions = self.definitions
         function = definitions.top_functions.get(name)
-        if function is not None and self.interpreter.state.get(name) in (None, UNKNOWN):
+        if function is not None and self.state.get(name) in (None, UNKNOWN):
             bound = self.bind_arguments(function, node, arguments, skip_self=False)
             return self._as_the_caller_runs_it(self._summarise(function, bound, None)[0])
         cls = definitions.classes.get(name)
         if cls is not None:
             if self.is_module_class(cls):
-                return Value(kind=Kind.MODULE, places=self.interpreter.state.default_places, cls=cls.name)
+                return Value(kind=Kind.MODULE, places=self.state.default_places, cls=cls.name)
             return Value(kind=Kind.OBJECT, cls=cls.name)
         return None
 
     def super_value(self, frame: Frame) -> Value:
         """``super()`` in a method: the instance, seen from the first base of this file."""
         function = frame.function
-        owner = self.interpreter.definitions.owner(function) if function is not None else None
+        owner = self.definitions.owner(function) if function is not None else None
         if owner is None or frame.self_value is None:
             return UNKNOWN
-        classes = self.interpreter.definitions.classes
+        classes = self.definitions.classes
         for base in owner.base_names():
             if base in classes:
                 return Value(kind=frame.self_value.kind, places=frame.self_value.places, cls=base)
@@ -242,7 +233,7 @@ class Summaries:
 
     def _apply_effects(self, node: cst.Call, effects: dict[str, Value]) -> None:
         """``self.build()`` in a method: what it assigned to ``self`` is assigned here too."""
-        frame = self.interpreter.frame
+        frame = self.frame
         function = frame.function
         if not effects or function is None or function.self_name is None or type(node.func) is not cst.Attribute:
             return
@@ -251,7 +242,7 @@ class Summaries:
             receiver = cst.Name(function.self_name)
         if type(receiver) is cst.Name and receiver.value == function.self_name:
             for attribute, value in effects.items():
-                self.interpreter.state.bind(f"{function.self_name}.{attribute}", value)
+                self.state.bind(f"{function.self_name}.{attribute}", value)
 
     def bind_arguments(
         self, info: FunctionInfo, node: cst.Call, arguments: tuple[Value, ...], skip_self: bool
@@ -269,7 +260,7 @@ class Summaries:
             elif position < len(params):
                 bound[params[position].name.value] = value
                 position += 1
-        defaults = self.interpreter.default_values
+        defaults = self.default_values
         for param in all_params(info.node.params):
             name = param.name.value
             if name not in bound and name != info.self_name:
@@ -277,38 +268,41 @@ class Summaries:
         return bound
 
     def _summarise(self, info: FunctionInfo, bound: dict[str, Value], self_value: Value | None) -> Outcome:
-        key = (info.key, self_value, tuple(sorted(bound.items())))
-        known = self._memo.get(key)
+        memo = self.summary_memo
+        key: CallKey = (info.key, self_value, tuple(sorted(bound.items())))
+        known = memo.outcomes.get(key)
         if known is not None:
             return known
-        if self._bindings[info.key] >= MAX_BINDINGS:
+        if memo.bindings[info.key] >= MAX_BINDINGS:
             bound = dict.fromkeys(bound, UNKNOWN)
             key = (info.key, self_value, tuple(sorted(bound.items())))
-            known = self._memo.get(key)
+            known = memo.outcomes.get(key)
             if known is not None:
                 return known
         if not self._may_summarise():
             return UNKNOWN, {}
-        self._bindings[info.key] += 1
+        memo.bindings[info.key] += 1
         # A recursive call while this one is evaluated contributes nothing: the other returns decide.
-        self._memo[key] = (NONE, {})
+        memo.outcomes[key] = (NONE, {})
         outcome = self._evaluate(info, bound, self_value)
-        self._memo[key] = outcome
+        memo.outcomes[key] = outcome
         return outcome
 
     def _may_summarise(self) -> bool:
-        return not self.interpreter.simple and self._depth < MAX_DEPTH and len(self._memo) < MAX_SUMMARIES
+        memo = self.summary_memo
+        return not self.simple and memo.depth < MAX_DEPTH and len(memo.outcomes) < MAX_SUMMARIES
 
     def _evaluate(self, info: FunctionInfo, bound: dict[str, Value], self_value: Value | None) -> Outcome:
-        interpreter = self.interpreter
-        outer = self._outer[0] if self._outer else interpreter.globals_state()
-        self._depth += 1
-        self._outer.append(outer)
+        # Every summary sees the globals of the outermost one: the module's state where the call
+        # that started them was made (or its final state, once it is walked).
+        started = self.summary_globals
+        outer = self.summary_globals = self.globals_state() if started is None else started
+        self.summary_memo.depth += 1
         try:
-            returned, exit_state = interpreter.evaluate_function(info, outer, bound, self_value)
+            returned, exit_state = self.evaluate_function(info, outer, bound, self_value)
         finally:
-            self._depth -= 1
-            self._outer.pop()
+            self.summary_memo.depth -= 1
+            self.summary_globals = started
         effects = {}
         if info.self_name is not None and info.evidence.self_assigned:
             prefix = info.self_name + "."
@@ -324,10 +318,10 @@ class Summaries:
         """What each parameter holds when the body is recorded, from what the body shows."""
         values = {}
         evidence = info.evidence
-        owner = self.interpreter.definitions.owner(info)
+        owner = self.definitions.owner(info)
         in_module = owner is not None and self.is_module_class(owner)
         inputs = in_module and info.name in _MODULE_ENTRY_METHODS
-        batch = self.interpreter.definitions.batch_parameter(info)
+        batch = self.definitions.batch_parameter(info)
         for param in all_params(info.node.params):
             name = param.name.value
             if name == info.self_name:
@@ -336,13 +330,13 @@ class Summaries:
                 values[name] = Value(kind=Kind.BATCH, places=CPU)  # ignite hands it a DataLoader batch
                 continue
             kind = self._parameter_kind(param, name, evidence, inputs)
-            default = self.interpreter.default_values.get(id(param))
+            default = self.default_values.get(id(param))
             if (
                 kind is None
                 and default is not None
                 and default.kind is Kind.DEVICE
                 and must_be_on_accelerator(default)
-                and not self.interpreter.definitions.default_always_replaced(info, param)
+                and not self.definitions.default_always_replaced(info, param)
             ):
                 values[name] = default  # ``device="cuda"``: what a call without the argument gets
                 continue
@@ -356,7 +350,7 @@ class Summaries:
 
     def _parameter_kind(self, param: cst.Param, name: str, evidence: Evidence, inputs: bool) -> Kind | None:
         annotation = param.annotation.annotation if param.annotation is not None else None
-        if annotation is not None and self.interpreter.annotation_kind(annotation) is Kind.TENSOR:
+        if annotation is not None and self.annotation_kind(annotation) is Kind.TENSOR:
             return Kind.TENSOR
         shown = evidence.kind_of(name)
         if shown is not None:
