@@ -2,8 +2,9 @@
 
 A call of a function or method defined in this file is evaluated with the values of its
 arguments (call-site return inference, as pyright does for unannotated functions); the result
-is memoised per argument values, with caps on depth, on the number of summaries and on the
-steps one may take, past which the call is simply unknown. A method called on ``self`` also
+is memoised per argument values (``memo``: only when it does not depend on the order summaries
+were asked in), with caps on depth, on the number of summaries and on the steps one may take,
+past which the call is simply unknown. A method called on ``self`` also
 hands back what it assigned to ``self`` (a builder called from ``__init__``).
 
 A class has one table of instance attributes: what ``__init__`` leaves on ``self``, joined
@@ -42,8 +43,6 @@ if TYPE_CHECKING:
 else:
     _Base = object
 
-MAX_DEPTH = 3
-MAX_SUMMARIES = 400
 # Distinct arguments one function is summarised for; past them, one summary with unknown
 # arguments answers every other call (a helper called with many different values costs a walk
 # per value otherwise, and most of a model file's analysis time went there).
@@ -58,26 +57,22 @@ class SummaryEvaluator(_Base):
     learns is kept in ``summary_memo``, which holds nothing of the interpreter."""
 
     # ------------------------------------------------------------------ classes
-    def is_module_class(self, info: ClassInfo, seen: frozenset[str] = frozenset()) -> bool:
-        known = self.summary_memo.module_classes.get(info.key)
+    def is_module_class(self, info: ClassInfo) -> bool:
+        """A class of a family (classes related by inheritance, either way) one of which shows
+        it is a module: a subclass of a module class is one, and so is a mixin that a module
+        class inherits (``class Linear(nn.Module, LoraLayer)``): its methods run on that module,
+        and what it stores on ``self`` moves with it. Decided for the whole family at once, so
+        the answer does not depend on which class was asked about first."""
+        memo = self.summary_memo.module_classes
+        known = memo.get(info.key)
         if known is None:
-            known = self._decide_module_class(info, seen | {info.name})
-            self.summary_memo.module_classes[info.key] = known
+            known = memo[info.key] = any(self._shows_module(cls) for cls in self.definitions.family(info))
         return known
 
-    def _decide_module_class(self, info: ClassInfo, seen: frozenset[str]) -> bool:
-        classes = self.definitions.classes
+    def _shows_module(self, info: ClassInfo) -> bool:
         for base in info.node.bases:
             qualified = self.imports.qualify(base.value)
             if qualified is not None and (qualified in api.MODULE_BASES or api.is_module_class(qualified)):
-                return True
-            local = classes.get(base.value.value) if type(base.value) is cst.Name else None
-            if local is not None and local.name not in seen and self.is_module_class(local, seen):
-                return True
-        # A mixin that a module class of this file inherits (``class Linear(nn.Module, LoraLayer)``):
-        # its methods run on that module, and what it stores on ``self`` moves with it.
-        for cls in classes.values():
-            if info.name in cls.base_names() and cls.name not in seen and self.is_module_class(cls, seen):
                 return True
         # An unknown base and a ``forward`` method: a module of another library's hierarchy.
         return "forward" in info.methods and bool(info.node.bases)
@@ -148,26 +143,25 @@ class SummaryEvaluator(_Base):
 
     def _table(self, info: ClassInfo) -> dict[str, Value]:
         family = self.definitions.family(info)
-        key = " ".join(sorted(cls.key for cls in family))
-        table = self.summary_memo.tables.get(key)
-        if table is not None:
-            return table
-        table = self.summary_memo.tables[key] = {}  # seen while being computed: what is known so far
-        for cls in family:
-            init = cls.methods.get("__init__")
-            if init is not None:
-                self._learn_attributes(init, table, None)
-        for cls in family:
-            for method in cls.methods.values():
-                if method.name != "__init__" and method.evidence.self_assigned:
-                    self._learn_attributes(method, table, method.evidence.self_assigned)
-        return table
+
+        def build(table: dict[str, Value]) -> None:
+            for cls in family:
+                init = cls.methods.get("__init__")
+                if init is not None:
+                    self._learn_attributes(init, table, None)
+            for cls in family:
+                for method in cls.methods.values():
+                    if method.name != "__init__" and method.evidence.self_assigned:
+                        self._learn_attributes(method, table, method.evidence.self_assigned)
+
+        return self.summary_memo.table(" ".join(sorted(cls.key for cls in family)), build)
 
     def _learn_attributes(self, info: FunctionInfo, table: dict[str, Value], only: set[str] | None) -> None:
         self_value = self.self_value(info)
-        if self_value is None or info.self_name is None or not self._may_summarise():
+        if self_value is None or info.self_name is None or not self.summary_memo.admit(self.simple):
             return
-        _, effects = self._evaluate(info, self.parameter_values(info), self_value)
+        arguments = self.parameter_values(info)
+        _, effects = self.summary_memo.evaluate(None, lambda: self._evaluate(info, arguments, self_value))
         for attribute, value in effects.items():
             if only is None or attribute in only:
                 known = table.get(attribute)
@@ -270,38 +264,25 @@ class SummaryEvaluator(_Base):
     def _summarise(self, info: FunctionInfo, bound: dict[str, Value], self_value: Value | None) -> Outcome:
         memo = self.summary_memo
         key: CallKey = (info.key, self_value, tuple(sorted(bound.items())))
-        known = memo.outcomes.get(key)
-        if known is not None:
-            return known
-        if memo.bindings[info.key] >= MAX_BINDINGS:
+        calls = memo.calls[info.key]
+        if key not in calls and len(calls) >= MAX_BINDINGS:
             bound = dict.fromkeys(bound, UNKNOWN)
             key = (info.key, self_value, tuple(sorted(bound.items())))
-            known = memo.outcomes.get(key)
-            if known is not None:
-                return known
-        if not self._may_summarise():
+        known = memo.recall(key)
+        if known is not None:
+            return known
+        if not memo.admit(self.simple):
             return UNKNOWN, {}
-        memo.bindings[info.key] += 1
-        # A recursive call while this one is evaluated contributes nothing: the other returns decide.
-        memo.outcomes[key] = (NONE, {})
-        outcome = self._evaluate(info, bound, self_value)
-        memo.outcomes[key] = outcome
-        return outcome
-
-    def _may_summarise(self) -> bool:
-        memo = self.summary_memo
-        return not self.simple and memo.depth < MAX_DEPTH and len(memo.outcomes) < MAX_SUMMARIES
+        return memo.evaluate(key, lambda: self._evaluate(info, bound, self_value))
 
     def _evaluate(self, info: FunctionInfo, bound: dict[str, Value], self_value: Value | None) -> Outcome:
         # Every summary sees the globals of the outermost one: the module's state where the call
         # that started them was made (or its final state, once it is walked).
         started = self.summary_globals
         outer = self.summary_globals = self.globals_state() if started is None else started
-        self.summary_memo.depth += 1
         try:
             returned, exit_state = self.evaluate_function(info, outer, bound, self_value)
         finally:
-            self.summary_memo.depth -= 1
             self.summary_globals = started
         effects = {}
         if info.self_name is not None and info.evidence.self_assigned:
