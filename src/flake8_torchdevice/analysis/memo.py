@@ -19,8 +19,10 @@ whoever asked for it but not kept:
 * A class's table of attributes, read while it is being built (a method ``__init__`` calls reads
   ``self.x``): what such a read sees is the part learned so far. A table is built apart from
   whatever asked for it (no evaluation in progress is visible to it, and the depth starts
-  again), so it comes out the same whoever asked; the results computed inside it that read it
-  are not kept. Two tables that read each other while being built are kept by neither.
+  again), so it comes out the same whoever asked. The results computed inside it that read it
+  are kept only while that part stays the same: until the method evaluated for the table ends
+  (``__init__`` calling ``self.log(...)`` twenty times evaluates it once). Two tables that read
+  each other while being built are kept by neither.
 
 The budget (``MAX_SUMMARIES``) and simple mode refuse evaluations for reasons outside the call:
 what is in progress when they do is not kept. ``MAX_BINDINGS`` (``summaries``) does depend on
@@ -58,6 +60,8 @@ class _Frame:
     lowest: int = _NOTHING
     # Levels of nested evaluations this one used, itself included (``_CUT``: the cap cut it).
     height: int = 1
+    # It read the table being built around it: it holds while that table stays as it is.
+    partial: bool = False
 
 
 @dataclass
@@ -67,6 +71,8 @@ class _Table:
     key: str
     outside: list[_Frame]
     attributes: dict[str, Value] = field(default_factory=dict)  # what is known so far
+    # Results that read ``attributes``, kept while they stay as they are.
+    provisional: dict[tuple[CallKey, int], tuple[Outcome, int]] = field(default_factory=dict)
     # The lowest table (index) that a read of a table in progress reached from inside this one.
     lowest: int = _NOTHING
 
@@ -111,6 +117,10 @@ class SummaryMemo:
         """A complete summary that holds at this depth; or, for a call in progress, what a
         recursive call contributes (nothing), noting the cycle it cuts."""
         known = self.outcomes.get((key, self.depth))
+        if known is None and self._building:
+            known = self._building[-1].provisional.get((key, self.depth))
+            if known is not None and self._frames:
+                self._frames[-1].partial = True
         if known is not None:
             outcome, height = known
             self._used(height)
@@ -138,13 +148,17 @@ class SummaryMemo:
         if self._frames:  # what this one reached, its caller reached too
             caller = self._frames[-1]
             caller.lowest = min(caller.lowest, frame.lowest)
+            caller.partial = caller.partial or frame.partial
         self._used(frame.height)
-        if key is not None and frame.lowest > index:
+        if key is None:  # a method evaluated for a table: the table grows by what it assigned
+            self._building[-1].provisional.clear()
+        elif frame.lowest > index:
+            kept = self._building[-1].provisional if frame.partial else self.outcomes
             if index + frame.height > MAX_DEPTH:  # cut by the cap: holds at this depth only
-                self.outcomes[(key, index)] = (outcome, frame.height)
+                kept[(key, index)] = (outcome, frame.height)
             else:
                 for depth in range(MAX_DEPTH - frame.height + 1):
-                    self.outcomes[(key, depth)] = (outcome, frame.height)
+                    kept[(key, depth)] = (outcome, frame.height)
         return outcome
 
     def _used(self, height: int) -> None:
@@ -159,11 +173,13 @@ class SummaryMemo:
             return known
         for index, building in enumerate(self._building):
             if building.key == key:
-                if self._frames:  # read by evaluations that see only part of it
-                    self._frames[-1].lowest = -1
                 if index < len(self._building) - 1:  # read while building another table
                     innermost = self._building[-1]
                     innermost.lowest = min(innermost.lowest, index)
+                    if self._frames:
+                        self._frames[-1].lowest = -1
+                elif self._frames:  # read by evaluations that see only part of it
+                    self._frames[-1].partial = True
                 return building.attributes
         building = _Table(key, self._frames)
         self._frames = []
