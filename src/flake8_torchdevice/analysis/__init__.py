@@ -3,9 +3,9 @@
 Layers, each in its own module: ``domain`` (values and places), ``state`` (the flow state),
 ``conditions`` (narrowing), ``definitions`` (what the file defines, and evidence), the
 interpreter (``interpreter``, ``statements``, ``loops``, ``expressions``, ``calls``,
-``methods``; ``parts`` declares what they use of each other, for mypy), ``summaries``
-(functions and classes of the file), ``facts`` (what is recorded) and ``queries`` (the face
-rules see). What it knows of torch's API is data in ``flake8_torchdevice.knowledge``, which the
+``methods``, and ``summaries`` of the file's functions and classes, remembered in ``memo``;
+``parts`` declares what they use of each other, for mypy), ``facts`` (what is recorded) and
+``queries`` (the face rules see). What it knows of torch's API is data in ``flake8_torchdevice.knowledge``, which the
 project index reads too.
 """
 
@@ -25,10 +25,7 @@ def analyse(
     """Analyse a parsed module: one syntactic pass, then the flow analysis. ``callers`` says what
     the project's calls of its functions, in other files, have in common (plain data)."""
     interpreter = Interpreter(module, guard_functions, callers)
-    try:
-        facts = interpreter.run()
-    finally:
-        interpreter.release()
+    facts = interpreter.run()
     return Analysis(module, interpreter.imports, interpreter.definitions, facts)
 
 

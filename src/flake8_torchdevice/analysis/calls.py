@@ -97,7 +97,7 @@ class CallEvaluator(MethodEvaluator):
     def _member(self, owner: Value, name: str) -> Value:
         """What ``owner.name`` holds when called (``self.encoder(x)``: a submodule)."""
         if owner.kind is Kind.MODULE or owner.kind is Kind.OBJECT:
-            return self.summaries.attribute(owner, name)
+            return self.instance_attribute(owner, name)
         return UNKNOWN
 
     def _result(
@@ -267,7 +267,7 @@ class CallEvaluator(MethodEvaluator):
 
     # ------------------------------------------------------------- module calls
     def _module_call(self, node: cst.Call, module: Value, arguments: tuple[Value, ...]) -> Value:
-        summarised = self.summaries.call_method(module, "forward", node, arguments)
+        summarised = self.call_method(module, "forward", node, arguments)
         if summarised is not None:
             return summarised
         stateless = module.cls in api.STATELESS_MODULES

@@ -223,7 +223,7 @@ class _Collector:
         for param in all_params(node.params):
             if param.default is not None:
                 self.visit(param.default)
-        info = FunctionInfo(node, owner, Evidence())
+        info = FunctionInfo(node, owner.key if owner is not None else None, Evidence(), self.bindings.key(node))
         self.definitions.functions[id(node)] = info
         self.bindings.enter_function(info)
         if owner is not None:
@@ -243,12 +243,11 @@ class _Collector:
             outer.placements |= info.evidence.placements
 
     def klass(self, node: cst.ClassDef) -> None:
-        for decorator in node.decorators:
-            self.visit(decorator)
-        for base in node.bases:
-            self.visit(base)
-        info = ClassInfo(node)
-        self.bindings.enter_class(node)
+        for child in (*node.decorators, *node.bases):
+            self.visit(child)
+        info = ClassInfo(node, self.bindings.key(node))
+        self.definitions.classes_by_key[info.key] = info
+        self.bindings.enter_class(info)
         if self.depth == 0:
             self.definitions.classes[info.name] = info
             if any(base.endswith("TestCase") for base in info.base_names()):

@@ -44,6 +44,9 @@ _NEGATED = (cst.NotEqual, cst.NotIn, cst.IsNot)
 # Device types that are not CUDA: listed with "cpu", they leave only CUDA (and its kin) outside.
 _NOT_CUDA = frozenset({"mps", "xla", "meta", "xpu", "hpu", "npu", "mtia"})
 _MODULE_TYPES = frozenset({"torch.nn.Module", "torch.nn.modules.module.Module"})
+# The value an expression has in a state, evaluated without recording anything (the interpreter's
+# ``peek``): passed to each narrowing, so that conditions hold no reference to the interpreter.
+CurrentValue = Callable[[cst.BaseExpression, State], Value]
 
 
 @functools.lru_cache(maxsize=4096)  # asked again and again about the same few hundred names
@@ -69,7 +72,6 @@ class Conditions:
         imports: ImportTable,
         guard_functions: frozenset[str],
         tensor_types: frozenset[str],
-        current_value: Callable[[cst.BaseExpression, State], Value],
         distributed_means_cuda: bool = False,
     ) -> None:
         self._imports = imports
@@ -78,30 +80,30 @@ class Conditions:
         self._distributed_means_cuda = distributed_means_cuda
         self._guard_functions = guard_functions
         self._tensor_types = tensor_types
-        # The value an expression has in a state, evaluated without recording anything.
-        self._current_value = current_value
 
     # ------------------------------------------------------------------ narrowing
-    def narrow(self, state: State, test: cst.BaseExpression, truth: bool) -> State:
+    def narrow(self, state: State, test: cst.BaseExpression, truth: bool, current_value: CurrentValue) -> State:
         """The state in which ``test`` was ``truth`` (the same object when it proves nothing)."""
         if type(test) is cst.UnaryOperation and type(test.operator) is cst.Not:
-            return self.narrow(state, test.expression, not truth)
+            return self.narrow(state, test.expression, not truth, current_value)
         if type(test) is cst.BooleanOperation:
-            return self._narrow_boolean(state, test, truth)
+            return self._narrow_boolean(state, test, truth, current_value)
         if type(test) is cst.NamedExpr:
-            return self.narrow(state, test.target, truth)
+            return self.narrow(state, test.target, truth, current_value)
         narrowed = state
         polarity = self.polarity(test, state)
         if (polarity is Polarity.POSITIVE and truth) or (polarity is Polarity.NEGATIVE and not truth):
-            chosen = self._defaulted_flag(test, state)
+            chosen = _defaulted_flag(test, state, current_value)
             narrowed = _with_cuda(narrowed, checked=True) if chosen is None else _by_default(narrowed, chosen)
         elif polarity is not Polarity.NONE:
             narrowed = _with_cuda(narrowed, checked=False)
         if truth and type(test) is cst.Call:
-            narrowed = self._narrow_type_check(narrowed, test)
-        return self._narrow_placement(narrowed, test, truth)
+            narrowed = self._narrow_type_check(narrowed, test, current_value)
+        return self._narrow_placement(narrowed, test, truth, current_value)
 
-    def _narrow_placement(self, state: State, test: cst.BaseExpression, truth: bool) -> State:
+    def _narrow_placement(
+        self, state: State, test: cst.BaseExpression, truth: bool, current_value: CurrentValue
+    ) -> State:
         """The branch where a test shows a value or a device is the CPU (``device_tests``)."""
         tested = placement_test(test)
         if tested is None or tested.cpu_when is not truth:
@@ -109,21 +111,25 @@ class Conditions:
         name = dotted_name(tested.subject)
         if name is None:
             return state
-        known = state.get(name) or self._current_value(tested.subject, state)
+        known = state.get(name) or current_value(tested.subject, state)
         return on_the_cpu(state, name, tested, known, Origin(test, "off CUDA where this test holds"))
 
-    def _narrow_boolean(self, state: State, test: cst.BooleanOperation, truth: bool) -> State:
+    def _narrow_boolean(
+        self, state: State, test: cst.BooleanOperation, truth: bool, current_value: CurrentValue
+    ) -> State:
         is_and = type(test.operator) is cst.And
         if is_and == truth:  # ``a and b`` true, or ``a or b`` false: both operands had that truth
-            return self.narrow(self.narrow(state, test.left, truth), test.right, truth)
+            left_held = self.narrow(state, test.left, truth, current_value)
+            return self.narrow(left_held, test.right, truth, current_value)
         # Either the left operand decided, or it passed and the right one decided.
-        decided_left = self.narrow(state, test.left, truth)
-        decided_right = self.narrow(self.narrow(state, test.left, not truth), test.right, truth)
+        decided_left = self.narrow(state, test.left, truth, current_value)
+        left_failed = self.narrow(state, test.left, not truth, current_value)
+        decided_right = self.narrow(left_failed, test.right, truth, current_value)
         if decided_left is state and decided_right is state:
             return state
         return decided_left.join(decided_right)
 
-    def _narrow_type_check(self, state: State, call: cst.Call) -> State:
+    def _narrow_type_check(self, state: State, call: cst.Call, current_value: CurrentValue) -> State:
         if not call.args:
             return state
         subject = dotted_name(call.args[0].value)
@@ -136,7 +142,7 @@ class Conditions:
         known = state.get(subject)
         if known is None:
             # Bound in the state both branches start from, so the other branch keeps it too.
-            known = self._current_value(call.args[0].value, state)
+            known = current_value(call.args[0].value, state)
             state.bind(subject, known)
         narrowed = state.copy()
         refined = known.with_kind(kind) if checked_class is None else Value(kind=kind, cls=checked_class)
@@ -277,14 +283,15 @@ class Conditions:
             return Polarity.NONE
         return flag_polarity(name.rsplit(".", 1)[-1])
 
-    def _defaulted_flag(self, test: cst.BaseExpression, state: State) -> Origin | None:
-        """The parameter default that makes a CUDA-choosing flag choose CUDA (``use_gpu=True``)
-        when ``test`` is that flag, or an attribute or variable that holds it."""
-        if type(test) is not cst.Name and type(test) is not cst.Attribute:
-            return None
-        value = state.get(dotted_name(test) or "") or self._current_value(test, state)
-        origin = value.origin
-        return origin if origin is not None and type(origin.node) is cst.Param else None
+
+def _defaulted_flag(test: cst.BaseExpression, state: State, current_value: CurrentValue) -> Origin | None:
+    """The parameter default that makes a CUDA-choosing flag choose CUDA (``use_gpu=True``) when
+    ``test`` is that flag, or an attribute or variable that holds it."""
+    if type(test) is not cst.Name and type(test) is not cst.Attribute:
+        return None
+    value = state.get(dotted_name(test) or "") or current_value(test, state)
+    origin = value.origin
+    return origin if origin is not None and type(origin.node) is cst.Param else None
 
 
 def flag_polarity(name: str) -> Polarity:

@@ -11,9 +11,7 @@ used as anywhere in its scope, and only refines a value the flow analysis does n
 
 from __future__ import annotations
 
-import weakref
 from collections import defaultdict
-from collections.abc import MutableMapping
 from dataclasses import dataclass, field
 
 import libcst as cst
@@ -74,8 +72,12 @@ class Evidence:
 @dataclass
 class FunctionInfo:
     node: cst.FunctionDef
-    owner: ClassInfo | None
+    # The key of the class it is a method of (``Definitions.owner`` finds it): plain data, so that
+    # a class and its methods make no reference cycle.
+    owner_key: str | None
     evidence: Evidence
+    # Unique in the file and plain data (see ``definition_key``): what summaries are keyed by.
+    key: str
     name: str = ""
     # The first parameter of a method (``self``), unless it is a static method.
     self_name: str | None = None
@@ -90,8 +92,8 @@ class FunctionInfo:
     def __post_init__(self) -> None:
         self.name = self.node.name.value
         decorators = {_decorator_name(d) for d in self.node.decorators}
-        self.is_classmethod = self.owner is not None and "classmethod" in decorators
-        if self.owner is not None and "staticmethod" not in decorators:
+        self.is_classmethod = self.owner_key is not None and "classmethod" in decorators
+        if self.owner_key is not None and "staticmethod" not in decorators:
             params = self.node.params.posonly_params or self.node.params.params
             self.self_name = params[0].name.value if params else None
 
@@ -99,10 +101,8 @@ class FunctionInfo:
 @dataclass
 class ClassInfo:
     node: cst.ClassDef
-    # Held weakly: each method holds its class (``owner``), and ``Definitions.functions`` holds
-    # every function. Without a cycle, reference counting frees a file's tree as soon as its
-    # analysis is dropped, where the cyclic GC would walk it all later (~10 ms a large file).
-    methods: MutableMapping[str, FunctionInfo] = field(default_factory=weakref.WeakValueDictionary)
+    key: str  # unique in the file, as ``FunctionInfo.key``
+    methods: dict[str, FunctionInfo] = field(default_factory=dict)
 
     @property
     def name(self) -> str:
@@ -118,6 +118,8 @@ class Definitions:
     # Functions and classes at the top of the module, by name (what calls of a bare name reach).
     top_functions: dict[str, FunctionInfo] = field(default_factory=dict)
     classes: dict[str, ClassInfo] = field(default_factory=dict)
+    # Every class of the file, nested ones too, by key.
+    classes_by_key: dict[str, ClassInfo] = field(default_factory=dict)
     # Every call whose callee ends in a given name (``f(...)``, ``self.f(...)``).
     call_sites: defaultdict[str, list[cst.Call]] = field(default_factory=lambda: defaultdict(list))
     # Names (and attribute paths) each loop may rebind: what a loop's back edge can change.
@@ -146,13 +148,17 @@ class Definitions:
     batch_handlers: set[str] = field(default_factory=set)
     # What the calls in other files of the module's functions and classes have in common.
     callers: FileCallers = NO_CALLERS
-    _families: dict[str, list[ClassInfo]] = field(default_factory=dict)
+    _families: dict[str, list[ClassInfo]] = field(default_factory=dict)  # by class key
+
+    def owner(self, function: FunctionInfo) -> ClassInfo | None:
+        """The class ``function`` is a method of."""
+        return None if function.owner_key is None else self.classes_by_key[function.owner_key]
 
     def family(self, info: ClassInfo) -> list[ClassInfo]:
         """The classes of this file related to ``info`` by inheritance, either way."""
-        known = self._families.get(info.name)
+        known = self._families.get(info.key)
         if known is None:
-            known = self._families[info.name] = self._related(info)
+            known = self._families[info.key] = self._related(info)
         return known
 
     def _related(self, info: ClassInfo) -> list[ClassInfo]:
@@ -178,8 +184,9 @@ class Definitions:
 
     def batch_parameter(self, function: FunctionInfo) -> cst.Param | None:
         """The parameter that receives a DataLoader batch from ignite's ``Engine``, if any."""
-        handler = function.name if function.owner is None else function.owner.name
-        if handler not in self.batch_handlers or (function.owner is not None and function.name != "__call__"):
+        owner = self.owner(function)
+        handler = function.name if owner is None else owner.name
+        if handler not in self.batch_handlers or (owner is not None and function.name != "__call__"):
             return None
         if not any(module.split(".", 1)[0] == "ignite" for module in self.imported_modules):
             return None
@@ -193,16 +200,17 @@ class Definitions:
     def calls_of(self, function: FunctionInfo) -> list[cst.Call]:
         """The calls in this file that may reach ``function``: ``f(...)`` for a function,
         ``x.f(...)`` for a method (``model.train()`` does not call a script's ``train()``)."""
-        is_function = function.owner is None
+        is_function = function.owner_key is None
         return [site for site in self.call_sites.get(function.name, []) if (type(site.func) is cst.Name) == is_function]
 
     def project_calls(self, function: FunctionInfo) -> CallFacts | None:
         """What every call of ``function`` in the project does, where other files call it: a
         top-level function's calls, or a top-level class's for its ``__init__``."""
-        if function.owner is None:
+        owner = self.owner(function)
+        if owner is None:
             return self.callers.of(function.name) if self.top_functions.get(function.name) is function else None
-        if function.name == "__init__" and self.classes.get(function.owner.name) is function.owner:
-            return self.callers.of(function.owner.name)
+        if function.name == "__init__" and self.classes.get(owner.name) is owner:
+            return self.callers.of(owner.name)
         return None
 
     def default_always_replaced(self, function: FunctionInfo, param: cst.Param) -> bool:
@@ -230,9 +238,10 @@ class Definitions:
 
     def _reached_from(self, function: FunctionInfo, roots: set[str]) -> set[str]:
         """The methods of ``function``'s class family that ``roots`` run through calls on ``self``."""
-        if function.owner is None:
+        owner = self.owner(function)
+        if owner is None:
             return set()
-        methods = [method for cls in self.family(function.owner) for method in cls.methods.values()]
+        methods = [method for cls in self.family(owner) for method in cls.methods.values()]
         reached = set(roots)
         changed = True
         while changed:

@@ -138,7 +138,7 @@ class ExpressionEvaluator(_Base):
         if kind is Kind.MAPPING:  # ``encoding.input_ids``
             return owner.keyed(attribute)
         if kind is Kind.MODULE or kind is Kind.OBJECT:
-            return self.summaries.attribute(owner, attribute)
+            return self.instance_attribute(owner, attribute)
         if attribute == "device" and kind is Kind.UNKNOWN and not names_a_device(dotted_name(node) or ""):
             return Value(kind=Kind.DEVICE, places=NOWHERE, origin=Origin(node, "the device of a value"))
         return UNKNOWN
@@ -243,7 +243,7 @@ class ExpressionEvaluator(_Base):
     def _boolean(self, node: cst.BooleanOperation) -> Value:
         left = self.evaluate(node.left)
         before = self.state
-        self.state = self.conditions.narrow(before, node.left, type(node.operator) is cst.And).copy()
+        self.state = self.narrow(before, node.left, type(node.operator) is cst.And).copy()
         right = self.evaluate(node.right)
         self.state = before.join(self.state)
         return left.join(right)
@@ -251,10 +251,10 @@ class ExpressionEvaluator(_Base):
     def _if_expression(self, node: cst.IfExp) -> Value:
         self.evaluate(node.test)
         before = self.state
-        self.state = self.conditions.narrow(before, node.test, True).copy()
+        self.state = self.narrow(before, node.test, True).copy()
         body = self.evaluate(node.body)
         after_body = self.state
-        self.state = self.conditions.narrow(before, node.test, False).copy()
+        self.state = self.narrow(before, node.test, False).copy()
         orelse = self.evaluate(node.orelse)
         if after_body.cuda_refused != self.state.cuda_refused:  # as State.join does for names
             body, orelse = (body.without_cpu(), orelse) if after_body.cuda_refused else (body, orelse.without_cpu())
@@ -330,11 +330,11 @@ class ExpressionEvaluator(_Base):
         while clause is not None:
             element = self.iterated(self.evaluate(clause.iter))
             if (bound := range_stop(clause.iter)) is not None:  # ``range(torch.cuda.device_count())``
-                self.state = self.conditions.narrow(self.state, bound, True).copy()
+                self.state = self.narrow(self.state, bound, True).copy()
             self.bind_target(clause.target, element)
             for condition in clause.ifs:
                 self.evaluate(condition.test)
-                self.state = self.conditions.narrow(self.state, condition.test, True).copy()
+                self.state = self.narrow(self.state, condition.test, True).copy()
             clause = clause.inner_for_in
         if isinstance(node, cst.DictComp):
             self.evaluate(node.key)

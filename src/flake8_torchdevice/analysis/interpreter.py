@@ -2,9 +2,11 @@
 
 It walks the module body, then every function and method (entered with the module's final
 state, or the enclosing function's state for nested ones), evaluating each expression to a
-``Value`` in the current ``State``. Statements (``statements``), expressions (``expressions``)
-and calls (``calls``) are the three parts of the interpreter; summaries of the file's own
-functions and classes come from ``summaries``.
+``Value`` in the current ``State``. Statements (``statements``), expressions (``expressions``),
+calls (``calls``) and summaries of the file's own functions and classes (``summaries``) are the
+parts of the interpreter. What they hold on to (the summaries learned, ``memo``; the import
+table; narrowing, ``conditions``) holds nothing of the interpreter: no reference cycle keeps a
+file's tree alive once its analysis is dropped.
 
 Evaluation is separate from recording: a loop body is evaluated until its state stops
 changing (each pass recording into a draft, of which only the last pass's is kept), and a
@@ -26,15 +28,16 @@ from ..knowledge.api import GRAD_DISABLING_CONTEXTS, TENSOR_TYPES
 from .calls import CallEvaluator
 from .collector import collect
 from .conditions import Conditions, mentions_cuda, needs_cuda
-from .definitions import Definitions, FunctionInfo
+from .definitions import ClassInfo, Definitions, FunctionInfo
 from .domain import Value
 from .expressions import ExpressionEvaluator
 from .facts import Facts, Scope
 from .frames import Frame, Pending
 from .imports import ImportTable
+from .memo import SummaryMemo
 from .state import State
 from .statements import StatementWalker
-from .summaries import Summaries
+from .summaries import SummaryEvaluator
 from .syntax import docstring, statements
 
 # Statements one unit may walk before it is analysed again in simple mode.
@@ -45,16 +48,17 @@ class BudgetExceeded(Exception):
     """A unit took more steps than its budget."""
 
 
-class Interpreter(StatementWalker, ExpressionEvaluator, CallEvaluator):
+class Interpreter(StatementWalker, ExpressionEvaluator, CallEvaluator, SummaryEvaluator):
     def __init__(self, module: cst.Module, guard_functions: frozenset[str], callers: FileCallers = NO_CALLERS) -> None:
         self.module = module
         self.imports = ImportTable()
         self.definitions: Definitions = collect(module)
         self.definitions.callers = callers
         self.file_uses_nccl = self.definitions.sets_up_nccl()
-        self.conditions = Conditions(self.imports, guard_functions, TENSOR_TYPES, self.peek, self.file_uses_nccl)
+        self.conditions = Conditions(self.imports, guard_functions, TENSOR_TYPES, self.file_uses_nccl)
         self.facts = Facts()
-        self.summaries = Summaries(self)
+        self.summary_memo = SummaryMemo()
+        self.summary_globals: State | None = None  # what the summaries in progress see as globals
         self.state = State()
         self.recording = True
         self.simple = False  # past the budget: loops in one pass, no summaries
@@ -64,14 +68,7 @@ class Interpreter(StatementWalker, ExpressionEvaluator, CallEvaluator):
         self.default_values: dict[int, Value] = {}  # by id(Param)
         self.expression_statement: cst.Expr | None = None
         self.module_state: State | None = None  # the module's state once its body is walked
-        self._cuda_specific: dict[int, bool] = {}
-
-    def release(self) -> None:
-        """Drop the parts that call back into the interpreter (summaries, conditions), ending
-        the reference cycles they make with it: reference counting then frees the file's values
-        and tree as soon as the analysis is dropped, where the cyclic GC would walk them all
-        later (~10 ms for a 1,000-line file)."""
-        del self.summaries, self.conditions
+        self._cuda_specific: dict[str, bool] = {}  # by definition key
 
     # ------------------------------------------------------------------ the module
     def run(self) -> Facts:
@@ -108,8 +105,8 @@ class Interpreter(StatementWalker, ExpressionEvaluator, CallEvaluator):
     # ------------------------------------------------------------------ functions
     def record_function(self, info: FunctionInfo, outer: State) -> None:
         """The recording walk of a function body, entered from ``outer``."""
-        self_value = self.summaries.self_value(info)
-        entry = self._entry_state(info, outer, self_value, self.summaries.parameter_values(info))
+        self_value = self.self_value(info)
+        entry = self._entry_state(info, outer, self_value, self.parameter_values(info))
         with self.frame_for(info, self_value):
             self._walk_unit(lambda: self.block(statements(info.node.body)), entry)
 
@@ -159,8 +156,8 @@ class Interpreter(StatementWalker, ExpressionEvaluator, CallEvaluator):
 
     @contextmanager
     def frame_for(self, info: FunctionInfo, self_value: Value | None) -> Iterator[Frame]:
-        owner = info.owner
-        in_module = owner is not None and self.summaries.is_module_class(owner)
+        owner = self.definitions.owner(info)
+        in_module = owner is not None and self.is_module_class(owner)
         scope = Scope(info, cuda_specific=self.cuda_specific(info), in_module=in_module)
         saved = self.frame
         self.frame = Frame(info, scope, self_value)
@@ -180,25 +177,31 @@ class Interpreter(StatementWalker, ExpressionEvaluator, CallEvaluator):
 
     def cuda_specific(self, info: FunctionInfo) -> bool:
         """Named for CUDA, in a class named for CUDA, or decorated with a CUDA check."""
+        owner = self.definitions.owner(info)
         return (
-            self._marked_for_cuda(info.node, info.name)
+            self._marked_for_cuda(info)
             or info.evidence.uses_nccl  # NCCL runs on CUDA GPUs only
             or (self.file_uses_nccl and info.evidence.runs_collective)  # a collective of an NCCL job
-            or (info.owner is None and info.name in self.definitions.gpu_workers)
-            or (info.owner is not None and self._marked_for_cuda(info.owner.node, info.owner.name))
+            or (owner is None and info.name in self.definitions.gpu_workers)
+            or (owner is not None and self._marked_for_cuda(owner))
         )
 
-    def _marked_for_cuda(self, node: cst.FunctionDef | cst.ClassDef, name: str) -> bool:
+    def _marked_for_cuda(self, info: FunctionInfo | ClassInfo) -> bool:
         """Named for CUDA, documented as needing it, or decorated with a CUDA check; asked at
-        every walk of a function, so remembered."""
-        known = self._cuda_specific.get(id(node))
+        every walk of a function, so remembered (by definition key)."""
+        known = self._cuda_specific.get(info.key)
         if known is None:
-            known = self._cuda_specific[id(node)] = (
-                mentions_cuda(name)
+            node = info.node
+            known = self._cuda_specific[info.key] = (
+                mentions_cuda(info.name)
                 or needs_cuda(docstring(node))
                 or any(self.conditions.mentions_guard(d.decorator, self.state) for d in node.decorators)
             )
         return known
+
+    def narrow(self, state: State, test: cst.BaseExpression, truth: bool) -> State:
+        """The state in which ``test`` was ``truth`` (``Conditions.narrow``)."""
+        return self.conditions.narrow(state, test, truth, self.peek)
 
     def peek(self, node: cst.BaseExpression, state: State) -> Value:
         """The value of a name or attribute path in ``state``, recording nothing."""

@@ -53,7 +53,7 @@ class LoopWalker(_Base):
 
         def body(head: State) -> State:
             # ``for i in range(torch.cuda.device_count()):`` runs only where a device is counted.
-            self.state = head if bound is None else self.conditions.narrow(head, bound, True).copy()
+            self.state = head if bound is None else self.narrow(head, bound, True).copy()
             self.bind_target(node.target, element)
             self.block(statements(node.body))
             return self.state
@@ -65,14 +65,14 @@ class LoopWalker(_Base):
         def body(head: State) -> State:
             self.state = head
             self.evaluate(node.test)
-            self.state = self.conditions.narrow(self.state, node.test, True).copy()
+            self.state = self.narrow(self.state, node.test, True).copy()
             self.block(statements(node.body))
             return self.state
 
         head, breaks = self._run(node, body)
         self.state = head
         self.evaluate(node.test)
-        exit_state = self.conditions.narrow(self.state, node.test, False)
+        exit_state = self.narrow(self.state, node.test, False)
         self._leave(exit_state if not _always_true(node.test) else _nowhere(head), breaks, node.orelse)
 
     # ------------------------------------------------------------------ the driver

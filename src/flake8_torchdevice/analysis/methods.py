@@ -80,7 +80,7 @@ class MethodEvaluator(_Base):
             or (method == "type" and node.args and _type_string_of(node.args[0].value) is not None)
         ):
             return self._moved(node, method, receiver, receiver_value, arguments)
-        summarised = self.summaries.call_method(receiver_value, method, node, arguments)
+        summarised = self.call_method(receiver_value, method, node, arguments)
         if summarised is not None:
             return summarised
         kind = receiver_value.kind
@@ -259,7 +259,7 @@ class MethodEvaluator(_Base):
         if type(node) is not cst.Attribute or node.attr.value != "device":
             return False
         owner = self.peek(node.value, self.state)
-        if self.summaries.stores_attribute(owner, "device"):  # ``self.device = ...``: a setting
+        if self.stores_attribute(owner, "device"):  # ``self.device = ...``: a setting
             return False
         return owner.kind in (*_ARRAYS, Kind.MODULE) or owner.places != NOWHERE
 
@@ -270,12 +270,12 @@ class MethodEvaluator(_Base):
 
     # --------------------------------------------------------------- named calls
     def _named_call(self, node: cst.Call, name: str, arguments: tuple[Value, ...]) -> Value:
-        summarised = self.summaries.call_named(name, node, arguments)
+        summarised = self.call_named(name, node, arguments)
         if summarised is not None:
             return summarised
         first = arguments[0] if arguments else UNKNOWN
         if name == "super":
-            return self.summaries.super_value(self.frame)
+            return self.super_value(self.frame)
         if name in _PASS_THROUGH:
             return sequence(item=self.iterated(first))
         if name == "enumerate":

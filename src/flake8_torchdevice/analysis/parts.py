@@ -21,8 +21,8 @@ from .domain import Kind, Value
 from .facts import Facts
 from .frames import Frame, Pending
 from .imports import ImportTable
+from .memo import SummaryMemo
 from .state import State
-from .summaries import Summaries
 
 
 class InterpreterParts(ABC):
@@ -32,7 +32,8 @@ class InterpreterParts(ABC):
     definitions: Definitions
     conditions: Conditions
     facts: Facts
-    summaries: Summaries
+    summary_memo: SummaryMemo
+    summary_globals: State | None
     state: State
     recording: bool
     simple: bool  # past the budget: loops in one pass, no summaries
@@ -46,6 +47,14 @@ class InterpreterParts(ABC):
     def step(self) -> None: ...
     @abstractmethod
     def cuda_specific(self, info: FunctionInfo) -> bool: ...
+    @abstractmethod
+    def globals_state(self) -> State: ...
+    @abstractmethod
+    def evaluate_function(
+        self, info: FunctionInfo, outer: State, arguments: dict[str, Value], self_value: Value | None
+    ) -> tuple[Value | None, State]: ...
+    @abstractmethod
+    def narrow(self, state: State, test: cst.BaseExpression, truth: bool) -> State: ...
     @abstractmethod
     def peek(self, node: cst.BaseExpression, state: State) -> Value: ...
 
@@ -82,3 +91,17 @@ class InterpreterParts(ABC):
     def call(self, node: cst.Call) -> Value: ...
     @abstractmethod
     def _module_call(self, node: cst.Call, module: Value, arguments: tuple[Value, ...]) -> Value: ...
+
+    # ``summaries``
+    @abstractmethod
+    def instance_attribute(self, owner: Value, attribute: str) -> Value: ...
+    @abstractmethod
+    def stores_attribute(self, owner: Value, attribute: str) -> bool: ...
+    @abstractmethod
+    def call_method(
+        self, receiver: Value, method: str, node: cst.Call, arguments: tuple[Value, ...]
+    ) -> Value | None: ...
+    @abstractmethod
+    def call_named(self, name: str, node: cst.Call, arguments: tuple[Value, ...]) -> Value | None: ...
+    @abstractmethod
+    def super_value(self, frame: Frame) -> Value: ...

@@ -294,7 +294,8 @@ class Analysis:
 
     def _class_assigns(self, method: FunctionInfo, attribute: str) -> bool:
         """Does a method of ``method``'s class, or of a class related to it here, set ``self.attribute``?"""
-        family = self._definitions.family(method.owner) if method.owner is not None else []
+        owner = self._definitions.owner(method)
+        family = self._definitions.family(owner) if owner is not None else []
         return any(attribute in other.evidence.self_assigned for cls in family for other in cls.methods.values())
 
     def _bound_before(self, binding: cst.CSTNode, use: cst.CSTNode) -> bool:

@@ -64,8 +64,8 @@ class StatementWalker(LoopWalker, _Base):
     def _if(self, node: cst.If) -> None:
         self.evaluate(node.test)
         before = self.state
-        after_body = self.suite(node.body, self.conditions.narrow(before, node.test, True).copy())
-        otherwise = self.conditions.narrow(before, node.test, False).copy()
+        after_body = self.suite(node.body, self.narrow(before, node.test, True).copy())
+        otherwise = self.narrow(before, node.test, False).copy()
         if node.orelse is None:
             after_else = otherwise
         elif type(node.orelse) is cst.If:
@@ -137,7 +137,7 @@ class StatementWalker(LoopWalker, _Base):
                 self.state.bind(name, UNKNOWN)
             if case.guard is not None:
                 self.evaluate(case.guard)
-                self.state = self.conditions.narrow(self.state, case.guard, True).copy()
+                self.state = self.narrow(self.state, case.guard, True).copy()
             joined = joined.join(self.suite(case.body, self.state))
         self.state = joined
 
@@ -218,7 +218,7 @@ class StatementWalker(LoopWalker, _Base):
             self.evaluate(node.test)
             if node.msg is not None:
                 self.evaluate(node.msg)
-            self.state = self.conditions.narrow(self.state, node.test, True).copy()
+            self.state = self.narrow(self.state, node.test, True).copy()
         elif type(node) is cst.Import or type(node) is cst.ImportFrom:
             self.imports.record(node)
         elif type(node) is cst.Del:

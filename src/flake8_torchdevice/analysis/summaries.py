@@ -2,8 +2,9 @@
 
 A call of a function or method defined in this file is evaluated with the values of its
 arguments (call-site return inference, as pyright does for unannotated functions); the result
-is memoised per argument values, with caps on depth, on the number of summaries and on the
-steps one may take, past which the call is simply unknown. A method called on ``self`` also
+is memoised per argument values (``memo``: only when it does not depend on the order summaries
+were asked in), with caps on depth, on the number of summaries and on the steps one may take,
+past which the call is simply unknown. A method called on ``self`` also
 hands back what it assigned to ``self`` (a builder called from ``__init__``).
 
 A class has one table of instance attributes: what ``__init__`` leaves on ``self``, joined
@@ -15,7 +16,6 @@ instance places them where that instance is; plain tensor attributes stay where 
 
 from __future__ import annotations
 
-from collections import Counter
 from typing import TYPE_CHECKING
 
 import libcst as cst
@@ -37,14 +37,14 @@ from .domain import (
     without_grad,
 )
 from .frames import Frame
-from .state import State
+from .memo import CallKey, Outcome
 from .syntax import all_params
 
 if TYPE_CHECKING:
-    from .interpreter import Interpreter
+    from .parts import InterpreterParts as _Base
+else:
+    _Base = object
 
-MAX_DEPTH = 3
-MAX_SUMMARIES = 400
 # Distinct arguments one function is summarised for; past them, one summary with unknown
 # arguments answers every other call (a helper called with many different values costs a walk
 # per value otherwise, and most of a model file's analysis time went there).
@@ -53,57 +53,43 @@ MAX_BINDINGS = 4
 SELF = with_module("self")
 _MODULE_ENTRY_METHODS = frozenset({"forward", "__call__"})
 
-Outcome = tuple[Value, dict[str, Value]]
 
-
-class Summaries:
-    def __init__(self, interpreter: Interpreter) -> None:
-        self.interpreter = interpreter
-        self._memo: dict[tuple, Outcome] = {}
-        self._bindings: Counter[int] = Counter()  # summaries made, by function node
-        self._depth = 0
-        self._outer: list[State] = []
-        self._tables: dict[str, dict[str, Value]] = {}
-        self._module_classes: dict[str, bool] = {}
-        self._shown_kinds: dict[tuple[str, str], Kind | None] = {}
+class SummaryEvaluator(_Base):
+    """The part of the interpreter that summarises the file's functions and classes; what it
+    learns is kept in ``summary_memo``, which holds nothing of the interpreter."""
 
     # ------------------------------------------------------------------ classes
-    def is_module_class(self, info: ClassInfo, seen: frozenset[str] = frozenset()) -> bool:
-        known = self._module_classes.get(info.name)
+    def is_module_class(self, info: ClassInfo) -> bool:
+        """A class of a family (classes related by inheritance, either way) one of which shows
+        it is a module: a subclass of a module class is one, and so is a mixin that a module
+        class inherits (``class Linear(nn.Module, LoraLayer)``): its methods run on that module,
+        and what it stores on ``self`` moves with it. Decided for the whole family at once, so
+        the answer does not depend on which class was asked about first."""
+        memo = self.summary_memo.module_classes
+        known = memo.get(info.key)
         if known is None:
-            known = self._decide_module_class(info, seen | {info.name})
-            self._module_classes[info.name] = known
+            known = memo[info.key] = any(self._shows_module(cls) for cls in self.definitions.family(info))
         return known
 
-    def _decide_module_class(self, info: ClassInfo, seen: frozenset[str]) -> bool:
-        classes = self.interpreter.definitions.classes
-        imports = self.interpreter.imports
+    def _shows_module(self, info: ClassInfo) -> bool:
         for base in info.node.bases:
-            qualified = imports.qualify(base.value)
+            qualified = self.imports.qualify(base.value)
             if qualified is not None and (qualified in api.MODULE_BASES or api.is_module_class(qualified)):
-                return True
-            local = classes.get(base.value.value) if type(base.value) is cst.Name else None
-            if local is not None and local.name not in seen and self.is_module_class(local, seen):
-                return True
-        # A mixin that a module class of this file inherits (``class Linear(nn.Module, LoraLayer)``):
-        # its methods run on that module, and what it stores on ``self`` moves with it.
-        for cls in classes.values():
-            if info.name in cls.base_names() and cls.name not in seen and self.is_module_class(cls, seen):
                 return True
         # An unknown base and a ``forward`` method: a module of another library's hierarchy.
         return "forward" in info.methods and bool(info.node.bases)
 
     def self_value(self, info: FunctionInfo) -> Value | None:
-        owner = info.owner
+        owner = self.definitions.owner(info)
         if owner is None or info.self_name is None or info.is_classmethod:
             return None  # a class method's ``cls`` is the class: calling it constructs, it runs no forward()
         if self.is_module_class(owner):
             return Value(kind=Kind.MODULE, places=SELF, cls=owner.name)
         return Value(kind=Kind.OBJECT, cls=owner.name)
 
-    def attribute(self, owner: Value, attribute: str) -> Value:
+    def instance_attribute(self, owner: Value, attribute: str) -> Value:
         """``owner.attribute`` for an instance (``self`` included)."""
-        info = self.interpreter.definitions.classes.get(owner.cls or "")
+        info = self.definitions.classes.get(owner.cls or "")
         if info is not None:
             value = self._table(info).get(attribute)
             if value is not None and value.places == SELF:
@@ -134,23 +120,23 @@ class Summaries:
     def _kind_shown_by_methods(self, info: ClassInfo, attribute: str) -> Kind | None:
         """Module or tensor, as the first method of the class's family that shows either; asked
         for every read of an unknown attribute, so remembered (the evidence never changes)."""
-        key = (info.name, attribute)
-        if key not in self._shown_kinds:
-            self._shown_kinds[key] = None
-            family = self.interpreter.definitions.family(info)
+        key = (info.key, attribute)
+        if key not in self.summary_memo.shown_kinds:
+            self.summary_memo.shown_kinds[key] = None
+            family = self.definitions.family(info)
             if any(_misfit(method, attribute) for cls in family for method in cls.methods.values()):
                 return None  # a method calls it in a way no tensor's method is called: kinds conflict
             for cls in family:
                 for method in cls.methods.values():
                     kind = method.evidence.kind_of(f"{method.self_name}.{attribute}") if method.self_name else None
                     if kind is Kind.MODULE or kind is Kind.TENSOR:
-                        self._shown_kinds[key] = kind
+                        self.summary_memo.shown_kinds[key] = kind
                         return kind
-        return self._shown_kinds[key]
+        return self.summary_memo.shown_kinds[key]
 
     def stores_attribute(self, owner: Value, attribute: str) -> bool:
         """Does the class of ``owner`` (a class of this file) assign ``attribute`` on its instances?"""
-        definitions = self.interpreter.definitions
+        definitions = self.definitions
         info = definitions.classes.get(owner.cls or "")
         if info is None:
             return False
@@ -158,27 +144,26 @@ class Summaries:
         return any(attribute in method.evidence.self_assigned for method in methods)
 
     def _table(self, info: ClassInfo) -> dict[str, Value]:
-        family = self.interpreter.definitions.family(info)
-        key = " ".join(sorted(cls.name for cls in family))
-        table = self._tables.get(key)
-        if table is not None:
-            return table
-        table = self._tables[key] = {}  # seen while being computed: what is known so far
-        for cls in family:
-            init = cls.methods.get("__init__")
-            if init is not None:
-                self._learn_attributes(init, table, None)
-        for cls in family:
-            for method in cls.methods.values():
-                if method.name != "__init__" and method.evidence.self_assigned:
-                    self._learn_attributes(method, table, method.evidence.self_assigned)
-        return table
+        family = self.definitions.family(info)
+
+        def build(table: dict[str, Value]) -> None:
+            for cls in family:
+                init = cls.methods.get("__init__")
+                if init is not None:
+                    self._learn_attributes(init, table, None)
+            for cls in family:
+                for method in cls.methods.values():
+                    if method.name != "__init__" and method.evidence.self_assigned:
+                        self._learn_attributes(method, table, method.evidence.self_assigned)
+
+        return self.summary_memo.table(" ".join(sorted(cls.key for cls in family)), build)
 
     def _learn_attributes(self, info: FunctionInfo, table: dict[str, Value], only: set[str] | None) -> None:
         self_value = self.self_value(info)
-        if self_value is None or info.self_name is None or not self._may_summarise():
+        if self_value is None or info.self_name is None or not self.summary_memo.admit(self.simple):
             return
-        _, effects = self._evaluate(info, self.parameter_values(info), self_value)
+        arguments = self.parameter_values(info)
+        _, effects = self.summary_memo.evaluate(None, lambda: self._evaluate(info, arguments, self_value))
         for attribute, value in effects.items():
             if only is None or attribute in only:
                 known = table.get(attribute)
@@ -186,7 +171,7 @@ class Summaries:
 
     def _method(self, class_name: str | None, method: str) -> FunctionInfo | None:
         """Find ``method`` on a class of this file or its bases of this file."""
-        classes = self.interpreter.definitions.classes
+        classes = self.definitions.classes
         seen: set[str] = set()
         pending = [class_name] if class_name else []
         while pending:
@@ -214,36 +199,37 @@ class Summaries:
     def _as_the_caller_runs_it(self, result: Value) -> Value:
         """A summary is computed once, with grad enabled; called under ``torch.no_grad()``, what
         the function computes does not require grad."""
-        return result if self.interpreter.state.grad_enabled else without_grad(result)
+        return result if self.state.grad_enabled else without_grad(result)
 
     def call_named(self, name: str, node: cst.Call, arguments: tuple[Value, ...]) -> Value | None:
         """``f(...)`` of a function of this file, or ``C(...)`` of a class of this file."""
-        definitions = self.interpreter.definitions
+        definitions = self.definitions
         function = definitions.top_functions.get(name)
-        if function is not None and self.interpreter.state.get(name) in (None, UNKNOWN):
+        if function is not None and self.state.get(name) in (None, UNKNOWN):
             bound = self.bind_arguments(function, node, arguments, skip_self=False)
             return self._as_the_caller_runs_it(self._summarise(function, bound, None)[0])
         cls = definitions.classes.get(name)
         if cls is not None:
             if self.is_module_class(cls):
-                return Value(kind=Kind.MODULE, places=self.interpreter.state.default_places, cls=cls.name)
+                return Value(kind=Kind.MODULE, places=self.state.default_places, cls=cls.name)
             return Value(kind=Kind.OBJECT, cls=cls.name)
         return None
 
     def super_value(self, frame: Frame) -> Value:
         """``super()`` in a method: the instance, seen from the first base of this file."""
         function = frame.function
-        if function is None or function.owner is None or frame.self_value is None:
+        owner = self.definitions.owner(function) if function is not None else None
+        if owner is None or frame.self_value is None:
             return UNKNOWN
-        classes = self.interpreter.definitions.classes
-        for base in function.owner.base_names():
+        classes = self.definitions.classes
+        for base in owner.base_names():
             if base in classes:
                 return Value(kind=frame.self_value.kind, places=frame.self_value.places, cls=base)
         return UNKNOWN
 
     def _apply_effects(self, node: cst.Call, effects: dict[str, Value]) -> None:
         """``self.build()`` in a method: what it assigned to ``self`` is assigned here too."""
-        frame = self.interpreter.frame
+        frame = self.frame
         function = frame.function
         if not effects or function is None or function.self_name is None or type(node.func) is not cst.Attribute:
             return
@@ -252,7 +238,7 @@ class Summaries:
             receiver = cst.Name(function.self_name)
         if type(receiver) is cst.Name and receiver.value == function.self_name:
             for attribute, value in effects.items():
-                self.interpreter.state.bind(f"{function.self_name}.{attribute}", value)
+                self.state.bind(f"{function.self_name}.{attribute}", value)
 
     def bind_arguments(
         self, info: FunctionInfo, node: cst.Call, arguments: tuple[Value, ...], skip_self: bool
@@ -270,7 +256,7 @@ class Summaries:
             elif position < len(params):
                 bound[params[position].name.value] = value
                 position += 1
-        defaults = self.interpreter.default_values
+        defaults = self.default_values
         for param in all_params(info.node.params):
             name = param.name.value
             if name not in bound and name != info.self_name:
@@ -278,38 +264,28 @@ class Summaries:
         return bound
 
     def _summarise(self, info: FunctionInfo, bound: dict[str, Value], self_value: Value | None) -> Outcome:
-        key = (id(info.node), self_value, tuple(sorted(bound.items())))
-        known = self._memo.get(key)
+        memo = self.summary_memo
+        key: CallKey = (info.key, self_value, tuple(sorted(bound.items())))
+        calls = memo.calls[info.key]
+        if key not in calls and len(calls) >= MAX_BINDINGS:
+            bound = dict.fromkeys(bound, UNKNOWN)
+            key = (info.key, self_value, tuple(sorted(bound.items())))
+        known = memo.recall(key)
         if known is not None:
             return known
-        if self._bindings[id(info.node)] >= MAX_BINDINGS:
-            bound = dict.fromkeys(bound, UNKNOWN)
-            key = (id(info.node), self_value, tuple(sorted(bound.items())))
-            known = self._memo.get(key)
-            if known is not None:
-                return known
-        if not self._may_summarise():
+        if not memo.admit(self.simple):
             return UNKNOWN, {}
-        self._bindings[id(info.node)] += 1
-        # A recursive call while this one is evaluated contributes nothing: the other returns decide.
-        self._memo[key] = (NONE, {})
-        outcome = self._evaluate(info, bound, self_value)
-        self._memo[key] = outcome
-        return outcome
-
-    def _may_summarise(self) -> bool:
-        return not self.interpreter.simple and self._depth < MAX_DEPTH and len(self._memo) < MAX_SUMMARIES
+        return memo.evaluate(key, lambda: self._evaluate(info, bound, self_value))
 
     def _evaluate(self, info: FunctionInfo, bound: dict[str, Value], self_value: Value | None) -> Outcome:
-        interpreter = self.interpreter
-        outer = self._outer[0] if self._outer else interpreter.globals_state()
-        self._depth += 1
-        self._outer.append(outer)
+        # Every summary sees the globals of the outermost one: the module's state where the call
+        # that started them was made (or its final state, once it is walked).
+        started = self.summary_globals
+        outer = self.summary_globals = self.globals_state() if started is None else started
         try:
-            returned, exit_state = interpreter.evaluate_function(info, outer, bound, self_value)
+            returned, exit_state = self.evaluate_function(info, outer, bound, self_value)
         finally:
-            self._depth -= 1
-            self._outer.pop()
+            self.summary_globals = started
         effects = {}
         if info.self_name is not None and info.evidence.self_assigned:
             prefix = info.self_name + "."
@@ -325,9 +301,10 @@ class Summaries:
         """What each parameter holds when the body is recorded, from what the body shows."""
         values = {}
         evidence = info.evidence
-        in_module = info.owner is not None and self.is_module_class(info.owner)
+        owner = self.definitions.owner(info)
+        in_module = owner is not None and self.is_module_class(owner)
         inputs = in_module and info.name in _MODULE_ENTRY_METHODS
-        batch = self.interpreter.definitions.batch_parameter(info)
+        batch = self.definitions.batch_parameter(info)
         for param in all_params(info.node.params):
             name = param.name.value
             if name == info.self_name:
@@ -336,13 +313,13 @@ class Summaries:
                 values[name] = Value(kind=Kind.BATCH, places=CPU)  # ignite hands it a DataLoader batch
                 continue
             kind = self._parameter_kind(param, name, evidence, inputs)
-            default = self.interpreter.default_values.get(id(param))
+            default = self.default_values.get(id(param))
             if (
                 kind is None
                 and default is not None
                 and default.kind is Kind.DEVICE
                 and must_be_on_accelerator(default)
-                and not self.interpreter.definitions.default_always_replaced(info, param)
+                and not self.definitions.default_always_replaced(info, param)
             ):
                 values[name] = default  # ``device="cuda"``: what a call without the argument gets
                 continue
@@ -365,13 +342,13 @@ class Summaries:
         polarity = flag_polarity(param.name.value)
         if param.default is None or not chooses_cuda_by_default(polarity, param.default):
             return None
-        if self.interpreter.definitions.default_always_replaced(info, param):
+        if self.definitions.default_always_replaced(info, param):
             return None
         return Value(kind=Kind.SCALAR, polarity=polarity, origin=Origin(param, f"`{param.name.value}` defaults to it"))
 
     def _parameter_kind(self, param: cst.Param, name: str, evidence: Evidence, inputs: bool) -> Kind | None:
         annotation = param.annotation.annotation if param.annotation is not None else None
-        if annotation is not None and self.interpreter.annotation_kind(annotation) is Kind.TENSOR:
+        if annotation is not None and self.annotation_kind(annotation) is Kind.TENSOR:
             return Kind.TENSOR
         shown = evidence.kind_of(name)
         if shown is not None:

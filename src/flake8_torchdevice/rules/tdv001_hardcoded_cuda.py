@@ -149,7 +149,7 @@ def _guarded_functions(analysis: Analysis) -> set[int]:
         function
         for function in analysis.functions()
         if decided[id(function)] is None
-        and function.owner is None
+        and function.owner_key is None
         and (analysis.is_self_contained() or function.name.startswith("_"))
     ]
     changed = True
