@@ -162,23 +162,35 @@ def plan(
     return [measurement for measurement in measurements if measurement.key not in skip]
 
 
+def _copied_tree(paths: list[str], destination: Path) -> list[str]:
+    """The files copied under ``destination`` with their paths below the folder they share."""
+    common = Path(os.path.commonpath([os.path.abspath(path) for path in paths]))
+    common = common if common.is_dir() else common.parent
+    copies = []
+    for path in paths:
+        target = destination / Path(os.path.abspath(path)).relative_to(common)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(path, target)
+        copies.append(str(target))
+    return copies
+
+
 def cache_plan(files: list[SourceFile], check: list[str], edited: SourceFile, cwd: str) -> list[Measurement]:
     """``torchdevice check --jobs 1`` with its result cache: cold (emptied before each run), warm
     (nothing changed since the last run) and with ``edited`` changed (one file linted again),
     against the same command without the cache; and that file alone, and the command's start-up,
     for what linting one file costs."""
     base = [*check, "--format", "json", "--select", "TDV", "--exit-zero", "--jobs", "1"]
-    paths = [item.path for item in files]
+    # The files are linted from a copy of their tree, so that the edited one stays in its project
+    # (the project's root and beliefs are the same in every run) without touching the corpus.
+    paths = _copied_tree([item.path for item in files], Path(cwd) / "tree")
+    copy = Path(paths[[item.path for item in files].index(edited.path)])
     count, lines = len(files), sum(item.lines for item in files)
     cold_dir, warm_dir = str(Path(cwd) / "cache-cold"), str(Path(cwd) / "cache-warm")
-    copy = Path(cwd) / "edited" / Path(edited.path).name  # content keys the cache, not the path
-    copy.parent.mkdir(exist_ok=True)
-    copy.write_bytes(Path(edited.path).read_bytes())
     # Start-up includes what the first parse sets up (libcst's native parser, the engine's own
     # node constructors): a tiny torch file pays it, an empty one would not.
     tiny = Path(cwd) / "tiny.py"
     tiny.write_text("import torch\nx = torch.zeros(3)\n")
-    with_copy = [str(copy) if path == edited.path else path for path in paths]
     env = environment()
 
     def emptied(measurement: Measurement) -> None:
@@ -220,7 +232,7 @@ def cache_plan(files: list[SourceFile], check: list[str], edited: SourceFile, cw
         measurement(
             "cache_edited",
             f"(c) the same, cache warm, one file edited ({edited.lines:,} lines)",
-            ["--cache-dir", warm_dir, *with_copy],
+            ["--cache-dir", warm_dir, *paths],
             edit,
         ),
         *alone,
