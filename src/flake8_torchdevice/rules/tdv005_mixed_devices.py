@@ -14,6 +14,7 @@ from ..analysis.queries import (
     Value,
     checks_every_device,
     data_arguments,
+    dotted_name,
     evidence_confidence,
     is_module,
     is_tensor,
@@ -22,7 +23,9 @@ from ..analysis.queries import (
     must_be_on_accelerator,
     must_be_on_cpu,
     place_name,
+    place_unknown,
 )
+from ..confidence import Confidence
 from ..settings import Settings
 from .base import Finding, Rule, quoted
 
@@ -83,7 +86,10 @@ class MixedDevices(Rule):
     unmoved tensor; where the code does not show where that was, the move says it was elsewhere,
     taken to be the CPU: a finding on it is likely (medium). Also a tensor on the CPU indexed by
     indices on a device (`labels[scores.topk(k).indices]`), which raises on a GPU since PyTorch 1.13
-    (a tensor on a device indexed by CPU indices is fine: they are copied over).
+    (a tensor on a device indexed by CPU indices is fine: they are copied over). And, as likely
+    (medium), a tensor made on the CPU with the whole shape of another (`torch.ones(x.shape)`,
+    `torch.zeros(x.size())`) and combined with it, where the code does not show where `x` is (a
+    function's input): the code makes a companion for `x` wherever it is and forgets the device.
 
     ## Why is this bad?
     Every tensor of an operation must be on the same device. On a GPU this raises
@@ -152,6 +158,11 @@ class MixedDevices(Rule):
             if pair is not None:
                 cpu_node = _operand(operation.node, left is pair[0])
                 yield self._report(analysis, operation.node, cpu_node, pair[0], pair[1])
+                continue
+            nodes = (_operand(operation.node, True), _operand(operation.node, False))
+            shaped = _shaped_like_an_unknown([(node, value) for node, value in zip(nodes, (left, right)) if node])
+            if shaped is not None:
+                yield self._shaped(analysis, operation.node, *shaped)
         for site in analysis.calls():
             if site.without_cuda or not _combines_tensors(site):
                 continue
@@ -161,6 +172,23 @@ class MixedDevices(Rule):
             if pair is not None:
                 cpu_node = next(node for node, value in operands if value is pair[0])
                 yield self._report(analysis, site.node, cpu_node, pair[0], pair[1])
+                continue
+            shaped = _shaped_like_an_unknown(operands)
+            if shaped is not None:
+                yield self._shaped(analysis, site.node, *shaped)
+
+    def _shaped(
+        self, analysis: Analysis, node: cst.CSTNode, cpu_node: cst.CSTNode, cpu_value: Value, other: cst.CSTNode
+    ) -> Finding:
+        """Likely, not sure: the other tensor's place is not shown, only that it may be anywhere."""
+        made = analysis.explain(cpu_value)
+        name = quoted(analysis, other, 16)
+        return self.finding(
+            node,
+            f"`{quoted(analysis, cpu_node, 20)}` (on the CPU{f', {made}' if made else ''}) has the shape of `{name}` "
+            f"but not its device: fails where `{name}` is on a GPU; pass device={name}.device",
+            confidence=Confidence.MEDIUM,
+        )
 
     def _indexed(self, analysis: Analysis, node: cst.Subscript, indexed: Value, indices: Value) -> Finding:
         name = f"`{quoted(analysis, node.value, 20)}`"
@@ -189,6 +217,37 @@ class MixedDevices(Rule):
             "fails on a GPU; create it with device= or move it",
             confidence=evidence_confidence(cpu_value, device_value),
         )
+
+
+def _shaped_like_an_unknown(
+    operands: Sequence[tuple[cst.CSTNode, Value]],
+) -> tuple[cst.CSTNode, Value, cst.CSTNode] | None:
+    """``torch.ones(x.shape)`` made without ``device=`` and combined with ``x`` itself, whose place
+    the code does not show (a function's input): the code makes a companion for ``x`` wherever it
+    is, and forgets the device (``torch.ones_like(x)`` would not)."""
+    for node, value in operands:
+        if not (is_tensor(value) and must_be_on_cpu(value)) or is_zero_dim(value):
+            continue
+        source = _shape_source(value)
+        for other_node, other in operands:
+            shaped_from = other is not value and source is not None and dotted_name(other_node) == source
+            if shaped_from and is_tensor(other) and place_unknown(other):
+                return node, value, other_node
+    return None
+
+
+def _shape_source(value: Value) -> str | None:
+    """``x`` in ``torch.ones(x.shape)`` / ``torch.zeros(x.size())``: the tensor a factory copied
+    its whole shape from."""
+    made = value.origin.node if value.origin is not None else None
+    if type(made) is not cst.Call or not made.args or made.args[0].keyword is not None:
+        return None
+    shape = made.args[0].value
+    if type(shape) is cst.Call and not shape.args:  # ``x.size()``
+        shape = shape.func
+    if type(shape) is cst.Attribute and shape.attr.value in ("shape", "size"):
+        return dotted_name(shape.value)
+    return None
 
 
 def _indexed_from_a_device(indexed: Value, indices: Value) -> bool:
