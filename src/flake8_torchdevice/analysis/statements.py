@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 import libcst as cst
 
-from ..knowledge.api import GRAD_DISABLING_CONTEXTS, MOVE_METHODS
+from ..knowledge.api import GRAD_DISABLING_CONTEXTS, GRAD_SWITCHES, MOVE_METHODS
 from .calls import PARAMETER
 from .conditions import is_exit_call
 from .domain import CPU_PLACE, NONE, TENSOR_KINDS, UNKNOWN, UNKNOWN_PLACE, Kind, Origin, Polarity, Value, tensor
@@ -82,7 +82,7 @@ class StatementWalker(LoopWalker, _Base):
             context = self.evaluate(item.item)
             call = item.item if type(item.item) is cst.Call else None
             qualified = self.imports.qualify(call.func) if call is not None else None
-            if call is not None and qualified in GRAD_DISABLING_CONTEXTS and not _enables(call):
+            if call is not None and _disables_grad(call, qualified):
                 self.state.grad_enabled = False
             elif qualified == "torch.device":  # factories allocate on that device inside
                 self.state.default_places = context.places
@@ -180,6 +180,10 @@ class StatementWalker(LoopWalker, _Base):
             self.expression_statement = None
             if is_exit_call(node):
                 self.state = unreachable()
+            elif type(node.value) is cst.Call and self.imports.qualify(node.value.func) in GRAD_SWITCHES:
+                switched = _switched_to(node.value)  # ``torch.set_grad_enabled(False)`` from here on
+                if switched is not None:
+                    self.state.grad_enabled = switched
         elif type(node) is cst.Assign:
             moved = _moved_in_place_of(node)
             before = self.state.get(moved) if moved is not None else None
@@ -341,6 +345,19 @@ def _moved_in_place_of(node: cst.Assign) -> str | None:
 def _enables(call: cst.Call) -> bool:
     """``torch.inference_mode(False)`` / ``mode=False`` does not disable grad."""
     return any(type(arg.value) is cst.Name and arg.value.value == "False" for arg in call.args)
+
+
+def _disables_grad(call: cst.Call, qualified: str | None) -> bool:
+    """``with torch.no_grad():``, ``torch.inference_mode()``, ``torch.set_grad_enabled(False)``."""
+    if qualified in GRAD_DISABLING_CONTEXTS:
+        return not _enables(call)
+    return qualified in GRAD_SWITCHES and _switched_to(call) is False
+
+
+def _switched_to(call: cst.Call) -> bool | None:
+    """``torch.set_grad_enabled(False)``: the literal mode it sets, if written out."""
+    mode = call.args[0].value if call.args else None
+    return mode.value == "True" if type(mode) is cst.Name and mode.value in ("True", "False") else None
 
 
 def _catches_device_errors(handler: cst.ExceptHandler | cst.ExceptStarHandler) -> bool:

@@ -249,6 +249,9 @@ LOADS_WITH_MAP_LOCATION: dict[str, tuple[str, int]] = {
 # Saves whose file a load of the same path in the same run reads back: ``save(obj, f)``.
 SAVES = frozenset({"torch.save", "torch.serialization.save", "torch.jit.save"})
 GRAD_DISABLING_CONTEXTS = frozenset({"torch.no_grad", "torch.inference_mode"})
+# ``torch.set_grad_enabled(False)``: called, it switches grad off for what follows; as a context,
+# for its block (tests/fixtures/TDV008/good_grad_switched_off.py).
+GRAD_SWITCHES = frozenset({"torch.set_grad_enabled", "torch.autograd.set_grad_enabled"})
 DATA_LOADERS = frozenset({"torch.utils.data.DataLoader", "torch.utils.data.dataloader.DataLoader"})
 # Calls whose ``device=`` names a device *type* for mixed precision, not a placement.
 DEVICE_TYPE_CALLS = frozenset(

@@ -17,7 +17,8 @@ class NumpyRequiresGrad(Rule):
     """
     ## What it does
     Reports `t.numpy()` when `t` requires grad: a model's output outside `torch.no_grad()` /
-    `torch.inference_mode()`, a module's `weight` or `bias`, an `nn.Parameter`, a tensor created
+    `torch.inference_mode()` / `torch.set_grad_enabled(False)` (as a context, or called: grad
+    stays off until it is switched on again), a module's `weight` or `bias`, an `nn.Parameter`, a tensor created
     with `requires_grad=True`, or arithmetic on any of these, with no `.detach()` in between.
 
     ## Why is this bad?
