@@ -30,7 +30,7 @@ from ..knowledge.api import AVAILABILITY_CHECKS, CUDA_COUNTS, MENTIONS_CUDA, NEE
 from .device_tests import on_the_cpu, placement_test
 from .domain import Kind, Origin, Polarity, Value
 from .imports import ImportTable, dotted_name
-from .literals import string_value
+from .literals import bool_value, string_value
 from .state import State
 from .syntax import children
 
@@ -306,9 +306,8 @@ def flag_polarity(name: str) -> Polarity:
 
 def chooses_cuda_by_default(polarity: Polarity, default: cst.BaseExpression) -> bool:
     """``use_gpu=True``, ``no_cuda=False``: a flag whose default is the CUDA branch."""
-    if type(default) is not cst.Name or default.value not in ("True", "False"):
-        return False
-    return (polarity is Polarity.POSITIVE) == (default.value == "True") and polarity is not Polarity.NONE
+    value = bool_value(default)
+    return value is not None and polarity is not Polarity.NONE and (polarity is Polarity.POSITIVE) == value
 
 
 def _with_cuda(state: State, checked: bool) -> State:

@@ -36,6 +36,13 @@ def _evaluated(literal: str) -> str | None:
     return value if isinstance(value, str) else None
 
 
+def bool_value(node: cst.BaseExpression | None) -> bool | None:
+    """``True`` / ``False`` written out; None for anything else."""
+    if type(node) is cst.Name and node.value in ("True", "False"):
+        return node.value == "True"
+    return None
+
+
 def is_cuda_literal(node: cst.BaseExpression) -> bool:
     """``"cuda"`` or ``"cuda:N"``."""
     value = string_value(node)

@@ -21,7 +21,7 @@ from .definitions import Definitions, FunctionInfo
 from .domain import Origin, Value, is_device_of_a_value
 from .facts import CallFact, DefaultFact, Facts, LiteralFact, OperationFact, Scope, StoreFact
 from .imports import ImportTable, dotted_name
-from .literals import cuda_fstring, is_cpu_literal, is_cuda_literal, string_value
+from .literals import bool_value, cuda_fstring, is_cpu_literal, is_cuda_literal, string_value
 from .positions import positions_of
 from .syntax import children, docstring, fits_tensor_move, keyword_argument, positional_argument
 from .value_questions import (
@@ -67,6 +67,7 @@ __all__ = [
     "Scope",
     "StoreFact",
     "Value",
+    "bool_value",
     "builds_layer_with_state",
     "builds_parameter",
     "checks_every_device",

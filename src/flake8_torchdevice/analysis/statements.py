@@ -22,6 +22,7 @@ from .domain import CPU_PLACE, NONE, TENSOR_KINDS, UNKNOWN, UNKNOWN_PLACE, Kind,
 from .facts import DefaultFact, OperationFact
 from .frames import Pending
 from .imports import dotted_name
+from .literals import bool_value
 from .loops import LoopWalker
 from .state import State, unreachable
 from .syntax import all_params, bound_names, children, statements
@@ -289,7 +290,7 @@ class StatementWalker(LoopWalker, _Base):
             left = left.with_kind(Kind.TENSOR)
         aliases = [name for name, value in self.state.visible().items() if value is before and name != moved]
         for name in aliases:
-            if "." not in name:
+            if "." not in name:  # an attribute path is not a name the code rebinds here
                 self.state.bind(name, left)
 
     def _shown_by_use(self, name: str, value: Value) -> Value:
@@ -356,8 +357,7 @@ def _disables_grad(call: cst.Call, qualified: str | None) -> bool:
 
 def _switched_to(call: cst.Call) -> bool | None:
     """``torch.set_grad_enabled(False)``: the literal mode it sets, if written out."""
-    mode = call.args[0].value if call.args else None
-    return mode.value == "True" if type(mode) is cst.Name and mode.value in ("True", "False") else None
+    return bool_value(call.args[0].value) if call.args else None
 
 
 def _catches_device_errors(handler: cst.ExceptHandler | cst.ExceptStarHandler) -> bool:

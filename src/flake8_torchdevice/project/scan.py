@@ -66,11 +66,12 @@ def read_project(
     if store is not None:
         store.save({index.path for index in indexes})
     packages = {index.package for index in indexes}
-    if _a_whole_application(root, indexes) and not any(index.mentions_accelerator for index in indexes):
+    library = is_library(root)
+    if _a_whole_application(library, indexes) and not any(index.mentions_accelerator for index in indexes):
         return ProjectBeliefs(root, dict.fromkeys(packages, CPU_ONLY_APPLICATION))
     files = {index.path: belief for index in indexes if (belief := file_belief(index)) is not None}
     beliefs = infer(indexes, readme_evidence(root, packages))
-    return ProjectBeliefs(root, beliefs, files, project_callers(indexes, calls, is_library(root)))
+    return ProjectBeliefs(root, beliefs, files, project_callers(indexes, calls, library))
 
 
 def _indexed(root: Path, path: Path, limit: int, store: IndexStore | None) -> FileIndex:
@@ -94,10 +95,10 @@ def _calls(path: Path, index: FileIndex, searched: Wanted, limit: int, store: In
     return found
 
 
-def _a_whole_application(root: Path, indexes: list[FileIndex]) -> bool:
+def _a_whole_application(library: bool, indexes: list[FileIndex]) -> bool:
     """A program of several files that nothing installs: what its files never do, it never does.
     A lone file, or a folder of a few, may take its device from code that is not there."""
-    return len(indexes) >= MIN_APPLICATION_FILES and not is_library(root)
+    return len(indexes) >= MIN_APPLICATION_FILES and not library
 
 
 def is_library(root: Path) -> bool:

@@ -13,6 +13,7 @@ from ..analysis.queries import (
     CallFact,
     Origin,
     Value,
+    bool_value,
     device_index_literal,
     elements,
     is_cuda_literal,
@@ -190,7 +191,7 @@ def _chosen_by_default(finding: Finding, flag: Origin, analysis: Analysis, setti
     problem = finding.message.split(";", 1)[0]
     line = analysis.line_of(param)
     # ``use_gpu=True`` becomes the check itself; ``no_cuda=False`` its negation.
-    check = "torch.cuda.is_available()" if "True" in default else "not torch.cuda.is_available()"
+    check = "torch.cuda.is_available()" if bool_value(param.default) else "not torch.cuda.is_available()"
     message = f"{problem} by default: {default} at line {line}; default it to {check}"
     confidence = finding.confidence if settings.runs_without_cuda else min(finding.confidence, Confidence.MEDIUM)
     return replace(finding, message=message, confidence=confidence)

@@ -161,8 +161,11 @@ class DiscardedConversion(Rule):
         lost = list(_lost_conversions(analysis))
         shown = [(site, statement) for site, statement in lost if _shown_a_tensor(site)]
         for site, statement in lost:
-            peer = None if _shown_a_tensor(site) else _tensor_peer(analysis, site, shown)
-            if _shown_a_tensor(site) or peer is not None or self._reports_unknown(site, settings, analysis):
+            if _shown_a_tensor(site):
+                yield self._report(analysis, site, statement, None)
+                continue
+            peer = _tensor_peer(analysis, site, shown)
+            if peer is not None or self._reports_unknown(site, settings, analysis):
                 yield self._report(analysis, site, statement, peer)
 
     def _reports_unknown(self, site: CallFact, settings: Settings, analysis: Analysis) -> bool:

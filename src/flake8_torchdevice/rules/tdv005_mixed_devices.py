@@ -229,9 +229,10 @@ def _shaped_like_an_unknown(
         if not (is_tensor(value) and must_be_on_cpu(value)) or is_zero_dim(value):
             continue
         source = _shape_source(value)
+        if source is None:
+            continue
         for other_node, other in operands:
-            shaped_from = other is not value and source is not None and dotted_name(other_node) == source
-            if shaped_from and is_tensor(other) and place_unknown(other):
+            if other is not value and dotted_name(other_node) == source and is_tensor(other) and place_unknown(other):
                 return node, value, other_node
     return None
 
