@@ -217,3 +217,17 @@ def test_lines_a_message_names_are_counted_in_cells(tmp_path, monkeypatch, capsy
     messages = {(f["cell"], f["line"]): f["message"] for f in json.loads(capsys.readouterr().out)}
     assert "(made by torch.rand() at line 1)" in messages[(4, 2)]  # the finding's own cell
     assert "(computed by `model` at cell 3, line 3)" in messages[(4, 3)]
+
+
+def test_a_conversion_ending_a_cell_is_displayed_not_discarded(tmp_path, monkeypatch, capsys):
+    # Jupyter shows the value of a cell's last expression: `y_preds.cpu()` there is the point of
+    # the cell. The same call followed by more code, or at the end of a function body, is lost.
+    shown = notebook(
+        code('import torch\ndevice = torch.device("cuda" if torch.cuda.is_available() else "cpu")'),
+        code("y_preds = torch.rand(3, device=device)\ny_preds.cpu()"),
+        code("def show(t: torch.Tensor):\n    t.cpu()"),
+        code("y_preds.cpu()\nprint(y_preds)"),
+    )
+    lint(tmp_path, monkeypatch, shown, "--select", "TDV002", "--format", "json")
+    found = json.loads(capsys.readouterr().out)
+    assert [(f["cell"], f["line"], f["code"]) for f in found] == [(3, 2, "TDV002"), (4, 1, "TDV002")]

@@ -17,7 +17,7 @@ from itertools import accumulate
 
 import libcst as cst
 
-from .analysis import analyse, positions_of
+from .analysis import Analysis, analyse, positions_of
 from .confidence import Confidence
 from .mentions import LineMention, resolved
 from .parsing import ProcessSetting, cyclic_gc_paused, parse_module
@@ -237,12 +237,30 @@ def _run_rules(
     least = settings.confidence
     cpu_only = settings.cpu_support.verdict == NO_ACCELERATOR
     for rule in rules:
-        with timings.stage(rule.code):  # a rule's check is a generator: its work is done here
-            found = rule().check(analysis, settings)
+        with timings.stage(rule.code):
+            check = rule()
+            found = list(check.check(analysis, settings))
+            if rule.depends_on_callers:
+                found += _found_through_calls(check, analysis, settings, found)
             if cpu_only and rule.fails_only_on_an_accelerator:
-                found = (_in_a_cpu_only_project(finding, settings) for finding in found)
+                found = [_in_a_cpu_only_project(finding, settings) for finding in found]
             findings.extend(finding for finding in found if finding.confidence >= least)
     return findings, analysis.mentioned()
+
+
+def _found_through_calls(rule: Rule, analysis: Analysis, settings: Settings, found: list[Finding]) -> list[Finding]:
+    """What a rule finds in the file's functions as the file's own calls run them
+    (``analysis/contexts.py``) that their plain walk did not show: likely at most, citing the call."""
+    seen = {id(finding.node) for finding in found}
+    more = []
+    for site, view in analysis.call_contexts():
+        for finding in rule.check(view, settings):
+            if id(finding.node) not in seen:
+                seen.add(id(finding.node))
+                call = analysis.cite(site)  # named already where a value it passed is cited
+                message = finding.message if call in finding.message else f"{finding.message} (in the call at {call})"
+                more.append(replace(finding, message=message, confidence=min(finding.confidence, Confidence.MEDIUM)))
+    return more
 
 
 def _in_a_cpu_only_project(finding: Finding, settings: Settings) -> Finding:

@@ -28,7 +28,10 @@ from typing import Any
 
 _PLACEHOLDER = "pass  # torchdevice: IPython line {}"
 _PLACEHOLDER_LINE = re.compile(r"^[ \t]*pass  # torchdevice: IPython line (\d+)(?:\r\n|\r|\n)?$")
-_CELL_END = "# torchdevice: end of cell {}"
+# The comment that ends each cell in the virtual module (``analysis.syntax`` reads it too: the last
+# expression of a cell is displayed, not discarded).
+CELL_END_MARKER = "# torchdevice: end of cell"
+_CELL_END = CELL_END_MARKER + " {}"
 # IPython's automagic: ``pip install x`` and ``conda install x`` run as ``%pip`` and ``%conda``.
 _AUTOMAGIC = re.compile(r"^(?:pip|conda)\s+\w")
 _MAGIC_ASSIGNMENT = re.compile(r"^[\w.]+\s*=\s*[%!]")

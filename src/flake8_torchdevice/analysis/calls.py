@@ -46,9 +46,6 @@ _TENSOR_KINDS = frozenset({Kind.TENSOR, Kind.OUTPUT, Kind.ARRAYLIKE})
 # The class marker of a value made by nn.Parameter / nn.Buffer: registered on a module, it moves with it.
 PARAMETER = "torch.nn.Parameter"
 
-# ``copy.deepcopy(x)``: a value like ``x``, where ``x`` is.
-_COPIES = frozenset({"copy.copy", "copy.deepcopy"})
-
 
 class CallEvaluator(MethodEvaluator):
     def call(self, node: cst.Call) -> Value:
@@ -89,7 +86,19 @@ class CallEvaluator(MethodEvaluator):
             )
         if method is not None and receiver is not None:
             self._learn_kind(receiver, receiver_value, method)
+        self._hand_over_modules(node, qualified, arguments)
         return result
+
+    def _hand_over_modules(self, node: cst.Call, qualified: str | None, arguments: tuple[Value, ...]) -> None:
+        """``setup(model)``, ``fully_shard(model)``: a module handed to code that may move it in
+        place is, from then on, where it was or wherever that code put it."""
+        builtin = node.func.value if type(node.func) is cst.Name and qualified is None else None
+        if api.leaves_modules_where_they_are(qualified, builtin):
+            return
+        for arg, value in zip(node.args, arguments):
+            name = dotted_name(arg.value)
+            if value.kind is Kind.MODULE and value.places != NOWHERE and name is not None and not arg.star:
+                self.state.bind(name, value.placed(value.places | NOWHERE))
 
     def _argument(self, arg: cst.Arg) -> Value:
         return self.evaluate(arg.value)  # ``*seq`` / ``**mapping``: the sequence or mapping itself
@@ -167,7 +176,7 @@ class CallEvaluator(MethodEvaluator):
             return self._legacy(node, qualified, first, origin)
         if qualified in api.LEGACY_CUDA_CONSTRUCTORS:
             return tensor(accelerator(qualified), origin)
-        if qualified in _COPIES:  # a copy is what it copies, on the same device
+        if qualified in api.COPIES:  # a copy is what it copies, on the same device
             return first
         if qualified in api.MODULE_WRAPPERS:
             return first.with_kind(Kind.MODULE)

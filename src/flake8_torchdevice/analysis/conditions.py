@@ -319,6 +319,7 @@ def _with_cuda(state: State, checked: bool) -> State:
         narrowed.cuda_checked = True
     else:
         narrowed.cuda_refused = True
+        narrowed.names = {name: value.off_cuda() for name, value in narrowed.names.items()}
     return narrowed
 
 

@@ -154,6 +154,16 @@ class Value:
             return self
         return replace(self, places=self.places - CPU or NOWHERE)
 
+    def off_cuda(self) -> Value:
+        """The value on a path where CUDA is not in use (``if not use_cuda:``): on no device named
+        for CUDA (``.cuda()``, ``"cuda:0"``), nor, in code that chooses CUDA by a flag, on a device
+        only because a module is (the code moves its modules under the same flag). What was only
+        there is where the code does not show."""
+        if self.kind is Kind.DEVICE:  # a hard-coded device stays what it names
+            return self
+        kept = frozenset(place for place in self.places if not _cuda_in_use(place))
+        return self if len(kept) == len(self.places) else replace(self, places=kept or NOWHERE)
+
     def with_kind(self, kind: Kind) -> Value:
         return replace(self, kind=kind)
 
@@ -220,6 +230,12 @@ class Value:
 
 
 _PLACELESS = frozenset({Kind.SCALAR, Kind.NONE, Kind.SEQUENCE, Kind.MAPPING, Kind.LOADER, Kind.OBJECT})
+
+
+def _cuda_in_use(place: Place) -> bool:
+    if place.kind is PlaceKind.WITH_MODULE:
+        return True
+    return place.kind is PlaceKind.ACCELERATOR and place.name.strip("\"'").startswith("cuda")
 
 
 def describe_places(places: frozenset[Place]) -> str:

@@ -10,11 +10,15 @@ attributes were learned late) replaces the earlier fact, so each node has one fa
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import libcst as cst
 
 from .definitions import FunctionInfo
 from .domain import Origin, Value
+
+if TYPE_CHECKING:
+    from .contexts import CallContext
 
 
 @dataclass(frozen=True, slots=True)
@@ -106,6 +110,8 @@ class Facts:
         # ``"cpu"`` written where CUDA is known not to be in use (the ``else`` of a CUDA check,
         # ``"cuda" if torch.cuda.is_available() else "cpu"``): the code falls back to the CPU.
         self.cpu_fallbacks: dict[int, cst.BaseExpression] = {}
+        # The file's functions as its own calls run them (``contexts``), each with facts of its own.
+        self.contexts: list[CallContext] = []
 
     def update(self, other: Facts) -> None:
         """Take ``other``'s facts, replacing these for the same nodes."""

@@ -28,6 +28,7 @@ from ..knowledge.api import GRAD_DISABLING_CONTEXTS, TENSOR_TYPES
 from .calls import CallEvaluator
 from .collector import collect
 from .conditions import Conditions, mentions_cuda, needs_cuda
+from .contexts import CallSite, ContextWalker
 from .definitions import ClassInfo, Definitions, FunctionInfo
 from .domain import Value
 from .expressions import ExpressionEvaluator
@@ -48,7 +49,7 @@ class BudgetExceeded(Exception):
     """A unit took more steps than its budget."""
 
 
-class Interpreter(StatementWalker, ExpressionEvaluator, CallEvaluator, SummaryEvaluator):
+class Interpreter(StatementWalker, ExpressionEvaluator, CallEvaluator, SummaryEvaluator, ContextWalker):
     def __init__(self, module: cst.Module, guard_functions: frozenset[str], callers: FileCallers = NO_CALLERS) -> None:
         self.module = module
         self.imports = ImportTable()
@@ -69,18 +70,20 @@ class Interpreter(StatementWalker, ExpressionEvaluator, CallEvaluator, SummaryEv
         self.expression_statement: cst.Expr | None = None
         self.module_state: State | None = None  # the module's state once its body is walked
         self._cuda_specific: dict[str, bool] = {}  # by definition key
+        self.call_sites: list[CallSite] = []  # calls of the file's functions, for their contexts
 
     # ------------------------------------------------------------------ the module
     def run(self) -> Facts:
         body = self.module.body
-        module_state = self.module_state = self._walk_unit(lambda: self.block(body), State())
+        module_state = self.module_state = self.walk_unit(lambda: self.block(body), State())
         while self.pending:
             pending = self.pending.pop(0)
             entry = pending.entry if pending.entry is not None else module_state
             self.record_function(pending.info, entry)
+        self.facts.contexts = self.walk_contexts()
         return self.facts
 
-    def _walk_unit(self, walk: Callable[[], None], entry: State) -> State:
+    def walk_unit(self, walk: Callable[[], None], entry: State) -> State:
         """Walk a unit from ``entry``; past its budget, walk it again in simple mode."""
         pending_before = len(self.pending)
         for simple in (False, True):
@@ -106,9 +109,9 @@ class Interpreter(StatementWalker, ExpressionEvaluator, CallEvaluator, SummaryEv
     def record_function(self, info: FunctionInfo, outer: State) -> None:
         """The recording walk of a function body, entered from ``outer``."""
         self_value = self.self_value(info)
-        entry = self._entry_state(info, outer, self_value, self.parameter_values(info))
+        entry = self.entry_state(info, outer, self_value, self.parameter_values(info))
         with self.frame_for(info, self_value):
-            self._walk_unit(lambda: self.block(statements(info.node.body)), entry)
+            self.walk_unit(lambda: self.block(statements(info.node.body)), entry)
 
     def evaluate_function(
         self, info: FunctionInfo, outer: State, arguments: dict[str, Value], self_value: Value | None
@@ -119,7 +122,7 @@ class Interpreter(StatementWalker, ExpressionEvaluator, CallEvaluator, SummaryEv
         # Its steps count against the unit that asked: a unit whose summaries explode goes simple.
         saved = (self.state, self.recording, self.expression_statement)
         self.recording = False
-        entry = self._entry_state(info, outer, self_value, arguments)
+        entry = self.entry_state(info, outer, self_value, arguments)
         try:
             with self.frame_for(info, self_value) as frame:
                 self.state = entry
@@ -135,7 +138,7 @@ class Interpreter(StatementWalker, ExpressionEvaluator, CallEvaluator, SummaryEv
             value = result if value is None else value.join(result)
         return value, exit_state
 
-    def _entry_state(
+    def entry_state(
         self, info: FunctionInfo, outer: State, self_value: Value | None, arguments: dict[str, Value]
     ) -> State:
         visible = outer.names if outer.outer is None else outer.visible()

@@ -95,3 +95,10 @@ def _cuda_fstring_exactly(node: cst.FormattedString) -> bool:
     if len(parts) == 1:
         return _CUDA_DEVICE.fullmatch(text) is not None
     return len(parts) == 2 and text == "cuda:" and type(parts[1]) is cst.FormattedStringExpression
+
+
+def names_the_cpu(node: cst.BaseExpression) -> bool:
+    """``"cpu"``, ``torch.device("cpu")``."""
+    if is_cpu_literal(node):
+        return True
+    return type(node) is cst.Call and bool(node.args) and is_cpu_literal(node.args[0].value)

@@ -11,7 +11,8 @@ definition of a protocol's attribute, and infers its type from that assignment.)
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from contextlib import AbstractContextManager
 
 import libcst as cst
 
@@ -57,6 +58,14 @@ class InterpreterParts(ABC):
     def narrow(self, state: State, test: cst.BaseExpression, truth: bool) -> State: ...
     @abstractmethod
     def peek(self, node: cst.BaseExpression, state: State) -> Value: ...
+    @abstractmethod
+    def walk_unit(self, walk: Callable[[], None], entry: State) -> State: ...
+    @abstractmethod
+    def entry_state(
+        self, info: FunctionInfo, outer: State, self_value: Value | None, arguments: dict[str, Value]
+    ) -> State: ...
+    @abstractmethod
+    def frame_for(self, info: FunctionInfo, self_value: Value | None) -> AbstractContextManager[Frame]: ...
 
     # ``statements``
     @abstractmethod
@@ -105,3 +114,11 @@ class InterpreterParts(ABC):
     def call_named(self, name: str, node: cst.Call, arguments: tuple[Value, ...]) -> Value | None: ...
     @abstractmethod
     def super_value(self, frame: Frame) -> Value: ...
+    @abstractmethod
+    def self_value(self, info: FunctionInfo) -> Value | None: ...
+    @abstractmethod
+    def parameter_values(self, info: FunctionInfo) -> dict[str, Value]: ...
+
+    # ``contexts``
+    @abstractmethod
+    def note_call_site(self, info: FunctionInfo, node: cst.Call, bound: dict[str, Value]) -> None: ...

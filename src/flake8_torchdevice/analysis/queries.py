@@ -8,7 +8,7 @@ fields, and asks ``explain`` for the words that say *why*.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from collections.abc import Set as AbstractSet
 
 import libcst as cst
@@ -21,9 +21,9 @@ from .definitions import Definitions, FunctionInfo
 from .domain import Origin, Value, is_device_of_a_value
 from .facts import CallFact, DefaultFact, Facts, LiteralFact, OperationFact, Scope, StoreFact
 from .imports import ImportTable, dotted_name
-from .literals import bool_value, cuda_fstring, is_cpu_literal, is_cuda_literal, string_value
+from .literals import bool_value, cuda_fstring, is_cpu_literal, is_cuda_literal, names_the_cpu, string_value
 from .positions import positions_of
-from .syntax import children, docstring, fits_tensor_move, keyword_argument, positional_argument
+from .syntax import children, docstring, ends_a_notebook_cell, fits_tensor_move, keyword_argument, positional_argument
 from .value_questions import (
     builds_layer_with_state,
     builds_parameter,
@@ -121,6 +121,7 @@ class Analysis:
         self._lines: dict[int, int] = {}
         self._copying_to_cpu: set[int] | None = None
         self._without_cuda: str | None = None
+        self._site: cst.Call | None = None  # the call, in a view of a call context
 
     # ------------------------------------------------------------------ imports
     @property
@@ -358,8 +359,29 @@ class Analysis:
         origin = value.origin
         if origin is None:
             return ""
-        self._mentioned[id(origin.node)] = origin.node
-        return f"{origin.reason} at {mark(id(origin.node))}"
+        return f"{origin.reason} at {self.cite(origin.node)}"
+
+    def displayed_by_a_notebook(self, statement: cst.Expr) -> bool:
+        """The last expression of a notebook cell: Jupyter shows its value."""
+        last_line = self.line_of(statement) + self.module.code_for_node(statement).count("\n")
+        return ends_a_notebook_cell(self.module, statement, last_line)
+
+    def call_contexts(self) -> Iterator[tuple[cst.Call, Analysis]]:
+        """Each function of the file as one of its calls runs it (``contexts``): the call, and the
+        analysis of the body seen so, whose messages name lines as this one's do."""
+        for context in self._facts.contexts:
+            view = Analysis(self.module, self._imports, self._definitions, context.facts)
+            view._mentioned, view._lines, view._site = self._mentioned, self._lines, context.site
+            yield context.site, view
+
+    def passed_in(self, value: Value) -> bool:
+        """Is the value where it is because the call whose context this is passed it there?"""
+        return self._site is not None and value.origin is not None and value.origin.node is self._site
+
+    def cite(self, node: cst.CSTNode) -> str:
+        """A mark for "line N" of a node, which the engine resolves (``mentions``)."""
+        self._mentioned[id(node)] = node
+        return mark(id(node))
 
     def mentioned(self) -> list[cst.CSTNode]:
         """The nodes whose line a message names."""
@@ -375,14 +397,14 @@ def _cpu_support(call: CallFact) -> str | None:
     node = call.node
     if call.qualified == "torch.load":
         location = keyword_argument(node, "map_location") or positional_argument(node, 1)
-        if location is not None and _names_the_cpu(location):
+        if location is not None and names_the_cpu(location):
             return "loads onto the CPU"
     if call.method == "add_argument":
         flags = [string_value(arg.value) for arg in node.args if arg.keyword is None]
         if any(flag is not None and api.CPU_OPTION.match(flag) for flag in flags):
             return "has a CPU option"
         default = keyword_argument(node, "default")
-        if default is not None and "--device" in flags and _names_the_cpu(default):
+        if default is not None and "--device" in flags and names_the_cpu(default):
             return "defaults to the CPU"
     return None
 
@@ -395,10 +417,3 @@ def _mentions_cuda_anywhere(node: cst.CSTNode) -> bool:
     if text is not None and mentions_cuda(text):
         return True
     return any(_mentions_cuda_anywhere(child) for child in children(node))
-
-
-def _names_the_cpu(node: cst.BaseExpression) -> bool:
-    """``"cpu"``, ``torch.device("cpu")``."""
-    if is_cpu_literal(node):
-        return True
-    return type(node) is cst.Call and bool(node.args) and is_cpu_literal(node.args[0].value)

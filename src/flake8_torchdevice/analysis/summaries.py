@@ -192,6 +192,7 @@ class SummaryEvaluator(_Base):
         if info is None or info.self_name is None:
             return None
         bound = self.bind_arguments(info, node, arguments, skip_self=True)
+        self.note_call_site(info, node, bound)
         result, effects = self._summarise(info, bound, receiver)
         self._apply_effects(node, effects)
         return self._as_the_caller_runs_it(result)
@@ -207,6 +208,7 @@ class SummaryEvaluator(_Base):
         function = definitions.top_functions.get(name)
         if function is not None and self.state.get(name) in (None, UNKNOWN):
             bound = self.bind_arguments(function, node, arguments, skip_self=False)
+            self.note_call_site(function, node, bound)
             return self._as_the_caller_runs_it(self._summarise(function, bound, None)[0])
         cls = definitions.classes.get(name)
         if cls is not None:

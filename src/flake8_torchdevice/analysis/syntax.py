@@ -19,6 +19,7 @@ from libcst._nodes import op as _operators
 from libcst._nodes import whitespace as _whitespace
 
 from ..knowledge import api
+from ..notebooks import CELL_END_MARKER
 from .literals import string_value
 
 
@@ -195,3 +196,12 @@ def literal_index(node: cst.Subscript) -> int | str | None:
     ):
         return -int(index.expression.value, 0)
     return string_value(index)
+
+
+def ends_a_notebook_cell(module: cst.Module, statement: cst.Expr, last_line: int) -> bool:
+    """Is ``statement`` (ending on ``last_line``) the last line of a notebook's cell, at its top
+    level? Jupyter displays the value of such an expression: it is not discarded."""
+    if not any(type(line) is cst.SimpleStatementLine and line.body[-1] is statement for line in module.body):
+        return False
+    lines = module.code.splitlines()
+    return last_line < len(lines) and lines[last_line].startswith(CELL_END_MARKER)

@@ -361,3 +361,30 @@ def fits_tensor_move(method: str, positional: int, keywords: frozenset[str], unp
         return True
     most, names = accepted
     return positional <= most and keywords <= names
+
+
+# ``copy.deepcopy(x)``: a value like ``x``, where ``x`` is.
+COPIES = frozenset({"copy.copy", "copy.deepcopy"})
+# torch functions that move the module they are given, in place: FSDP2 shards its parameters
+# onto the device mesh (torch 2.13 ``torch/distributed/fsdp/_fully_shard/_fully_shard.py``).
+MOVE_MODULES_IN_PLACE = frozenset(
+    {
+        "torch.distributed.fsdp.fully_shard",
+        "torch.distributed._composable.fsdp.fully_shard",
+        "torch.distributed._composable.replicate",
+    }
+)
+# Builtins that only look at a module they are given (and ``reveal_type``, or ``reveal`` as the
+# analysis tests spell it).
+_LOOKING_BUILTINS = frozenset(
+    {"print", "len", "isinstance", "repr", "str", "type", "id", "hasattr", "getattr", "vars", "reveal_type", "reveal"}
+)
+
+
+def leaves_modules_where_they_are(qualified: str | None, builtin: str | None) -> bool:
+    """Does a call leave the modules passed to it where they are? torch's functions do (but
+    ``fully_shard``), and so do copies and builtins that look; anything else, the project's code
+    or another library's (``setup(model)``, ``accelerator.prepare``), may move them in place."""
+    if qualified is not None:
+        return qualified in COPIES or (qualified.startswith("torch.") and qualified not in MOVE_MODULES_IN_PLACE)
+    return builtin in _LOOKING_BUILTINS

@@ -113,6 +113,9 @@ class Code:
     # Whether what it reports fails only on an accelerator (a GPU, MPS): in an application that
     # never uses one (project/beliefs.py), such a finding is a guess.
     fails_only_on_an_accelerator: ClassVar[bool] = True
+    # Whether what it reports depends on where the values a function is given are: such a rule
+    # is checked again on each function as the file's own calls run it (analysis/contexts.py).
+    depends_on_callers: ClassVar[bool] = False
 
     def __init_subclass__(cls, **kwargs: object) -> None:
         super().__init_subclass__(**kwargs)

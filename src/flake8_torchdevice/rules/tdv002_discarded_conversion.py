@@ -155,6 +155,7 @@ class DiscardedConversion(Rule):
     name = "discarded-tensor-conversion"
     summary = "Result of a tensor's `.to()` / `.cuda()` / `.cpu()` is discarded (only `nn.Module.to()` is in place)"
     precision = "first look (round 4): high 100% (2 of 2); earlier rounds 0 of 3 (2 fixed since)"
+    depends_on_callers = True  # where a helper's parameters are is where its callers put them
     fails_only_on_an_accelerator = False  # a discarded dtype conversion is lost on the CPU too
 
     def check(self, analysis: Analysis, settings: Settings) -> Iterator[Finding]:
@@ -212,6 +213,8 @@ def _lost_conversions(analysis: Analysis) -> Iterator[tuple[CallFact, cst.Expr |
             continue
         if _casts_an_update(analysis, converted):
             continue
+        if conversion is site.node and analysis.displayed_by_a_notebook(site.statement):
+            continue  # ``y_preds.cpu()`` ending a cell: Jupyter shows the copy
         yield converted, (site.statement if conversion is site.node else None)
 
 

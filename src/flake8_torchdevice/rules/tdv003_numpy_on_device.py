@@ -94,6 +94,7 @@ class NumpyOnAccelerator(Rule):
     name = "numpy-on-accelerator"
     summary = "`.numpy()` on a tensor placed on a device, without `.cpu()` first"
     precision = "first look (round 4): high 0 of 1 (graded medium since); earlier rounds 0 of 1 (fixed since)"
+    depends_on_callers = True  # where a helper's parameters are is where its callers put them
 
     def check(self, analysis: Analysis, settings: Settings) -> Iterator[Finding]:
         for site in numpy_calls(analysis):
