@@ -299,6 +299,18 @@ ROUND7_USER_REPOSITORIES: dict[str, tuple[str, str]] = {
     "vits": ("jaywalnut310/vits", "2e561ba58618d021b5b8323d3765880f7e0ecfdb"),
     "rl-adventure": ("higgsfield/RL-Adventure", "0f82b6922e8a1a8515fc4c84c28702e7caa226f1"),
     "graphsage-simple": ("williamleif/graphsage-simple", "d3105e5223e9602ba3ef2dd27e343d044fe4bb5f"),
+    # Added after the first eight gave no finding of a default rule (chosen, like them, before linting):
+    # course and tutorial notebooks, where beginners' device mistakes are likeliest.
+    "nyu-dlsp20": ("Atcold/NYU-DLSP20", "3049c83260ba05700e2ab9b7ed13cdbe5ddba0fd"),
+    "learn-dl-with-pytorch": (
+        "L1aoXingyu/code-of-learn-deep-learning-with-pytorch",
+        "ea24810dc26265e85e3eec34e1d091d21202d800",
+    ),
+    "cnn-text-classification": (
+        "Shawn1993/cnn-text-classification-pytorch",
+        "93415f08168a1ae60635320569f6eca0ae3a40bb",
+    ),
+    "practical-pytorch": ("spro/practical-pytorch", "c520c52e68e945d88fff563dba1c028b6ec0197b"),
 }
 KNOWN_USER_REPOSITORIES: dict[str, tuple[str, str]] = {
     **USER_REPOSITORIES,
