@@ -311,6 +311,13 @@ ROUND7_USER_REPOSITORIES: dict[str, tuple[str, str]] = {
         "93415f08168a1ae60635320569f6eca0ae3a40bb",
     ),
     "practical-pytorch": ("spro/practical-pytorch", "c520c52e68e945d88fff563dba1c028b6ec0197b"),
+    # A third batch, chosen before linting when the second still gave only two findings of a default
+    # rule: course notebooks that teach device placement to beginners.
+    "zero-to-mastery": ("mrdbourke/pytorch-deep-learning", "baa27b691617461c173ecf3439793cd8cde74e13"),
+    "udacity-dl": ("udacity/deep-learning-v2-pytorch", "c9404fc86181fc3f0906b368697268257f348535"),
+    "d2l-pytorch": ("dsgiitr/d2l-pytorch", "e84da49a9ea4ba448f4aaf2d18ecd9edafaa2419"),
+    "pytorch-book": ("chenyuntc/pytorch-book", "688951721d11cd3f92440801e1b68b65ae2e439f"),
+    "fastcampus": ("GunhoChoi/PyTorch-FastCampus", "1e9ba63e9ccffa28637f9c441d6d5faf35696268"),
 }
 KNOWN_USER_REPOSITORIES: dict[str, tuple[str, str]] = {
     **USER_REPOSITORIES,
