@@ -156,11 +156,12 @@ ROUND6_CORPORA: dict[str, str] = {
 # The round-7 first-look corpora: chosen on 2026-12-04 from their READMEs and package descriptions
 # (never from lint output), none of them in the lists above nor a source repository of
 # shared/realbugs (libraries here, research repositories in ROUND7_USER_REPOSITORIES). By their
-# READMEs, torchdrug (`gpus=None` runs on the CPU), basicsr (CUDA extensions optional), sb3-contrib
-# (Stable-Baselines3 devices, `auto`), pykan (`device='cpu'` in every example), neuraloperator,
-# torch-audiomentations, torchensemble (`cuda=False`), encodec (CPU command line) and
-# vector-quantize-pytorch run on the CPU; torchsummary defaults to `device="cuda"`; mamba-ssm needs an
-# NVIDIA GPU (its own CUDA kernels). torchdrug's wheel declares Python < 3.11 (downloaded with
+# READMEs, torchdrug (single CPU, multiple CPUs or GPUs), pykan (its examples run on a single CPU)
+# and torch-audiomentations ("Supports CPU and GPU") run on the CPU, and mamba-ssm needs an NVIDIA GPU
+# (CUDA 11.6+, its own kernels); the others' READMEs do not say, and their code falls back to the
+# CPU: basicsr (`num_gpu: 0`; its CUDA ops are optional), sb3-contrib (Stable-Baselines3's `auto`),
+# neuraloperator, torchensemble (`cuda=False`), encodec (CPU command line), vector-quantize-pytorch
+# and torchsummary (a `device` argument). torchdrug's wheel declares Python < 3.11 (downloaded with
 # ``--ignore-requires-python``); basicsr, encodec and mamba-ssm publish no wheel: their source
 # distributions are unpacked instead (mamba-ssm's downloads only with MAMBA_SKIP_CUDA_BUILD=TRUE and
 # ``--no-build-isolation`` from an environment with torch). Lint them once, with
@@ -276,11 +277,12 @@ ROUND6_USER_REPOSITORIES: dict[str, tuple[str, str]] = {
     "minimalrl": ("seungeunrho/minimalRL", "c8efed8481e3cd40e9739cfde220a55522555b57"),
 }
 # The research repositories of the round-7 first look (see ROUND7_CORPORA): chosen on 2026-12-04 from
-# their READMEs, never linted before. By their READMEs and scripts, the two sgrvinod tutorials
-# (captioning, detection: `cuda if available else cpu`), TD3 (`cuda if available else cpu`),
-# p-christ's Deep-Reinforcement-Learning-Algorithms (`use_GPU` flag), StarGAN (`cuda if available`),
-# RL-Adventure (notebooks, `USE_CUDA = torch.cuda.is_available()`) and graphsage-simple (CPU, a `cuda`
-# flag) run on the CPU; VITS trains with DDP/NCCL on GPUs.
+# their READMEs, never linted before. Most READMEs say nothing of the device; by their code, the two
+# sgrvinod tutorials, TD3, StarGAN, cnn-text-classification (`-no-cuda`), p-christ's
+# Deep-Reinforcement-Learning-Algorithms, RL-Adventure, graphsage-simple (README: "assumes that CUDA is
+# not being used"), NYU-DLSP20, Zero to Mastery, Udacity's course, d2l-pytorch and chenyuntc's book
+# fall back to the CPU; VITS trains with NCCL on GPUs; the FastCampus course sets up an AWS K80 GPU and
+# L1aoXingyu's book asks for an NVIDIA GPU or a cloud one.
 ROUND7_USER_REPOSITORIES: dict[str, tuple[str, str]] = {
     "image-captioning": (
         "sgrvinod/a-PyTorch-Tutorial-to-Image-Captioning",
