@@ -16,6 +16,7 @@ unpacked is not unpacked again.
     python scripts/corpora.py --round4   # the round-4 first-look libraries and user repositories
     python scripts/corpora.py --round5   # the round-5 first-look libraries and user repositories
     python scripts/corpora.py --round6   # the round-6 first-look libraries and user repositories
+    python scripts/corpora.py --round7   # the round-7 first-look libraries and user repositories
 
 Reuse from another script::
 
@@ -152,6 +153,32 @@ ROUND6_CORPORA: dict[str, str] = {
     "torchinfo": "torchinfo==1.8.0",
     "xformers": "xformers==0.0.35",
 }
+# The round-7 first-look corpora: chosen on 2026-12-04 from their READMEs and package descriptions
+# (never from lint output), none of them in the lists above nor a source repository of
+# shared/realbugs (libraries here, research repositories in ROUND7_USER_REPOSITORIES). By their
+# READMEs, torchdrug (single CPU, multiple CPUs or GPUs), pykan (its examples run on a single CPU)
+# and torch-audiomentations ("Supports CPU and GPU") run on the CPU, and mamba-ssm needs an NVIDIA GPU
+# (CUDA 11.6+, its own kernels); the others' READMEs do not say, and their code falls back to the
+# CPU: basicsr (`num_gpu: 0`; its CUDA ops are optional), sb3-contrib (Stable-Baselines3's `auto`),
+# neuraloperator, torchensemble (`cuda=False`), encodec (CPU command line), vector-quantize-pytorch
+# and torchsummary (a `device` argument). torchdrug's wheel declares Python < 3.11 (downloaded with
+# ``--ignore-requires-python``); basicsr, encodec and mamba-ssm publish no wheel: their source
+# distributions are unpacked instead (mamba-ssm's downloads only with MAMBA_SKIP_CUDA_BUILD=TRUE and
+# ``--no-build-isolation`` from an environment with torch). Lint them once, with
+# ``precision.py --round7``, and classify every finding before any change is made for them.
+ROUND7_CORPORA: dict[str, str] = {
+    "torchdrug": "torchdrug==0.2.1",
+    "basicsr": "basicsr==1.4.2",
+    "sb3_contrib": "sb3-contrib==2.9.2",
+    "pykan": "pykan==0.2.8",
+    "neuraloperator": "neuraloperator==2.0.0",
+    "torch_audiomentations": "torch-audiomentations==0.12.0",
+    "mamba_ssm": "mamba-ssm==2.3.2.post1",
+    "torchensemble": "torchensemble==0.2.0",
+    "encodec": "encodec==0.1.1",
+    "vector_quantize_pytorch": "vector-quantize-pytorch==1.32.0",
+    "torchsummary": "torchsummary==1.5.1",
+}
 KNOWN_CORPORA: dict[str, str] = {
     **CORPORA,
     **EXTRA_CORPORA,
@@ -160,6 +187,7 @@ KNOWN_CORPORA: dict[str, str] = {
     **ROUND4_CORPORA,
     **ROUND5_CORPORA,
     **ROUND6_CORPORA,
+    **ROUND7_CORPORA,
 }
 
 # User research code: training scripts, tutorials and notebooks from public repositories, pinned
@@ -248,12 +276,58 @@ ROUND6_USER_REPOSITORIES: dict[str, tuple[str, str]] = {
     "pygat": ("Diego999/pyGAT", "3664f2dc90cbf971564c0bf186dc794f12446d0c"),
     "minimalrl": ("seungeunrho/minimalRL", "c8efed8481e3cd40e9739cfde220a55522555b57"),
 }
+# The research repositories of the round-7 first look (see ROUND7_CORPORA): chosen on 2026-12-04 from
+# their READMEs, never linted before. Most READMEs say nothing of the device; by their code, the two
+# sgrvinod tutorials, TD3, StarGAN, cnn-text-classification (`-no-cuda`), p-christ's
+# Deep-Reinforcement-Learning-Algorithms, RL-Adventure, graphsage-simple (README: "assumes that CUDA is
+# not being used"), NYU-DLSP20, Zero to Mastery, Udacity's course, d2l-pytorch and chenyuntc's book
+# fall back to the CPU; VITS trains with NCCL on GPUs; the FastCampus course sets up an AWS K80 GPU and
+# L1aoXingyu's book asks for an NVIDIA GPU or a cloud one.
+ROUND7_USER_REPOSITORIES: dict[str, tuple[str, str]] = {
+    "image-captioning": (
+        "sgrvinod/a-PyTorch-Tutorial-to-Image-Captioning",
+        "cc9c7e2f4017938d414178d3781fed8dbe442852",
+    ),
+    "object-detection": (
+        "sgrvinod/a-PyTorch-Tutorial-to-Object-Detection",
+        "5d5b75968c3cf1ffd2718bf828a7560b7ee8e8b5",
+    ),
+    "td3": ("sfujim/TD3", "34770ccdcb51df6f6c7d85c1ba7e40d71b940d16"),
+    "deep-rl-algorithms": (
+        "p-christ/Deep-Reinforcement-Learning-Algorithms-with-PyTorch",
+        "4835bac8557fdacff1735eca004e35ea5a4b7443",
+    ),
+    "stargan": ("yunjey/stargan", "94dd002e93a2863d9b987a937b85925b80f7a19f"),
+    "vits": ("jaywalnut310/vits", "2e561ba58618d021b5b8323d3765880f7e0ecfdb"),
+    "rl-adventure": ("higgsfield/RL-Adventure", "0f82b6922e8a1a8515fc4c84c28702e7caa226f1"),
+    "graphsage-simple": ("williamleif/graphsage-simple", "d3105e5223e9602ba3ef2dd27e343d044fe4bb5f"),
+    # Added after the first eight gave no finding of a default rule (chosen, like them, before linting):
+    # course and tutorial notebooks, where beginners' device mistakes are likeliest.
+    "nyu-dlsp20": ("Atcold/NYU-DLSP20", "3049c83260ba05700e2ab9b7ed13cdbe5ddba0fd"),
+    "learn-dl-with-pytorch": (
+        "L1aoXingyu/code-of-learn-deep-learning-with-pytorch",
+        "ea24810dc26265e85e3eec34e1d091d21202d800",
+    ),
+    "cnn-text-classification": (
+        "Shawn1993/cnn-text-classification-pytorch",
+        "93415f08168a1ae60635320569f6eca0ae3a40bb",
+    ),
+    "practical-pytorch": ("spro/practical-pytorch", "c520c52e68e945d88fff563dba1c028b6ec0197b"),
+    # A third batch, chosen before linting when the second still gave only two findings of a default
+    # rule: course notebooks that teach device placement to beginners.
+    "zero-to-mastery": ("mrdbourke/pytorch-deep-learning", "baa27b691617461c173ecf3439793cd8cde74e13"),
+    "udacity-dl": ("udacity/deep-learning-v2-pytorch", "c9404fc86181fc3f0906b368697268257f348535"),
+    "d2l-pytorch": ("dsgiitr/d2l-pytorch", "e84da49a9ea4ba448f4aaf2d18ecd9edafaa2419"),
+    "pytorch-book": ("chenyuntc/pytorch-book", "688951721d11cd3f92440801e1b68b65ae2e439f"),
+    "fastcampus": ("GunhoChoi/PyTorch-FastCampus", "1e9ba63e9ccffa28637f9c441d6d5faf35696268"),
+}
 KNOWN_USER_REPOSITORIES: dict[str, tuple[str, str]] = {
     **USER_REPOSITORIES,
     **FRESH_USER_REPOSITORIES,
     **ROUND4_USER_REPOSITORIES,
     **ROUND5_USER_REPOSITORIES,
     **ROUND6_USER_REPOSITORIES,
+    **ROUND7_USER_REPOSITORIES,
 }
 MIRROR_ROOT = Path("/work/.mirror")
 
@@ -425,6 +499,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument(
         "--round6", action="store_true", help="fetch and export the round-6 first-look libraries and user repositories"
     )
+    parser.add_argument(
+        "--round7", action="store_true", help="fetch and export the round-7 first-look libraries and user repositories"
+    )
     args = parser.parse_args(argv)
     unknown = sorted(set(args.names) - set(KNOWN_CORPORA))
     if unknown:
@@ -434,12 +511,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     names += list(ROUND4_CORPORA) if args.round4 else []
     names += list(ROUND5_CORPORA) if args.round5 else []
     names += list(ROUND6_CORPORA) if args.round6 else []
+    names += list(ROUND7_CORPORA) if args.round7 else []
     user_names = (list(USER_REPOSITORIES) if args.user else []) + (
         list(FRESH_USER_REPOSITORIES) if args.fresh_user else []
     )
     user_names += list(ROUND4_USER_REPOSITORIES) if args.round4 else []
     user_names += list(ROUND5_USER_REPOSITORIES) if args.round5 else []
     user_names += list(ROUND6_USER_REPOSITORIES) if args.round6 else []
+    user_names += list(ROUND7_USER_REPOSITORIES) if args.round7 else []
     files = lines = 0
     if names or not user_names:
         for name, paths in corpus_files(args.dest, names or None).items():
