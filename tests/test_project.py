@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import textwrap
 from pathlib import Path
 
@@ -280,3 +281,23 @@ def test_a_damaged_index_store_is_read_as_empty(tmp_path):
     for damage in ("", "{", '{"tool": "flake8-torchdevice", "files": {"lib/core.py": [[1, 2], [3]]}}', "[1, 2]"):
         stored.write_text(damage)
         assert read_project(root.resolve(), cache_dir=cache) == expected
+
+
+def test_cuda_hard_coded_across_a_package_with_no_check_anywhere_requires_cuda(tmp_path):
+    """A course written for GPUs: every lesson calls ``.cuda()``, none checks for CUDA, none falls
+    back. Its notebooks count (cited by cell); one script with a few uses does not decide."""
+    write(tmp_path, ".git/HEAD", "")
+    lesson = "import torch\nmodel = Net().cuda()\nx = torch.rand(3).cuda()\ny = x.cuda()\nz = y.cuda()\n"
+    for name in ("mnist", "cifar"):
+        write(tmp_path, f"course/{name}.py", lesson)
+    cell = {"cell_type": "code", "metadata": {}, "outputs": [], "execution_count": None, "source": lesson}
+    write(
+        tmp_path, "course/gan.ipynb", json.dumps({"cells": [cell], "metadata": {}, "nbformat": 4, "nbformat_minor": 5})
+    )
+    write(tmp_path, "script/train.py", lesson * 3)
+    beliefs = read_project(tmp_path.resolve())
+    course = beliefs.packages["course"]
+    assert course.verdict == REQUIRES_CUDA
+    assert [item.cited() for item in course.evidence][:1] == ["course/cifar.py:2 uses CUDA without a check"]
+    assert "course/gan.ipynb:cell 1:2 uses CUDA without a check" in [item.cited() for item in course.evidence]
+    assert beliefs.packages["script"].verdict == UNKNOWN

@@ -34,6 +34,7 @@ from .index import (
     SAYS_IT_NEEDS_CUDA,
     STOPS_WITHOUT_CUDA,
     SUPPORTS,
+    UNCHECKED_CUDA,
     Evidence,
     FileIndex,
 )
@@ -60,6 +61,11 @@ _REQUIREMENT_ITEM = re.compile(r"^\s*([-*+]|\d+[.)])\s.*\b(cuda|nvidia|gpus?)\b"
 _OPTIONAL = re.compile(r"optional|recommended|if available|faster", re.IGNORECASE)
 _UNDERLINE = re.compile(r"^(=+|-+|~+|\^+)\s*$")
 _FILE_SCOPED = (CUDA_ONLY_IMPORT, SAYS_IT_NEEDS_CUDA)
+# A package written for GPUs only: hard-coded CUDA in this many files, this many times, and no
+# CUDA check, fallback, CPU option or default anywhere. Fewer (one script, a few uses) is as
+# likely the bug TDV001 reports as a belief.
+_GPU_ONLY_FILES = 3
+_GPU_ONLY_USES = 10
 
 
 @dataclass(frozen=True)
@@ -132,7 +138,8 @@ def file_belief(index: FileIndex) -> Belief | None:
 def decide(evidence: Iterable[Evidence], cuda_uses: int = 0, guarded_cuda_uses: int = 0) -> Belief:
     """The belief that a package's evidence supports.
 
-    A stop without CUDA decides alone: that code cannot run on the CPU. CPU support needs one
+    A stop without CUDA decides alone: that code cannot run on the CPU. So does CUDA hard-coded
+    across the package with no check, fallback or CPU option anywhere. CPU support needs one
     strong idiom (a fallback, a CPU option or default, skipped CUDA tests), no sign of needing
     CUDA, and hard-coded CUDA uses that are not the rule: where unguarded ones outnumber the
     guarded ones and the files with an idiom more than threefold, the fallback is boilerplate, not
@@ -147,7 +154,11 @@ def decide(evidence: Iterable[Evidence], cuda_uses: int = 0, guarded_cuda_uses: 
     if not support:
         if needs:
             return Belief(REQUIRES_CUDA, tuple(needs))
-        return Belief(note="no evidence either way" if not found else "only loads onto the CPU")
+        unchecked = [item for item in found if item.kind == UNCHECKED_CUDA]
+        if guarded_cuda_uses == 0 and len(unchecked) >= _GPU_ONLY_FILES and cuda_uses >= _GPU_ONLY_USES:
+            return Belief(REQUIRES_CUDA, tuple(unchecked))
+        loads = any(item.kind == CPU_LOAD for item in found)
+        return Belief(note="only loads onto the CPU" if loads else "no evidence either way")
     if needs:
         return Belief(note=f"{len(support)} sign(s) of CPU support against {len(needs)} of needing CUDA")
     followed = guarded_cuda_uses + len({item.path for item in support})

@@ -39,6 +39,9 @@ CUDA_ONLY_IMPORT = "imports a CUDA-only library"
 CUDA_EXTENSION = "builds CUDA kernels"
 IMPORTS_KERNELS = "imports a package of the project that builds CUDA kernels"
 SAYS_IT_NEEDS_CUDA = "says it needs CUDA"
+# Neither: a file's first hard-coded CUDA use outside any check. Many files of a package with such
+# uses and not one check, fallback or CPU option anywhere are how a GPU-only project is written.
+UNCHECKED_CUDA = "uses CUDA without a check"
 
 SUPPORTS = frozenset({FALLBACK, CPU_LOAD, CPU_OPTION, CPU_DEFAULT, SKIPS_WITHOUT_CUDA})
 REQUIRES = frozenset({STOPS_WITHOUT_CUDA, NCCL_ONLY, CUDA_ONLY_IMPORT, CUDA_EXTENSION, SAYS_IT_NEEDS_CUDA})
@@ -77,7 +80,7 @@ _ENTRY_FUNCTION = re.compile(r"^(main|_main|run|cli|train|setup|init_distributed
 
 @dataclass(frozen=True)
 class Evidence:
-    kind: str  # one of SUPPORTS or REQUIRES
+    kind: str  # one of SUPPORTS or REQUIRES, or UNCHECKED_CUDA
     path: str  # relative to the project root, with forward slashes
     line: int
 
@@ -444,6 +447,8 @@ class _Reader(ast.NodeVisitor):
         elif method.rsplit(".", 1)[-1] in _SKIP_FUNCTIONS and any(self.mentions_cuda(arg) for arg in node.args):
             self.found(SKIPS_WITHOUT_CUDA, node)
         if method == "cuda" or name in api.NEEDS_GPU or _places_on_cuda(node, method):
+            if self._guards == 0 and self.cuda_uses == self.guarded_cuda_uses:
+                self.found(UNCHECKED_CUDA, node)  # the file's first one (none before it was unguarded)
             self.cuda_uses += 1
             self.guarded_cuda_uses += self._guards > 0
         checks = name in api.AVAILABILITY_CHECKS

@@ -99,7 +99,7 @@ def importing_package(relative: str) -> str:
 
 
 def project_files(root: Path) -> Iterator[Path]:
-    """Every Python file of the project, in a stable order, skipping virtual environments, build
+    """Every Python file and notebook of the project, in a stable order, skipping virtual environments, build
     products and hidden folders; at most ``MAX_PROJECT_FILES``."""
     count = 0
     for folder, subfolders, files in os.walk(root):
@@ -107,7 +107,7 @@ def project_files(root: Path) -> Iterator[Path]:
             name for name in subfolders if name not in _NOT_PROJECT_FOLDERS and not name.startswith(".")
         )
         for name in sorted(files):
-            if name.endswith(".py"):
+            if name.endswith((".py", ".ipynb")):  # notebooks show what a project believes too
                 yield Path(folder) / name
                 count += 1
                 if count >= MAX_PROJECT_FILES:

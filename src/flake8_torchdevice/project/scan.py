@@ -8,13 +8,15 @@ files only, never a FIFO or a device; no larger than the memory budget allows) a
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
+from ..notebooks import NotANotebook, Notebook, parse_notebook
 from ..sources import DEFAULT_MEMORY_BUDGET_MIB, TooLarge, largest_file, read_limited
 from .beliefs import NO_ACCELERATOR, Belief, ProjectBeliefs, file_belief, infer, readme_evidence
 from .callers import project_callers
 from .calls import NO_CALLS, FileCalls, Wanted, read_calls, wanted
-from .index import FileIndex, index_source
+from .index import SUPPORTS, Evidence, FileIndex, index_source
 from .index_store import IndexStore, stamp
 from .layout import module_name, package_of, project_files
 
@@ -30,14 +32,31 @@ MAX_INDEXED_BYTES = 2 * 1024 * 1024
 def index_file(root: Path, path: Path, limit: int = MAX_INDEXED_BYTES) -> FileIndex:
     relative = path.relative_to(root).as_posix() if path.is_relative_to(root) else path.as_posix()
     package = package_of(root, path)
-    source = _read(path, limit)
-    return FileIndex(relative, package) if source is None else index_source(source, relative, package)
+    text = _read(path, limit)
+    if text is None:
+        return FileIndex(relative, package)
+    notebook = _notebook(path, text)
+    if notebook is None:
+        return index_source(text, relative, package)
+    # A notebook counts for what a project needs and for naming devices, not for its CPU support:
+    # tutorials teach a fallback in one cell and the CUDA API, on purpose, in the next.
+    index = index_source(notebook.source, relative, package)
+    needs = (_in_its_cell(item, notebook) for item in index.evidence if item.kind not in SUPPORTS)
+    return replace(index, evidence=tuple(needs))
+
+
+def _in_its_cell(item: Evidence, notebook: Notebook) -> Evidence:
+    """Evidence of a notebook, cited as ruff and the command name a place in one: ``nb.ipynb:cell 3:4``."""
+    cell, line = notebook.locate(item.line)
+    return item if cell is None else replace(item, path=f"{item.path}:cell {cell}", line=line)
 
 
 def calls_in_file(path: Path, index: FileIndex, searched: Wanted, limit: int = MAX_INDEXED_BYTES) -> FileCalls:
     """The calls of ``searched``'s definitions in one file: parsed only if it defines one, or may
     call one."""
-    source = _read(path, limit)
+    text = _read(path, limit)
+    notebook = _notebook(path, text) if text is not None else None
+    source = notebook.source if notebook is not None else text
     if source is None or not (index.definitions or searched.may_call(source)):
         return NO_CALLS
     return read_calls(source, index.path, searched)
@@ -48,6 +67,17 @@ def _read(path: Path, limit: int) -> str | None:
         return read_limited(path, limit).decode("utf-8", errors="replace")
     except (OSError, TooLarge):
         return None
+
+
+def _notebook(path: Path, text: str) -> Notebook | None:
+    """A notebook's code cells as one module (``notebooks``), as the linter reads them; None for
+    Python source. A notebook that cannot be read shows nothing."""
+    if path.suffix != ".ipynb":
+        return None
+    try:
+        return parse_notebook(text)
+    except NotANotebook:
+        return Notebook(text, {}, (), "", ())
 
 
 def read_project(
