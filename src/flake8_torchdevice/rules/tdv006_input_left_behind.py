@@ -24,18 +24,16 @@ from ..analysis.queries import (
     place_unknown,
 )
 from ..confidence import Confidence
+from ..knowledge.api import runs_module
 from ..settings import Settings
 from .base import Finding, Rule, quoted, shortened
-
-# Module methods that run the module on their tensor arguments (Hugging Face ``generate``).
-RUNNING_METHODS = frozenset({"forward", "generate", "predict", "encode", "decode", "encode_image", "encode_text"})
 
 
 def _module_called(site: CallFact) -> Value | None:
     """The module a call runs: ``model(x)``, ``model.generate(ids)``."""
     if is_module(site.callee):
         return site.callee
-    if site.method in RUNNING_METHODS and is_module(site.receiver_value):
+    if site.method is not None and runs_module(site.method) and is_module(site.receiver_value):
         return site.receiver_value
     return None
 
