@@ -22,9 +22,7 @@ _CODES = ("TDV005", "TDV006")
 
 
 def _entries() -> list[tuple[str, libraries.Read]]:
-    found: list[tuple[str, libraries.Read]] = [
-        (name, loader.read) for name, loader in libraries.LOADERS.items()
-    ]
+    found: list[tuple[str, libraries.Read]] = [(name, loader.read) for name, loader in libraries.LOADERS.items()]
     for table in (
         libraries.TENSOR_DATASETS,
         libraries.IMAGE_DATASETS,
