@@ -65,3 +65,5 @@ model = AutoModel.from_pretrained("bert-base-uncased", device_map="auto")  # rev
 model = AutoModel.from_pretrained("bert-base-uncased", device_map="cpu")  # reveal: module {cpu}
 model = AutoModel.from_pretrained("bert-base-uncased").to(device)
 reveal(model.generate(ids.to(device)))  # reveal: output {device}
+quantized = AutoModel.from_pretrained("llama", quantization_config=config)  # reveal: module {quantization_config}
+quantized = AutoModel.from_pretrained("llama", load_in_8bit=True, device_map="cuda")  # reveal: module {module:device_map}

@@ -147,10 +147,13 @@ class LibraryEvaluator(MethodEvaluator):
         """Where ``from_pretrained(..., device_map=...)`` or a quantized load puts the model; None
         when neither is given (where the default device is)."""
         device_map = keyword_argument(node, libraries.DEVICE_MAP_KEYWORD)
+        quantized = any(keyword_argument(node, keyword) is not None for keyword in libraries.QUANTIZATION_KEYWORDS)
+        if device_map is not None and quantized:  # 8-bit weights force hooks, which move the inputs
+            return CPU if is_cpu_literal(device_map) else with_module(libraries.DEVICE_MAP_KEYWORD)
         if device_map is not None:
             return self._device_map_places(device_map)
-        if keyword_argument(node, libraries.QUANTIZATION_KEYWORD) is not None:  # quantized onto the GPU
-            return accelerator(libraries.QUANTIZATION_KEYWORD)
+        if quantized:  # quantized onto the current GPU
+            return accelerator(libraries.QUANTIZATION_KEYWORDS[0])
         return None
 
     def _device_map_places(self, node: cst.BaseExpression) -> frozenset[Place]:

@@ -166,8 +166,11 @@ NOT_MODEL_HINTS = ("Tokenizer", "Processor", "Extractor", "Config", "Scheduler",
 DEVICE_MAP = Read("accelerate", "1.11.0", "accelerate/big_modeling.py")
 DEVICE_MAP_KEYWORD = "device_map"
 DEVICE_MAP_STRATEGIES = frozenset({"auto", "balanced", "balanced_low_0", "sequential"})
-# A quantized load (bitsandbytes) puts the weights on the GPU whatever ``device_map`` says.
-QUANTIZATION_KEYWORD = "quantization_config"
+# A quantized load (bitsandbytes) without ``device_map`` gets ``{"": torch.cuda.current_device()}``
+# (transformers/quantizers/quantizer_bnb_8bit.py and _4bit.py, ``update_device_map``): on the GPU.
+# With 8-bit weights ``dispatch_model`` forces hooks even on one device, and the call does not show
+# which kind ``quantization_config`` asks for: with ``device_map=`` too, the inputs may be moved.
+QUANTIZATION_KEYWORDS = ("quantization_config", "load_in_8bit", "load_in_4bit")
 
 
 @dataclass(frozen=True, slots=True)
