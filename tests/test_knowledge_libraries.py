@@ -38,6 +38,7 @@ def _entries() -> list[tuple[str, libraries.Read]]:
             ("tokenizer", libraries.TOKENIZER),
             ("from_pretrained", libraries.PRETRAINED),
             ("device_map", libraries.DEVICE_MAP),
+            ("module device=", libraries.MODULE_DEVICE),
         )
     )
     return found

@@ -252,7 +252,7 @@ class CallEvaluator(LibraryEvaluator):
                 origin = Origin(node, "placed by from_pretrained()")
                 return Value(kind=Kind.MODULE, places=loaded, cls=qualified, origin=origin)
         places = self.state.default_places  # ``with torch.device(d):`` builds modules on ``d``
-        device = keyword_argument(node, "device")
+        device = keyword_argument(node, libraries.MODULE_DEVICE_KEYWORD)
         if device is not None:  # ``nn.Linear(n, m, device=d)``: its parameters are made on ``d``
             places = self.device_places(device, self.peek(device, self.state)) or NOWHERE
         elif _unpacks_keywords(node):  # ``nn.Linear(n, m, **factory_kwargs)`` may name a device

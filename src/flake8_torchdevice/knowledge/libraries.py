@@ -173,6 +173,12 @@ DEVICE_MAP_STRATEGIES = frozenset({"auto", "balanced", "balanced_low_0", "sequen
 QUANTIZATION_KEYWORDS = ("quantization_config", "load_in_8bit", "load_in_4bit")
 
 
+# ``nn.Linear(n, m, device=d)``: torch.nn's modules make their parameters and buffers with
+# ``factory_kwargs = {"device": device, "dtype": dtype}``, so a module built with ``device=`` lives there.
+MODULE_DEVICE = Read("torch", "2.13.0", "torch/nn/modules/linear.py")
+MODULE_DEVICE_KEYWORD = "device"
+
+
 @dataclass(frozen=True, slots=True)
 class ModelMethod:
     """A model method that runs the model on its tensor arguments."""
