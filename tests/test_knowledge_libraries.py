@@ -77,6 +77,8 @@ inputs = tokenizer("Hello", return_tensors="pt")
 completion = model.generate(**inputs)  # expect: TDV006
 ids = tokenizer.encode("Hello", return_tensors="pt")
 logits = model(ids).logits  # expect: TDV006
+chat = tokenizer.apply_chat_template([{"role": "user", "content": "Hi"}], return_tensors="pt")
+reply = model.generate(chat, max_new_tokens=8)  # expect: TDV006
 """,
     "tokenizer_output_moved_to_the_model": """
 from transformers import AutoModelForCausalLM, AutoTokenizer
@@ -88,6 +90,8 @@ completion = model.generate(**inputs)
 encoded = tokenizer("Hello", return_tensors="pt")
 encoded.to("cuda")  # a BatchEncoding moves in place
 completion = model.generate(**encoded)
+chat = tokenizer.apply_chat_template([{"role": "user", "content": "Hi"}], return_tensors="pt").to(model.device)
+reply = model.generate(chat, max_new_tokens=8)
 """,
     "model_spread_by_device_map_auto": """
 from transformers import AutoModelForCausalLM, AutoTokenizer

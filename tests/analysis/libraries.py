@@ -67,3 +67,5 @@ model = AutoModel.from_pretrained("bert-base-uncased").to(device)
 reveal(model.generate(ids.to(device)))  # reveal: output {device}
 quantized = AutoModel.from_pretrained("llama", quantization_config=config)  # reveal: module {quantization_config}
 quantized = AutoModel.from_pretrained("llama", load_in_8bit=True, device_map="cuda")  # reveal: module {module:device_map}
+chat = tokenizer.apply_chat_template(messages, return_tensors="pt")  # reveal: tensor {cpu}
+chat = tokenizer.apply_chat_template(messages, return_dict=True, return_tensors="pt")  # reveal: mapping[tensor {cpu}]

@@ -50,8 +50,10 @@ class LibraryEvaluator(MethodEvaluator):
         requested = keyword_argument(node, libraries.RETURN_TENSORS_KEYWORD)
         if requested is not None and string_value(requested) == libraries.TORCH_TENSORS:
             origin = Origin(node, "made on the CPU by the tokenizer")  # a BatchEncoding, or ``encode``'s ids
-            if method in libraries.ONE_TENSOR_METHODS:
-                return tensor(CPU, origin)
+            if method in libraries.INPUT_IDS_METHODS:
+                as_dict = libraries.INPUT_IDS_METHODS[method]
+                if as_dict is None or keyword_argument(node, as_dict) is None:
+                    return tensor(CPU, origin)
             return Value(kind=Kind.MAPPING, item=tensor(CPU, origin), origin=origin)
         if qualified is not None:
             return self._library_function(node, qualified, arguments)

@@ -146,12 +146,13 @@ PLACE_CHANGING_TRANSFORMS = frozenset(
 )
 
 # Hugging Face tokenizers called with ``return_tensors="pt"``: a ``BatchEncoding`` (a dict) of tensors
-# made by ``torch.tensor(value)``, on the CPU; ``encode`` returns the ``input_ids`` tensor alone.
-# ``BatchEncoding.to(device)`` moves every tensor in it, in place, and returns the same object.
+# made by ``torch.tensor(value)``, on the CPU. ``BatchEncoding.to(device)`` moves every tensor in it,
+# in place, and returns the same object. These methods return the ``input_ids`` tensor alone
+# (``apply_chat_template``: ``out["input_ids"]``), unless the keyword named is given (``return_dict=True``).
 TOKENIZER = Read("transformers", "4.57.1", "transformers/tokenization_utils_base.py")
 RETURN_TENSORS_KEYWORD = "return_tensors"
 TORCH_TENSORS = "pt"
-ONE_TENSOR_METHODS = frozenset({"encode"})
+INPUT_IDS_METHODS: dict[str, str | None] = {"encode": None, "apply_chat_template": "return_dict"}
 
 # ``Cls.from_pretrained(...)`` loads a model, unless the class is one of these (tokenizers, processors,
 # configurations, diffusers' schedulers and pipelines, datasets), whose ``.to()`` differs or does not exist.
