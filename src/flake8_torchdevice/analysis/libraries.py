@@ -94,10 +94,7 @@ class LibraryEvaluator(MethodEvaluator):
         if device is not None and loader.device_keyword is not None:
             places = self._loader_device(device, keyword_value(node, arguments, loader.device_keyword))
         elif loader.collates_dataset:
-            dataset = keyword_value(node, arguments, "dataset") if keyword_argument(node, "dataset") else None
-            if dataset is None and node.args and node.args[0].keyword is None:
-                dataset = arguments[0]
-            places = _collated_places(dataset or UNKNOWN)
+            places = _collated_places(_first_argument(node, arguments, "dataset"))
         return Value(kind=Kind.LOADER, item=_batch(loader, places, Origin(node, f"yielded by {short}")), cls=qualified)
 
     def _loader_device(self, node: cst.BaseExpression, value: Value) -> frozenset[Place]:
@@ -127,17 +124,14 @@ class LibraryEvaluator(MethodEvaluator):
         image = tensor(CPU, Origin(node, f"made on the CPU by {dataset}'s transform"))
         if transform.cls not in libraries.TO_TENSOR_TRANSFORMS:
             image = UNKNOWN  # a PIL image, or what a transform the tables do not know makes
-        target = UNKNOWN if keyword_argument(node, libraries.TARGET_TRANSFORM_KEYWORD) else SCALAR
+        target = UNKNOWN if keyword_argument(node, libraries.TARGET_TRANSFORM_KEYWORD) is not None else SCALAR
         return sequence(elements=(image, target))
 
     def _composed(self, node: cst.Call, arguments: tuple[Value, ...]) -> Value:
         """``Compose([Resize(256), ToTensor(), Normalize(...)])``: a CPU tensor maker when a to-tensor
         step is followed only by transforms that keep the place."""
-        steps = keyword_value(node, arguments, "transforms") if keyword_argument(node, "transforms") else None
-        if steps is None and arguments:
-            steps = arguments[0]
         made: Value | None = None
-        for step in (steps or UNKNOWN).elements or ():
+        for step in _first_argument(node, arguments, "transforms").elements or ():
             if step.cls in libraries.TO_TENSOR_TRANSFORMS:
                 made = step
             elif not libraries.keeps_transform_place(step.cls or ""):
@@ -168,6 +162,15 @@ class LibraryEvaluator(MethodEvaluator):
         if string_value(node) not in libraries.DEVICE_MAP_STRATEGIES and (one_device or string_value(node)):
             return self.device_places(node, value) or NOWHERE  # ``model.to(d)``, no hooks: inputs must be on d
         return with_module(libraries.DEVICE_MAP_KEYWORD)  # spread by a strategy: hooks move the inputs
+
+
+def _first_argument(node: cst.Call, arguments: tuple[Value, ...], keyword: str) -> Value:
+    """The value of the first parameter, named ``keyword``, whether passed by name or by position."""
+    if keyword_argument(node, keyword) is not None:
+        return keyword_value(node, arguments, keyword)
+    if node.args and node.args[0].keyword is None and not node.args[0].star:
+        return arguments[0]
+    return UNKNOWN
 
 
 def _batch(loader: Loader, places: frozenset[Place], origin: Origin) -> Value:
