@@ -29,6 +29,8 @@ def _entries() -> list[tuple[str, libraries.Read]]:
         libraries.TO_TENSOR_TRANSFORMS,
         libraries.TO_TENSOR_FUNCTIONS,
         libraries.COMPOSE,
+        libraries.MODULE_BASES,
+        libraries.MODEL_FACTORIES,
     ):
         found.extend(table.items())
     found.extend((name, method.read) for name, method in libraries.MODEL_METHODS.items())

@@ -164,19 +164,11 @@ SCATTERING_WRAPPERS = frozenset(
         "torch.nn.parallel.distributed.DistributedDataParallel",
     }
 )
-MODULE_BASES = frozenset(
-    {
-        "torch.nn.Module",
-        "torch.nn.modules.module.Module",
-        "pytorch_lightning.LightningModule",
-        "lightning.LightningModule",
-        "lightning.pytorch.LightningModule",
-        "transformers.PreTrainedModel",
-        "torchmetrics.Metric",
-    }
-)
-# Functions of other libraries that build a module.
-MODEL_FACTORIES = frozenset({"timm.create_model", "torch.hub.load"})
+# Classes a module class derives from: torch's, and the libraries' (``LightningModule``).
+MODULE_BASES = frozenset({"torch.nn.Module", "torch.nn.modules.module.Module"}) | frozenset(libraries.MODULE_BASES)
+# Functions that build a module: ``torch.hub.load`` (whatever the hub entry builds: a model, by
+# convention), and the libraries' (``timm.create_model``).
+MODEL_FACTORIES = frozenset({"torch.hub.load"}) | frozenset(libraries.MODEL_FACTORIES)
 PARAMETER_CLASSES = frozenset({"torch.nn.Parameter", "torch.nn.parameter.Parameter", "torch.nn.Buffer"})
 TENSOR_TYPES = frozenset({"torch.Tensor", "torch.FloatTensor", "torch.LongTensor", "torch.nn.Parameter"})
 DTYPES = frozenset(
@@ -348,9 +340,9 @@ def is_module_class(qualified: str) -> bool:
     if qualified.startswith("torch.nn."):
         in_nn = qualified.count(".") == 2 or qualified.startswith("torch.nn.modules.")
         return in_nn and last[:1].isupper()
-    if qualified.startswith("torchvision.models."):
-        return "eight" not in last and last != "list_models"  # not the weights helpers
-    if qualified.startswith("torchmetrics."):
+    if qualified.startswith(libraries.VISION_MODELS):
+        return "eight" not in last and last not in libraries.VISION_MODEL_HELPERS
+    if qualified.startswith(libraries.METRICS):
         return last[:1].isupper()
     return qualified in MODEL_FACTORIES
 

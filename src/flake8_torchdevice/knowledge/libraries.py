@@ -174,6 +174,23 @@ DEVICE_MAP_STRATEGIES = frozenset({"auto", "balanced", "balanced_low_0", "sequen
 QUANTIZATION_KEYWORDS = ("quantization_config", "load_in_8bit", "load_in_4bit")
 
 
+# Classes of other libraries that derive from ``torch.nn.Module``: a class deriving from one is a module.
+MODULE_BASES: dict[str, Read] = {
+    "pytorch_lightning.LightningModule": Read("pytorch_lightning", "2.5.6", "pytorch_lightning/core/module.py"),
+    "lightning.LightningModule": Read("lightning", "2.5.6", "lightning/pytorch/core/module.py"),
+    "lightning.pytorch.LightningModule": Read("lightning", "2.5.6", "lightning/pytorch/core/module.py"),
+    "transformers.PreTrainedModel": Read("transformers", "4.57.1", "transformers/modeling_utils.py"),
+    "torchmetrics.Metric": Read("torchmetrics", "1.8.2", "torchmetrics/metric.py"),
+}
+# Functions of other libraries that build a module (``-> nn.Module``).
+MODEL_FACTORIES: dict[str, Read] = {"timm.create_model": Read("timm", "1.0.22", "timm/models/_factory.py")}
+# torchvision's model builders (``resnet18(...) -> ResNet``, ``get_model(name) -> nn.Module``) build
+# modules, except the helpers of its registry and the ``*_Weights`` enums (torchvision/models/_api.py).
+VISION_MODELS = "torchvision.models."
+VISION_MODEL_HELPERS = frozenset({"list_models", "get_weight", "get_model_weights", "get_model_builder"})
+# torchmetrics' classes are ``Metric`` modules (torchmetrics 1.8.2, torchmetrics/metric.py: ``Metric(Module)``).
+METRICS = "torchmetrics."
+
 # ``nn.Linear(n, m, device=d)``: torch.nn's modules make their parameters and buffers with
 # ``factory_kwargs = {"device": device, "dtype": dtype}``, so a module built with ``device=`` lives there.
 MODULE_DEVICE = Read("torch", "2.13.0", "torch/nn/modules/linear.py")
