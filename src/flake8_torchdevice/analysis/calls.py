@@ -15,7 +15,7 @@ from dataclasses import replace
 
 import libcst as cst
 
-from ..knowledge import api
+from ..knowledge import api, libraries
 from ..knowledge.api import Effect
 from .domain import (
     CPU,
@@ -38,8 +38,9 @@ from .domain import (
 )
 from .facts import CallFact
 from .imports import dotted_name
-from .literals import computed_cuda_device, is_cpu_literal
-from .methods import MethodEvaluator, keyword_value
+from .libraries import LibraryEvaluator
+from .literals import computed_cuda_device
+from .methods import keyword_value
 from .syntax import keyword_argument
 
 _TENSOR_KINDS = frozenset({Kind.TENSOR, Kind.OUTPUT, Kind.ARRAYLIKE})
@@ -47,7 +48,7 @@ _TENSOR_KINDS = frozenset({Kind.TENSOR, Kind.OUTPUT, Kind.ARRAYLIKE})
 PARAMETER = "torch.nn.Parameter"
 
 
-class CallEvaluator(MethodEvaluator):
+class CallEvaluator(LibraryEvaluator):
     def call(self, node: cst.Call) -> Value:
         statement = self.expression_statement
         if statement is not None and statement.value is not node:
@@ -119,11 +120,9 @@ class CallEvaluator(MethodEvaluator):
         callee: Value,
         arguments: tuple[Value, ...],
     ) -> Value:
-        if _returns_torch_tensors(node):  # a tokenizer with ``return_tensors="pt"``
-            origin = Origin(node, "made on the CPU by the tokenizer")
-            if method == "encode":
-                return tensor(CPU, origin)
-            return Value(kind=Kind.MAPPING, item=tensor(CPU, origin), origin=origin)
+        library = self.library_result(node, qualified, method, receiver, receiver_value, callee, arguments)
+        if library is not None:  # a DataLoader, a tokenizer, a torchvision transform (knowledge/libraries)
+            return library
         if method == "format" and computed_cuda_device(node):  # ``"cuda:{}".format(rank)``
             return self.hard_coded_device(node)
         if qualified is not None:
@@ -183,10 +182,8 @@ class CallEvaluator(MethodEvaluator):
         if qualified in api.SCATTERING_WRAPPERS:  # moves its inputs itself
             name = qualified.rsplit(".", 1)[-1]
             return Value(kind=Kind.MODULE, places=with_module(name), cls=qualified, origin=first.origin)
-        if api.is_module_class(qualified) or qualified.endswith(".from_pretrained"):
+        if api.is_module_class(qualified) or libraries.is_pretrained_load(qualified):
             return self._new_module(node, qualified)
-        if qualified in api.DATA_LOADERS:
-            return Value(kind=Kind.LOADER, origin=origin)
         if qualified in api.NUMPY_MATH and arguments and all(value.kind is Kind.SCALAR for value in arguments):
             return SCALAR  # ``np.log(2 * np.pi)``: a NumPy scalar, a number to torch
         if qualified.startswith("numpy."):
@@ -256,17 +253,15 @@ class CallEvaluator(MethodEvaluator):
         return tensor(CPU, origin)  # typed constructors always allocate on the CPU
 
     def _new_module(self, node: cst.Call, qualified: str) -> Value:
-        if qualified.endswith(".from_pretrained"):
-            if not api.pretrained_is_model(qualified):
+        if libraries.is_pretrained_load(qualified):
+            if not libraries.pretrained_is_model(qualified):
                 return UNKNOWN
-            device_map = keyword_argument(node, "device_map")
-            if device_map is not None:  # dispatched, with hooks that move inputs (or kept on the CPU)
-                places = CPU if is_cpu_literal(device_map) else with_module("device_map")
-                return Value(kind=Kind.MODULE, places=places, cls=qualified)
-            if keyword_argument(node, "quantization_config") is not None:  # quantized onto the GPU
-                return Value(kind=Kind.MODULE, places=accelerator("quantization_config"), cls=qualified)
+            loaded = self.pretrained_places(node)
+            if loaded is not None:
+                origin = Origin(node, "placed by from_pretrained()")
+                return Value(kind=Kind.MODULE, places=loaded, cls=qualified, origin=origin)
         places = self.state.default_places  # ``with torch.device(d):`` builds modules on ``d``
-        device = keyword_argument(node, "device")
+        device = keyword_argument(node, libraries.MODULE_DEVICE_KEYWORD)
         if device is not None:  # ``nn.Linear(n, m, device=d)``: its parameters are made on ``d``
             places = self.device_places(device, self.peek(device, self.state)) or NOWHERE
         elif _unpacks_keywords(node):  # ``nn.Linear(n, m, **factory_kwargs)`` may name a device
@@ -318,12 +313,6 @@ _ENSURES_TENSOR = frozenset({"torch.as_tensor", "torch.asarray"})
 def module_placed(module: Value) -> bool:
     """The code shows where the module is (built here, moved with .to())."""
     return module.places != NOWHERE and not all(place.kind is PlaceKind.WITH_MODULE for place in module.places)
-
-
-def _returns_torch_tensors(node: cst.Call) -> bool:
-    """``tokenizer(text, return_tensors="pt")``: Hugging Face tokenizers return CPU tensors."""
-    argument = keyword_argument(node, "return_tensors")
-    return type(argument) is cst.SimpleString and argument.value.strip("\"'") == "pt"
 
 
 def _shape_rank(qualified: str, node: cst.Call) -> int | None:

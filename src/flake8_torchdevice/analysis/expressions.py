@@ -365,8 +365,8 @@ class ExpressionEvaluator(_Base):
     def iterated(self, value: Value) -> Value:
         """What ``for x in value`` binds to ``x``."""
         kind = value.kind
-        if kind is Kind.LOADER:
-            return Value(kind=Kind.BATCH, places=CPU, origin=value.origin)
+        if kind is Kind.LOADER:  # its batches, as knowledge/libraries says
+            return value.element()
         if kind is Kind.BATCH:
             return tensor(value.places, value.origin)
         if kind is Kind.OUTPUT:  # a module's tuple of tensors, or the rows of the tensor it returned

@@ -145,12 +145,12 @@ class MethodEvaluator(_Base):
             return sequence(item=tensor(module.places, module.origin, grad=method == "parameters"))
         if method == "state_dict":
             return Value(kind=Kind.MAPPING, item=tensor(module.places, module.origin))
-        if method in api.RUNNING_METHODS or method.startswith(api.RUNNING_PREFIXES):
+        if api.runs_module(method):
             # ``model.generate(ids)``, ``clip.encode_image(x)``: computed with the module's parameters.
             result = self._module_call(node, module, arguments)
             # Generated tokens, predictions and samples are drawn, not differentiated through:
             # ``generate`` runs under ``no_grad`` in Hugging Face, ``sample`` returns indices.
-            return replace(result, grad=False) if method in api.DRAWING_METHODS else result
+            return replace(result, grad=False) if api.draws(method) else result
         return self.guessed_result(node, method, arguments)  # a method of a module the file does not show
 
     def _sequence_method(

@@ -10,6 +10,7 @@ from __future__ import annotations
 import enum
 import re
 
+from . import libraries
 from . import torch_generated as generated
 
 
@@ -144,10 +145,12 @@ MODULE_ONLY_METHODS = frozenset(
     "named_modules state_dict load_state_dict register_buffer register_parameter register_module add_module "
     "zero_grad requires_grad_ get_submodule apply forward".split()
 )
-# Module methods that run the module on their arguments (Hugging Face, CLIP, diffusers, samplers).
-RUNNING_METHODS = frozenset({"forward", "generate", "predict", "sample", "infer", "inference"})
-DRAWING_METHODS = frozenset({"generate", "predict", "sample", "infer", "inference"})
-RUNNING_PREFIXES = ("encode", "decode", "embed", "get_text_features", "get_image_features")
+# Module methods that run the module on their arguments: besides ``forward`` and those the library
+# tables read (``generate``), names many libraries give them (samplers, predictors, encoders), and
+# those whose results are drawn rather than differentiated through.
+_RUNNING_NAMES = frozenset({"forward", "predict", "sample", "infer", "inference"})
+_DRAWING_NAMES = frozenset({"predict", "sample", "infer", "inference"})
+_RUNNING_PREFIXES = ("encode", "decode", "embed")
 # Module methods that return the module itself (in place).
 MODULE_CHAIN_METHODS = frozenset("eval train float half double bfloat16 requires_grad_ share_memory".split())
 # Calls whose first argument is a module, and the wrapper they return is where it is.
@@ -161,21 +164,11 @@ SCATTERING_WRAPPERS = frozenset(
         "torch.nn.parallel.distributed.DistributedDataParallel",
     }
 )
-MODULE_BASES = frozenset(
-    {
-        "torch.nn.Module",
-        "torch.nn.modules.module.Module",
-        "pytorch_lightning.LightningModule",
-        "lightning.LightningModule",
-        "lightning.pytorch.LightningModule",
-        "transformers.PreTrainedModel",
-        "torchmetrics.Metric",
-    }
-)
-# Functions of other libraries that build a module.
-MODEL_FACTORIES = frozenset({"timm.create_model", "torch.hub.load"})
-# ``from_pretrained`` classes that are not models (their ``.to()`` differs or does not exist).
-_NOT_MODEL_HINTS = ("Tokenizer", "Processor", "Extractor", "Config", "Scheduler", "Pipeline", "Dataset")
+# Classes a module class derives from: torch's, and the libraries' (``LightningModule``).
+MODULE_BASES = frozenset({"torch.nn.Module", "torch.nn.modules.module.Module"}) | frozenset(libraries.MODULE_BASES)
+# Functions that build a module: ``torch.hub.load`` (whatever the hub entry builds: a model, by
+# convention), and the libraries' (``timm.create_model``).
+MODEL_FACTORIES = frozenset({"torch.hub.load"}) | frozenset(libraries.MODEL_FACTORIES)
 PARAMETER_CLASSES = frozenset({"torch.nn.Parameter", "torch.nn.parameter.Parameter", "torch.nn.Buffer"})
 TENSOR_TYPES = frozenset({"torch.Tensor", "torch.FloatTensor", "torch.LongTensor", "torch.nn.Parameter"})
 DTYPES = frozenset(
@@ -252,7 +245,6 @@ GRAD_DISABLING_CONTEXTS = frozenset({"torch.no_grad", "torch.inference_mode"})
 # ``torch.set_grad_enabled(False)``: called, it switches grad off for what follows; as a context,
 # for its block (tests/fixtures/TDV008/good_grad_switched_off.py).
 GRAD_SWITCHES = frozenset({"torch.set_grad_enabled", "torch.autograd.set_grad_enabled"})
-DATA_LOADERS = frozenset({"torch.utils.data.DataLoader", "torch.utils.data.dataloader.DataLoader"})
 # Calls whose ``device=`` names a device *type* for mixed precision, not a placement.
 DEVICE_TYPE_CALLS = frozenset(
     {
@@ -307,6 +299,17 @@ def method_effect(method: str) -> Effect | None:
     return None
 
 
+def runs_module(method: str) -> bool:
+    """Does ``module.<method>(x)`` run the module on ``x`` (``model.generate(ids)``, ``clip.encode_image(x)``)?"""
+    return method in _RUNNING_NAMES or method in libraries.MODEL_METHODS or method.startswith(_RUNNING_PREFIXES)
+
+
+def draws(method: str) -> bool:
+    """Is what ``module.<method>(x)`` returns drawn (generated tokens, samples), never requiring grad?"""
+    known = libraries.MODEL_METHODS.get(method)
+    return method in _DRAWING_NAMES or (known is not None and known.draws)
+
+
 def proves_tensor(method: str) -> bool:
     """A method only tensors have (``unsqueeze``, ``detach``), or one that other arrays have only as
     a plain attribute (``size``): its receiver is a tensor."""
@@ -337,15 +340,11 @@ def is_module_class(qualified: str) -> bool:
     if qualified.startswith("torch.nn."):
         in_nn = qualified.count(".") == 2 or qualified.startswith("torch.nn.modules.")
         return in_nn and last[:1].isupper()
-    if qualified.startswith("torchvision.models."):
-        return "eight" not in last and last != "list_models"  # not the weights helpers
-    if qualified.startswith("torchmetrics."):
+    if qualified.startswith(libraries.VISION_MODELS):
+        return "eight" not in last and last not in libraries.VISION_MODEL_HELPERS
+    if qualified.startswith(libraries.METRICS):
         return last[:1].isupper()
     return qualified in MODEL_FACTORIES
-
-
-def pretrained_is_model(name: str) -> bool:
-    return not any(hint in name for hint in _NOT_MODEL_HINTS)
 
 
 def module_has_state(qualified: str) -> bool:

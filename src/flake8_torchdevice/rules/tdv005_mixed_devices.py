@@ -81,7 +81,9 @@ class MixedDevices(Rule):
     function, a tensor method or a call of a parameter-free module such as a loss function that
     combines a tensor made on the CPU with one the code shows is on a device: placed with
     `device=device`, `.to(device)` or `.cuda()`, computed by a model on a device, or an input of
-    `forward()` or a parameter of an `nn.Module`, which live wherever the module is. A name that
+    `forward()` or a parameter of an `nn.Module`, which live wherever the module is. The CPU tensors
+    include the batches and samples of the data libraries (a `DataLoader`'s `targets`, a torchtext
+    `batch.label`, a torchvision dataset's image: see TDV006). A name that
     still holds a tensor from before `x = x.to(device)` (`prompt = tokens` above the move) keeps the
     unmoved tensor; where the code does not show where that was, the move says it was elsewhere,
     taken to be the CPU: a finding on it is likely (medium). Also a tensor on the CPU indexed by

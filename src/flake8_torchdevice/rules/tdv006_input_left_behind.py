@@ -24,18 +24,16 @@ from ..analysis.queries import (
     place_unknown,
 )
 from ..confidence import Confidence
+from ..knowledge.api import runs_module
 from ..settings import Settings
 from .base import Finding, Rule, quoted, shortened
-
-# Module methods that run the module on their tensor arguments (Hugging Face ``generate``).
-RUNNING_METHODS = frozenset({"forward", "generate", "predict", "encode", "decode", "encode_image", "encode_text"})
 
 
 def _module_called(site: CallFact) -> Value | None:
     """The module a call runs: ``model(x)``, ``model.generate(ids)``."""
     if is_module(site.callee):
         return site.callee
-    if site.method in RUNNING_METHODS and is_module(site.receiver_value):
+    if site.method is not None and runs_module(site.method) and is_module(site.receiver_value):
         return site.receiver_value
     return None
 
@@ -60,7 +58,16 @@ class InputLeftBehind(Rule):
     with an argument the code shows is on the CPU: a batch from `for inputs, labels in loader:`
     that was never moved, a tensor created without `device=`, a tokenizer's output unpacked with
     `**inputs`, `torch.nn.utils.rnn.pad_sequence(...)` of CPU tensors. `model.generate(ids)` and
-    `model.forward(x)` count as calls of the model.
+    `model.forward(x)` count as calls of the model, and a model loaded with
+    `from_pretrained(..., device_map="cuda")` (one device) is on that device.
+
+    What the libraries around torch hand back is read from their source, with the version, in
+    `knowledge/libraries.py`: a `DataLoader`'s batches (on the CPU, unless its dataset holds
+    tensors on the device), a legacy torchtext `BucketIterator`/`Iterator`'s `batch.text` and
+    `batch.label` (on the CPU unless built with `device=`), an AllenNLP loader's `TensorDict`s
+    (unless given `cuda_device=` or `set_target_device()`), a torchvision `ToTensor()` or
+    `transforms.Compose([...])` result and a `datasets.MNIST(..., transform=...)[i]` image, and a
+    Hugging Face tokenizer's tensors with `return_tensors="pt"` are all on the CPU.
 
     ## Why is this bad?
     The module's parameters are on the device and its input is not: `RuntimeError: Expected all
@@ -73,8 +80,8 @@ class InputLeftBehind(Rule):
     `nn.Linear(3, 3)(torch.zeros(3, device="cuda"))`). Layers without parameters or buffers (`nn.ReLU()`,
     a loss) run wherever their input is, and are not reported.
 
-    Not reported: models wrapped in `DataParallel` / `DistributedDataParallel` or loaded with
-    `device_map=` (they move their inputs themselves), models whose place the code does not show,
+    Not reported: models wrapped in `DataParallel` / `DistributedDataParallel` or spread over the
+    devices by `device_map="auto"` (their hooks move the inputs), models whose place the code does not show,
     CPU 0-dim inputs, and calls under a CPU-only branch.
 
     ## Example

@@ -1,0 +1,194 @@
+"""Calls of the libraries around torch (part of the interpreter): what a ``DataLoader``, a
+torchtext iterator, a torchvision dataset or transform, a tokenizer or ``from_pretrained`` hands
+back, and where. The facts, and the library versions they were read from, are the tables of
+``knowledge/libraries``; this module only turns them into values.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import libcst as cst
+
+from ..knowledge import libraries
+from ..knowledge.libraries import BatchForm, Loader
+from .domain import (
+    CPU,
+    NOWHERE,
+    SCALAR,
+    TENSOR_KINDS,
+    UNKNOWN,
+    Kind,
+    Origin,
+    Place,
+    Value,
+    accelerator,
+    mapping,
+    may_be_on_accelerator,
+    sequence,
+    tensor,
+    with_module,
+)
+from .imports import dotted_name
+from .literals import is_cpu_literal, string_value
+from .methods import MethodEvaluator, keyword_value
+from .syntax import keyword_argument
+
+
+class LibraryEvaluator(MethodEvaluator):
+    def library_result(
+        self,
+        node: cst.Call,
+        qualified: str | None,
+        method: str | None,
+        receiver: cst.BaseExpression | None,
+        receiver_value: Value,
+        callee: Value,
+        arguments: tuple[Value, ...],
+    ) -> Value | None:
+        """What a call the library tables know returns; None for any other call."""
+        requested = keyword_argument(node, libraries.RETURN_TENSORS_KEYWORD)
+        if requested is not None and string_value(requested) == libraries.TORCH_TENSORS:
+            origin = Origin(node, "made on the CPU by the tokenizer")  # a BatchEncoding, or ``encode``'s ids
+            if method in libraries.INPUT_IDS_METHODS:
+                as_dict = libraries.INPUT_IDS_METHODS[method]
+                if as_dict is None or keyword_argument(node, as_dict) is None:
+                    return tensor(CPU, origin)
+            return Value(kind=Kind.MAPPING, item=tensor(CPU, origin), origin=origin)
+        if qualified is not None:
+            return self._library_function(node, qualified, arguments)
+        if callee.cls in libraries.TO_TENSOR_TRANSFORMS:  # ``transform(img)``, ``ToTensor()(img)``
+            return tensor(CPU, callee.origin)
+        if method is not None and receiver is not None and receiver_value.kind is Kind.LOADER:
+            return self._loader_method(node, method, receiver, receiver_value, arguments)
+        return None
+
+    def _library_function(self, node: cst.Call, qualified: str, arguments: tuple[Value, ...]) -> Value | None:
+        loader = libraries.loader(qualified)
+        if loader is not None:
+            return self._loader(node, qualified, loader, arguments)
+        loader = libraries.loader_splits(qualified)
+        if loader is not None:  # ``train_iter, test_iter = BucketIterator.splits(..., device=d)``
+            return sequence(item=self._loader(node, qualified.rpartition(".")[0], loader, arguments))
+        short = qualified.rsplit(".", 1)[-1]
+        if qualified in libraries.TENSOR_DATASETS:  # item ``i``: row ``i`` of each tensor, where it is
+            rows = tuple(value.with_kind(Kind.TENSOR) for arg, value in zip(node.args, arguments) if not arg.keyword)
+            return sequence(item=sequence(elements=rows))
+        if qualified in libraries.IMAGE_DATASETS:
+            return sequence(item=self._image_and_target(node, short, arguments))
+        if qualified in libraries.TO_TENSOR_FUNCTIONS:
+            return tensor(CPU, Origin(node, f"made on the CPU by {short}()"))
+        if qualified in libraries.TO_TENSOR_TRANSFORMS:  # called on an image, it makes a CPU tensor
+            return Value(cls=qualified, origin=Origin(node, f"made on the CPU by {short}()"))
+        if qualified in libraries.COMPOSE:
+            return self._composed(node, arguments)
+        if libraries.keeps_transform_place(qualified):
+            return Value(cls=qualified, origin=Origin(node, f"made by {short}()"))
+        return None
+
+    # ------------------------------------------------------------------ loaders
+    def _loader(self, node: cst.Call, qualified: str, loader: Loader, arguments: tuple[Value, ...]) -> Value:
+        short = qualified.rsplit(".", 1)[-1]
+        places = CPU
+        device = keyword_argument(node, loader.device_keyword) if loader.device_keyword is not None else None
+        if device is not None and loader.device_keyword is not None:
+            places = self._loader_device(device, keyword_value(node, arguments, loader.device_keyword))
+        elif loader.collates_dataset:
+            places = _collated_places(_first_argument(node, arguments, "dataset"))
+        return Value(kind=Kind.LOADER, item=_batch(loader, places, Origin(node, f"yielded by {short}")), cls=qualified)
+
+    def _loader_device(self, node: cst.BaseExpression, value: Value) -> frozenset[Place]:
+        if type(node) is cst.Name and node.value == "None":
+            return CPU
+        if type(node) in (cst.Integer, cst.UnaryOperation):  # an index: the GPU, or the CPU, by version
+            return NOWHERE
+        return self.device_places(node, value) or NOWHERE
+
+    def _loader_method(
+        self, node: cst.Call, method: str, receiver: cst.BaseExpression, value: Value, arguments: tuple[Value, ...]
+    ) -> Value | None:
+        """``loader.set_target_device(device)``: its batches are made there from now on."""
+        loader = libraries.loader(value.cls or "")
+        name = dotted_name(receiver)
+        if loader is None or method != loader.device_method or not node.args or name is None:
+            return None
+        places = self._loader_device(node.args[0].value, arguments[0])
+        origin = Origin(node, f"moved by .{method}()")
+        self.state.bind(name, Value(kind=Kind.LOADER, item=_batch(loader, places, origin), cls=value.cls))
+        return UNKNOWN
+
+    # -------------------------------------------------------------- torchvision
+    def _image_and_target(self, node: cst.Call, dataset: str, arguments: tuple[Value, ...]) -> Value:
+        """``(transform(image), target)``: a CPU tensor when the transform makes one, an int target."""
+        transform = keyword_value(node, arguments, libraries.TRANSFORM_KEYWORD)
+        image = tensor(CPU, Origin(node, f"made on the CPU by {dataset}'s transform"))
+        if transform.cls not in libraries.TO_TENSOR_TRANSFORMS:
+            image = UNKNOWN  # a PIL image, or what a transform the tables do not know makes
+        target = UNKNOWN if keyword_argument(node, libraries.TARGET_TRANSFORM_KEYWORD) is not None else SCALAR
+        return sequence(elements=(image, target))
+
+    def _composed(self, node: cst.Call, arguments: tuple[Value, ...]) -> Value:
+        """``Compose([Resize(256), ToTensor(), Normalize(...)])``: a CPU tensor maker when a to-tensor
+        step is followed only by transforms that keep the place."""
+        made: Value | None = None
+        for step in _first_argument(node, arguments, "transforms").elements or ():
+            if step.cls in libraries.TO_TENSOR_TRANSFORMS:
+                made = step
+            elif not libraries.keeps_transform_place(step.cls or ""):
+                made = None
+        return made or UNKNOWN
+
+    # ------------------------------------------------------------- from_pretrained
+    def pretrained_places(self, node: cst.Call) -> frozenset[Place] | None:
+        """Where ``from_pretrained(..., device_map=...)`` or a quantized load puts the model; None
+        when neither is given (where the default device is)."""
+        device_map = keyword_argument(node, libraries.DEVICE_MAP_KEYWORD)
+        quantized = any(keyword_argument(node, keyword) is not None for keyword in libraries.QUANTIZATION_KEYWORDS)
+        if device_map is not None and quantized:  # 8-bit weights force hooks, which move the inputs
+            return CPU if is_cpu_literal(device_map) else with_module(libraries.DEVICE_MAP_KEYWORD)
+        if device_map is not None:
+            return self._device_map_places(device_map)
+        if quantized:  # quantized onto the current GPU
+            return accelerator(libraries.QUANTIZATION_KEYWORDS[0])
+        return None
+
+    def _device_map_places(self, node: cst.BaseExpression) -> frozenset[Place]:
+        if type(node) is cst.Dict and len(node.elements) == 1 and type(node.elements[0]) is cst.DictElement:
+            return self._device_map_places(node.elements[0].value)  # ``{"": 0}``: all of it on one device
+        if is_cpu_literal(node):
+            return CPU
+        value = self.peek(node, self.state)
+        one_device = type(node) is cst.Integer or value.kind is Kind.DEVICE
+        if string_value(node) not in libraries.DEVICE_MAP_STRATEGIES and (one_device or string_value(node)):
+            return self.device_places(node, value) or NOWHERE  # ``model.to(d)``, no hooks: inputs must be on d
+        return with_module(libraries.DEVICE_MAP_KEYWORD)  # spread by a strategy: hooks move the inputs
+
+
+def _first_argument(node: cst.Call, arguments: tuple[Value, ...], keyword: str) -> Value:
+    """The value of the first parameter, named ``keyword``, whether passed by name or by position."""
+    if keyword_argument(node, keyword) is not None:
+        return keyword_value(node, arguments, keyword)
+    if node.args and node.args[0].keyword is None and not node.args[0].star:
+        return arguments[0]
+    return UNKNOWN
+
+
+def _batch(loader: Loader, places: frozenset[Place], origin: Origin) -> Value:
+    if loader.form is BatchForm.MAPPING:
+        return mapping(item=tensor(places, origin))
+    return Value(kind=Kind.BATCH, places=places, origin=origin)
+
+
+def _collated_places(dataset: Value) -> frozenset[Place]:
+    """Where ``default_collate`` stacks a dataset's items: on the CPU, unless the dataset is shown
+    to hold tensors that may be on a device (``TensorDataset(x.to(device))``), which it stacks there."""
+    placed = [value.places for value in _tensors(dataset.element(), 3) if may_be_on_accelerator(value)]
+    return frozenset[Place]().union(*placed) if placed else CPU
+
+
+def _tensors(value: Value, depth: int) -> Iterator[Value]:
+    if value.kind in TENSOR_KINDS:
+        yield value
+    elif depth > 0:
+        for part in (*(value.elements or ()), *((value.item,) if value.item is not None else ())):
+            yield from _tensors(part, depth - 1)
