@@ -37,7 +37,11 @@ BUGGY = (
 NOTEBOOK = {
     "cells": [
         {"cell_type": "markdown", "metadata": {}, "source": ["# Training"]},
-        {"cell_type": "code", "metadata": {}, "source": ["import torch\n", "x = torch.zeros(3)\n", "x.to('cuda')\n", "print(x)"]},
+        {
+            "cell_type": "code",
+            "metadata": {},
+            "source": ["import torch\n", "x = torch.zeros(3)\n", "x.to('cuda')\n", "print(x)"],
+        },
     ],
     "metadata": {},
     "nbformat": 4,
