@@ -60,16 +60,15 @@ class CallContext:
 
 def informed_parameters(parameters: dict[str, Value], site: CallSite) -> dict[str, Value]:
     """The parameters a call tells more about than the body does, bound to what it passes (its
-    places marked guessed, the call as their origin); empty unless the call passes a tensor,
-    module or device whose place is known, the sign that where things are matters to it."""
-    bound = dict(site.bound)
-    if not any(value.kind in _PLACED_KINDS and value.places != NOWHERE for value in bound.values()):
-        return {}
+    places marked guessed, the call as their origin); empty unless it tells where a tensor,
+    module or device is, the sign that where things are matters to the call."""
     informed = {}
-    for name, value in bound.items():
+    for name, value in site.bound:
         own = parameters.get(name)
         if own is not None and value.kind is not Kind.UNKNOWN and not _placed_by_the_body(own, name):
             informed[name] = passed_by(value, site.node)
+    if not any(value.kind in _PLACED_KINDS and value.places != NOWHERE for value in informed.values()):
+        return {}
     return informed
 
 

@@ -192,7 +192,10 @@ class SummaryEvaluator(_Base):
         if info is None or info.self_name is None:
             return None
         bound = self.bind_arguments(info, node, arguments, skip_self=True)
-        self.note_call_site(info, node, bound)
+        if receiver.kind is not Kind.MODULE or receiver.places == SELF:
+            # From outside, a module's method sees its inputs and parameters where that instance
+            # is, which its walk (the module's own place) does not say.
+            self.note_call_site(info, node, bound)
         result, effects = self._summarise(info, bound, receiver)
         self._apply_effects(node, effects)
         return self._as_the_caller_runs_it(result)

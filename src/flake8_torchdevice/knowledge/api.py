@@ -387,3 +387,9 @@ def leaves_modules_where_they_are(qualified: str | None, builtin: str | None) ->
     if qualified is not None:
         return qualified in COPIES or (qualified.startswith("torch.") and qualified not in MOVE_MODULES_IN_PLACE)
     return builtin in _LOOKING_BUILTINS
+
+
+# NumPy functions that, given a tensor, call its own method and hand back a tensor where it was
+# (``np.squeeze(t)`` is ``t.squeeze()``), or only read its shape: no conversion, on any device
+# (tests/fixtures/semantics/holds_numpy_squeeze_keeps_a_tensor.py).
+NUMPY_WITHOUT_CONVERSION = frozenset({"numpy.squeeze", "numpy.swapaxes", "numpy.shape", "numpy.ndim", "numpy.size"})

@@ -23,6 +23,7 @@ from ..analysis.queries import (
     rank,
     requires_grad,
 )
+from ..knowledge.api import NUMPY_WITHOUT_CONVERSION
 from ..settings import Settings
 from .base import Finding, Fix, Rule, quoted
 from .tdv003_numpy_on_device import method_call
@@ -35,7 +36,10 @@ METHOD_DELEGATING = frozenset(f"numpy.{name}" for name in "mean sum max min std 
 
 
 def _converts(call: CallFact) -> bool:
-    return call.qualified is not None and call.qualified.startswith(CONVERTING_LIBRARIES)
+    qualified = call.qualified
+    if qualified is None or qualified in NUMPY_WITHOUT_CONVERSION:
+        return False
+    return qualified.startswith(CONVERTING_LIBRARIES)
 
 
 class ImplicitNumpyConversion(Rule):
