@@ -22,17 +22,14 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from functools import partial
 from pathlib import Path
-from typing import TextIO, TypeVar
+from typing import TYPE_CHECKING, TextIO, TypeVar
 
-from .engine import Diagnostic, lint_source, unanalysable
-from .fixes import fix_source
 from .mentions import python_line_name, renamed
 from .noqa import silencer
 from .notebooks import NotANotebook, Notebook, parse_notebook, physical_lines
 from .project.beliefs import ProjectBeliefs
 from .project.cache import ResultCache, result_key
 from .reports import Report
-from .rules import Rule
 from .settings import Settings, in_project
 from .sources import (
     DEFAULT_MEMORY_BUDGET_MIB,
@@ -49,6 +46,9 @@ from .sources import (
 )
 from .workers import run_in_workers
 from .writing import ChangedSinceRead, write_back
+
+if TYPE_CHECKING:  # the engine is imported where it runs (see ``_lint``)
+    from .engine import Diagnostic
 
 # Below this many files, starting worker processes costs more than it saves.
 PARALLEL_THRESHOLD = 20
@@ -76,7 +76,7 @@ class FixMode:
 @dataclass(frozen=True)
 class RunOptions:
     settings: Settings
-    rules: tuple[type[Rule], ...]
+    # The codes reported; the rules among them run on the files the cache does not answer.
     codes: frozenset[str]
     fix: FixMode | None = None
     memory_budget: int = DEFAULT_MEMORY_BUDGET_MIB  # MiB for one file (sources.py)
@@ -259,8 +259,17 @@ def _died(path: Path, how: str, options: RunOptions) -> FileResult:
     return FileResult(str(path), _unanalysable(str(path), reason, options))
 
 
+# The engine, the rules and the fixes are imported by the functions that run them, on the first
+# file the cache does not answer: with them come libcst and the analysis, half a second of
+# start-up that a warm run, every file answered by the cache, does without.
+
+
 def _lint(display: str, document: _Document, options: RunOptions) -> list[Report]:
-    return _reports(display, document, lint_source(document.source, options.settings, options.rules), options)
+    from .engine import lint_source
+    from .rules import selected_rules
+
+    diagnostics = lint_source(document.source, options.settings, selected_rules(options.codes))
+    return _reports(display, document, diagnostics, options)
 
 
 def _reports(display: str, document: _Document, diagnostics: Sequence[Diagnostic], options: RunOptions) -> list[Report]:
@@ -274,6 +283,8 @@ def _reports(display: str, document: _Document, diagnostics: Sequence[Diagnostic
 
 def _unanalysable(display: str, reason: str, options: RunOptions) -> list[Report]:
     """The engine's TDV900 for a file that never reached it (unreadable text), when TDV900 is selected."""
+    from .engine import unanalysable
+
     diagnostic = unanalysable(reason)
     return [_report(display, None, diagnostic)] if diagnostic.code in options.codes else []
 
@@ -290,7 +301,10 @@ def _report(display: str, document: _Document | None, diagnostic: Diagnostic) ->
 
 def _fix(path: Path, display: str, read: bytes, document: _Document, options: RunOptions, mode: FixMode) -> FileResult:
     """Fix, and write back if the file still holds the bytes ``read``."""
-    outcome = fix_source(document.source, options.settings, options.rules, unsafe=mode.unsafe)
+    from .fixes import fix_source
+    from .rules import selected_rules
+
+    outcome = fix_source(document.source, options.settings, selected_rules(options.codes), unsafe=mode.unsafe)
     if outcome.source == document.source:
         return FileResult(display, _reports(display, document, outcome.remaining, options))
     text = document.rewritten(outcome.source)

@@ -68,6 +68,11 @@ def package_of(root: Path, path: Path) -> str:
         parts = path.resolve().relative_to(root).parts
     except ValueError:
         return TOP_PACKAGE
+    return package_at(parts)
+
+
+def package_at(parts: tuple[str, ...]) -> str:
+    """``package_of`` a file whose path under the root is ``parts``."""
     if len(parts) > 2 and parts[0] == "src":
         parts = parts[1:]
     if len(parts) > 2 and _SATELLITES.match(parts[1]):  # ``pkg/benchmarks`` inside an unpacked wheel
