@@ -22,11 +22,10 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING, TextIO, TypeVar
+from typing import TYPE_CHECKING, TextIO, TypeAlias, TypeVar
 
 from .mentions import python_line_name, renamed
 from .noqa import silencer
-from .notebooks import NotANotebook, Notebook, parse_notebook, physical_lines
 from .project.beliefs import ProjectBeliefs
 from .project.cache import ResultCache, result_key
 from .reports import Report
@@ -44,11 +43,14 @@ from .sources import (
     read_limited,
     too_large_reason,
 )
-from .workers import run_in_workers
-from .writing import ChangedSinceRead, write_back
 
-if TYPE_CHECKING:  # the engine is imported where it runs (see ``_lint``)
+# What only a file the cache does not answer needs (the engine and the rules, with libcst and the
+# analysis; the fixes; notebooks; writing back) and what only a parallel run needs (the workers,
+# with multiprocessing) is imported where it is used: a warm run, every file answered by the
+# cache, does without them, most of what it would cost.
+if TYPE_CHECKING:
     from .engine import Diagnostic
+    from .notebooks import Notebook
 
 # Below this many files, starting worker processes costs more than it saves.
 PARALLEL_THRESHOLD = 20
@@ -106,7 +108,7 @@ class _PythonFile:
         return fixed_source
 
 
-_Document = _PythonFile | Notebook
+_Document: TypeAlias = "_PythonFile | Notebook"
 
 
 class _Unanalysable(ValueError):
@@ -131,6 +133,8 @@ def run(
     # Largest files first, one at a time: the last file to finish is then a small one, and the
     # workers end together (path-order batches left one worker alone with the biggest files).
     order = sorted(range(len(paths)), key=lambda index: _size(paths[index]), reverse=True)
+    from .workers import run_in_workers
+
     died = partial(_died, options=options)
     finished = run_in_workers(work, [paths[index] for index in order], jobs, options.memory_budget * MIB, died)
     by_index = dict(_collect(((order[position], result) for position, result in finished), progress))
@@ -244,6 +248,8 @@ def _read_document(path: Path, data: bytes, budget: int) -> _Document:
             return _PythonFile(*decode_python(data))
         except Undecodable as error:
             raise _Unanalysable(str(error)) from error
+    from .notebooks import NotANotebook, parse_notebook
+
     try:
         notebook = parse_notebook(data.decode("utf-8"))
     except (UnicodeDecodeError, NotANotebook) as error:
@@ -257,11 +263,6 @@ def _read_document(path: Path, data: bytes, budget: int) -> _Document:
 def _died(path: Path, how: str, options: RunOptions) -> FileResult:
     reason = f"the process analysing it {how}: a crash, or more memory than the budget of {options.memory_budget} MiB"
     return FileResult(str(path), _unanalysable(str(path), reason, options))
-
-
-# The engine, the rules and the fixes are imported by the functions that run them, on the first
-# file the cache does not answer: with them come libcst and the analysis, half a second of
-# start-up that a warm run, every file answered by the cache, does without.
 
 
 def _lint(display: str, document: _Document, options: RunOptions) -> list[Report]:
@@ -303,6 +304,7 @@ def _fix(path: Path, display: str, read: bytes, document: _Document, options: Ru
     """Fix, and write back if the file still holds the bytes ``read``."""
     from .fixes import fix_source
     from .rules import selected_rules
+    from .writing import ChangedSinceRead, write_back
 
     outcome = fix_source(document.source, options.settings, selected_rules(options.codes), unsafe=mode.unsafe)
     if outcome.source == document.source:
@@ -345,6 +347,8 @@ def _breaks_python(before: str, after: str) -> bool:
 
 
 def unified_diff(before: str, after: str, display: str) -> str:
+    from .notebooks import physical_lines
+
     lines = difflib.unified_diff(physical_lines(before), physical_lines(after), fromfile=display, tofile=display)
     return "".join(line if line.endswith("\n") else line + "\n\\ No newline at end of file\n" for line in lines)
 
