@@ -13,7 +13,6 @@ import sys
 from importlib import metadata
 from pathlib import Path
 
-from . import catalogue
 from .rules import ALL_RULES, DOCUMENTED
 from .rules.base import Code
 
@@ -112,7 +111,7 @@ def main(root: Path) -> None:
     readme = root / "README.md"
     readme.write_text(with_rule_table(readme.read_text(encoding="utf-8")), encoding="utf-8")
     (root / "docs" / "rules.md").write_text(rules_reference(), encoding="utf-8")
-    module = Path(catalogue.__file__)
+    module = root / "src" / "flake8_torchdevice" / "catalogue.py"
     module.write_text(with_code_table(module.read_text(encoding="utf-8")), encoding="utf-8")
 
 
