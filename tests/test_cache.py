@@ -498,3 +498,57 @@ def test_a_copied_project_reuses_the_entries(project, capsys, parses, tmp_path_f
     parses.clear()
     out = check(capsys, "--cache-dir", str(directory), "renamed")[1]
     assert parses == [] and "renamed/train.py:2:23:" in out.replace(os.sep, "/")
+
+
+# What a warm run imports: start-up is most of its cost, and libcst with the analysis alone would be
+# several times the rest of it. Run in a fresh interpreter, as a user runs it.
+ANALYSING = (
+    "libcst",
+    "flake8_torchdevice.analysis",
+    "flake8_torchdevice.engine",
+    "flake8_torchdevice.rules",
+    "flake8_torchdevice.knowledge",
+    "flake8_torchdevice.project.index",
+    "flake8_torchdevice.project.calls",
+    "flake8_torchdevice.project.inference",
+)
+# The modules the interpreter holds at its exit go to their own pipe: stdout holds the findings.
+REPORTING_IMPORTS = (
+    "import atexit, json, os, sys\n"
+    "atexit.register(lambda: os.write({pipe}, json.dumps(sorted(sys.modules)).encode()))\n"
+    "{run}\n"
+)
+
+
+def imported_by(run, arguments, prefixes=ANALYSING):
+    """The modules starting with ``prefixes`` that a fresh interpreter imported running ``run``
+    (Python code that ends the process) with ``arguments``, and what it printed."""
+    reader, writer = os.pipe()
+    command = [sys.executable, "-c", REPORTING_IMPORTS.format(pipe=writer, run=run), *arguments]
+    with os.fdopen(reader, "rb") as pipe:
+        process = subprocess.Popen(command, pass_fds=(writer,), stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        os.close(writer)
+        modules = json.loads(pipe.read())
+        out, err = process.communicate()
+    assert b"Traceback" not in err, err.decode()
+    return {name for name in modules if name.startswith(prefixes)}, out.decode()
+
+
+def test_a_warm_run_imports_neither_libcst_nor_the_analysis(project, tmp_path_factory):
+    directory = tmp_path_factory.mktemp("cache")
+    command = "from flake8_torchdevice.cli import main; sys.exit(main())"
+    arguments = ["check", "--cache-dir", str(directory), "--jobs", "1", "--select", "TDV", "--confidence", "low", "."]
+    cold, cold_out = imported_by(command, arguments, (*ANALYSING, "multiprocessing"))
+    warm, warm_out = imported_by(command, arguments, (*ANALYSING, "multiprocessing"))
+    assert {"libcst", "flake8_torchdevice.project.index"} <= cold
+    assert warm == set() and warm_out == cold_out and "TDV003" in warm_out
+
+
+def test_a_warm_flake8_run_imports_neither_libcst_nor_the_analysis(project, tmp_path_factory):
+    directory = tmp_path_factory.mktemp("cache")
+    command = "from flake8.main.cli import main; sys.exit(main())"
+    arguments = ["--isolated", "--select=TDV", "--torchdevice-confidence=low", f"--torchdevice-cache-dir={directory}"]
+    cold, cold_out = imported_by(command, [*arguments, "-j1", "pkg"])
+    warm, warm_out = imported_by(command, [*arguments, "-j1", "pkg"])
+    assert "libcst" in cold and warm == set()
+    assert warm_out == cold_out and "TDV003" in warm_out

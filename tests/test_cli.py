@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from flake8_torchdevice import runner
+from flake8_torchdevice import engine
 from flake8_torchdevice.cli import main
 from flake8_torchdevice.docs import explain
 from flake8_torchdevice.rules import DOCUMENTED
@@ -98,7 +98,7 @@ def test_exit_2_on_bad_flags(project, capsys):
 
 def test_exit_2_on_an_internal_error(project, capsys, monkeypatch):
     write(project, "bad.py", BUGGY)
-    monkeypatch.setattr(runner, "lint_source", lambda *args: 1 / 0)
+    monkeypatch.setattr(engine, "lint_source", lambda *args: 1 / 0)
     status, _, err = check(capsys, "bad.py")
     assert status == 2
     assert "internal error" in err and "ZeroDivisionError" in err

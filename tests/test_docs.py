@@ -1,10 +1,12 @@
-"""The README table and docs/rules.md are generated from the rules; the docs' examples really work."""
+"""The README table, docs/rules.md and the catalogue of codes are generated from the rules; the
+docs' examples really work."""
 
 from pathlib import Path
 
 import pytest
 
-from flake8_torchdevice.docs import rules_reference, with_rule_table
+from flake8_torchdevice import catalogue
+from flake8_torchdevice.docs import rules_reference, with_code_table, with_rule_table
 from flake8_torchdevice.engine import lint_source
 from flake8_torchdevice.rules import ALL_RULES, DOCUMENTED
 
@@ -19,6 +21,15 @@ def test_readme_rule_table_is_generated_from_the_rules():
 
 def test_rules_reference_is_generated_from_the_rules():
     assert (ROOT / "docs" / "rules.md").read_text(encoding="utf-8") == rules_reference()
+
+
+def test_the_catalogue_of_codes_is_generated_from_the_rules():
+    """The front ends choose codes and print findings from it without importing the rules."""
+    module = Path(catalogue.__file__).read_text(encoding="utf-8")
+    assert with_code_table(module) == module, "run: python -m flake8_torchdevice.docs"
+    described = [(info.code, info.name, info.summary, info.enabled_by_default) for info in catalogue.CODES]
+    assert described == [(rule.code, rule.name, rule.summary, rule.enabled_by_default) for rule in DOCUMENTED]
+    assert {rule.code for rule in ALL_RULES} == catalogue.RULE_CODES
 
 
 @pytest.mark.parametrize("rule", DOCUMENTED, ids=lambda rule: rule.code)

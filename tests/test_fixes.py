@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from flake8_torchdevice import runner
+from flake8_torchdevice import fixes
 from flake8_torchdevice.cli import main
 from flake8_torchdevice.fixes import FixOutcome, fix_source
 from flake8_torchdevice.rules import ALL_RULES, RULES_BY_CODE
@@ -177,7 +177,7 @@ def test_a_fix_that_would_not_parse_is_left_out(buggy, monkeypatch, capsys):
     def broken(source, settings, rules, unsafe):
         return FixOutcome(source + "def (:\n", 1, [])
 
-    monkeypatch.setattr(runner, "fix_source", broken)
+    monkeypatch.setattr(fixes, "fix_source", broken)
     assert main(["fix", *BOTH_RULES, "train.py"]) == 1
     assert buggy.read_text() == BUGGY
     captured = capsys.readouterr()

@@ -14,11 +14,9 @@ from flake8_torchdevice.project.beliefs import (
     REQUIRES_CUDA,
     SUPPORTS_CPU,
     UNKNOWN,
-    decide,
-    infer,
 )
 from flake8_torchdevice.project.cache import FORMAT
-from flake8_torchdevice.project.index import (
+from flake8_torchdevice.project.evidence import (
     CPU_DEFAULT,
     CPU_LOAD,
     CPU_OPTION,
@@ -30,9 +28,9 @@ from flake8_torchdevice.project.index import (
     SKIPS_WITHOUT_CUDA,
     STOPS_WITHOUT_CUDA,
     Evidence,
-    FileIndex,
-    index_source,
 )
+from flake8_torchdevice.project.index import FileIndex, index_source
+from flake8_torchdevice.project.inference import decide, infer
 from flake8_torchdevice.project.layout import find_root, package_of, project_files
 from flake8_torchdevice.project.scan import read_project
 
@@ -301,3 +299,75 @@ def test_cuda_hard_coded_across_a_package_with_no_check_anywhere_requires_cuda(t
     assert [item.cited() for item in course.evidence][:1] == ["course/cifar.py:2 uses CUDA without a check"]
     assert "course/gan.ipynb:cell 1:2 uses CUDA without a check" in [item.cited() for item in course.evidence]
     assert beliefs.packages["script"].verdict == UNKNOWN
+
+
+@pytest.fixture
+def project_reads(monkeypatch):
+    """How many times the project was read (not taken from the beliefs a run kept)."""
+    from flake8_torchdevice.project import scan
+
+    reads = []
+    read = scan.read_project
+    monkeypatch.setattr(scan, "read_project", lambda *args: reads.append(args) or read(*args))
+    return reads
+
+
+APPLICATION = ("train", "data", "model", "evaluate", "plots")
+
+
+@pytest.mark.parametrize(
+    ("relative", "text"),
+    [
+        ("train.py", "import torch\nx = torch.zeros(1).cuda()\n"),  # a Python file
+        ("setup.py", "from setuptools import setup\nsetup(name='x')\n"),  # packaging: a library now
+        ("README.md", "# app\n\n## Requirements\n\n- an NVIDIA GPU with CUDA 12\n"),  # a README
+    ],
+    ids=["python", "packaging", "readme"],
+)
+def test_beliefs_are_kept_until_what_they_were_read_from_changes(tmp_path, project_reads, relative, text):
+    from flake8_torchdevice.project.report import beliefs_of
+
+    write(tmp_path, ".git/HEAD", "")
+    for name in APPLICATION:
+        write(tmp_path, f"{name}.py", "import torch\n")
+    cache = tmp_path / ".torchdevice_cache"
+    first = beliefs_of([tmp_path], cache_dir=cache)
+    assert first.packages["."].verdict == NO_ACCELERATOR
+    assert beliefs_of([tmp_path], cache_dir=cache) == first and len(project_reads) == 1
+    assert beliefs_of([tmp_path], memory_budget=64, cache_dir=cache) == first and len(project_reads) == 2
+    write(tmp_path, relative, text)
+    changed = beliefs_of([tmp_path], cache_dir=cache)
+    assert len(project_reads) == 3
+    if relative != "README.md":  # an application's README is not read: it never uses an accelerator
+        assert changed.packages["."].verdict != NO_ACCELERATOR
+    assert beliefs_of([tmp_path], cache_dir=cache) == changed and len(project_reads) == 3
+    assert beliefs_of([tmp_path]) == changed  # read without the cache
+
+
+def test_kept_beliefs_quote_the_readme_and_the_callers_as_read(tmp_path, project_reads):
+    from flake8_torchdevice.project.report import beliefs_of
+
+    write(tmp_path, "pyproject.toml", "")
+    write(tmp_path, "lib/gpu_only.py", "import setGPU\nimport torch\n")
+    model = 'import torch\ndef _build(device="cuda"):\n    return torch.zeros(1, device=device)\n'
+    write(tmp_path, "lib/model.py", model)
+    write(tmp_path, "lib/train.py", "from lib.model import _build\n_build(device='cpu')\n")
+    write(tmp_path, "lib/README.md", "# lib\n\n## Requirements\n\n- an NVIDIA GPU with CUDA 12\n")
+    cache = tmp_path / "cache"
+    read = beliefs_of([tmp_path], cache_dir=cache)
+    assert read.files and read.callers and any(belief.evidence for belief in read.packages.values())
+    assert beliefs_of([tmp_path], cache_dir=cache) == read and len(project_reads) == 1
+
+
+def test_damaged_kept_beliefs_are_read_again(tmp_path, project_reads):
+    from flake8_torchdevice.project.report import beliefs_of
+
+    write(tmp_path, "pyproject.toml", "")
+    write(tmp_path, "lib/core.py", 'import torch\ndevice = "cuda" if torch.cuda.is_available() else "cpu"\n')
+    cache = tmp_path / "cache"
+    expected = beliefs_of([tmp_path], cache_dir=cache)
+    (kept,) = (cache / f"v{FORMAT}" / "beliefs").glob("*.json")
+    for damage in ("", "{", "[1, 2]", kept.read_text().replace('"packages"', '"pakages"')):
+        kept.write_text(damage)
+        assert beliefs_of([tmp_path], cache_dir=cache) == expected
+    assert len(project_reads) == 5

@@ -882,9 +882,9 @@ def test_the_engine_leaves_the_garbage_collector_as_it_found_it():
 @pytest.fixture
 def owned_process(monkeypatch):
     """This test's process counts as the linter's own (as the command's is): its speed-ups apply."""
-    from flake8_torchdevice import parsing
+    from flake8_torchdevice import ownership
 
-    monkeypatch.setattr(parsing, "_owned", True)
+    monkeypatch.setattr(ownership, "_owned", True)
 
 
 def test_a_shared_process_keeps_libcst_and_the_collector_as_they_are(monkeypatch):
@@ -892,9 +892,9 @@ def test_a_shared_process_keeps_libcst_and_the_collector_as_they_are(monkeypatch
     libcst builds its nodes with its own checks and the cyclic GC keeps running."""
     import gc
 
-    from flake8_torchdevice import parsing
+    from flake8_torchdevice import ownership
 
-    monkeypatch.setattr(parsing, "_owned", False)
+    monkeypatch.setattr(ownership, "_owned", False)
     own_init = vars(cst.Name)["__init__"]
     seen = []
     parse = cst.parse_module

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from flake8_torchdevice import runner
+from flake8_torchdevice import engine, fixes, runner
 from flake8_torchdevice.cli import main
 from flake8_torchdevice.plugin import OWN_PROCESS_ABOVE
 from flake8_torchdevice.sources import DEFAULT_MEMORY_BUDGET_MIB, largest_file
@@ -109,14 +109,14 @@ def test_an_unreadable_directory_is_one_line_and_the_rest_is_linted(project, mon
 
 def test_our_own_failure_on_one_file_spares_the_others(project, monkeypatch, capsys):
     (project / "trips.py").write_text("import torch\n# trip the linter\n")
-    real_lint = runner.lint_source
+    real_lint = engine.lint_source
 
     def lint_source(source, *args):
         if "trip the linter" in source:
             raise ZeroDivisionError("a bug of ours")
         return real_lint(source, *args)
 
-    monkeypatch.setattr(runner, "lint_source", lint_source)
+    monkeypatch.setattr(engine, "lint_source", lint_source)
     status = main(["check", "."])
     captured = capsys.readouterr()
     assert ordinary_findings(captured.out) == ORDINARY
@@ -320,14 +320,14 @@ def fixable(project):
 
 def edit_while_fixing(monkeypatch, edit):
     """Run ``edit`` between the moment fix reads the file and the moment it would write it."""
-    real_fix = runner.fix_source
+    real_fix = fixes.fix_source
 
     def fix_source(*args, **kwargs):
         outcome = real_fix(*args, **kwargs)
         edit()
         return outcome
 
-    monkeypatch.setattr(runner, "fix_source", fix_source)
+    monkeypatch.setattr(fixes, "fix_source", fix_source)
 
 
 def test_an_edit_made_while_fix_runs_is_kept(fixable, monkeypatch, capsys):
@@ -358,18 +358,18 @@ def test_an_editor_saving_by_rename_while_fix_runs_is_kept_too(fixable, monkeypa
 def test_two_fix_runs_at_once_fix_and_count_each_finding_once(fixable, monkeypatch, capsys):
     """The second run reads the file, then the first one fixes it: the second writes nothing and
     counts nothing."""
-    real_fix = runner.fix_source
+    real_fix = fixes.fix_source
     first_run_done = []
 
     def fix_source(*args, **kwargs):
         outcome = real_fix(*args, **kwargs)
         if not first_run_done:
             first_run_done.append(True)
-            monkeypatch.setattr(runner, "fix_source", real_fix)
+            monkeypatch.setattr(fixes, "fix_source", real_fix)
             assert main(["fix", "train.py"]) == 0  # the other run, finishing first
         return outcome
 
-    monkeypatch.setattr(runner, "fix_source", fix_source)
+    monkeypatch.setattr(fixes, "fix_source", fix_source)
     main(["fix", "train.py"])
     out = capsys.readouterr().out
     assert fixable.read_text() == FIXED

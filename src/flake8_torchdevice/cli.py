@@ -14,15 +14,14 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from . import __version__
+from .catalogue import CODES, RULE_CODES
 from .confidence import Confidence
 from .config import Config, ConfigError, Resolved, load_config, resolve
 from .discovery import Discovery, discover, excluded_file
-from .docs import DOCUMENTED, explain
 from .formats import FORMATS, statistics
-from .parsing import own_this_process
+from .ownership import own_this_process
 from .project.cache import CACHE_DIR_NAME, ENVIRONMENT_VARIABLE, ResultCache, directory_from_environment
 from .project.report import beliefs_of, json_report, text_report
-from .rules import ALL_RULES
 from .runner import FileResult, FixMode, ProgressBar, RunOptions, checked_stdin, default_jobs, run
 from .sources import DEFAULT_MEMORY_BUDGET_MIB, largest_file
 from .summary import Mode, Tally, summary
@@ -177,7 +176,7 @@ def _lint(args: argparse.Namespace) -> int:
     root = Path.cwd()
     config = load_config(root)
     resolved = resolve(config, _flags(args, root))
-    if not any(rule.code in resolved.codes for rule in ALL_RULES):
+    if not RULE_CODES & resolved.codes:
         # ``select = []`` would otherwise end in "All checks passed" having checked nothing.
         print(
             "torchdevice: warning: no rules selected (select, extend-select and ignore leave none); nothing checked",
@@ -261,12 +260,11 @@ def _run_options(args: argparse.Namespace, resolved: Resolved, files: Sequence[P
     ``files`` (none: the files alone)."""
     fixing = args.fix_requested or args.diff
     mode = FixMode(unsafe=args.unsafe_fixes, write=not args.diff) if fixing else None
-    rules = tuple(rule for rule in ALL_RULES if rule.code in resolved.codes)
     reading = files and args.project
     beliefs = beliefs_of(files, resolved.memory_budget, resolved.cache_dir) if reading else None
     # Only checking reads or writes the cache: fixing must see the file as it is now, and writes it.
     cache = ResultCache(resolved.cache_dir) if resolved.cache_dir is not None and mode is None else None
-    return RunOptions(resolved.settings, rules, resolved.codes, mode, resolved.memory_budget, beliefs, cache)
+    return RunOptions(resolved.settings, resolved.codes, mode, resolved.memory_budget, beliefs, cache)
 
 
 def _beliefs(args: argparse.Namespace) -> int:
@@ -284,7 +282,7 @@ def _report(
     """Print what the run found; ``fixed`` is standard input after fixing, which has stdout to itself
     (the findings, and the rest, go to stderr)."""
     reports = [report for result in results for report in result.reports]
-    rules = [rule for rule in DOCUMENTED if rule.code in resolved.codes]
+    rules = [info for info in CODES if info.code in resolved.codes]
     for result in results:
         for problem in (result.error, result.note):
             if problem:
@@ -330,20 +328,23 @@ def _mode(args: argparse.Namespace) -> Mode:
 
 
 def _explain(args: argparse.Namespace) -> int:
-    rule = next((rule for rule in DOCUMENTED if rule.code == args.code.strip().upper()), None)
-    if rule is None:
-        known = ", ".join(rule.code for rule in DOCUMENTED)
+    code = args.code.strip().upper()
+    if code not in {info.code for info in CODES}:
+        known = ", ".join(info.code for info in CODES)
         print(f"torchdevice: error: unknown code {args.code!r} (known: {known})", file=sys.stderr)
         return EXIT_ERROR
-    sys.stdout.write(explain(rule))
+    # The documentation lives in the rule classes, which load libcst: imported for this command only.
+    from .docs import documented, explain
+
+    sys.stdout.write(explain(documented(code)))
     return EXIT_CLEAN
 
 
 def _rules(args: argparse.Namespace) -> int:
-    width = max(len(rule.name) for rule in DOCUMENTED)
-    for rule in DOCUMENTED:
-        default = "on " if rule.enabled_by_default else "off"
-        print(f"{rule.code}  {default}  {rule.name:<{width}}  {rule.summary}")
+    width = max(len(info.name) for info in CODES)
+    for info in CODES:
+        default = "on " if info.enabled_by_default else "off"
+        print(f"{info.code}  {default}  {info.name:<{width}}  {info.summary}")
     return EXIT_CLEAN
 
 

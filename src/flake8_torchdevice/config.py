@@ -12,17 +12,17 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+from .catalogue import CODES
 from .confidence import DEFAULT_CONFIDENCE, Confidence
 from .discovery import DEFAULT_EXCLUDES, Pattern, exclude_patterns
 from .project.beliefs import NO_BELIEF, STATED_REQUIRES_CUDA
 from .project.cache import CACHE_DIR_NAME
-from .rules import DOCUMENTED
 from .selection import ON_WITHOUT_CUDA
 from .settings import Settings
 from .sources import DEFAULT_MEMORY_BUDGET_MIB
 
-ALL_CODES: tuple[str, ...] = tuple(rule.code for rule in DOCUMENTED)
-DEFAULT_SELECT: tuple[str, ...] = tuple(rule.code for rule in DOCUMENTED if rule.enabled_by_default)
+ALL_CODES: tuple[str, ...] = tuple(info.code for info in CODES)
+DEFAULT_SELECT: tuple[str, ...] = tuple(info.code for info in CODES if info.enabled_by_default)
 
 _LIST_KEYS = ("select", "extend-select", "ignore", "exclude", "extend-exclude", "guard-functions")
 _BOOL_KEYS = ("report-unknown-receivers", "respect-gitignore", "runs-without-cuda", "cache")

@@ -29,8 +29,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import pathspec
-
 SOURCE_SUFFIXES = (".py", ".ipynb")
 
 
@@ -84,6 +82,10 @@ class _IgnoreLine:
     def parse(cls, line: str) -> _IgnoreLine | None:
         """The line's pattern; None for comments and blanks, and for a line pathspec rejects (``!``
         alone, a trailing backslash, ``[z-a]``), which git skips too."""
+        # Imported by the first .gitignore line read: pathspec costs a run without one a tenth of
+        # what a warm run costs.
+        import pathspec
+
         try:
             (pattern,) = pathspec.GitIgnoreSpec.from_lines([line]).patterns
         except (ValueError, re.error):
@@ -149,6 +151,8 @@ class GitIgnore:
     def ignores(self, path: Path, is_directory: bool) -> bool:
         """The deepest file with a line matching the path decides; within it, the last such line
         (a ``!`` line re-includes)."""
+        if not self.files:
+            return False
         absolute = _absolute(path)
         for directory, lines in reversed(self.files):
             relative = absolute.relative_to(directory).as_posix()

@@ -28,7 +28,7 @@ from .noqa import is_silenced, silencer, with_noqa
 from .notebooks import physical_lines
 from .parsing import cyclic_gc_paused
 from .project.beliefs import NO_BELIEF, Belief
-from .rules import ALL_RULES, Finding, Rule
+from .rules import Finding, Rule, selected_rules
 from .sources import oversized
 
 Position = tuple[int, int]
@@ -149,7 +149,7 @@ def _resolved(document: Document) -> Resolved:
 
 
 def _rules(resolved: Resolved) -> tuple[type[Rule], ...]:
-    return tuple(rule for rule in ALL_RULES if rule.code in resolved.codes)
+    return selected_rules(resolved.codes)
 
 
 def _checked(text: str, resolved: Resolved) -> CheckedSource:

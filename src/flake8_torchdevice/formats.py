@@ -17,25 +17,24 @@ from typing import Any
 from urllib.parse import quote
 
 from . import __version__
-from .docs import explain
+from .catalogue import CodeInfo
 from .reports import Report
-from .rules.base import Code
 
 TOOL_NAME = "torchdevice"
 INFORMATION_URI = "https://pypi.org/project/flake8-torchdevice/"
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 
 
-def text(reports: Sequence[Report], rules: Sequence[type[Code]], root: Path) -> str:
+def text(reports: Sequence[Report], rules: Sequence[CodeInfo], root: Path) -> str:
     return "".join(f"{_position(report)}: {report.code} {report.message}\n" for report in reports)
 
 
-def json_list(reports: Sequence[Report], rules: Sequence[type[Code]], root: Path) -> str:
+def json_list(reports: Sequence[Report], rules: Sequence[CodeInfo], root: Path) -> str:
     keys = ("path", "cell", "line", "column", "code", "message", "fix", "confidence")
     return json.dumps([{key: getattr(report, key) for key in keys} for report in reports], indent=2) + "\n"
 
 
-def github(reports: Sequence[Report], rules: Sequence[type[Code]], root: Path) -> str:
+def github(reports: Sequence[Report], rules: Sequence[CodeInfo], root: Path) -> str:
     lines = []
     for report in reports:
         where = f"file={_property(report.path)}"
@@ -45,7 +44,7 @@ def github(reports: Sequence[Report], rules: Sequence[type[Code]], root: Path) -
     return "".join(lines)
 
 
-def sarif(reports: Sequence[Report], rules: Sequence[type[Code]], root: Path) -> str:
+def sarif(reports: Sequence[Report], rules: Sequence[CodeInfo], root: Path) -> str:
     index = {rule.code: position for position, rule in enumerate(rules)}
     run = {
         "tool": {
@@ -62,7 +61,7 @@ def sarif(reports: Sequence[Report], rules: Sequence[type[Code]], root: Path) ->
     return json.dumps({"$schema": SARIF_SCHEMA, "version": "2.1.0", "runs": [run]}, indent=2) + "\n"
 
 
-FORMATS: dict[str, Callable[[Sequence[Report], Sequence[type[Code]], Path], str]] = {
+FORMATS: dict[str, Callable[[Sequence[Report], Sequence[CodeInfo], Path], str]] = {
     "text": text,
     "json": json_list,
     "sarif": sarif,
@@ -70,7 +69,7 @@ FORMATS: dict[str, Callable[[Sequence[Report], Sequence[type[Code]], Path], str]
 }
 
 
-def statistics(reports: Sequence[Report], rules: Sequence[type[Code]]) -> str:
+def statistics(reports: Sequence[Report], rules: Sequence[CodeInfo]) -> str:
     """One line per code: how many findings, the code, the rule's summary (flake8's --statistics)."""
     summaries = {rule.code: rule.summary for rule in rules}
     counts = Counter(report.code for report in reports)
@@ -88,13 +87,18 @@ def _message(report: Report) -> str:
     return f"cell {report.cell}, line {report.line}, column {report.column}: {report.message}"
 
 
-def _sarif_rule(rule: type[Code]) -> dict:
+def _sarif_rule(info: CodeInfo) -> dict:
+    # SARIF carries each rule's documentation, which lives in its class: only this format pays for
+    # importing the rules (and libcst and the analysis with them).
+    from .docs import documented, explain
+
+    rule = documented(info.code)
     documentation = explain(rule)
     return {
-        "id": rule.code,
-        "name": rule.name,
-        "shortDescription": {"text": rule.summary},
-        "fullDescription": {"text": rule.sections().get("What it does", rule.summary)},
+        "id": info.code,
+        "name": info.name,
+        "shortDescription": {"text": info.summary},
+        "fullDescription": {"text": rule.sections().get("What it does", info.summary)},
         "help": {"text": documentation, "markdown": documentation},
         "defaultConfiguration": {"level": "error"},
     }

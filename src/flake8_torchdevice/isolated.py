@@ -16,7 +16,7 @@ import sys
 from collections.abc import Sequence
 
 from .engine import Diagnostic, lint_source, unanalysable
-from .rules import ALL_RULES, Rule
+from .rules import Rule, selected_rules
 from .settings import Settings
 from .sources import MIB
 
@@ -39,14 +39,13 @@ def lint_isolated(source: str, settings: Settings, rules: Sequence[type[Rule]], 
 
 
 def _main() -> None:
-    from .parsing import own_this_process
+    from .ownership import own_this_process
     from .workers import limit_address_space
 
     source, settings, codes, memory_limit = pickle.loads(sys.stdin.buffer.read())
     own_this_process()
     limit_address_space(memory_limit)
-    rules = [rule for rule in ALL_RULES if rule.code in codes]
-    sys.stdout.buffer.write(pickle.dumps(lint_source(source, settings, rules)))
+    sys.stdout.buffer.write(pickle.dumps(lint_source(source, settings, selected_rules(codes))))
 
 
 if __name__ == "__main__":

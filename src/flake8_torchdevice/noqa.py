@@ -10,8 +10,10 @@ from __future__ import annotations
 import io
 import re
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
-from .engine import Diagnostic
+if TYPE_CHECKING:  # the engine loads libcst, which naming its type needs not
+    from .engine import Diagnostic
 
 # The expressions of flake8.defaults (NOQA_INLINE_REGEXP, NOQA_FILE).
 _INLINE = re.compile(r"# noqa(?::[\s]?(?P<codes>([A-Z]+[0-9]+(?:[,\s]+)?)+))?", re.IGNORECASE)

@@ -16,7 +16,7 @@ Two process-wide settings change while the engine works on a file, and come back
   davit.py (962 lines) takes 13 % fewer instructions than libcst's own parse (393 against 452
   million, callgrind).
 
-Both apply only in processes the linter owns (``own_this_process``: the command and its worker
+Both apply only in processes the linter owns (``ownership.py``: the command and its worker
 processes, the language server's worker), never in one that other code shares: a flake8 run,
 an editor, an application that calls the engine. There libcst parses as it always does.
 
@@ -38,16 +38,9 @@ from typing import Generic, TypeVar, cast
 
 import libcst as cst
 
+from .ownership import owns_this_process
+
 _Saved = TypeVar("_Saved")
-
-
-_owned = False  # own_this_process
-
-
-def own_this_process() -> None:
-    """This process is the linter's own: the speed-ups that change process-wide state apply."""
-    global _owned
-    _owned = True
 
 
 class ProcessSetting(Generic[_Saved]):
@@ -66,7 +59,7 @@ class ProcessSetting(Generic[_Saved]):
 
     @contextmanager
     def __call__(self) -> Iterator[None]:
-        if self._owned_only and not _owned:
+        if self._owned_only and not owns_this_process():
             yield
             return
         with self._lock:

@@ -22,17 +22,13 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from functools import partial
 from pathlib import Path
-from typing import TextIO, TypeVar
+from typing import TYPE_CHECKING, TextIO, TypeAlias, TypeVar
 
-from .engine import Diagnostic, lint_source, unanalysable
-from .fixes import fix_source
 from .mentions import python_line_name, renamed
 from .noqa import silencer
-from .notebooks import NotANotebook, Notebook, parse_notebook, physical_lines
 from .project.beliefs import ProjectBeliefs
 from .project.cache import ResultCache, result_key
 from .reports import Report
-from .rules import Rule
 from .settings import Settings, in_project
 from .sources import (
     DEFAULT_MEMORY_BUDGET_MIB,
@@ -47,8 +43,14 @@ from .sources import (
     read_limited,
     too_large_reason,
 )
-from .workers import run_in_workers
-from .writing import ChangedSinceRead, write_back
+
+# What only a file the cache does not answer needs (the engine and the rules, with libcst and the
+# analysis; the fixes; notebooks; writing back) and what only a parallel run needs (the workers,
+# with multiprocessing) is imported where it is used: a warm run, every file answered by the
+# cache, does without them, most of what it would cost.
+if TYPE_CHECKING:
+    from .engine import Diagnostic
+    from .notebooks import Notebook
 
 # Below this many files, starting worker processes costs more than it saves.
 PARALLEL_THRESHOLD = 20
@@ -76,7 +78,7 @@ class FixMode:
 @dataclass(frozen=True)
 class RunOptions:
     settings: Settings
-    rules: tuple[type[Rule], ...]
+    # The codes reported; the rules among them run on the files the cache does not answer.
     codes: frozenset[str]
     fix: FixMode | None = None
     memory_budget: int = DEFAULT_MEMORY_BUDGET_MIB  # MiB for one file (sources.py)
@@ -106,7 +108,7 @@ class _PythonFile:
         return fixed_source
 
 
-_Document = _PythonFile | Notebook
+_Document: TypeAlias = "_PythonFile | Notebook"
 
 
 class _Unanalysable(ValueError):
@@ -131,6 +133,8 @@ def run(
     # Largest files first, one at a time: the last file to finish is then a small one, and the
     # workers end together (path-order batches left one worker alone with the biggest files).
     order = sorted(range(len(paths)), key=lambda index: _size(paths[index]), reverse=True)
+    from .workers import run_in_workers
+
     died = partial(_died, options=options)
     finished = run_in_workers(work, [paths[index] for index in order], jobs, options.memory_budget * MIB, died)
     by_index = dict(_collect(((order[position], result) for position, result in finished), progress))
@@ -244,6 +248,8 @@ def _read_document(path: Path, data: bytes, budget: int) -> _Document:
             return _PythonFile(*decode_python(data))
         except Undecodable as error:
             raise _Unanalysable(str(error)) from error
+    from .notebooks import NotANotebook, parse_notebook
+
     try:
         notebook = parse_notebook(data.decode("utf-8"))
     except (UnicodeDecodeError, NotANotebook) as error:
@@ -260,7 +266,11 @@ def _died(path: Path, how: str, options: RunOptions) -> FileResult:
 
 
 def _lint(display: str, document: _Document, options: RunOptions) -> list[Report]:
-    return _reports(display, document, lint_source(document.source, options.settings, options.rules), options)
+    from .engine import lint_source
+    from .rules import selected_rules
+
+    diagnostics = lint_source(document.source, options.settings, selected_rules(options.codes))
+    return _reports(display, document, diagnostics, options)
 
 
 def _reports(display: str, document: _Document, diagnostics: Sequence[Diagnostic], options: RunOptions) -> list[Report]:
@@ -274,6 +284,8 @@ def _reports(display: str, document: _Document, diagnostics: Sequence[Diagnostic
 
 def _unanalysable(display: str, reason: str, options: RunOptions) -> list[Report]:
     """The engine's TDV900 for a file that never reached it (unreadable text), when TDV900 is selected."""
+    from .engine import unanalysable
+
     diagnostic = unanalysable(reason)
     return [_report(display, None, diagnostic)] if diagnostic.code in options.codes else []
 
@@ -290,7 +302,11 @@ def _report(display: str, document: _Document | None, diagnostic: Diagnostic) ->
 
 def _fix(path: Path, display: str, read: bytes, document: _Document, options: RunOptions, mode: FixMode) -> FileResult:
     """Fix, and write back if the file still holds the bytes ``read``."""
-    outcome = fix_source(document.source, options.settings, options.rules, unsafe=mode.unsafe)
+    from .fixes import fix_source
+    from .rules import selected_rules
+    from .writing import ChangedSinceRead, write_back
+
+    outcome = fix_source(document.source, options.settings, selected_rules(options.codes), unsafe=mode.unsafe)
     if outcome.source == document.source:
         return FileResult(display, _reports(display, document, outcome.remaining, options))
     text = document.rewritten(outcome.source)
@@ -331,6 +347,8 @@ def _breaks_python(before: str, after: str) -> bool:
 
 
 def unified_diff(before: str, after: str, display: str) -> str:
+    from .notebooks import physical_lines
+
     lines = difflib.unified_diff(physical_lines(before), physical_lines(after), fromfile=display, tofile=display)
     return "".join(line if line.endswith("\n") else line + "\n\\ No newline at end of file\n" for line in lines)
 

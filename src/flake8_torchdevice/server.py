@@ -44,12 +44,11 @@ from pygls.workspace.position_codec import PositionCodec
 
 from . import __version__, editor
 from .callers import NO_CALLERS, FileCallers
-from .docs import explain, rule_url
+from .docs import documented, explain, rule_url
 from .notebooks import physical_lines
 from .project.beliefs import NO_BELIEF, Belief, ProjectBeliefs
 from .project.layout import find_root
 from .project.scan import read_project
-from .rules import DOCUMENTED
 from .sources import DEFAULT_MEMORY_BUDGET_MIB, MIB
 from .workers import Worker, WorkerDied
 
@@ -67,7 +66,6 @@ _SEVERITY = {
     "medium": types.DiagnosticSeverity.Information,
     "low": types.DiagnosticSeverity.Hint,
 }
-_RULES = {rule.code: rule for rule in DOCUMENTED}
 _CAPITAL = re.compile(r"[A-Z]")
 _Answer = TypeVar("_Answer")
 
@@ -319,7 +317,7 @@ class _Session:
         codes = dict.fromkeys(str(diagnostic.code) for diagnostic in here)
         if not codes:
             return None
-        documentation = "\n\n---\n\n".join(explain(_RULES[code]) for code in codes)
+        documentation = "\n\n---\n\n".join(explain(documented(code)) for code in codes)
         return types.Hover(contents=types.MarkupContent(kind=types.MarkupKind.Markdown, value=documentation))
 
     # --- helpers --------------------------------------------------------------------------------
@@ -346,7 +344,7 @@ class _Session:
             self._read_project(root)
         if beliefs is None:
             return editor.Document(text, path, self._settings)
-        return editor.Document(text, path, self._settings, *_said_of(beliefs, path))
+        return editor.Document(text, path, self._settings, *beliefs.for_file(path))
 
     def _read_project(self, root: Path) -> None:
         """Read the project's beliefs in the background; when they change, lint its open documents again."""
@@ -368,7 +366,7 @@ class _Session:
         self._beliefs[root] = beliefs
         for uri in self._server.workspace.text_documents:
             path = file_path(uri)
-            if path is not None and self._linted_with.get(uri, (NO_BELIEF, NO_CALLERS)) != _said_of(beliefs, path):
+            if path is not None and self._linted_with.get(uri, (NO_BELIEF, NO_CALLERS)) != beliefs.for_file(path):
                 self._lint_soon(uri, delay=0)
 
     def _open(self, uri: str) -> TextDocument | None:
@@ -393,11 +391,6 @@ class _Session:
             self._server.window_show_message(types.ShowMessageParams(type=types.MessageType.Warning, message=message))
 
 
-def _said_of(beliefs: ProjectBeliefs, path: Path) -> tuple[Belief, FileCallers]:
-    """What the project says of a document: its belief, and what the calls of its functions share."""
-    return beliefs.for_path(path), beliefs.callers_for(path)
-
-
 def tool_table(settings: Mapping[str, Any]) -> dict[str, Any]:
     """The editor's settings as ``[tool.torchdevice]`` keys (``extendSelect`` is ``extend-select``),
     without the server's own."""
@@ -410,7 +403,7 @@ def tool_table(settings: Mapping[str, Any]) -> dict[str, Any]:
 
 def lsp_diagnostic(found: editor.Found, lines: Sequence[str], codec: PositionCodec) -> types.Diagnostic:
     diagnostic = found.diagnostic
-    url = rule_url(_RULES[diagnostic.code])
+    url = rule_url(documented(diagnostic.code))
     return types.Diagnostic(
         range=lsp_range(found.start, found.end, lines, codec),
         message=diagnostic.message,

@@ -39,5 +39,5 @@ def in_project(settings: Settings, project: ProjectBeliefs, path: Path) -> Setti
     """The settings of one file of ``project``: its package's belief, where the user stated none,
     and what the calls of its functions and classes have in common. The result cache's key covers
     both: an edit elsewhere that changes either re-lints the file."""
-    belief = settings.cpu_support if settings.states_a_belief else project.for_path(path)
-    return replace(settings, cpu_support=belief, callers=project.callers_for(path))
+    belief, callers = project.for_file(path)
+    return replace(settings, cpu_support=settings.cpu_support if settings.states_a_belief else belief, callers=callers)

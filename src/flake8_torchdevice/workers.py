@@ -29,7 +29,7 @@ from collections.abc import Callable, Iterator, Sequence
 from multiprocessing.connection import Connection, wait
 from typing import Any, Generic, TypeVar
 
-from .parsing import own_this_process
+from .ownership import own_this_process
 
 Item = TypeVar("Item")
 Result = TypeVar("Result")

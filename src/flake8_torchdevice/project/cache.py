@@ -21,14 +21,13 @@ import dataclasses
 import enum
 import functools
 import hashlib
+import importlib.util
 import json
 import os
 import sys
-import tempfile
 import time
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from importlib import metadata
 from pathlib import Path
 from typing import Any
 
@@ -66,13 +65,22 @@ def tool_identity() -> str:
         # Our own code cannot be read back: no key may then match an entry written by other code.
         digest.update(os.urandom(16))
     python = f"{sys.implementation.name} {sys.version_info.major}.{sys.version_info.minor}"
-    digest.update(f"libcst {_version('libcst')}; {python}".encode())
+    digest.update(f"libcst {_libcst_version()}; {python}".encode())
     return digest.hexdigest()
 
 
-def _version(distribution: str) -> str:
+def _libcst_version() -> str:
+    """The ``_version.py`` libcst's build writes (its version and commit), found without importing
+    libcst (which a warm run never does) or ``importlib.metadata`` (30 ms, a tenth of a warm run);
+    the version in its metadata where there is no such file."""
+    spec = importlib.util.find_spec("libcst")
+    if spec is not None and spec.origin is not None:
+        with contextlib.suppress(OSError):
+            return (Path(spec.origin).parent / "_version.py").read_text(encoding="utf-8", errors="replace")
+    from importlib import metadata
+
     try:
-        return metadata.version(distribution)
+        return metadata.version("libcst")
     except metadata.PackageNotFoundError:
         return "unknown"
 
@@ -96,9 +104,17 @@ def result_key(data: bytes, settings: Settings, codes: Iterable[str], context: s
 
     ``context`` holds what the result reads beyond the file (project facts; "" for a file checked
     alone). ``form`` says what the entry holds: each front end stores its own form of a result."""
-    header = json.dumps([FORMAT, tool_identity(), stable_repr(settings), sorted(set(codes)), form, context])
+    header = json.dumps([FORMAT, tool_identity(), _settings_text(settings), sorted(set(codes)), form, context])
     # JSON escapes a NUL, so the first NUL ends the header: no header and data run into each other.
     return hashlib.sha256(header.encode() + b"\0" + data).hexdigest()
+
+
+@functools.lru_cache(maxsize=1024)
+def _settings_text(settings: Settings) -> str:
+    """``stable_repr`` of settings, once per distinct settings: the files of a package share theirs,
+    and a warm run spends more on writing them out than on anything else it does per file. Equal
+    settings (frozen, field by field) write out the same."""
+    return stable_repr(settings)
 
 
 def directory_from_environment(environ: Mapping[str, str] = os.environ) -> Path | None:
@@ -212,6 +228,8 @@ def _is_report_row(row: Any) -> bool:
 
 def write_atomically(path: Path, text: str) -> None:
     """A reader sees the old file or the new one. Not flushed to disk: a lost entry is only a miss."""
+    import tempfile  # with shutil, bz2, lzma and random: a warm run, which writes nothing, does without
+
     descriptor, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
         with os.fdopen(descriptor, "w", encoding="ascii") as file:

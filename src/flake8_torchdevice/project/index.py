@@ -6,12 +6,13 @@ defaults to the CPU, decides about code elsewhere. It parses with ``ast`` (about
 libcst parse) and keeps no syntax tree: a ``FileIndex`` is names, lines and counts, so that it can
 be stored and compared.
 
-Evidence that the code runs without CUDA (``SUPPORTS``): a device chosen by CUDA's availability
-with the CPU as the other choice, a load onto the CPU, a CPU command-line option (or CUDA as an
-opt-in), a device parameter that defaults to the CPU, tests skipped where CUDA is missing.
-Evidence that it does not (``REQUIRES``): a program that stops without CUDA, NCCL as the only
-backend, CUDA kernels it compiles (``CUDAExtension``, ``cpp_extension.load`` of ``.cu`` sources),
-an unconditional import of a CUDA-only library, a module docstring that says so.
+Evidence that the code runs without CUDA (``SUPPORTS``; the kinds are in evidence.py): a device
+chosen by CUDA's availability with the CPU as the other choice, a load onto the CPU, a CPU
+command-line option (or CUDA as an opt-in), a device parameter that defaults to the CPU, tests
+skipped where CUDA is missing. Evidence that it does not (``REQUIRES``): a program that stops
+without CUDA, NCCL as the only backend, CUDA kernels it compiles (``CUDAExtension``,
+``cpp_extension.load`` of ``.cu`` sources), an unconditional import of a CUDA-only library, a
+module docstring that says so.
 """
 
 from __future__ import annotations
@@ -25,26 +26,21 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 
 from ..knowledge import api
+from .evidence import (
+    CPU_DEFAULT,
+    CPU_LOAD,
+    CPU_OPTION,
+    CUDA_EXTENSION,
+    CUDA_ONLY_IMPORT,
+    FALLBACK,
+    NCCL_ONLY,
+    SAYS_IT_NEEDS_CUDA,
+    SKIPS_WITHOUT_CUDA,
+    STOPS_WITHOUT_CUDA,
+    UNCHECKED_CUDA,
+    Evidence,
+)
 from .layout import importing_package
-
-# Kinds of evidence, with the words a message uses for them.
-FALLBACK = "falls back to the CPU"
-CPU_LOAD = "loads onto the CPU"
-CPU_OPTION = "has a CPU option"
-CPU_DEFAULT = "defaults to the CPU"
-SKIPS_WITHOUT_CUDA = "skips its CUDA tests without a GPU"
-STOPS_WITHOUT_CUDA = "stops without CUDA"
-NCCL_ONLY = "sets up NCCL, which needs GPUs"
-CUDA_ONLY_IMPORT = "imports a CUDA-only library"
-CUDA_EXTENSION = "builds CUDA kernels"
-IMPORTS_KERNELS = "imports a package of the project that builds CUDA kernels"
-SAYS_IT_NEEDS_CUDA = "says it needs CUDA"
-# Neither: a file's first hard-coded CUDA use outside any check. Many files of a package with such
-# uses and not one check, fallback or CPU option anywhere are how a GPU-only project is written.
-UNCHECKED_CUDA = "uses CUDA without a check"
-
-SUPPORTS = frozenset({FALLBACK, CPU_LOAD, CPU_OPTION, CPU_DEFAULT, SKIPS_WITHOUT_CUDA})
-REQUIRES = frozenset({STOPS_WITHOUT_CUDA, NCCL_ONLY, CUDA_ONLY_IMPORT, CUDA_EXTENSION, SAYS_IT_NEEDS_CUDA})
 
 # Libraries with no CPU implementation at all: importing one unconditionally needs a GPU.
 _CUDA_ONLY_LIBRARIES = frozenset(
@@ -76,17 +72,6 @@ _EVIDENCE_WORDS = (
 )  # fmt: skip
 _TEST_FILE = re.compile(r"(^|/)(tests?/|test_[^/]*$|[^/]*_test\.py$|conftest\.py$)")
 _ENTRY_FUNCTION = re.compile(r"^(main|_main|run|cli|train|setup|init_distributed\w*|setup_distributed\w*)$")
-
-
-@dataclass(frozen=True)
-class Evidence:
-    kind: str  # one of SUPPORTS or REQUIRES, or UNCHECKED_CUDA
-    path: str  # relative to the project root, with forward slashes
-    line: int
-
-    def cited(self) -> str:
-        """``train.py:12 falls back to the CPU``."""
-        return f"{self.path}:{self.line} {self.kind}"
 
 
 @dataclass(frozen=True)

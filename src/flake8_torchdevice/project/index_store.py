@@ -18,17 +18,9 @@ from typing import Any
 
 from .cache import FORMAT, TOOL, make_cache_directory, tool_identity, write_atomically
 from .calls import CallSite, FileCalls, Wanted
-from .index import Definition, Evidence, FileIndex
-
-Stamp = tuple[int, int]  # modification time in nanoseconds, size in bytes
-
-
-def stamp(path: Path) -> Stamp | None:
-    try:
-        status = path.stat()
-    except OSError:
-        return None
-    return status.st_mtime_ns, status.st_size
+from .evidence import Evidence
+from .index import Definition, FileIndex
+from .layout import Stamp
 
 
 class IndexStore:

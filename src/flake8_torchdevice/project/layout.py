@@ -1,4 +1,5 @@
-"""Where a project starts, which package each of its files belongs to, and which files it has.
+"""Where a project starts, which package each of its files belongs to, which files it has, and
+the stamp by which a run knows a file is as the last one read it.
 
 A project's root is the nearest directory above a file that holds ``pyproject.toml``,
 ``setup.cfg``, ``setup.py`` or ``.git``. Beliefs are per package: the first directory under the
@@ -13,6 +14,10 @@ import os
 import re
 from collections.abc import Iterator
 from pathlib import Path
+
+# Modification time in nanoseconds, size in bytes: a file with the same stamp is taken to hold
+# what it held (as ruff keys its cache); what keeps what was read from it keys it by its stamp.
+Stamp = tuple[int, int]
 
 ROOT_MARKERS = ("pyproject.toml", "setup.cfg", "setup.py", ".git")
 TOP_PACKAGE = "."
@@ -68,6 +73,11 @@ def package_of(root: Path, path: Path) -> str:
         parts = path.resolve().relative_to(root).parts
     except ValueError:
         return TOP_PACKAGE
+    return package_at(parts)
+
+
+def package_at(parts: tuple[str, ...]) -> str:
+    """``package_of`` a file whose path under the root is ``parts``."""
     if len(parts) > 2 and parts[0] == "src":
         parts = parts[1:]
     if len(parts) > 2 and _SATELLITES.match(parts[1]):  # ``pkg/benchmarks`` inside an unpacked wheel
@@ -112,3 +122,11 @@ def project_files(root: Path) -> Iterator[Path]:
                 count += 1
                 if count >= MAX_PROJECT_FILES:
                     return
+
+
+def stamp(path: Path | str) -> Stamp | None:
+    try:
+        status = os.stat(path)
+    except OSError:
+        return None
+    return status.st_mtime_ns, status.st_size

@@ -9,9 +9,9 @@ from pathlib import Path
 
 from ..sources import DEFAULT_MEMORY_BUDGET_MIB
 from .beliefs import ProjectBeliefs
-from .index import Evidence
+from .evidence import Evidence
 from .layout import find_root
-from .scan import read_project
+from .snapshot import KeptBeliefs
 
 # Lines of evidence printed per package; ``--format json`` gives all of them.
 SHOWN_EVIDENCE = 5
@@ -27,7 +27,19 @@ def project_of(paths: Sequence[Path]) -> Path:
 def beliefs_of(
     paths: Sequence[Path], memory_budget: int = DEFAULT_MEMORY_BUDGET_MIB, cache_dir: Path | None = None
 ) -> ProjectBeliefs:
-    return read_project(project_of(paths), memory_budget, cache_dir)
+    """The beliefs of the project of ``paths``; with ``cache_dir``, those the last run kept when
+    nothing they were read from changed (snapshot.py)."""
+    root = project_of(paths)
+    kept = KeptBeliefs(cache_dir, root, memory_budget) if cache_dir is not None else None
+    beliefs = kept.load() if kept is not None else None
+    if beliefs is None:
+        # Imported only here: the readers cost a run that finds the beliefs kept more than the rest of its work.
+        from .scan import read_project
+
+        beliefs = read_project(root, memory_budget, cache_dir)
+        if kept is not None:
+            kept.save(beliefs)
+    return beliefs
 
 
 def text_report(beliefs: ProjectBeliefs) -> str:

@@ -13,12 +13,14 @@ from pathlib import Path
 
 from ..notebooks import NotANotebook, Notebook, parse_notebook
 from ..sources import DEFAULT_MEMORY_BUDGET_MIB, TooLarge, largest_file, read_limited
-from .beliefs import NO_ACCELERATOR, Belief, ProjectBeliefs, file_belief, infer, readme_evidence
+from .beliefs import NO_ACCELERATOR, Belief, ProjectBeliefs
 from .callers import project_callers
 from .calls import NO_CALLS, FileCalls, Wanted, read_calls, wanted
-from .index import SUPPORTS, Evidence, FileIndex, index_source
-from .index_store import IndexStore, stamp
-from .layout import module_name, package_of, project_files
+from .evidence import SUPPORTS, Evidence
+from .index import FileIndex, index_source
+from .index_store import IndexStore
+from .inference import file_belief, infer, readme_evidence
+from .layout import module_name, package_of, project_files, stamp
 
 CPU_ONLY_APPLICATION = Belief(
     NO_ACCELERATOR, note="no file names a device, CUDA, MPS or a GPU, and nothing installs it"

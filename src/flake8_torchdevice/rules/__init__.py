@@ -1,4 +1,7 @@
-"""The rules, one module each; ``ALL_RULES`` is the registry every front end reads."""
+"""The rules, one module each; ``ALL_RULES`` is the registry the engine runs. The front ends
+choose codes from ``catalogue.py``, generated from it, and import the rules only to analyse."""
+
+from collections.abc import Iterable
 
 from .base import Code, Finding, Rule
 from .tdv001_hardcoded_cuda import HardcodedCudaDevice
@@ -36,4 +39,11 @@ RULES_BY_CODE: dict[str, type[Rule]] = {rule.code: rule for rule in ALL_RULES}
 # engine reports itself. The docs, the command's code selection and ``torchdevice rules`` read it.
 DOCUMENTED: tuple[type[Code], ...] = (*ALL_RULES, UnanalysableFile)
 
-__all__ = ["ALL_RULES", "DOCUMENTED", "RULES_BY_CODE", "Finding", "Rule"]
+
+def selected_rules(codes: Iterable[str]) -> tuple[type[Rule], ...]:
+    """The rules whose codes are among ``codes``, in the registry's order."""
+    chosen = frozenset(codes)
+    return tuple(rule for rule in ALL_RULES if rule.code in chosen)
+
+
+__all__ = ["ALL_RULES", "DOCUMENTED", "RULES_BY_CODE", "Finding", "Rule", "selected_rules"]

@@ -1,0 +1,38 @@
+"""Evidence about running without CUDA: what a file or a README shows, where, in the words a
+message cites it with. Plain data, shared by the index that finds it (index.py), the beliefs
+built from it (beliefs.py, inference.py) and their store, without the readers that find it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+# Kinds of evidence, with the words a message uses for them.
+FALLBACK = "falls back to the CPU"
+CPU_LOAD = "loads onto the CPU"
+CPU_OPTION = "has a CPU option"
+CPU_DEFAULT = "defaults to the CPU"
+SKIPS_WITHOUT_CUDA = "skips its CUDA tests without a GPU"
+STOPS_WITHOUT_CUDA = "stops without CUDA"
+NCCL_ONLY = "sets up NCCL, which needs GPUs"
+CUDA_ONLY_IMPORT = "imports a CUDA-only library"
+CUDA_EXTENSION = "builds CUDA kernels"
+IMPORTS_KERNELS = "imports a package of the project that builds CUDA kernels"
+SAYS_IT_NEEDS_CUDA = "says it needs CUDA"
+# Neither: a file's first hard-coded CUDA use outside any check. Many files of a package with such
+# uses and not one check, fallback or CPU option anywhere are how a GPU-only project is written.
+UNCHECKED_CUDA = "uses CUDA without a check"
+
+SUPPORTS = frozenset({FALLBACK, CPU_LOAD, CPU_OPTION, CPU_DEFAULT, SKIPS_WITHOUT_CUDA})
+REQUIRES = frozenset({STOPS_WITHOUT_CUDA, NCCL_ONLY, CUDA_ONLY_IMPORT, CUDA_EXTENSION, SAYS_IT_NEEDS_CUDA})
+
+
+@dataclass(frozen=True)
+class Evidence:
+    kind: str  # one of SUPPORTS or REQUIRES, or UNCHECKED_CUDA
+    path: str  # relative to the project root, with forward slashes
+    line: int
+
+    def cited(self) -> str:
+        """``train.py:12 falls back to the CPU``."""
+        return f"{self.path}:{self.line} {self.kind}"

@@ -1,0 +1,192 @@
+"""Whether each package of a project runs without CUDA, inferred from its own code (beliefs.py).
+
+Engler et al.'s "Bugs as Deviant Behavior": a project's code shows what its authors believe.
+A package that falls back to the CPU, offers a CPU option, skips its CUDA tests without a GPU or
+defaults its devices to the CPU means to run without CUDA, and a hard-coded ``.cuda()`` in it
+is a bug on the machines it supports. A package whose programs stop without CUDA, or that needs
+a CUDA-only library, requires NVIDIA GPUs by design, and the same ``.cuda()`` is how it is
+meant to run. Everything else is unknown, and the rules grade their findings as they would
+without a project.
+
+Beliefs are per package (``layout.package_of``): ``examples/`` and ``benchmarks/`` often require
+a GPU while the library does not. A package with no evidence of its own takes the belief of the
+project's other packages, where they agree. The user's statement (``runs-without-cuda``)
+overrides any inference.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import defaultdict
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+
+from ..knowledge.api import NEEDS_CUDA
+from .beliefs import REQUIRES_CUDA, SUPPORTS_CPU, UNKNOWN, Belief
+from .evidence import (
+    CPU_LOAD,
+    CUDA_EXTENSION,
+    CUDA_ONLY_IMPORT,
+    FALLBACK,
+    IMPORTS_KERNELS,
+    REQUIRES,
+    SAYS_IT_NEEDS_CUDA,
+    STOPS_WITHOUT_CUDA,
+    SUPPORTS,
+    UNCHECKED_CUDA,
+    Evidence,
+)
+from .index import FileIndex
+from .layout import TOP_PACKAGE, is_satellite
+
+# A load onto the CPU alone says little: GPU projects load checkpoints there to spare GPU memory.
+_STRONG_SUPPORT = SUPPORTS - {CPU_LOAD}
+# The files a folder's README is read from.
+_README = re.compile(r"^readme(\.(md|rst|txt))?$", re.IGNORECASE)
+# README sections whose sentences state what the project needs; elsewhere a README may discuss
+# GPUs in any sense ("the benchmark below requires 8 GPUs").
+_REQUIREMENT_HEADING = re.compile(r"requir|prerequisite|hardware|dependenc", re.IGNORECASE)
+# An item of such a section that names CUDA or NVIDIA GPUs ("- NVIDIA GPU + CUDA cuDNN"), unless
+# it says they are optional.
+_REQUIREMENT_ITEM = re.compile(r"^\s*([-*+]|\d+[.)])\s.*\b(cuda|nvidia|gpus?)\b", re.IGNORECASE)
+_OPTIONAL = re.compile(r"optional|recommended|if available|faster", re.IGNORECASE)
+_UNDERLINE = re.compile(r"^(=+|-+|~+|\^+)\s*$")
+_FILE_SCOPED = (CUDA_ONLY_IMPORT, SAYS_IT_NEEDS_CUDA)
+# A package written for GPUs only: hard-coded CUDA in this many files, this many times, and no
+# CUDA check, fallback, CPU option or default anywhere. Fewer (one script, a few uses) is as
+# likely the bug TDV001 reports as a belief.
+_GPU_ONLY_FILES = 3
+_GPU_ONLY_USES = 10
+
+
+def file_belief(index: FileIndex) -> Belief | None:
+    """A file's own belief, where its code alone decides: it cannot run without CUDA."""
+    hard = tuple(item for item in index.evidence if item.kind in (STOPS_WITHOUT_CUDA, *_FILE_SCOPED))
+    return Belief(REQUIRES_CUDA, hard) if hard else None
+
+
+def decide(evidence: Iterable[Evidence], cuda_uses: int = 0, guarded_cuda_uses: int = 0) -> Belief:
+    """The belief that a package's evidence supports.
+
+    A stop without CUDA decides alone: that code cannot run on the CPU. So does CUDA hard-coded
+    across the package with no check, fallback or CPU option anywhere. CPU support needs one
+    strong idiom (a fallback, a CPU option or default, skipped CUDA tests), no sign of needing
+    CUDA, and hard-coded CUDA uses that are not the rule: where unguarded ones outnumber the
+    guarded ones and the files with an idiom more than threefold, the fallback is boilerplate, not
+    a belief (one helper with twenty ``device="cpu"`` defaults is one sign, not twenty).
+    """
+    found = sorted(set(evidence), key=lambda item: (item.path, item.line))
+    stops = [item for item in found if item.kind == STOPS_WITHOUT_CUDA]
+    if stops:
+        return Belief(REQUIRES_CUDA, tuple(stops))
+    support = [item for item in found if item.kind in _STRONG_SUPPORT]
+    needs = [item for item in found if item.kind in REQUIRES]
+    if not support:
+        if needs:
+            return Belief(REQUIRES_CUDA, tuple(needs))
+        unchecked = [item for item in found if item.kind == UNCHECKED_CUDA]
+        if guarded_cuda_uses == 0 and len(unchecked) >= _GPU_ONLY_FILES and cuda_uses >= _GPU_ONLY_USES:
+            return Belief(REQUIRES_CUDA, tuple(unchecked))
+        loads = any(item.kind == CPU_LOAD for item in found)
+        return Belief(note="only loads onto the CPU" if loads else "no evidence either way")
+    if needs:
+        return Belief(note=f"{len(support)} sign(s) of CPU support against {len(needs)} of needing CUDA")
+    followed = guarded_cuda_uses + len({item.path for item in support})
+    unguarded = cuda_uses - guarded_cuda_uses
+    if unguarded > 3 * followed:
+        return Belief(note=f"{unguarded} hard-coded CUDA uses without a check against {followed} with one")
+    fallbacks_first = sorted(support, key=lambda item: (item.kind != FALLBACK, item.path, item.line))
+    return Belief(SUPPORTS_CPU, tuple(fallbacks_first))
+
+
+def infer(indexes: Iterable[FileIndex], readmes: Mapping[str, tuple[Evidence, ...]] = {}) -> dict[str, Belief]:
+    """Each package's belief; a package without evidence takes the belief the library packages
+    share (satellites like ``examples/`` excluded both ways)."""
+    evidence: dict[str, list[Evidence]] = defaultdict(list)
+    uses: dict[str, list[int]] = defaultdict(lambda: [0, 0])
+    for index in indexes:
+        # A CUDA-only import or a docstring speaks for its file alone (``file_belief``): one GPU
+        # script among the library's modules says nothing of the others.
+        evidence[index.package].extend(item for item in index.evidence if item.kind not in _FILE_SCOPED)
+        uses[index.package][0] += index.cuda_uses
+        uses[index.package][1] += index.guarded_cuda_uses
+    for package, found in readmes.items():
+        evidence[package].extend(found)
+    beliefs = {package: decide(evidence[package], *uses[package]) for package in uses.keys() | evidence.keys()}
+    library = [package for package in beliefs if not is_satellite(package)]
+    shared = decide(
+        [item for package in library for item in evidence[package]],
+        sum(uses[package][0] for package in library),
+        sum(uses[package][1] for package in library),
+    )
+    for package, belief in beliefs.items():
+        if belief.verdict == UNKNOWN and not evidence[package] and not is_satellite(package):
+            beliefs[package] = shared
+    return _with_kernel_dependencies(beliefs, list(indexes))
+
+
+def _with_kernel_dependencies(beliefs: dict[str, Belief], indexes: list[FileIndex]) -> dict[str, Belief]:
+    """A package that imports, unconditionally, another package of the project that builds CUDA
+    kernels (or imports one that does, and so on) cannot run without CUDA either, whatever its
+    own fallbacks say."""
+    needing: dict[str, list[Evidence]] = {
+        package: [item for item in belief.evidence if item.kind == CUDA_EXTENSION]
+        for package, belief in beliefs.items()
+        if belief.verdict == REQUIRES_CUDA
+    }
+    kernels = {package for package, found in needing.items() if found}
+    grown = True
+    while grown:
+        grown = False
+        for index in indexes:
+            if index.package in kernels:
+                continue
+            line = next((line for name, line in index.imports if name in kernels), None)
+            if line is not None:
+                needing[index.package] = [Evidence(IMPORTS_KERNELS, index.path, line)]
+                kernels.add(index.package)
+                grown = True
+    return {
+        package: Belief(REQUIRES_CUDA, tuple(needing[package])) if package in kernels else belief
+        for package, belief in beliefs.items()
+    }
+
+
+def readme_evidence(root: Path, packages: Iterable[str]) -> dict[str, tuple[Evidence, ...]]:
+    """Lines of the project's README files that say the code needs CUDA ("requires a CUDA GPU",
+    "- NVIDIA GPU + CUDA") in a section about requirements, per package: the root's README speaks for
+    the top-level package, a package's for itself."""
+    found: dict[str, tuple[Evidence, ...]] = {}
+    for package in {TOP_PACKAGE, *packages}:
+        folder = root if package == TOP_PACKAGE else root / package
+        try:
+            readmes = [path for path in folder.iterdir() if _README.match(path.name) and path.is_file()]
+        except OSError:
+            continue
+        lines = [item for readme in readmes for item in _requirement_lines(readme, readme.relative_to(root).as_posix())]
+        if lines:
+            found[package] = tuple(lines)
+    return found
+
+
+def _requirement_lines(readme: Path, relative: str) -> list[Evidence]:
+    try:
+        lines = readme.read_text(encoding="utf-8", errors="replace").splitlines()[:2000]
+    except OSError:
+        return []
+    found = []
+    heading = ""
+    for number, line in enumerate(lines, 1):
+        if line.lstrip().startswith("#"):
+            heading = line
+        elif _UNDERLINE.match(line) and number > 1 and lines[number - 2].strip():
+            heading = lines[number - 2]  # a reStructuredText title, underlined
+        elif _REQUIREMENT_HEADING.search(heading) and _states_a_need(line):
+            found.append(Evidence(SAYS_IT_NEEDS_CUDA, relative, number))
+    return found
+
+
+def _states_a_need(line: str) -> bool:
+    return (NEEDS_CUDA.search(line) is not None or _REQUIREMENT_ITEM.match(line) is not None) and not _OPTIONAL.search(
+        line
+    )
