@@ -11,8 +11,9 @@ from collections.abc import Iterable
 # (``precision`` in each rule, docs/precision.md). TDV001 is off: on 19 libraries and research
 # repositories first linted with its final version it was right about one time in four, because
 # whether a project must run without CUDA is not written in any one file. A project that must
-# turns it on (``extend-select``); the rule's documentation says how.
-OFF_BY_DEFAULT = frozenset({"TDV001", "TDV004", "TDV005", "TDV007", "TDV008", "TDV009", "TDV010"})
+# turns it on (``extend-select``); the rule's documentation says how. TDV010 came on after three
+# first looks since its last fix (5 right of 5).
+OFF_BY_DEFAULT = frozenset({"TDV001", "TDV004", "TDV005", "TDV007", "TDV008", "TDV009"})
 
 
 # What a project that says it runs without CUDA (``runs-without-cuda``) turns on: a hard-coded
