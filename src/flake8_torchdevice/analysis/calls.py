@@ -39,7 +39,7 @@ from .domain import (
 from .facts import CallFact
 from .imports import dotted_name
 from .literals import computed_cuda_device, is_cpu_literal
-from .methods import MethodEvaluator, keyword_value
+from .methods import MethodEvaluator, keyword_value, returns_values_and_indices
 from .syntax import keyword_argument
 
 _TENSOR_KINDS = frozenset({Kind.TENSOR, Kind.OUTPUT, Kind.ARRAYLIKE})
@@ -231,6 +231,10 @@ class CallEvaluator(MethodEvaluator):
         if qualified in api.SHAPE_ARGUMENT_FUNCTIONS:  # the rest are sizes or host-side lengths
             arguments = arguments[:1]
         computed = self.computed(arguments, qualified not in api.NO_GRAD_FUNCTIONS)
+        name = qualified.removeprefix("torch.")
+        if "." not in name and returns_values_and_indices(name, node.args[1:], arguments[1:]):
+            indices = Value(kind=Kind.TENSOR, places=computed.places, origin=computed.origin)
+            return sequence(elements=(computed, indices))  # ``_, predicted = torch.max(scores, 1)``
         if effect is Effect.COMPUTE_MANY:
             return sequence(item=computed)
         if _reduces_fully(node, qualified):  # ``torch.prod(x)``: 0-dim, a scalar on any device

@@ -134,6 +134,12 @@ DEVICE_CHECKED_FUNCTIONS = frozenset(
 DEVICE_CHECKED_METHODS = frozenset(
     "clamp clamp_ clip clip_ clamp_min clamp_min_ clamp_max clamp_max_ allclose mv".split()
 )
+# Methods and functions that return the named tuple (values, indices), the ones in the second set
+# only when given a dimension (``x.max(1)``, ``torch.max(x, dim=1)``; ``torch.max(x)`` is a 0-dim
+# value, ``torch.max(a, b)`` elementwise). The indices are int64 and never require grad, whatever
+# the values do (tests/fixtures/semantics/holds_indices_of_max_do_not_require_grad.py).
+VALUES_AND_INDICES = frozenset("sort topk kthvalue mode cummax cummin".split())
+VALUES_AND_INDICES_ALONG_A_DIM = frozenset("max min median nanmedian".split())
 # Methods whose result never requires grad: integer or boolean results, detached copies.
 NO_GRAD_METHODS = generated.INTEGER_OR_BOOL_RESULT_METHODS | {"detach"}
 NO_GRAD_FUNCTIONS = generated.INTEGER_OR_BOOL_RESULT_FUNCTIONS | {"torch.detach"}
