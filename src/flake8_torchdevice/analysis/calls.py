@@ -304,7 +304,8 @@ class CallEvaluator(MethodEvaluator):
         else:
             places = module.places
         kind = Kind.TENSOR if (module.cls or "").startswith("torch.nn.") else Kind.OUTPUT
-        grad = self.state.grad_enabled and (not stateless or any(value.grad for value in inputs))
+        parameters = not stateless and api.may_own_parameters(module.cls)
+        grad = self.state.grad_enabled and (parameters or any(value.grad for value in inputs))
         callee = dotted_name(node.func)
         origin = Origin(node, f"computed by `{callee}`" if callee else "computed by a module")
         return Value(kind=kind, places=places, grad=grad, origin=origin)

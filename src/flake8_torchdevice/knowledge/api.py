@@ -274,6 +274,16 @@ DEVICE_TYPE_CALLS = frozenset(
 )
 # torch.nn modules without parameters or buffers (by default): they compute wherever their input is.
 STATELESS_MODULES = generated.NN_MODULE_CLASSES_STATELESS
+
+
+def may_own_parameters(qualified: str | None) -> bool:
+    """Could a module of this class own parameters, through which its output requires grad? Not a
+    torchmetrics metric: its states are plain tensor attributes (torchmetrics 1.9 ``Metric.add_state``),
+    so what it returns requires grad only where its inputs do
+    (tests/fixtures/semantics/holds_module_without_parameters_adds_no_grad.py)."""
+    return not (qualified or "").startswith("torchmetrics.")
+
+
 # Tensor attributes that are tensors themselves (``x.data``, ``x.grad``).
 TENSOR_ATTRIBUTES = frozenset({"data", "grad", "T", "mT", "H", "mH", "real", "imag"})
 
