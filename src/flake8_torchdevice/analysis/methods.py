@@ -43,6 +43,9 @@ else:
 # Names that hold a device by convention (``device``, ``dev``, ``gpu_id``, ``local_rank``).
 DEVICE_LIKE_NAME = re.compile(r"dev|cuda|gpu|rank", re.IGNORECASE)
 _ARRAYS = frozenset({Kind.TENSOR, Kind.OUTPUT, Kind.ARRAYLIKE})
+# Methods that take one element: ``pop``, and an iterator's ``__next__`` (``next`` before Python 3
+# and in torch's DataLoader iterators of old, which tutorials still call: ``dataiter.next()``).
+_NEXT_ELEMENT = frozenset({"pop", "__next__", "next"})
 # Builtins whose result iterates over the same elements as their first argument.
 _PASS_THROUGH = frozenset({"iter", "list", "tuple", "sorted", "reversed", "tqdm", "set", "trange"})
 # Tensor methods that return a Python number (``size`` only with a dimension: else a ``torch.Size``).
@@ -160,7 +163,7 @@ class MethodEvaluator(_Base):
         elif method == "extend" and arguments:
             added = arguments[0].element()
         else:
-            return value.element() if method == "pop" else UNKNOWN
+            return value.element() if method in _NEXT_ELEMENT else UNKNOWN
         if name is not None:
             item = added if value.item is None and not value.elements else value.element().join(added)
             self.state.bind(name, sequence(item=item))
