@@ -382,9 +382,7 @@ class ExpressionEvaluator(_Base):
         """``torch.Tensor`` annotates a tensor, ``float`` (``int``, ``bool``) a Python number."""
         if self.imports.qualify(annotation) in api.TENSOR_TYPES:
             return Kind.TENSOR
-        if type(annotation) is cst.Name and annotation.value in _NUMBER_TYPES:
-            return Kind.SCALAR
-        return None
+        return Kind.SCALAR if type(annotation) is cst.Name and annotation.value in _NUMBER_TYPES else None
 
 
 def _shapeless(value: Value) -> bool:
