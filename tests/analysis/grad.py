@@ -1,6 +1,7 @@
 # Grad: parameters and module outputs require grad; no_grad, detach and integer results do not.
 import torch
 import torch.nn as nn
+from torchmetrics import ConfusionMatrix, MeanSquaredError
 from transformers import AutoModelForCausalLM
 
 model = nn.Linear(4, 2)
@@ -45,6 +46,14 @@ reveal(best_index)  # reveal: tensor {cpu}
 top = y.topk(2).indices  # reveal: tensor {cpu}
 largest = y.max(dim=1).values  # reveal: tensor {cpu} grad
 overall = y.max()  # reveal: tensor {cpu} grad 0-dim
+_, by_function = torch.max(y, 1)
+reveal(by_function)  # reveal: tensor {cpu}
+ranked = torch.sort(y, dim=1)[1]  # reveal: tensor {cpu}
+largest_of_two = torch.max(y, scaled)  # reveal: tensor {cpu} grad
+
+# A torchmetrics metric has no parameters: what it returns requires grad only where its inputs do.
+confusion = ConfusionMatrix(task="multiclass", num_classes=2)(index, index)  # reveal: output {cpu}
+error = MeanSquaredError()(y, scaled)  # reveal: output {cpu} grad
 
 
 language_model = AutoModelForCausalLM.from_pretrained("gpt2")

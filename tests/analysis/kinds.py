@@ -32,7 +32,7 @@ w = np.zeros(3)  # reveal: ndarray {cpu} rank=1
 grid = np.zeros((4, 2))  # reveal: ndarray {cpu} rank=2
 x = torch.ones(2, 2).T  # reveal: tensor {cpu}
 y = a.data  # reveal: tensor {cpu}
-z = torch.max(a, dim=0)  # reveal: tensor {cpu}
+z = torch.max(a, dim=0)  # reveal: sequence(tensor {cpu}, tensor {cpu})
 
 layer = nn.Linear(4, 2)  # reveal: module {cpu}
 out = layer(torch.randn(3, 4))  # reveal: tensor {cpu} grad

@@ -40,7 +40,7 @@ from .facts import CallFact
 from .imports import dotted_name
 from .libraries import LibraryEvaluator
 from .literals import computed_cuda_device
-from .methods import keyword_value
+from .methods import keyword_value, returns_values_and_indices
 from .syntax import keyword_argument
 
 _TENSOR_KINDS = frozenset({Kind.TENSOR, Kind.OUTPUT, Kind.ARRAYLIKE})
@@ -228,6 +228,10 @@ class CallEvaluator(LibraryEvaluator):
         if qualified in api.SHAPE_ARGUMENT_FUNCTIONS:  # the rest are sizes or host-side lengths
             arguments = arguments[:1]
         computed = self.computed(arguments, qualified not in api.NO_GRAD_FUNCTIONS)
+        name = qualified.removeprefix("torch.")
+        if "." not in name and returns_values_and_indices(name, node.args[1:], arguments[1:]):
+            indices = Value(kind=Kind.TENSOR, places=computed.places, origin=computed.origin)
+            return sequence(elements=(computed, indices))  # ``_, predicted = torch.max(scores, 1)``
         if effect is Effect.COMPUTE_MANY:
             return sequence(item=computed)
         if _reduces_fully(node, qualified):  # ``torch.prod(x)``: 0-dim, a scalar on any device
@@ -295,7 +299,8 @@ class CallEvaluator(LibraryEvaluator):
         else:
             places = module.places
         kind = Kind.TENSOR if (module.cls or "").startswith("torch.nn.") else Kind.OUTPUT
-        grad = self.state.grad_enabled and (not stateless or any(value.grad for value in inputs))
+        parameters = not stateless and api.may_own_parameters(module.cls)
+        grad = self.state.grad_enabled and (parameters or any(value.grad for value in inputs))
         callee = dotted_name(node.func)
         origin = Origin(node, f"computed by `{callee}`" if callee else "computed by a module")
         return Value(kind=kind, places=places, grad=grad, origin=origin)

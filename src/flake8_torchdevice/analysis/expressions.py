@@ -47,6 +47,7 @@ _ARRAY_KINDS = frozenset({Kind.TENSOR, Kind.OUTPUT, Kind.ARRAYLIKE, Kind.NDARRAY
 _RESULT_FIELDS = frozenset({"values", "indices"})
 # ``x.data`` and ``x.grad`` never require grad; ``x.T`` and the other views keep it.
 _NO_GRAD_ATTRIBUTES = frozenset({"data", "grad"})
+_NUMBER_TYPES = frozenset({"float", "int", "bool"})
 
 
 class ExpressionEvaluator(_Base):
@@ -378,9 +379,10 @@ class ExpressionEvaluator(_Base):
         return UNKNOWN
 
     def annotation_kind(self, annotation: cst.BaseExpression) -> Kind | None:
+        """``torch.Tensor`` annotates a tensor, ``float`` (``int``, ``bool``) a Python number."""
         if self.imports.qualify(annotation) in api.TENSOR_TYPES:
             return Kind.TENSOR
-        return None
+        return Kind.SCALAR if type(annotation) is cst.Name and annotation.value in _NUMBER_TYPES else None
 
 
 def _shapeless(value: Value) -> bool:

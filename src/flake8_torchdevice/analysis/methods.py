@@ -5,6 +5,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING, TypeGuard
 
@@ -42,9 +43,9 @@ else:
 # Names that hold a device by convention (``device``, ``dev``, ``gpu_id``, ``local_rank``).
 DEVICE_LIKE_NAME = re.compile(r"dev|cuda|gpu|rank", re.IGNORECASE)
 _ARRAYS = frozenset({Kind.TENSOR, Kind.OUTPUT, Kind.ARRAYLIKE})
-# Methods that return (values, indices); the ones in the second set only when given a dimension.
-_VALUES_AND_INDICES = frozenset("sort topk kthvalue mode cummax cummin".split())
-_VALUES_AND_INDICES_ALONG_A_DIM = frozenset("max min median nanmedian".split())
+# Methods that take one element: ``pop``, and an iterator's ``__next__`` (``next`` before Python 3
+# and in torch's DataLoader iterators of old, which tutorials still call: ``dataiter.next()``).
+_NEXT_ELEMENT = frozenset({"pop", "__next__", "next"})
 # Builtins whose result iterates over the same elements as their first argument.
 _PASS_THROUGH = frozenset({"iter", "list", "tuple", "sorted", "reversed", "tqdm", "set", "trange"})
 # Tensor methods that return a Python number (``size`` only with a dimension: else a ``torch.Size``).
@@ -124,7 +125,7 @@ class MethodEvaluator(_Base):
         grad = receiver.grad and self.state.grad_enabled and method not in api.NO_GRAD_METHODS
         scalar = receiver.scalar or (method in api.FULL_REDUCTIONS and not node.args)
         values = Value(kind=kind, places=receiver.places, grad=grad, scalar=scalar, origin=receiver.origin)
-        if _returns_values_and_indices(node, method, arguments):
+        if returns_values_and_indices(method, node.args, arguments):
             indices = Value(kind=Kind.TENSOR, places=receiver.places, origin=receiver.origin)
             return sequence(elements=(values, indices))  # ``_, predicted = scores.max(1)``
         if effect is Effect.COMPUTE_MANY:
@@ -162,7 +163,7 @@ class MethodEvaluator(_Base):
         elif method == "extend" and arguments:
             added = arguments[0].element()
         else:
-            return value.element() if method == "pop" else UNKNOWN
+            return value.element() if method in _NEXT_ELEMENT else UNKNOWN
         if name is not None:
             item = added if value.item is None and not value.elements else value.element().join(added)
             self.state.bind(name, sequence(item=item))
@@ -385,13 +386,14 @@ def keyword_value(node: cst.Call, arguments: tuple[Value, ...], keyword: str) ->
     return UNKNOWN
 
 
-def _returns_values_and_indices(node: cst.Call, method: str, arguments: tuple[Value, ...]) -> bool:
-    """``x.topk(k)``, ``x.max(1)``, ``x.max(dim=1)``; not ``x.max()`` nor ``x.max(other)``."""
-    if method in _VALUES_AND_INDICES:
+def returns_values_and_indices(name: str, args: Sequence[cst.Arg], arguments: tuple[Value, ...]) -> bool:
+    """``x.topk(k)``, ``x.max(1)``, ``x.max(dim=1)``; not ``x.max()`` nor ``x.max(other)``. ``args``
+    and ``arguments`` are what follows the tensor: ``torch.max(x, 1)`` passes those after ``x``."""
+    if name in api.VALUES_AND_INDICES:
         return True
-    if method not in _VALUES_AND_INDICES_ALONG_A_DIM or not node.args:
+    if name not in api.VALUES_AND_INDICES_ALONG_A_DIM or not args:
         return False
-    first = node.args[0]
+    first = args[0]
     if first.keyword is not None:
         return first.keyword.value == "dim"
     return type(first.value) is cst.Integer or (bool(arguments) and arguments[0].kind is Kind.SCALAR)

@@ -199,8 +199,9 @@ class StatementWalker(LoopWalker, _Base):
             self.evaluate_children(node.annotation)
             if node.value is not None:
                 value = self.evaluate(node.value)
-                if self.annotation_kind(node.annotation.annotation) is Kind.TENSOR:
-                    value = value.with_kind(Kind.TENSOR)
+                kind = self.annotation_kind(node.annotation.annotation)
+                if kind is Kind.TENSOR or (kind is Kind.SCALAR and value.kind is Kind.UNKNOWN):
+                    value = value.with_kind(kind)  # ``self.beta: float = beta``: a Python number
                 self.bind_target(node.target, self.bound_value(node.value, value))
         elif type(node) is cst.AugAssign:
             self._augmented(node)

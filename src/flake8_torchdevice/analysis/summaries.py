@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING
 import libcst as cst
 
 from ..knowledge import api
+from .calls import PARAMETER
 from .conditions import chooses_cuda_by_default, flag_polarity
 from .definitions import ClassInfo, Evidence, FunctionInfo
 from .domain import (
@@ -99,7 +100,10 @@ class SummaryEvaluator(_Base):
             return value
         if owner.kind is Kind.MODULE:
             if attribute in ("weight", "bias"):
-                return tensor(owner.places, owner.origin, grad=True)
+                # A torch.nn layer's weight and bias are nn.Parameters: ``self.k0 = conv0.weight``
+                # registers one on the module that assigns it, so it moves with that module.
+                registered = PARAMETER if (owner.cls or "").startswith("torch.nn.") else None
+                return Value(kind=Kind.TENSOR, places=owner.places, grad=True, cls=registered, origin=owner.origin)
             if attribute == "device":
                 return Value(kind=Kind.DEVICE, places=owner.places, origin=owner.origin)
         return UNKNOWN

@@ -135,6 +135,12 @@ DEVICE_CHECKED_FUNCTIONS = frozenset(
 DEVICE_CHECKED_METHODS = frozenset(
     "clamp clamp_ clip clip_ clamp_min clamp_min_ clamp_max clamp_max_ allclose mv".split()
 )
+# Methods and functions that return the named tuple (values, indices), the ones in the second set
+# only when given a dimension (``x.max(1)``, ``torch.max(x, dim=1)``; ``torch.max(x)`` is a 0-dim
+# value, ``torch.max(a, b)`` elementwise). The indices are int64 and never require grad, whatever
+# the values do (tests/fixtures/semantics/holds_indices_of_max_do_not_require_grad.py).
+VALUES_AND_INDICES = frozenset("sort topk kthvalue mode cummax cummin".split())
+VALUES_AND_INDICES_ALONG_A_DIM = frozenset("max min median nanmedian".split())
 # Methods whose result never requires grad: integer or boolean results, detached copies.
 NO_GRAD_METHODS = generated.INTEGER_OR_BOOL_RESULT_METHODS | {"detach"}
 NO_GRAD_FUNCTIONS = generated.INTEGER_OR_BOOL_RESULT_FUNCTIONS | {"torch.detach"}
@@ -260,6 +266,16 @@ DEVICE_TYPE_CALLS = frozenset(
 )
 # torch.nn modules without parameters or buffers (by default): they compute wherever their input is.
 STATELESS_MODULES = generated.NN_MODULE_CLASSES_STATELESS
+
+
+def may_own_parameters(qualified: str | None) -> bool:
+    """Could a module of this class own parameters, through which its output requires grad? Not a
+    torchmetrics metric: its states are plain tensor attributes (torchmetrics 1.9 ``Metric.add_state``),
+    so what it returns requires grad only where its inputs do
+    (tests/fixtures/semantics/holds_module_without_parameters_adds_no_grad.py)."""
+    return not (qualified or "").startswith("torchmetrics.")
+
+
 # Tensor attributes that are tensors themselves (``x.data``, ``x.grad``).
 TENSOR_ATTRIBUTES = frozenset({"data", "grad", "T", "mT", "H", "mH", "real", "imag"})
 

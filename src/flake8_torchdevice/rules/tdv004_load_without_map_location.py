@@ -14,6 +14,7 @@ from ..analysis.queries import (
     load_with_map_location,
     positional_argument,
     saves_a_file,
+    string_value,
 )
 from ..settings import Settings
 from .base import (
@@ -57,14 +58,35 @@ def _loads_device_free_states(analysis: Analysis) -> set[int]:
 
 def _saved_paths(analysis: Analysis) -> set[tuple[int, str]]:
     """(scope, path) for every file a call saves: ``torch.save(obj, path)`` (``torch.jit.save``
-    too), and any argument of a call named for saving (``fabric.save(path, state)``,
-    ``trainer.save_checkpoint(path)``). A load of the same path in the same function (or at module
-    level, a script or notebook) reads back what this run just wrote, on this machine."""
-    return {
-        (id(site.scope.function), source_text(analysis, path))
+    too), any argument of a call named for saving (``fabric.save(path, state)``,
+    ``trainer.save_checkpoint(path)``), and what a call of the file's own function passes to a
+    parameter named for saving (``train(..., "best.pt")`` with ``def train(..., save_path)``). A
+    helper that saves to a plain ``path`` is not enough: the fixtures' stand-in for a GPU machine
+    is one. A load of the same path
+    in the same function (or at module level, a script or notebook) reads back what this run just
+    wrote, on this machine."""
+    saved = {
+        (id(site.scope.function), _path_key(analysis, path))
         for site in analysis.calls()
         for path in _written_paths(site)
     }
+    for function in analysis.functions():
+        positions = [param.name.value for param in function.positional_params()]
+        for call in analysis.call_sites(function):
+            site = analysis.call_at(call)
+            for position, arg in enumerate(call.args):
+                name = arg.keyword.value if arg.keyword is not None else None
+                if name is None and not arg.star and position < len(positions):
+                    name = positions[position]
+                if site is not None and name is not None and "save" in name.lower():
+                    saved.add((id(site.scope.function), _path_key(analysis, arg.value)))
+    return saved
+
+
+def _path_key(analysis: Analysis, path: cst.BaseExpression) -> str:
+    """A path as written, but a string literal by its value: ``'mlp.params'`` is ``"mlp.params"``."""
+    literal = string_value(path)
+    return source_text(analysis, path) if literal is None else repr(literal)
 
 
 def _written_paths(site: CallFact) -> list[cst.BaseExpression]:
@@ -96,7 +118,8 @@ class LoadWithoutMapLocation(Rule):
     CUDA check or in code named for GPUs (FSDP, CUDA-only components); loads of what this file
     itself saves to the same path (`torch.save(state, path)` ... `torch.load(path)`, `torch.jit.save`
     ... `torch.jit.load`, in the same function, or both at module level: the same run on the same
-    machine); states that hold no device
+    machine; a string path however quoted), or that a call of the file's own function writes there
+    (`train(..., "best.pt")` with a `save_path` parameter); states that hold no device
     tensors: schedulers, gradient scalers, RNG states
     (`scheduler.load_state_dict(torch.load(...))`, `torch.set_rng_state(torch.load(...))`).
 
@@ -158,7 +181,7 @@ class LoadWithoutMapLocation(Rule):
                 site.guarded
                 or site.scope.cuda_specific
                 or id(call) in device_free
-                or (path is not None and (id(site.scope.function), source_text(analysis, path)) in saved)
+                or (path is not None and (id(site.scope.function), _path_key(analysis, path)) in saved)
             ):
                 continue
             device = device_variable(analysis, site)
