@@ -371,3 +371,21 @@ def test_damaged_kept_beliefs_are_read_again(tmp_path, project_reads):
         kept.write_text(damage)
         assert beliefs_of([tmp_path], cache_dir=cache) == expected
     assert len(project_reads) == 5
+
+
+def test_a_notebook_s_own_markers_name_no_device(tmp_path):
+    """The virtual module's cell ends and IPython placeholders say "torchdevice": a course of
+    notebooks that never names a device is still a CPU-only application."""
+    write(tmp_path, ".git/HEAD", "")
+    cell = {
+        "cell_type": "code",
+        "metadata": {},
+        "outputs": [],
+        "execution_count": None,
+        "source": "%matplotlib inline\nimport torch\nx = torch.ones(3)\n",
+    }
+    for name in ("a", "b", "c", "d", "e"):
+        write(
+            tmp_path, f"{name}.ipynb", json.dumps({"cells": [cell], "metadata": {}, "nbformat": 4, "nbformat_minor": 5})
+        )
+    assert read_project(tmp_path.resolve()).packages["."].verdict == NO_ACCELERATOR

@@ -26,11 +26,14 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-_PLACEHOLDER = "pass  # torchdevice: IPython line {}"
+# What the virtual module's own comments start with (the project index reads past them: they name
+# "torchdevice", not a device).
+OWN_COMMENT = "# torchdevice:"
+_PLACEHOLDER = "pass  " + OWN_COMMENT + " IPython line {}"
 _PLACEHOLDER_LINE = re.compile(r"^[ \t]*pass  # torchdevice: IPython line (\d+)(?:\r\n|\r|\n)?$")
 # The comment that ends each cell in the virtual module (``analysis.syntax`` reads it too: the last
 # expression of a cell is displayed, not discarded).
-CELL_END_MARKER = "# torchdevice: end of cell"
+CELL_END_MARKER = OWN_COMMENT + " end of cell"
 _CELL_END = CELL_END_MARKER + " {}"
 # IPython's automagic: ``pip install x`` and ``conda install x`` run as ``%pip`` and ``%conda``.
 _AUTOMAGIC = re.compile(r"^(?:pip|conda)\s+\w")

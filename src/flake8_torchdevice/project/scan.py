@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import replace
 from pathlib import Path
 
-from ..notebooks import NotANotebook, Notebook, parse_notebook
+from ..notebooks import OWN_COMMENT, NotANotebook, Notebook, parse_notebook
 from ..sources import DEFAULT_MEMORY_BUDGET_MIB, TooLarge, largest_file, read_limited
 from .beliefs import NO_ACCELERATOR, Belief, ProjectBeliefs
 from .callers import project_callers
@@ -42,7 +42,8 @@ def index_file(root: Path, path: Path, limit: int = MAX_INDEXED_BYTES) -> FileIn
         return index_source(text, relative, package)
     # A notebook counts for what a project needs and for naming devices, not for its CPU support:
     # tutorials teach a fallback in one cell and the CUDA API, on purpose, in the next.
-    index = index_source(notebook.source, relative, package)
+    # The module's own comments (cell ends, IPython placeholders) name no device; lines stay put.
+    index = index_source(notebook.source.replace(OWN_COMMENT, "#"), relative, package)
     needs = (_in_its_cell(item, notebook) for item in index.evidence if item.kind not in SUPPORTS)
     return replace(index, evidence=tuple(needs))
 
