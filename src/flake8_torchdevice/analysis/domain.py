@@ -203,7 +203,7 @@ class Value:
             item=_join_optional(self.item, other.item),
             items=_join_items(self.items, other.items),
             cls=self.cls if self.cls == other.cls else None,
-            origin=self.origin or other.origin,
+            origin=_cited_origin(self, other),
         )
 
     # ------------------------------------------------------------------------- display
@@ -243,6 +243,20 @@ def describe_places(places: frozenset[Place]) -> str:
     if len(names) == 1:
         return "{" + names[0] + "}"
     return "may{" + ", ".join(names) + "}"
+
+
+def _cited_origin(left: Value, right: Value) -> Origin | None:
+    """The origin a message about a joined value cites: the one that put it on a device when one
+    side is there (a message saying "on `device`" must not cite the `.cpu()` of the other path)."""
+    if right.origin is None or right.origin is left.origin:
+        return left.origin
+    if left.origin is None or (_on_a_device(right.places) and not _on_a_device(left.places)):
+        return right.origin
+    return left.origin
+
+
+def _on_a_device(places: frozenset[Place]) -> bool:
+    return any(place.kind is PlaceKind.ACCELERATOR or place.kind is PlaceKind.WITH_MODULE for place in places)
 
 
 def _join_kinds(left: Kind, right: Kind) -> Kind:
