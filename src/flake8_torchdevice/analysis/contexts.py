@@ -51,10 +51,9 @@ class CallSite:
 
 @dataclass(frozen=True)
 class CallContext:
-    """The facts of ``function``'s body as the call ``site`` runs it."""
+    """The facts of a function's body as the call ``site`` runs it."""
 
     site: cst.Call
-    function: FunctionInfo
     facts: Facts
 
 
@@ -109,7 +108,7 @@ class ContextWalker(_Base):
             if not informed or binding in seen or len(seen) >= MAX_CONTEXTS_PER_FUNCTION:
                 continue
             seen.add(binding)
-            contexts.append(CallContext(site.node, info, self._context_facts(info, informed)))
+            contexts.append(CallContext(site.node, self._context_facts(info, informed)))
         return contexts
 
     def _context_facts(self, info: FunctionInfo, informed: dict[str, Value]) -> Facts:

@@ -250,13 +250,9 @@ def _cited_origin(left: Value, right: Value) -> Origin | None:
     side is there (a message saying "on `device`" must not cite the `.cpu()` of the other path)."""
     if right.origin is None or right.origin is left.origin:
         return left.origin
-    if left.origin is None or (_on_a_device(right.places) and not _on_a_device(left.places)):
+    if left.origin is None or (may_be_on_accelerator(right) and not may_be_on_accelerator(left)):
         return right.origin
     return left.origin
-
-
-def _on_a_device(places: frozenset[Place]) -> bool:
-    return any(place.kind is PlaceKind.ACCELERATOR or place.kind is PlaceKind.WITH_MODULE for place in places)
 
 
 def _join_kinds(left: Kind, right: Kind) -> Kind:

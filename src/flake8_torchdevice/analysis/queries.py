@@ -363,8 +363,7 @@ class Analysis:
 
     def displayed_by_a_notebook(self, statement: cst.Expr) -> bool:
         """The last expression of a notebook cell: Jupyter shows its value."""
-        last_line = self.line_of(statement) + self.module.code_for_node(statement).count("\n")
-        return ends_a_notebook_cell(self.module, statement, last_line)
+        return ends_a_notebook_cell(self.module, statement)
 
     def call_contexts(self) -> Iterator[tuple[cst.Call, Analysis]]:
         """Each function of the file as one of its calls runs it (``contexts``): the call, and the

@@ -198,10 +198,14 @@ def literal_index(node: cst.Subscript) -> int | str | None:
     return string_value(index)
 
 
-def ends_a_notebook_cell(module: cst.Module, statement: cst.Expr, last_line: int) -> bool:
-    """Is ``statement`` (ending on ``last_line``) the last line of a notebook's cell, at its top
-    level? Jupyter displays the value of such an expression: it is not discarded."""
-    if not any(type(line) is cst.SimpleStatementLine and line.body[-1] is statement for line in module.body):
-        return False
-    lines = module.code.splitlines()
-    return last_line < len(lines) and lines[last_line].startswith(CELL_END_MARKER)
+def ends_a_notebook_cell(module: cst.Module, statement: cst.Expr) -> bool:
+    """Is ``statement`` the last line of a notebook's cell, at its top level? Jupyter displays the
+    value of such an expression: it is not discarded. The cell's end marker is then the first line
+    after it: the next statement's first leading line, or the module's footer."""
+    body = module.body
+    for index, line in enumerate(body):
+        if type(line) is cst.SimpleStatementLine and line.body[-1] is statement:
+            after = body[index + 1].leading_lines if index + 1 < len(body) else module.footer
+            comment = after[0].comment if after else None
+            return comment is not None and comment.value.startswith(CELL_END_MARKER)
+    return False
