@@ -17,6 +17,7 @@ unpacked is not unpacked again.
     python scripts/corpora.py --round5   # the round-5 first-look libraries and user repositories
     python scripts/corpora.py --round6   # the round-6 first-look libraries and user repositories
     python scripts/corpora.py --round7   # the round-7 first-look libraries and user repositories
+    python scripts/corpora.py --round8   # the round-8 first-look libraries and user repositories
 
 Reuse from another script::
 
@@ -179,6 +180,26 @@ ROUND7_CORPORA: dict[str, str] = {
     "vector_quantize_pytorch": "vector-quantize-pytorch==1.32.0",
     "torchsummary": "torchsummary==1.5.1",
 }
+# The round-8 first-look corpora: chosen on 2026-12-04 from their READMEs and package descriptions
+# (never from lint output), none of them in the lists above, named in docs/precision.md as a corpus,
+# nor a source repository of shared/realbugs (libraries here, research repositories in
+# ROUND8_USER_REPOSITORIES). By their READMEs, lpips (`--use_gpu` is opt-in), snntorch ("viably
+# trained on CPU"), cellpose (a GPU is optional, for speed) and openunmix (a `device` argument) run on
+# the CPU, and torchani ships optional CUDA extensions; torchdiffeq, nflows, clean-fid and advertorch
+# do not say. advertorch and nflows publish no wheel: their source distributions are unpacked
+# instead. Lint them once, with ``precision.py --round8``, and classify every finding before any
+# change is made for them.
+ROUND8_CORPORA: dict[str, str] = {
+    "lpips": "lpips==0.1.4",
+    "torchdiffeq": "torchdiffeq==0.2.5",
+    "openunmix": "openunmix==1.3.0",
+    "snntorch": "snntorch==1.0.0",
+    "nflows": "nflows==0.14",
+    "cellpose": "cellpose==4.2.1.1",
+    "clean_fid": "clean-fid==0.1.35",
+    "advertorch": "advertorch==0.2.3",
+    "torchani": "torchani==2.9.0",
+}
 KNOWN_CORPORA: dict[str, str] = {
     **CORPORA,
     **EXTRA_CORPORA,
@@ -188,6 +209,7 @@ KNOWN_CORPORA: dict[str, str] = {
     **ROUND5_CORPORA,
     **ROUND6_CORPORA,
     **ROUND7_CORPORA,
+    **ROUND8_CORPORA,
 }
 
 # User research code: training scripts, tutorials and notebooks from public repositories, pinned
@@ -321,6 +343,27 @@ ROUND7_USER_REPOSITORIES: dict[str, tuple[str, str]] = {
     "pytorch-book": ("chenyuntc/pytorch-book", "688951721d11cd3f92440801e1b68b65ae2e439f"),
     "fastcampus": ("GunhoChoi/PyTorch-FastCampus", "1e9ba63e9ccffa28637f9c441d6d5faf35696268"),
 }
+# The research, tutorial and course repositories of the round-8 first look (see ROUND8_CORPORA):
+# chosen on 2026-12-04 from their READMEs, never linted before. Course and tutorial notebooks:
+# Karpathy's Neural Networks: Zero to Hero, the code of Deep Learning with PyTorch (Stevens, Antiga,
+# Viehmann), omarsar's PyTorch notebooks and DTU's 02456 course; beginners' lecture scripts:
+# PyTorchZeroToAll; research code with a training script that runs on the CPU: DomainBed
+# (`cuda if available else cpu`), PPO-PyTorch (CPU by default), hkproj's transformer (cuda, mps or
+# cpu) and pytorch-GAT (`cuda if available else cpu`).
+ROUND8_USER_REPOSITORIES: dict[str, tuple[str, str]] = {
+    "nn-zero-to-hero": ("karpathy/nn-zero-to-hero", "73c3fcc741f0ec104ca850b1fb0df90e7e8d4cde"),
+    "dlwpt-code": ("deep-learning-with-pytorch/dlwpt-code", "d6c0210143daa133bbdeddaffc8993b1e17b5174"),
+    "omarsar-notebooks": ("omarsar/pytorch_notebooks", "316c7af2210d11ef0e4c312362560f8d2f4efcb4"),
+    "dtu-02456": (
+        "DeepLearningDTU/02456-deep-learning-with-PyTorch",
+        "9f4f39095387a36c51e110d24d5ac4f9d2f7b6ef",
+    ),
+    "pytorch-zero-to-all": ("hunkim/PyTorchZeroToAll", "e5a260fac0b4ff1e2ec434fc6f0d962ac97fc289"),
+    "domainbed": ("facebookresearch/DomainBed", "b93c22a1cfc3b2428398272c1a116c8de1f4139e"),
+    "ppo-pytorch": ("nikhilbarhate99/PPO-PyTorch", "728cce83d7ab628fe2634eabcdf3239997eb81dd"),
+    "hkproj-transformer": ("hkproj/pytorch-transformer", "3beddd2604bfa5e0fbd53f52361bd887dc027a8c"),
+    "pytorch-gat": ("gordicaleksa/pytorch-GAT", "39c8f0ee634477033e8b1a6e9a6da3c7ed71bbd1"),
+}
 KNOWN_USER_REPOSITORIES: dict[str, tuple[str, str]] = {
     **USER_REPOSITORIES,
     **FRESH_USER_REPOSITORIES,
@@ -328,6 +371,7 @@ KNOWN_USER_REPOSITORIES: dict[str, tuple[str, str]] = {
     **ROUND5_USER_REPOSITORIES,
     **ROUND6_USER_REPOSITORIES,
     **ROUND7_USER_REPOSITORIES,
+    **ROUND8_USER_REPOSITORIES,
 }
 MIRROR_ROOT = Path("/work/.mirror")
 
@@ -502,6 +546,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument(
         "--round7", action="store_true", help="fetch and export the round-7 first-look libraries and user repositories"
     )
+    parser.add_argument(
+        "--round8", action="store_true", help="fetch and export the round-8 first-look libraries and user repositories"
+    )
     args = parser.parse_args(argv)
     unknown = sorted(set(args.names) - set(KNOWN_CORPORA))
     if unknown:
@@ -512,6 +559,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     names += list(ROUND5_CORPORA) if args.round5 else []
     names += list(ROUND6_CORPORA) if args.round6 else []
     names += list(ROUND7_CORPORA) if args.round7 else []
+    names += list(ROUND8_CORPORA) if args.round8 else []
     user_names = (list(USER_REPOSITORIES) if args.user else []) + (
         list(FRESH_USER_REPOSITORIES) if args.fresh_user else []
     )
@@ -519,6 +567,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     user_names += list(ROUND5_USER_REPOSITORIES) if args.round5 else []
     user_names += list(ROUND6_USER_REPOSITORIES) if args.round6 else []
     user_names += list(ROUND7_USER_REPOSITORIES) if args.round7 else []
+    user_names += list(ROUND8_USER_REPOSITORIES) if args.round8 else []
     files = lines = 0
     if names or not user_names:
         for name, paths in corpus_files(args.dest, names or None).items():

@@ -23,6 +23,7 @@ docs/precision.md.
     python scripts/precision.py --round5 [--out FILE]  # round-5 first look: libraries and user repositories
     python scripts/precision.py --round6 [--out FILE]  # round-6 first look: libraries and user repositories
     python scripts/precision.py --round7 [--out FILE]  # round-7 first look: libraries and user repositories
+    python scripts/precision.py --round8 [--out FILE]  # round-8 first look: libraries and user repositories
 
 Standard-library mode: lints every ``.py`` file of the running CPython's standard
 library, a large body of code without torch that must produce no crash and no
@@ -303,7 +304,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         type=Path,
         help="findings JSON (default: DEST/findings.json; with --round4 DEST/findings-round4.json; "
         "with --round5 DEST/findings-round5.json; with --round6 DEST/findings-round6.json; "
-        "with --round7 DEST/findings-round7.json; "
+        "with --round7 DEST/findings-round7.json; with --round8 DEST/findings-round8.json; "
         "with the other command-mode groups DEST/findings-held-out.json)",
     )
     parser.add_argument("--stdlib", action="store_true", help="lint the CPython standard library instead")
@@ -326,10 +327,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument(
         "--round7", action="store_true", help="lint the round-7 first-look libraries and user repositories"
     )
+    parser.add_argument(
+        "--round8", action="store_true", help="lint the round-8 first-look libraries and user repositories"
+    )
     args = parser.parse_args(argv)
     if args.stdlib:
         return run_stdlib(args.all_files)
-    if args.held_out or args.user or args.fresh or args.round4 or args.round5 or args.round6 or args.round7:
+    rounds = (args.round4, args.round5, args.round6, args.round7, args.round8)
+    if args.held_out or args.user or args.fresh or any(rounds):
         unknown = sorted(set(args.names) - set(corpora.KNOWN_CORPORA))
         if unknown:
             parser.error(f"unknown corpus {', '.join(unknown)}; choose from {', '.join(corpora.KNOWN_CORPORA)}")
@@ -352,8 +357,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.round7:
             groups.update(corpora.fetch(args.dest, list(corpora.ROUND7_CORPORA)))
             groups.update(corpora.export_user_code(args.dest, list(corpora.ROUND7_USER_REPOSITORIES)))
+        if args.round8:
+            groups.update(corpora.fetch(args.dest, list(corpora.ROUND8_CORPORA)))
+            groups.update(corpora.export_user_code(args.dest, list(corpora.ROUND8_USER_REPOSITORIES)))
         default_out = (
-            "findings-round7.json"
+            "findings-round8.json"
+            if args.round8
+            else "findings-round7.json"
             if args.round7
             else "findings-round6.json"
             if args.round6
