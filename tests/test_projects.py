@@ -1,6 +1,7 @@
 """Findings that another file of the project decides: tests/analysis/projects/<case>/, each a small
-project whose lines say what is reported in project mode (``# expect: TDV001``) and what only a
-file linted alone reports (``# alone: TDV001``). See tests/analysis/projects/README.md."""
+project whose lines say what is reported in project mode (``# expect: TDV001``), what only a
+file linted alone reports (``# alone: TDV001``) and what only project mode does (``# project:
+TDV006``). See tests/analysis/projects/README.md."""
 
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ import pytest
 
 from flake8_torchdevice.cli import main
 from flake8_torchdevice.project.calls import read_calls, runs_with_cuda, wanted
+from flake8_torchdevice.project.classes import imported_classes
 from flake8_torchdevice.project.index import index_source
 from flake8_torchdevice.project.index_store import decoded_calls, decoded_index, encoded_calls, encoded_index
 from runtime_checks.fixtures import expectations
@@ -41,7 +43,7 @@ def checked(capsys, case: Path, *args: str) -> Counter:
 
 @pytest.mark.parametrize("case", CASES, ids=lambda case: case.name)
 def test_a_project_reports_what_its_lines_expect(case, capsys):
-    assert checked(capsys, case, "--no-cache") == expected(case, "expect")
+    assert checked(capsys, case, "--no-cache") == expected(case, "expect") + expected(case, "project")
 
 
 @pytest.mark.parametrize("case", CASES, ids=lambda case: case.name)
@@ -59,7 +61,8 @@ def test_flake8_reports_what_the_command_does(case, tmp_path):
         cwd=case,
     )
     found = Counter(tuple(line.removeprefix("./").rsplit(":", 2)) for line in result.stdout.splitlines())
-    wanted_found = Counter((path, str(line), code) for path, line, code in expected(case, "expect").elements())
+    in_project = expected(case, "expect") + expected(case, "project")
+    wanted_found = Counter((path, str(line), code) for path, line, code in in_project.elements())
     assert found == wanted_found, result.stderr
 
 
@@ -144,3 +147,81 @@ def test_definitions_and_calls_round_trip_through_the_index_store():
     assert decoded_index(json.loads(json.dumps(encoded_index(index)))) == index
     calls = read_calls(SOURCE, "pkg/train.py", wanted([("pkg.ops", "step")]))
     assert decoded_calls(json.loads(json.dumps(encoded_calls(calls)))) == calls
+
+
+def classes_told(files: dict[str, str]) -> dict[str, dict[str, tuple[bool, bool]]]:
+    """What ``imported_classes`` tells each file (path -> spelled name -> (module, places itself))."""
+    indexes = [index_source(source, path, "") for path, source in files.items()]
+    told = imported_classes((index.path, index.classes) for index in indexes)
+    return {
+        path: {name: (found.module, found.places_itself) for name, found in classes.classes}
+        for path, classes in told.items()
+    }
+
+
+def test_a_class_is_a_module_through_bases_in_other_files_and_re_exports():
+    told = classes_told(
+        {
+            "pkg/__init__.py": "from .models import Net\n",
+            "pkg/base.py": "import torch\n\n\nclass Base(torch.nn.Module):\n    pass\n",
+            "pkg/models.py": "from . import base\n\n\nclass Net(base.Base):\n    pass\n",
+            "train.py": "import pkg\nfrom pkg import Net\n\nmodel = Net()\nother = pkg.Net()\n",
+        }
+    )
+    assert told["train.py"] == {"Net": (True, False), "pkg.Net": (True, False)}
+    assert told["pkg/models.py"] == {"base.Base": (True, False)}
+
+
+def test_a_class_whose_bases_are_all_plain_is_not_a_module_and_an_unknown_base_says_nothing():
+    told = classes_told(
+        {
+            "steps.py": (
+                "import abc\nimport somelib\n\n\nclass Step(abc.ABC):\n    def forward(self, x):\n"
+                "        return x\n\n\nclass Fn(object):\n    pass\n\n\nclass Other(somelib.Base):\n    pass\n"
+            ),
+            "run.py": "from steps import Fn, Other, Step\n\nStep()\nFn()\nOther()\n",
+        }
+    )
+    assert told["run.py"] == {"Fn": (False, False), "Step": (False, False)}
+
+
+def test_a_module_that_takes_a_device_or_moves_itself_places_itself_and_so_do_its_subclasses():
+    told = classes_told(
+        {
+            "nets.py": (
+                "import torch.nn as nn\n\n\nclass Placed(nn.Module):\n    def __init__(self, device):\n"
+                "        super().__init__()\n\n\nclass Moved(nn.Module):\n    def setup(self):\n"
+                "        self.head.cuda()\n\n\nclass Child(Moved):\n    pass\n"
+            ),
+            "run.py": "from nets import Child, Placed\n\nPlaced(d)\nChild()\n",
+        }
+    )
+    assert told["run.py"] == {"Child": (True, True), "Placed": (True, True)}
+
+
+def test_a_cycle_of_bases_decides_nothing():
+    told = classes_told(
+        {"a.py": "from b import B\n\n\nclass A(B):\n    pass\n", "b.py": "from a import A\n\n\nclass B(A):\n    pass\n"}
+    )
+    assert told == {}
+
+
+def test_classes_round_trip_through_the_index_store():
+    index = index_source(
+        "from .base import Base\n\n\nclass Net(Base):\n    pass\n\n\nNet()\n", "pkg/__init__.py", "pkg"
+    )
+    assert index.classes.entries and index.classes.exports
+    assert decoded_index(json.loads(json.dumps(encoded_index(index)))) == index
+
+
+def test_an_edited_base_class_changes_the_findings_of_a_file_that_imports_it_on_a_warm_cache(tmp_path, capsys):
+    case = tmp_path / "project"
+    shutil.copytree(PROJECTS / "module_from_another_file", case)
+    cache = ["--cache-dir", str(tmp_path / "cache")]
+    in_project = Counter({("scripts/train.py", 19, "TDV006"): 1})
+    assert checked(capsys, case, *cache) == in_project
+    layers = case / "pkg" / "layers.py"
+    layers.write_text(layers.read_text().replace("class Block(nn.Module):", "class Block:"))
+    assert checked(capsys, case, *cache) == Counter()
+    layers.write_text(layers.read_text().replace("class Block:", "class Block(nn.Module):"))
+    assert checked(capsys, case, *cache) == in_project

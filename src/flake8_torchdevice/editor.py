@@ -24,6 +24,7 @@ from .callers import NO_CALLERS, FileCallers
 from .config import ConfigError, Resolved, config_from_table, load_config, resolve
 from .engine import CheckedSource, Diagnostic, check_source, unanalysable
 from .fixes import apply_fixes, fix_source
+from .imported import NO_IMPORTED_CLASSES, ImportedClasses
 from .noqa import is_silenced, silencer, with_noqa
 from .notebooks import physical_lines
 from .parsing import cyclic_gc_paused
@@ -46,11 +47,12 @@ class Document:
     path: Path | None
     # ``[tool.torchdevice]`` keys from the editor, over the file's as the command's flags are.
     settings: Mapping[str, Any]
-    # What the file's project believes about running without CUDA, and what the calls of its
-    # functions in other files have in common, once the server has read the project (never
-    # waited for: unknown until then).
+    # What the file's project believes about running without CUDA, what the calls of its
+    # functions in other files have in common, and what the classes it imports are, once the
+    # server has read the project (never waited for: unknown until then).
     cpu_support: Belief = NO_BELIEF
     callers: FileCallers = NO_CALLERS
+    classes: ImportedClasses = NO_IMPORTED_CLASSES
 
 
 @dataclass(frozen=True)
@@ -142,7 +144,7 @@ def fix_all(document: Document) -> Edit | None:
 def _resolved(document: Document) -> Resolved:
     start = document.path.parent if document.path is not None else Path.cwd()
     resolved = resolve(load_config(start), config_from_table(document.settings, start, EDITOR_SETTINGS))
-    settings = replace(resolved.settings, callers=document.callers)
+    settings = replace(resolved.settings, callers=document.callers, classes=document.classes)
     if not settings.states_a_belief:  # stated, it is in the settings already
         settings = replace(settings, cpu_support=document.cpu_support)
     return replace(resolved, settings=settings)

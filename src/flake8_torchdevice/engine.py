@@ -232,7 +232,7 @@ def _run_rules(
 ) -> tuple[list[Finding], list[cst.CSTNode]]:
     """The findings, and the nodes whose line their messages name."""
     with timings.stage(ANALYSE):
-        analysis = analyse(module, settings.guard_functions, settings.callers)
+        analysis = analyse(module, settings.guard_functions, settings.callers, settings.classes)
     findings: list[Finding] = []
     least = settings.confidence
     cpu_only = settings.cpu_support.verdict == NO_ACCELERATOR

@@ -43,10 +43,9 @@ from pygls.workspace import TextDocument
 from pygls.workspace.position_codec import PositionCodec
 
 from . import __version__, editor
-from .callers import NO_CALLERS, FileCallers
 from .docs import documented, explain, rule_url
 from .notebooks import physical_lines
-from .project.beliefs import NO_BELIEF, Belief, ProjectBeliefs
+from .project.beliefs import NO_FACTS, FileFacts, ProjectBeliefs
 from .project.layout import find_root
 from .project.scan import read_project
 from .sources import DEFAULT_MEMORY_BUDGET_MIB, MIB
@@ -113,8 +112,8 @@ class _Session:
         # document is never kept waiting for them (it is linted alone until they are known).
         self._beliefs: dict[Path, ProjectBeliefs] = {}
         self._reading: dict[Path, asyncio.Future[ProjectBeliefs]] = {}
-        # What the project said of each document when it was last linted: its belief and callers.
-        self._linted_with: dict[str, tuple[Belief, FileCallers]] = {}
+        # What the project said of each document when it was last linted: belief, callers, classes.
+        self._linted_with: dict[str, FileFacts] = {}
         self._project_reader = ThreadPoolExecutor(max_workers=1, thread_name_prefix="torchdevice-project")
         self._pending: dict[str, asyncio.Task[None]] = {}
         self._published: dict[str, _Published] = {}
@@ -233,7 +232,8 @@ class _Session:
             self._log(f"{uri}: a notebook opened as text is not analysed; `torchdevice check` reads notebooks")
         else:
             asked = self._document(uri, text)
-            self._linted_with[uri] = (asked.cpu_support, asked.callers)  # to lint again if they change
+            # To lint it again when the project says something else of it.
+            self._linted_with[uri] = FileFacts(asked.cpu_support, asked.callers, asked.classes)
             linted = await self._ask(partial(editor.lint, asked), uri)
         if not self._is_current(uri, version):
             return  # closed, or changed since: a newer lint is on its way
@@ -366,7 +366,7 @@ class _Session:
         self._beliefs[root] = beliefs
         for uri in self._server.workspace.text_documents:
             path = file_path(uri)
-            if path is not None and self._linted_with.get(uri, (NO_BELIEF, NO_CALLERS)) != beliefs.for_file(path):
+            if path is not None and self._linted_with.get(uri, NO_FACTS) != beliefs.for_file(path):
                 self._lint_soon(uri, delay=0)
 
     def _open(self, uri: str) -> TextDocument | None:

@@ -7,6 +7,7 @@ from pathlib import Path
 
 from .callers import NO_CALLERS, FileCallers
 from .confidence import Confidence
+from .imported import NO_IMPORTED_CLASSES, ImportedClasses
 from .project.beliefs import NO_BELIEF, Belief, ProjectBeliefs
 
 
@@ -28,6 +29,8 @@ class Settings:
     # What the project's calls of the file's functions and classes, in other files, have in common
     # (project/callers.py); a front end that read no project leaves it empty.
     callers: FileCallers = NO_CALLERS
+    # What the project's classes that the file uses are, in other files (project/classes.py).
+    classes: ImportedClasses = NO_IMPORTED_CLASSES
 
     @property
     def states_a_belief(self) -> bool:
@@ -37,7 +40,8 @@ class Settings:
 
 def in_project(settings: Settings, project: ProjectBeliefs, path: Path) -> Settings:
     """The settings of one file of ``project``: its package's belief, where the user stated none,
-    and what the calls of its functions and classes have in common. The result cache's key covers
-    both: an edit elsewhere that changes either re-lints the file."""
-    belief, callers = project.for_file(path)
-    return replace(settings, cpu_support=settings.cpu_support if settings.states_a_belief else belief, callers=callers)
+    what the calls of its functions and classes have in common, and what the classes it imports
+    are. The result cache's key covers them: an edit elsewhere that changes one re-lints the file."""
+    belief, callers, classes = project.for_file(path)
+    cpu_support = settings.cpu_support if settings.states_a_belief else belief
+    return replace(settings, cpu_support=cpu_support, callers=callers, classes=classes)

@@ -14,17 +14,22 @@ from __future__ import annotations
 import libcst as cst
 
 from ..callers import NO_CALLERS, FileCallers
+from ..imported import NO_IMPORTED_CLASSES, ImportedClasses
 from .interpreter import Interpreter
 from .positions import positions_of
 from .queries import Analysis
 
 
 def analyse(
-    module: cst.Module, guard_functions: frozenset[str] = frozenset(), callers: FileCallers = NO_CALLERS
+    module: cst.Module,
+    guard_functions: frozenset[str] = frozenset(),
+    callers: FileCallers = NO_CALLERS,
+    project_classes: ImportedClasses = NO_IMPORTED_CLASSES,
 ) -> Analysis:
     """Analyse a parsed module: one syntactic pass, then the flow analysis. ``callers`` says what
-    the project's calls of its functions, in other files, have in common (plain data)."""
-    interpreter = Interpreter(module, guard_functions, callers)
+    the project's calls of its functions, in other files, have in common, ``project_classes``
+    what the classes it imports from them are (plain data)."""
+    interpreter = Interpreter(module, guard_functions, callers, project_classes)
     facts = interpreter.run()
     return Analysis(module, interpreter.imports, interpreter.definitions, facts)
 

@@ -15,6 +15,7 @@ from dataclasses import replace
 
 import libcst as cst
 
+from ..imported import ImportedClass
 from ..knowledge import api, libraries
 from ..knowledge.api import Effect
 from .domain import (
@@ -125,6 +126,9 @@ class CallEvaluator(LibraryEvaluator):
             return library
         if method == "format" and computed_cuda_device(node):  # ``"cuda:{}".format(rank)``
             return self.hard_coded_device(node)
+        imported = self.definitions.imported_class(node.func)
+        if imported is not None and imported.module and self.state.get(dotted_name(node.func) or "") is None:
+            return self._project_module(node, imported)
         if qualified is not None:
             return self._function_result(node, qualified, arguments)
         if callee.kind is Kind.MODULE:
@@ -255,6 +259,14 @@ class CallEvaluator(LibraryEvaluator):
         if qualified == "torch.Tensor":
             return tensor(self.state.default_places, origin)
         return tensor(CPU, origin)  # typed constructors always allocate on the CPU
+
+    def _project_module(self, node: cst.Call, imported: ImportedClass) -> Value:
+        """An instance of a module class from another of the project's files: built as torch's
+        layers are, unless the class may place itself (a device parameter, a move of ``self``)."""
+        name = dotted_name(node.func) or ""
+        if imported.places_itself:
+            return Value(kind=Kind.MODULE, places=NOWHERE, cls=name, origin=Origin(node, "built"))
+        return self._new_module(node, name)
 
     def _new_module(self, node: cst.Call, qualified: str) -> Value:
         if libraries.is_pretrained_load(qualified):

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 import libcst as cst
 
 from ..callers import NO_CALLERS, CallFacts, FileCallers
+from ..imported import NO_IMPORTED_CLASSES, ImportedClass, ImportedClasses
 from ..knowledge import api
 from .domain import Kind
 from .imports import dotted_name
@@ -148,6 +149,8 @@ class Definitions:
     batch_handlers: set[str] = field(default_factory=set)
     # What the calls in other files of the module's functions and classes have in common.
     callers: FileCallers = NO_CALLERS
+    # What the classes the module imports from the project's other files are.
+    project_classes: ImportedClasses = NO_IMPORTED_CLASSES
     _families: dict[str, list[ClassInfo]] = field(default_factory=dict)  # by class key
 
     def owner(self, function: FunctionInfo) -> ClassInfo | None:
@@ -202,6 +205,14 @@ class Definitions:
         ``x.f(...)`` for a method (``model.train()`` does not call a script's ``train()``)."""
         is_function = function.owner_key is None
         return [site for site in self.call_sites.get(function.name, []) if (type(site.func) is cst.Name) == is_function]
+
+    def imported_class(self, node: cst.BaseExpression) -> ImportedClass | None:
+        """What the project says of the class ``node`` names (``Net``, ``models.Net``), when it is
+        imported from another of the project's files and not a class of this one."""
+        spelled = dotted_name(node)
+        if spelled is None or spelled in self.classes or spelled.partition(".")[0] not in self.imported_names:
+            return None
+        return self.project_classes.of(spelled)
 
     def project_calls(self, function: FunctionInfo) -> CallFacts | None:
         """What every call of ``function`` in the project does, where other files call it: a

@@ -24,6 +24,7 @@ from contextlib import contextmanager
 import libcst as cst
 
 from ..callers import NO_CALLERS, FileCallers
+from ..imported import NO_IMPORTED_CLASSES, ImportedClasses
 from ..knowledge.api import GRAD_DISABLING_CONTEXTS, TENSOR_TYPES
 from .calls import CallEvaluator
 from .collector import collect
@@ -50,11 +51,18 @@ class BudgetExceeded(Exception):
 
 
 class Interpreter(StatementWalker, ExpressionEvaluator, CallEvaluator, SummaryEvaluator, ContextWalker):
-    def __init__(self, module: cst.Module, guard_functions: frozenset[str], callers: FileCallers = NO_CALLERS) -> None:
+    def __init__(
+        self,
+        module: cst.Module,
+        guard_functions: frozenset[str],
+        callers: FileCallers = NO_CALLERS,
+        project_classes: ImportedClasses = NO_IMPORTED_CLASSES,
+    ) -> None:
         self.module = module
         self.imports = ImportTable()
         self.definitions: Definitions = collect(module)
         self.definitions.callers = callers
+        self.definitions.project_classes = project_classes
         self.file_uses_nccl = self.definitions.sets_up_nccl()
         self.conditions = Conditions(self.imports, guard_functions, TENSOR_TYPES, self.file_uses_nccl)
         self.facts = Facts()

@@ -38,6 +38,7 @@ from .domain import (
     without_grad,
 )
 from .frames import Frame
+from .imports import dotted_name
 from .memo import CallKey, Outcome
 from .syntax import all_params
 
@@ -77,8 +78,20 @@ class SummaryEvaluator(_Base):
             qualified = self.imports.qualify(base.value)
             if qualified is not None and (qualified in api.MODULE_BASES or api.is_module_class(qualified)):
                 return True
-        # An unknown base and a ``forward`` method: a module of another library's hierarchy.
-        return "forward" in info.methods and bool(info.node.bases)
+            imported = self.definitions.imported_class(base.value)
+            if imported is not None and imported.module:
+                return True
+        # A ``forward`` method and a base not known to be plain: a module of another library's hierarchy.
+        return "forward" in info.methods and any(not self._plain_base(base.value) for base in info.node.bases)
+
+    def _plain_base(self, base: cst.BaseExpression) -> bool:
+        """A base that is no module: the project's plain class, torch's ``autograd.Function``,
+        ``object``..."""
+        imported = self.definitions.imported_class(base)
+        if imported is not None:
+            return not imported.module
+        name = self.imports.qualify(base) or dotted_name(base)
+        return name in api.PLAIN_BASES and name not in self.definitions.classes
 
     def self_value(self, info: FunctionInfo) -> Value | None:
         owner = self.definitions.owner(info)

@@ -175,6 +175,17 @@ MODULE_BASES = frozenset({"torch.nn.Module", "torch.nn.modules.module.Module"}) 
 # Functions that build a module: ``torch.hub.load`` (whatever the hub entry builds: a model, by
 # convention), and the libraries' (``timm.create_model``).
 MODEL_FACTORIES = frozenset({"torch.hub.load"}) | frozenset(libraries.MODEL_FACTORIES)
+# Classes that are not modules, as bases: a class deriving only from these is a plain class, its
+# ``forward`` (``torch.autograd.Function``'s) runs on no module. Builtins by their bare names.
+PLAIN_BASES = frozenset(
+    {
+        "object", "Exception", "ValueError", "RuntimeError", "dict", "list", "tuple", "str", "int", "float",
+        "abc.ABC", "typing.Generic", "typing.NamedTuple", "typing.Protocol", "enum.Enum", "enum.IntEnum",
+        "torch.autograd.Function", "torch.autograd.function.Function", "torch.utils.data.Dataset",
+        "torch.utils.data.IterableDataset", "torch.utils.data.Sampler", "torch.optim.Optimizer",
+        "torch.optim.lr_scheduler.LRScheduler", "torch.optim.lr_scheduler._LRScheduler",
+    }
+)  # fmt: skip
 PARAMETER_CLASSES = frozenset({"torch.nn.Parameter", "torch.nn.parameter.Parameter", "torch.nn.Buffer"})
 TENSOR_TYPES = frozenset({"torch.Tensor", "torch.FloatTensor", "torch.LongTensor", "torch.nn.Parameter"})
 DTYPES = frozenset(

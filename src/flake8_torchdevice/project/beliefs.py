@@ -1,7 +1,7 @@
-"""What a project believes about running without CUDA, per package and per file, and what the
-calls of each file's functions have in common: plain data, which the front ends hand to the rules
-through ``Settings`` and the project's store keeps between runs (snapshot.py). How a belief is
-inferred from the code is inference.py's.
+"""What a project believes about running without CUDA, per package and per file, what the calls
+of each file's functions have in common, and what the classes each file uses are: plain data,
+which the front ends hand to the rules through ``Settings`` and the project's store keeps between
+runs (snapshot.py). How a belief is inferred from the code is inference.py's.
 """
 
 from __future__ import annotations
@@ -10,8 +10,10 @@ import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import NamedTuple
 
 from ..callers import NO_CALLERS, FileCallers
+from ..imported import NO_IMPORTED_CLASSES, ImportedClasses
 from .evidence import Evidence
 from .layout import package_at
 
@@ -61,21 +63,39 @@ class ProjectBeliefs:
     # What the calls in other files of each file's functions and classes have in common
     # (project/callers.py), by path relative to the root; not a belief, but read in the same pass.
     callers: Mapping[str, FileCallers] = field(default_factory=dict)
+    # What the project's classes whose names each file uses are (project/classes.py), by path.
+    classes: Mapping[str, ImportedClasses] = field(default_factory=dict)
 
     def for_path(self, path: Path) -> Belief:
         """The belief a file is linted with: its verdict and the evidence its findings cite, no
         more (the result cache's key covers it: another file's edit that leaves both as they were
         must not re-lint this one)."""
-        return self.for_file(path)[0]
+        return self.for_file(path).belief
 
-    def for_file(self, path: Path) -> tuple[Belief, FileCallers]:
-        """``for_path``, and what the project's calls of the file's functions and classes have in
-        common: a front end asks both of every file, and resolving its path once costs less."""
+    def for_file(self, path: Path) -> FileFacts:
+        """``for_path``, and what the rest of the project says of the file's definitions and of
+        the classes it uses: a front end asks all of them of every file, and resolving its path
+        once costs less."""
         # os.path rather than pathlib: a warm run asks this of every file it lints.
         real, root = os.path.realpath(path), os.path.join(self.root, "")
         if not real.startswith(root):
-            return NO_BELIEF, NO_CALLERS
+            return NO_FACTS
         parts = tuple(real[len(root) :].split(os.sep))
         relative = "/".join(parts)
         belief = self.files.get(relative) or self.packages.get(package_at(parts), NO_BELIEF)
-        return Belief(belief.verdict, belief.evidence[:1], belief.stated), self.callers.get(relative, NO_CALLERS)
+        return FileFacts(
+            Belief(belief.verdict, belief.evidence[:1], belief.stated),
+            self.callers.get(relative, NO_CALLERS),
+            self.classes.get(relative, NO_IMPORTED_CLASSES),
+        )
+
+
+class FileFacts(NamedTuple):
+    """What the project says of one file, as it is linted."""
+
+    belief: Belief
+    callers: FileCallers
+    classes: ImportedClasses
+
+
+NO_FACTS = FileFacts(NO_BELIEF, NO_CALLERS, NO_IMPORTED_CLASSES)

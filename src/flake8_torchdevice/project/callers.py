@@ -1,10 +1,7 @@
 """What every call of each of the project's definitions has in common, from every file's calls.
 
-A call is resolved to a definition by its dotted name (``calls.CallSite.callee``): the module
-that defines it (``layout.module_name``), read through a package's re-exports (``from .utils import
-to_device`` in ``pkg/__init__.py`` makes ``pkg.to_device`` the same function), or, for a script
-that imports its neighbours (``from utils import f`` in ``scripts/train.py``), through its own
-folder. Calls that resolve to nothing are not counted, and a definition used other than by
+A call is resolved to a definition by its dotted name (``calls.CallSite.callee``, read as
+resolution.py says). Calls that resolve to nothing are not counted, and a definition used other than by
 calling it (handed on, subclassed, reached through) gets no facts: its calls are not all seen.
 
 Facts are given only for definitions that another file calls: where none does, the file's own
@@ -23,9 +20,7 @@ from ..callers import CallFacts, FileCallers
 from .calls import CallSite, FileCalls
 from .index import Definition, FileIndex
 from .layout import importing_package, is_satellite, module_name
-
-# Re-exports followed from one package to the next before a name is given up on.
-_MAX_HOPS = 8
+from .resolution import Resolver
 
 
 def project_callers(
@@ -45,7 +40,7 @@ def project_callers(
     if not defined:
         return {}
     exports = {module_name(path): dict(found.exports) for path, found in calls.items() if found.exports}
-    resolver = _Resolver(defined, exports)
+    resolver = Resolver(defined, exports)
     sites: defaultdict[str, list[tuple[str, CallSite]]] = defaultdict(list)
     unknown: set[str] = set()  # used in ways whose calls are not seen
     for path, found in calls.items():
@@ -91,34 +86,3 @@ def _guarded(sites: Mapping[str, list[tuple[str, CallSite]]]) -> set[str]:
                 guarded.add(key)
                 changed = True
     return guarded
-
-
-class _Resolver:
-    def __init__(self, defined: Mapping[str, object], exports: Mapping[str, Mapping[str, str]]) -> None:
-        self._defined = defined
-        self._exports = exports
-
-    def resolve(self, dotted: str, folder: str) -> str | None:
-        """The definition ``dotted`` names, as the project's module names it or as a neighbour of
-        a file in ``folder`` does; None for anything else."""
-        found = self._followed(dotted)
-        if found is None and folder:
-            found = self._followed(f"{folder}.{dotted}")
-        return found
-
-    def reached_through(self, dotted: str, folder: str) -> set[str]:
-        """Definitions that a longer name reaches into: ``Trainer`` in ``Trainer.from_config``."""
-        parts = dotted.split(".")
-        prefixes = (".".join(parts[:end]) for end in range(1, len(parts)))
-        return {key for prefix in prefixes if (key := self.resolve(prefix, folder)) is not None}
-
-    def _followed(self, dotted: str) -> str | None:
-        for _ in range(_MAX_HOPS):
-            if dotted in self._defined:
-                return dotted
-            module, _, name = dotted.rpartition(".")
-            target = self._exports.get(module, {}).get(name)
-            if target is None or target == dotted:
-                return None
-            dotted = target
-        return None

@@ -26,6 +26,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 
 from ..knowledge import api
+from .classes import NO_CLASSES, FileClasses, read_classes
 from .evidence import (
     CPU_DEFAULT,
     CPU_LOAD,
@@ -40,7 +41,7 @@ from .evidence import (
     UNCHECKED_CUDA,
     Evidence,
 )
-from .layout import importing_package
+from .layout import importing_package, module_name
 
 # Libraries with no CPU implementation at all: importing one unconditionally needs a GPU.
 _CUDA_ONLY_LIBRARIES = frozenset(
@@ -101,21 +102,30 @@ class FileIndex:
     # imports one of the project's CUDA-only packages needs CUDA too.
     imports: tuple[tuple[str, int], ...] = ()
     definitions: tuple[Definition, ...] = ()
+    classes: FileClasses = NO_CLASSES
 
 
 def index_source(source: str, path: str, package: str) -> FileIndex:
-    """The index of one file; a file that does not parse shows nothing, nor one that names none
-    of the things evidence is made of (most files: they are not parsed)."""
+    """The index of one file; a file that does not parse shows nothing. Only a file that names
+    one of the things evidence is made of is searched for evidence (most files are not), and
+    only one that defines or imports something is parsed at all."""
     lowered = source.lower()
     mentions_accelerator = _names_a_device(lowered)
     imports = _top_level_imports(source)
-    if not any(word in lowered for word in _EVIDENCE_WORDS):
+    shows_evidence = any(word in lowered for word in _EVIDENCE_WORDS)
+    if not shows_evidence and "class " not in source and "import " not in source:
         return FileIndex(path, package, mentions_accelerator=mentions_accelerator, imports=imports)
     try:
         tree = ast.parse(source)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return FileIndex(path, package, mentions_accelerator=mentions_accelerator, imports=imports)
-    reader = _Reader(path, import_aliases(tree, importing_package(path)), lines_with_words(lowered, _EVIDENCE_WORDS))
+    aliases = import_aliases(tree, importing_package(path))
+    classes = NO_CLASSES
+    with contextlib.suppress(RecursionError):
+        classes = read_classes(tree, aliases, module_name(path), path.endswith("__init__.py"))
+    if not shows_evidence:
+        return FileIndex(path, package, mentions_accelerator=mentions_accelerator, imports=imports, classes=classes)
+    reader = _Reader(path, aliases, lines_with_words(lowered, _EVIDENCE_WORDS))
     with contextlib.suppress(RecursionError):  # deeper than Python's own limit: what was read stands
         reader.visit(tree)
     reader.read_module_docstring(tree)
@@ -128,6 +138,7 @@ def index_source(source: str, path: str, package: str) -> FileIndex:
         mentions_accelerator,
         imports,
         tuple(reader.definitions.values()),
+        classes,
     )
 
 

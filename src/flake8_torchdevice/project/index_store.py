@@ -18,6 +18,7 @@ from typing import Any
 
 from .cache import FORMAT, TOOL, make_cache_directory, tool_identity, write_atomically
 from .calls import CallSite, FileCalls, Wanted
+from .classes import ClassEntry, FileClasses
 from .evidence import Evidence
 from .index import Definition, FileIndex
 from .layout import Stamp
@@ -102,19 +103,45 @@ def encoded_index(index: FileIndex) -> list[Any]:
         index.mentions_accelerator,
         imports,
         definitions,
+        _encoded_classes(index.classes),
     ]
+
+
+def _encoded_classes(classes: FileClasses) -> list[Any]:
+    entries = [[entry.name, list(entry.bases), entry.places_itself] for entry in classes.entries]
+    return [entries, [list(pair) for pair in classes.uses], [list(pair) for pair in classes.exports]]
+
+
+def _decoded_classes(row: list[Any]) -> FileClasses:
+    entries, uses, exports = row
+    found = tuple(ClassEntry(str(name), _strings(bases), bool(places)) for name, bases, places in entries)
+    return FileClasses(found, _pairs(uses), _pairs(exports))
+
+
+def _pairs(rows: list[Any]) -> tuple[tuple[str, str], ...]:
+    return tuple((str(first), str(second)) for first, second in rows)
 
 
 def decoded_index(row: list[Any]) -> FileIndex:
     """The index ``encoded_index`` wrote; ValueError or TypeError for anything else."""
-    path, package, evidence, cuda_uses, guarded, mentions, imports, definitions = row
+    path, package, evidence, cuda_uses, guarded, mentions, imports, definitions, classes = row
     found = tuple(Evidence(str(kind), str(where), int(line)) for kind, where, line in evidence)
     imported = tuple((str(name), int(line)) for name, line in imports)
     defined = tuple(
         Definition(str(name), _strings(parameters), int(positional), _strings(defaults), bool(uses))
         for name, parameters, positional, defaults, uses in definitions
     )
-    return FileIndex(str(path), str(package), found, int(cuda_uses), int(guarded), bool(mentions), imported, defined)
+    return FileIndex(
+        str(path),
+        str(package),
+        found,
+        int(cuda_uses),
+        int(guarded),
+        bool(mentions),
+        imported,
+        defined,
+        _decoded_classes(classes),
+    )
 
 
 def encoded_calls(calls: FileCalls) -> list[Any]:
@@ -133,8 +160,7 @@ def decoded_calls(row: list[Any]) -> FileCalls:
         CallSite(str(callee), _optional(caller), bool(guarded), int(count), _strings(names), bool(unpacks))
         for callee, caller, guarded, count, names, unpacks in sites
     )
-    pairs = tuple((str(local), str(dotted)) for local, dotted in exports)
-    return FileCalls(found, _strings(references), pairs, _strings(unread))
+    return FileCalls(found, _strings(references), _pairs(exports), _strings(unread))
 
 
 def _optional(text: Any) -> str | None:

@@ -16,6 +16,7 @@ from ..sources import DEFAULT_MEMORY_BUDGET_MIB, TooLarge, largest_file, read_li
 from .beliefs import NO_ACCELERATOR, Belief, ProjectBeliefs
 from .callers import project_callers
 from .calls import NO_CALLS, FileCalls, Wanted, read_calls, wanted
+from .classes import imported_classes
 from .evidence import SUPPORTS, Evidence
 from .index import FileIndex, index_source
 from .index_store import IndexStore
@@ -104,7 +105,9 @@ def read_project(
         return ProjectBeliefs(root, dict.fromkeys(packages, CPU_ONLY_APPLICATION))
     files = {index.path: belief for index in indexes if (belief := file_belief(index)) is not None}
     beliefs = infer(indexes, readme_evidence(root, packages))
-    return ProjectBeliefs(root, beliefs, files, project_callers(indexes, calls, library))
+    callers = project_callers(indexes, calls, library)
+    classes = imported_classes((index.path, index.classes) for index in indexes)
+    return ProjectBeliefs(root, beliefs, files, callers, classes)
 
 
 def _indexed(root: Path, path: Path, limit: int, store: IndexStore | None) -> FileIndex:

@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from ..callers import CallFacts, FileCallers
+from ..imported import ImportedClass, ImportedClasses
 from .beliefs import Belief, ProjectBeliefs
 from .cache import FORMAT, TOOL, make_cache_directory, tool_identity, write_atomically
 from .evidence import Evidence
@@ -103,6 +104,10 @@ def encoded_beliefs(beliefs: ProjectBeliefs) -> dict[str, Any]:
             path: [[name, facts.calls, sorted(facts.passed), facts.guarded] for name, facts in callers.facts]
             for path, callers in beliefs.callers.items()
         },
+        "classes": {
+            path: [[name, found.module, found.places_itself] for name, found in classes.classes]
+            for path, classes in beliefs.classes.items()
+        },
     }
 
 
@@ -130,7 +135,13 @@ def decoded_beliefs(root: Path, document: Mapping[str, Any]) -> ProjectBeliefs:
         )
         for path, rows in document["callers"].items()
     }
-    return ProjectBeliefs(root, _decoded(document["packages"]), _decoded(document["files"]), callers)
+    classes = {
+        str(path): ImportedClasses(
+            tuple((str(name), ImportedClass(bool(module), bool(places))) for name, module, places in rows)
+        )
+        for path, rows in document["classes"].items()
+    }
+    return ProjectBeliefs(root, _decoded(document["packages"]), _decoded(document["files"]), callers, classes)
 
 
 def _decoded(rows: Mapping[str, Any]) -> dict[str, Belief]:

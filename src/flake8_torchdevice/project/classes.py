@@ -1,0 +1,225 @@
+"""Which of the project's classes are ``nn.Module``s, decided across files: plain data.
+
+One file cannot tell whether ``class Net(BaseModel)`` is a module when ``BaseModel`` comes from
+another file, nor what ``model = Net()`` built when ``Net`` is imported. The index reads each
+file's top-level classes with ``ast`` (their bases, read through the file's imports, and whether
+the class may put itself on a device), and the class names the file uses (bases, and calls of
+capitalised names); then the project decides, over every file at once:
+
+- a class is a **module** when one of its bases is: torch's ``nn.Module``, a library's module
+  class (``knowledge``), or a class of the project that is one, however many files up;
+- it is a **plain class** when every base is plain: none, ``object``, the standard library's and
+  torch's classes that are not modules (``knowledge.api.PLAIN_BASES``), the project's plain classes;
+- otherwise the project does not say (a base from a library the knowledge does not cover).
+
+Each linted file is then told only about the names it uses (``ImportedClasses``): the key of its
+result cache covers them, and an edit elsewhere re-lints it only when one of those changes.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
+
+from ..imported import ImportedClass, ImportedClasses
+from ..knowledge import api
+from .layout import importing_package, module_name
+from .resolution import Resolver
+
+# Methods of ``self`` that move a module's parameters: a class that calls one places itself.
+_MOVES = frozenset({"cuda", "to", "to_empty", "xpu", "mps", "npu", "hpu", "ipu"})
+# Chains of bases followed before a class is given up on (a cycle, or a very deep hierarchy).
+_MAX_DEPTH = 32
+
+
+@dataclass(frozen=True)
+class ClassEntry:
+    """A top-level class of one file, as the index reads it."""
+
+    name: str
+    # Each base's dotted name, read through the file's imports (a class of the same file named
+    # by its module: ``pkg.models.Base``); "" for a base that is not a dotted name.
+    bases: tuple[str, ...]
+    # Its constructor takes a device, or one of its methods moves ``self``: where an instance is
+    # after construction is not known.
+    places_itself: bool
+
+
+@dataclass(frozen=True)
+class FileClasses:
+    entries: tuple[ClassEntry, ...] = ()
+    # Class names the file uses (bases, calls of capitalised names) and the dotted name each
+    # stands for, read through the file's imports: ``("models.Net", "pkg.models.Net")``.
+    uses: tuple[tuple[str, str], ...] = ()
+    # A package's ``__init__`` imports (local name, dotted name): ``from pkg import Net`` reads
+    # through them to ``pkg.models.Net``.
+    exports: tuple[tuple[str, str], ...] = ()
+
+
+NO_CLASSES = FileClasses()
+
+
+def read_classes(tree: ast.Module, aliases: Mapping[str, str], module: str, is_package: bool) -> FileClasses:
+    """The classes of a parsed file whose imports are ``aliases`` and whose module is ``module``."""
+    local = {node.name for node in tree.body if isinstance(node, ast.ClassDef)}
+    known = {**{name: f"{module}.{name}" for name in local}, **aliases}
+    entries = tuple(
+        ClassEntry(node.name, tuple(_base(base, known) for base in node.bases), _places_itself(node))
+        for node in tree.body
+        if isinstance(node, ast.ClassDef)
+    )
+    uses = {spelled: target for spelled in _class_uses(tree) if (target := _imported(spelled, aliases)) is not None}
+    exports = tuple(sorted(aliases.items())) if is_package else ()
+    return FileClasses(entries, tuple(sorted(uses.items())), exports)
+
+
+def _base(node: ast.expr, known: Mapping[str, str]) -> str:
+    spelled = _dotted(node)
+    if spelled is None:
+        return ""
+    return _imported(spelled, known) or spelled  # a builtin (``object``) by its bare name
+
+
+def _places_itself(node: ast.ClassDef) -> bool:
+    for method in node.body:
+        if not isinstance(method, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            continue
+        arguments = [*method.args.posonlyargs, *method.args.args, *method.args.kwonlyargs]
+        if method.name == "__init__" and any(_names_a_device(arg.arg) for arg in arguments):
+            return True
+        this = arguments[0].arg if arguments else None
+        if this is not None and any(_moves(call, this) for call in ast.walk(method) if isinstance(call, ast.Call)):
+            return True
+    return False
+
+
+def _names_a_device(name: str) -> bool:
+    return "device" in name.lower() or api.MENTIONS_CUDA.search(name) is not None
+
+
+def _moves(call: ast.Call, this: str) -> bool:
+    """``self.cuda()``, ``self.encoder.to(device)``, or any call given ``device=``."""
+    if any(keyword.arg == "device" for keyword in call.keywords):
+        return True
+    func = call.func
+    if not isinstance(func, ast.Attribute) or func.attr not in _MOVES:
+        return False
+    receiver = func.value
+    while isinstance(receiver, ast.Attribute):
+        receiver = receiver.value
+    return isinstance(receiver, ast.Name) and receiver.id == this
+
+
+def _class_uses(tree: ast.Module) -> set[str]:
+    """Dotted names used as a base or called with a capitalised last part (``Net(...)``,
+    ``models.Net(...)``): the names that may stand for another file's class."""
+    found: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ClassDef):
+            found.update(name for base in node.bases if (name := _dotted(base)) is not None)
+        elif isinstance(node, ast.Call) and (name := _dotted(node.func)) is not None and _capitalised(name):
+            found.add(name)
+    return found
+
+
+def _capitalised(dotted: str) -> bool:
+    return dotted.rsplit(".", 1)[-1][:1].isupper()
+
+
+def _dotted(node: ast.expr) -> str | None:
+    if isinstance(node, ast.Subscript):  # ``Generic[T]``: the class subscripted
+        node = node.value
+    parts: list[str] = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    if not isinstance(node, ast.Name):
+        return None
+    parts.append(node.id)
+    return ".".join(reversed(parts))
+
+
+def _imported(spelled: str, aliases: Mapping[str, str]) -> str | None:
+    """What ``spelled`` stands for when its first part is an import; None for a local name."""
+    head, _, rest = spelled.partition(".")
+    target = aliases.get(head)
+    if target is None:
+        return None
+    return f"{target}.{rest}" if rest else target
+
+
+@dataclass(frozen=True)
+class _Verdict:
+    module: bool | None  # None: the project does not say
+    places_itself: bool
+
+
+# Resolves a dotted name, as a file of a folder (a package) imports it, to a class's key.
+Resolve = Callable[[str, str], "str | None"]
+
+
+class ProjectClasses:
+    """Every class of the project by dotted name (with the folder its file imports from),
+    decided once for all of them."""
+
+    def __init__(self, classes: Mapping[str, tuple[ClassEntry, str]], resolve: Resolve) -> None:
+        self._classes = classes
+        self._resolve = resolve
+        self._verdicts: dict[str, _Verdict] = {}
+
+    def for_file(self, uses: Iterable[tuple[str, str]], folder: str) -> ImportedClasses:
+        """What the project says of each class name a file uses, where it says anything."""
+        found = []
+        for spelled, target in uses:
+            key = self._resolve(target, folder)
+            verdict = self.verdict(key) if key is not None else None
+            if verdict is not None and verdict.module is not None:
+                found.append((spelled, ImportedClass(verdict.module, verdict.places_itself)))
+        return ImportedClasses(tuple(sorted(found)))
+
+    def verdict(self, key: str, depth: int = 0) -> _Verdict:
+        known = self._verdicts.get(key)
+        if known is not None:
+            return known
+        entry, folder = self._classes[key]
+        if depth > _MAX_DEPTH:
+            return _Verdict(None, entry.places_itself)
+        self._verdicts[key] = _Verdict(None, entry.places_itself)  # a cycle decides nothing
+        bases = [self._base(base, key, folder, depth) for base in entry.bases]
+        places_itself = entry.places_itself or any(base.places_itself for base in bases)
+        if any(base.module for base in bases):
+            verdict = _Verdict(True, places_itself)
+        elif all(base.module is False for base in bases):
+            verdict = _Verdict(False, places_itself)
+        else:
+            verdict = _Verdict(None, places_itself)
+        self._verdicts[key] = verdict
+        return verdict
+
+    def _base(self, base: str, key: str, folder: str, depth: int) -> _Verdict:
+        if base in api.MODULE_BASES or api.is_module_class(base):
+            return _Verdict(True, False)
+        if base in api.PLAIN_BASES:
+            return _Verdict(False, False)
+        resolved = self._resolve(base, folder) if base else None
+        if resolved is None or resolved == key:
+            return _Verdict(None, False)
+        return self.verdict(resolved, depth + 1)
+
+
+def imported_classes(files: Iterable[tuple[str, FileClasses]]) -> dict[str, ImportedClasses]:
+    """What the project says of the class names each file (by relative path) uses, for the files
+    it says anything to."""
+    files = list(files)
+    classes = {
+        f"{module_name(path)}.{entry.name}": (entry, importing_package(path))
+        for path, found in files
+        for entry in found.entries
+    }
+    if not classes:
+        return {}
+    exports = {module_name(path): dict(found.exports) for path, found in files if found.exports}
+    project = ProjectClasses(classes, Resolver(classes, exports).resolve)
+    told = {path: project.for_file(found.uses, importing_package(path)) for path, found in files if found.uses}
+    return {path: imported for path, imported in told.items() if imported.classes}

@@ -1,0 +1,3 @@
+from .models import Classifier
+
+__all__ = ["Classifier"]

@@ -1,0 +1,27 @@
+import torch
+
+from pkg import Classifier
+from pkg.layers import Stage
+from pkg.models import PlacedClassifier
+
+
+class Normalise(Stage):
+    def forward(self, batch):
+        return batch / batch.norm()
+
+
+def train():
+    device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    model = Classifier(8)
+    model.to(device)
+    placed = PlacedClassifier(8, device)
+    features = torch.randn(4, 8)
+    return model(features), placed(features)  # project: TDV006
+
+
+def evaluate():
+    device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    step = Normalise()
+    step.to(device)
+    features = torch.randn(4, 8)
+    return step(features)  # alone: TDV006
