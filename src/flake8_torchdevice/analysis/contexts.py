@@ -64,7 +64,9 @@ def informed_parameters(parameters: dict[str, Value], site: CallSite) -> dict[st
     informed = {}
     for name, value in site.bound:
         own = parameters.get(name)
-        if own is not None and value.kind is not Kind.UNKNOWN and not _placed_by_the_body(own, name):
+        # A value of no known kind still says where it is when the call moved it (``x.to(device)``).
+        tells = value.kind is not Kind.UNKNOWN or value.places != NOWHERE
+        if own is not None and tells and not _placed_by_the_body(own, name):
             informed[name] = passed_by(value, site.node)
     if not any(value.kind in _PLACED_KINDS and value.places != NOWHERE for value in informed.values()):
         return {}
