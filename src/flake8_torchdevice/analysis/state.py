@@ -12,7 +12,7 @@ written): branches copy and joins visit only the names the function itself binds
 
 from __future__ import annotations
 
-from .domain import CPU, Origin, Place, Value
+from .domain import CPU, CPU_PLACE, Kind, Origin, Place, Value, must_be_on_cpu, on_the_cpu_in_a_branch
 
 
 class State:
@@ -153,3 +153,20 @@ def _without_cpu(names: dict[str, Value]) -> dict[str, Value]:
 
 def unreachable() -> State:
     return State(reachable=False)
+
+
+def mark_cpu_branches(joined: State, before: State, branches: tuple[State, ...]) -> None:
+    """Where the branches of an ``if`` meet, a name one branch bound to a tensor made on the CPU
+    (``else: b = torch.zeros(n)``) while the others put it elsewhere is on the CPU whenever that
+    branch runs: the joined value says so, for a finding to cite what made it. 0-dim tensors are
+    left out: they meet any device as operands."""
+    for branch in branches:
+        if not branch.reachable:
+            continue
+        for name, value in branch.names.items():
+            if value.kind is not Kind.TENSOR or value.scalar or not must_be_on_cpu(value):
+                continue
+            meeting = joined.names.get(name)
+            if value is before.get(name) or meeting is None or meeting.places == CPU or CPU_PLACE not in meeting.places:
+                continue  # bound before the branch, on the CPU on every path, or not on the CPU at all
+            joined.names[name] = on_the_cpu_in_a_branch(meeting, value.origin)

@@ -24,7 +24,7 @@ from .frames import Pending
 from .imports import dotted_name
 from .literals import bool_value
 from .loops import LoopWalker
-from .state import State, unreachable
+from .state import State, mark_cpu_branches, unreachable
 from .syntax import all_params, bound_names, children, statements
 
 if TYPE_CHECKING:
@@ -76,6 +76,7 @@ class StatementWalker(LoopWalker, _Base):
         else:
             after_else = self.suite(node.orelse.body, otherwise)
         self.state = after_body.join(after_else)
+        mark_cpu_branches(self.state, before, (after_body, after_else))
 
     def _with(self, node: cst.With) -> None:
         before_grad, before_places = self.state.grad_enabled, self.state.default_places

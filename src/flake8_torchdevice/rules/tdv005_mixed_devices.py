@@ -22,8 +22,10 @@ from ..analysis.queries import (
     may_be_tensor,
     must_be_on_accelerator,
     must_be_on_cpu,
+    on_the_cpu_in_a_branch,
     place_name,
     place_unknown,
+    placed_by_the_caller,
 )
 from ..confidence import Confidence
 from ..settings import Settings
@@ -41,7 +43,8 @@ def split_places(
     values: Sequence[Value], here: FunctionInfo | None, analysis: Analysis, scalars_pass: bool = True
 ) -> tuple[Value, Value] | None:
     """A (CPU tensor, device tensor) pair among the values, if the code shows one: a tensor on the
-    CPU on every path and one that must be on the accelerator.
+    CPU on every path, or on the paths of a branch that made it there (``else: b =
+    torch.zeros(n)``), and one that must be on the accelerator.
 
     CPU 0-dim tensors are left out where the operation takes them as scalars (``scalars_pass``):
     operators and elementwise functions do, ``torch.clamp``'s bounds and ``torch.stack`` do not.
@@ -50,7 +53,9 @@ def split_places(
         (
             value
             for value in values
-            if may_be_tensor(value) and must_be_on_cpu(value) and not (scalars_pass and is_zero_dim(value))
+            if may_be_tensor(value)
+            and (must_be_on_cpu(value) or on_the_cpu_in_a_branch(value) is not None)
+            and not (scalars_pass and is_zero_dim(value))
         ),
         None,
     )
@@ -155,10 +160,12 @@ class MixedDevices(Rule):
                 if _indexed_from_a_device(left, right):
                     yield self._indexed(analysis, operation.node, left, right)
                 continue
-            if operation.in_place and must_be_on_cpu(left) and is_tensor(left) and must_be_on_accelerator(right):
-                # ``total += loss``: the result is written into the CPU tensor, 0-dim or not.
-                yield self._report(analysis, operation.node, _operand(operation.node, True), left, right)
-                continue
+            if isinstance(operation.node, cst.AugAssign) and _written_on_the_cpu(left):
+                node = operation.node
+                updated = self._updated(analysis, node, node.target, left, [(node.value, right)])
+                if updated is not None:
+                    yield updated
+                    continue
             pair = split_places((left, right), operation.scope.function, analysis)
             if pair is not None:
                 cpu_node = _operand(operation.node, left is pair[0])
@@ -172,6 +179,11 @@ class MixedDevices(Rule):
             if site.without_cuda or not _combines_tensors(site):
                 continue
             operands = _operands(site, analysis)
+            if _updates_in_place(site) and site.receiver is not None:
+                updated = self._updated(analysis, site.node, site.receiver, site.receiver_value, operands[1:])
+                if updated is not None:
+                    yield updated
+                    continue
             values = [value for _, value in operands]
             pair = split_places(values, site.scope.function, analysis, scalars_pass=not checks_every_device(site))
             if pair is not None:
@@ -181,6 +193,44 @@ class MixedDevices(Rule):
             shaped = _shaped_like_an_unknown(operands)
             if shaped is not None:
                 yield self._shaped(analysis, site.node, *shaped)
+
+    def _updated(
+        self,
+        analysis: Analysis,
+        node: cst.CSTNode,
+        target: cst.BaseExpression,
+        written: Value,
+        operands: Sequence[tuple[cst.CSTNode, Value]],
+    ) -> Finding | None:
+        """``total += loss``, ``total.add_(loss)``: the result is written into the CPU tensor, so the
+        operation fails on a GPU even when that tensor is 0-dim (a 0-dim CPU tensor may be an
+        operand of a GPU operation, never its output)."""
+        for _, value in operands:
+            if is_tensor(value) and must_be_on_accelerator(value):
+                return self._report(analysis, node, target, written, value)
+        for operand_node, value in operands:
+            if is_tensor(value) and not must_be_on_cpu(value) and placed_by_the_caller(value):
+                return self._updated_from_inputs(analysis, node, target, written, operand_node)
+        return None
+
+    def _updated_from_inputs(
+        self,
+        analysis: Analysis,
+        node: cst.CSTNode,
+        target: cst.BaseExpression,
+        written: Value,
+        operand: cst.CSTNode,
+    ) -> Finding:
+        """Likely, not sure: the function runs wherever its inputs are, and no call the file shows
+        need put them on a GPU."""
+        made = analysis.explain(written)
+        return self.finding(
+            node,
+            f"`{quoted(analysis, target, 20)}` (on the CPU{f', {made}' if made else ''}) is updated in place with "
+            f"`{quoted(analysis, operand, 20)}`, computed from the function's inputs: fails when they are on a GPU; "
+            "make it on their device",
+            confidence=Confidence.MEDIUM,
+        )
 
     def _shaped(
         self, analysis: Analysis, node: cst.CSTNode, cpu_node: cst.CSTNode, cpu_value: Value, other: cst.CSTNode
@@ -215,13 +265,32 @@ class MixedDevices(Rule):
         device_value: Value,
     ) -> Finding:
         cpu = f"`{quoted(analysis, cpu_node, 20)}`" if cpu_node is not None else "a tensor"
-        made = analysis.explain(cpu_value)
+        branch = on_the_cpu_in_a_branch(cpu_value)
+        made = analysis.explain(branch or cpu_value)
+        where = "on the CPU" if branch is None else "on the CPU on one branch"
         return self.finding(
             node,
-            f"{cpu} (on the CPU{f', {made}' if made else ''}) meets a tensor on {place_name(device_value)}: "
+            f"{cpu} ({where}{f', {made}' if made else ''}) meets a tensor on {place_name(device_value)}: "
             "fails on a GPU; create it with device= or move it",
-            confidence=evidence_confidence(cpu_value, device_value),
+            # That branch is taken by a condition the code does not tie to the device: likely.
+            confidence=Confidence.MEDIUM if branch is not None else evidence_confidence(cpu_value, device_value),
         )
+
+
+def _written_on_the_cpu(value: Value) -> bool:
+    return is_tensor(value) and must_be_on_cpu(value)
+
+
+def _updates_in_place(site: CallFact) -> bool:
+    """``total.add_(loss)``, ``counts.index_add_(0, i, ones)``: a tensor method that writes its
+    result into a receiver on the CPU."""
+    method = site.method
+    return (
+        method is not None
+        and method.endswith("_")
+        and not method.startswith("_")
+        and _written_on_the_cpu(site.receiver_value)
+    )
 
 
 def _shaped_like_an_unknown(
