@@ -243,8 +243,8 @@ class CallEvaluator(LibraryEvaluator):
     def computed(self, operands: tuple[Value, ...], differentiable: bool = True) -> Value:
         """A tensor computed from these operands (elements of list operands included)."""
         tensors = [value for value in _flattened(operands) if value.kind in _TENSOR_KINDS]
-        if not tensors:  # of a function's inputs, whatever they are: where its caller put them
-            given = any(is_given(value.places) for value in _flattened(operands))
+        if not tensors:  # computed from a function's input (not a size): where its caller put it
+            given = bool(operands) and operands[0].kind is Kind.UNKNOWN and is_given(operands[0].places)
             return Value(kind=Kind.TENSOR, places=GIVEN if given else NOWHERE)
         places, origin = computed_places(tensors)
         grad = differentiable and self.state.grad_enabled and any(value.grad for value in tensors)

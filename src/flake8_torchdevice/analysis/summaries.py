@@ -341,8 +341,10 @@ class SummaryEvaluator(_Base):
                 values[name] = tensor(SELF if in_module else GIVEN)
             elif kind is Kind.MODULE:
                 values[name] = Value(kind=Kind.MODULE, places=with_module(name))
-            else:  # bound even when unknown: narrowing it must not make it one branch's
-                values[name] = Value(kind=kind or Kind.UNKNOWN, places=GIVEN)
+            elif kind is None:  # bound even when unknown: narrowing it must not make it one branch's
+                values[name] = Value(places=GIVEN)
+            else:
+                values[name] = Value(kind=kind)
         return values
 
     def _default_cuda_flag(self, info: FunctionInfo, param: cst.Param) -> Value | None:

@@ -98,6 +98,13 @@ class MixedDevices(Rule):
     `torch.zeros(x.size())`) and combined with it, where the code does not show where `x` is (a
     function's input): the code makes a companion for `x` wherever it is and forgets the device.
 
+    Also as likely (medium): a tensor made on the CPU and updated in place (`total += loss`,
+    `total.add_(loss)`) with values computed from a function's inputs, whose place the code does
+    not show: the function runs on whatever device its inputs are on, and its CPU total fails
+    whenever they are on a GPU; and a tensor made on the CPU in one branch of an `if` (`else: b =
+    torch.zeros(n)` when there is no bias) that meets a tensor on a device after the branches
+    join: the CPU branch runs whenever its condition says so, whatever the device.
+
     ## Why is this bad?
     Every tensor of an operation must be on the same device. On a GPU this raises
     `RuntimeError: Expected all tensors to be on the same device, but found at least two devices,
@@ -105,11 +112,15 @@ class MixedDevices(Rule):
     is in model code: `mask = torch.ones(x.size(0), n)` or `torch.arange(seq_len)` inside
     `forward()` without `device=`, or a plain tensor attribute (not a registered buffer), which
     `model.to(device)` does not move. An in-place update of a CPU tensor (`total += loss`) fails
-    even when the CPU tensor is 0-dim.
+    even when the CPU tensor is 0-dim: a 0-dim CPU tensor may be an operand of an operation on a
+    GPU, never its output.
 
-    Not reported: a tensor made on the CPU on one path only (a placeholder that the first loop
-    iteration replaces, `b = torch.zeros(n)` when there is no bias), since the code usually
-    guarantees the other path; arithmetic in a module's `__init__` on its parameters, which are
+    Not reported: a tensor made on the CPU before a loop that replaces it (a placeholder for the
+    first iteration), since the code usually guarantees the loop runs; a CPU branch under a test of
+    the device (`if x.device.type == "cpu":`), or under `if h is None:` in a call that passes `h`;
+    `total += loss.item()` (a Python float) and `total = total + loss` (a new tensor); an
+    in-place update from inputs the function brings to the CPU (`torch.from_numpy`, `.cpu()`, a
+    `DataLoader`'s batches); arithmetic in a module's `__init__` on its parameters, which are
     still on the CPU there; CPU 0-dim operands (`torch.tensor(2.0)`, `x.sum()`) of operators
     and elementwise functions, which PyTorch takes as scalars on any device (not the bounds of
     `torch.clamp`, nor the tensors `torch.stack` or `torch.cat` join: those raise on a GPU);
@@ -133,6 +144,13 @@ class MixedDevices(Rule):
     weights = torch.ones(3, device=device)
     bias = torch.zeros(3)
     out = weights + bias
+
+
+    def mean_loss(losses: torch.Tensor):
+        total = torch.tensor(0.0)
+        for loss in losses:
+            total += loss
+        return total / len(losses)
     ```
 
     ## Use instead
@@ -142,6 +160,13 @@ class MixedDevices(Rule):
     weights = torch.ones(3, device=device)
     bias = torch.zeros(3, device=device)
     out = weights + bias
+
+
+    def mean_loss(losses: torch.Tensor):
+        total = torch.tensor(0.0, device=losses.device)
+        for loss in losses:
+            total += loss
+        return total / len(losses)
     ```
     """
 
@@ -162,7 +187,7 @@ class MixedDevices(Rule):
                 continue
             if isinstance(operation.node, cst.AugAssign) and _written_on_the_cpu(left):
                 node = operation.node
-                updated = self._updated(analysis, node, node.target, left, [(node.value, right)])
+                updated = self._updated(analysis, node, node.target, left, [right])
                 if updated is not None:
                     yield updated
                     continue
@@ -180,7 +205,8 @@ class MixedDevices(Rule):
                 continue
             operands = _operands(site, analysis)
             if _updates_in_place(site) and site.receiver is not None:
-                updated = self._updated(analysis, site.node, site.receiver, site.receiver_value, operands[1:])
+                arguments = [value for _, value in operands[1:]]
+                updated = self._updated(analysis, site.node, site.receiver, site.receiver_value, arguments)
                 if updated is not None:
                     yield updated
                     continue
@@ -200,17 +226,16 @@ class MixedDevices(Rule):
         node: cst.CSTNode,
         target: cst.BaseExpression,
         written: Value,
-        operands: Sequence[tuple[cst.CSTNode, Value]],
+        operands: Sequence[Value],
     ) -> Finding | None:
         """``total += loss``, ``total.add_(loss)``: the result is written into the CPU tensor, so the
         operation fails on a GPU even when that tensor is 0-dim (a 0-dim CPU tensor may be an
         operand of a GPU operation, never its output)."""
-        for _, value in operands:
+        for value in operands:
             if is_tensor(value) and must_be_on_accelerator(value):
                 return self._report(analysis, node, target, written, value)
-        for operand_node, value in operands:
-            if is_tensor(value) and not must_be_on_cpu(value) and placed_by_the_caller(value):
-                return self._updated_from_inputs(analysis, node, target, written, operand_node)
+        if any(is_tensor(value) and not must_be_on_cpu(value) and placed_by_the_caller(value) for value in operands):
+            return self._updated_from_inputs(analysis, node, target, written)
         return None
 
     def _updated_from_inputs(
@@ -219,16 +244,14 @@ class MixedDevices(Rule):
         node: cst.CSTNode,
         target: cst.BaseExpression,
         written: Value,
-        operand: cst.CSTNode,
     ) -> Finding:
-        """Likely, not sure: the function runs wherever its inputs are, and no call the file shows
-        need put them on a GPU."""
+        """Likely, not sure: the function runs wherever its inputs are, which the code does not
+        show on a GPU."""
         made = analysis.explain(written)
         return self.finding(
             node,
-            f"`{quoted(analysis, target, 20)}` (on the CPU{f', {made}' if made else ''}) is updated in place with "
-            f"`{quoted(analysis, operand, 20)}`, computed from the function's inputs: fails when they are on a GPU; "
-            "make it on their device",
+            f"`{quoted(analysis, target, 20)}` (on the CPU{f', {made}' if made else ''}) is updated in place "
+            "from the function's inputs: fails when they are on a GPU; make it on their device",
             confidence=Confidence.MEDIUM,
         )
 
