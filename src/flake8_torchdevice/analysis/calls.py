@@ -20,6 +20,7 @@ from ..knowledge import api, libraries
 from ..knowledge.api import Effect
 from .domain import (
     CPU,
+    GIVEN,
     NONE,
     NOWHERE,
     SCALAR,
@@ -31,6 +32,7 @@ from .domain import (
     Value,
     accelerator,
     computed_places,
+    is_given,
     may_hold_data,
     must_be_on_accelerator,
     sequence,
@@ -245,8 +247,9 @@ class CallEvaluator(LibraryEvaluator):
     def computed(self, operands: tuple[Value, ...], differentiable: bool = True) -> Value:
         """A tensor computed from these operands (elements of list operands included)."""
         tensors = [value for value in _flattened(operands) if value.kind in _TENSOR_KINDS]
-        if not tensors:
-            return Value(kind=Kind.TENSOR)
+        if not tensors:  # computed from a function's input (not a size): where its caller put it
+            given = bool(operands) and operands[0].kind is Kind.UNKNOWN and is_given(operands[0].places)
+            return Value(kind=Kind.TENSOR, places=GIVEN if given else NOWHERE)
         places, origin = computed_places(tensors)
         grad = differentiable and self.state.grad_enabled and any(value.grad for value in tensors)
         # ``torch.sqrt(scale)`` of a 0-dim tensor is 0-dim; ``torch.stack([a, b])`` of 0-dim ones is not.

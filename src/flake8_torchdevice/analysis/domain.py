@@ -67,6 +67,14 @@ class PlaceKind(enum.Enum):
     UNKNOWN = "?"
 
 
+@_immutable
+class Origin:
+    """Why a value is where it is: the node that put it there and a few words."""
+
+    node: cst.CSTNode = field(compare=False, repr=False)
+    reason: str = field(compare=False)
+
+
 @dataclass(frozen=True, slots=True)
 class Place:
     kind: PlaceKind
@@ -76,6 +84,13 @@ class Place:
     # show): an inferred link, so a finding that rests on it is only likely. Not compared: it says
     # how the place is known, not which place it is.
     guessed: bool = field(default=False, compare=False)
+    # An unknown place that is wherever the function's caller put an input: the function runs on
+    # whatever device its inputs are on. Not compared either: it says why the place is unknown.
+    given: bool = field(default=False, compare=False)
+    # The CPU of one branch of an ``if`` that made the value there (``else: b = torch.zeros(n)``)
+    # while the other branch put it elsewhere: what made it. The CPU path runs whenever the
+    # condition says so, whatever the device.
+    branch: Origin | None = field(default=None, compare=False)
 
     def __str__(self) -> str:
         if self.kind is PlaceKind.ACCELERATOR:
@@ -89,6 +104,8 @@ CPU_PLACE = Place(PlaceKind.CPU)
 UNKNOWN_PLACE = Place(PlaceKind.UNKNOWN)
 CPU = frozenset({CPU_PLACE})
 NOWHERE = frozenset({UNKNOWN_PLACE})
+# Where a function's input is: not shown, but wherever its caller put it.
+GIVEN = frozenset({Place(PlaceKind.UNKNOWN, given=True)})
 # Beyond this many places a value is "somewhere": sets stay small and joins cheap.
 _MAX_PLACES = 4
 
@@ -101,14 +118,6 @@ def accelerator(name: str, guessed: bool = False) -> frozenset[Place]:
 def with_module(name: str) -> frozenset[Place]:
     """Wherever the module ``name`` is."""
     return frozenset({Place(PlaceKind.WITH_MODULE, name)})
-
-
-@_immutable
-class Origin:
-    """Why a value is where it is: the node that put it there and a few words."""
-
-    node: cst.CSTNode = field(compare=False, repr=False)
-    reason: str = field(compare=False)
 
 
 class Polarity(enum.Enum):
@@ -194,7 +203,7 @@ class Value:
             return other
         return Value(
             kind=_join_kinds(self.kind, other.kind),
-            places=_join_places(self.places, other.places),
+            places=join_places(self.places, other.places),
             grad=self.grad and other.grad,
             scalar=self.scalar and other.scalar,
             polarity=self.polarity if self.polarity is other.polarity else Polarity.NONE,
@@ -265,8 +274,12 @@ def _join_kinds(left: Kind, right: Kind) -> Kind:
     return Kind.UNKNOWN
 
 
-def _join_places(left: frozenset[Place], right: frozenset[Place]) -> frozenset[Place]:
-    if left is right or left == right:
+def join_places(left: frozenset[Place], right: frozenset[Place]) -> frozenset[Place]:
+    if left is right:
+        return left
+    if _says_why(right) and not _says_why(left):
+        left, right = right, left  # sets keep their left element: keep the places that say why
+    if left == right:
         return left
     joined = left | right
     return joined if len(joined) <= _MAX_PLACES else NOWHERE
@@ -350,6 +363,26 @@ def must_be_on_accelerator(value: Value, through_modules: bool = True) -> bool:
     return bool(value.places) and all(place.kind in kinds for place in value.places)
 
 
+def _says_why(places: frozenset[Place]) -> bool:
+    return any(place.given or place.branch is not None for place in places)
+
+
+def is_given(places: frozenset[Place]) -> bool:
+    """Is one of the places where an input of the function is (wherever its caller put it)?"""
+    return any(place.given for place in places)
+
+
+def on_the_cpu_in_a_branch(value: Value, origin: Origin | None) -> Value:
+    """``value`` where the branch that made it on the CPU meets paths that put it elsewhere."""
+    places = frozenset(Place(PlaceKind.CPU, branch=origin) if place == CPU_PLACE else place for place in value.places)
+    return replace(value, places=places)
+
+
+def cpu_branch(value: Value) -> Origin | None:
+    """What made the value on the CPU in one branch of an ``if``, when another put it elsewhere."""
+    return next((place.branch for place in value.places if place.branch is not None), None)
+
+
 def may_hold_data(value: Value) -> bool:
     """A tensor (or array-like), or a value moved or made somewhere though its kind is unknown."""
     return (
@@ -370,7 +403,7 @@ def computed_places(operands: list[Value]) -> tuple[frozenset[Place], Origin | N
     deciding = on_device or sized
     places = deciding[0].places
     for value in deciding[1:]:
-        places = _join_places(places, value.places)
+        places = join_places(places, value.places)
     return places, deciding[0].origin
 
 

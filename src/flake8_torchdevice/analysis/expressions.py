@@ -27,6 +27,7 @@ from .domain import (
     Value,
     accelerator,
     computed_places,
+    join_places,
     mapping,
     sequence,
     tensor,
@@ -215,7 +216,7 @@ class ExpressionEvaluator(_Base):
             if left.kind is Kind.SCALAR and right.kind is Kind.SCALAR:
                 return SCALAR
             # Operands of unknown kind that may be tensors somewhere: so may the result be.
-            return Value(places=left.places | right.places if left.places != right.places else left.places)
+            return Value(places=join_places(left.places, right.places))
         if all(value.kind is Kind.NDARRAY for value in tensors):
             return Value(kind=Kind.NDARRAY, places=CPU)
         places, origin = computed_places(tensors)
@@ -370,9 +371,8 @@ class ExpressionEvaluator(_Base):
             return value.element()
         if kind is Kind.BATCH:
             return tensor(value.places, value.origin)
-        if kind is Kind.OUTPUT:  # a module's tuple of tensors, or the rows of the tensor it returned
-            return Value(kind=Kind.TENSOR, places=value.places, grad=value.grad, origin=value.origin)
-        if kind in _ARRAY_KINDS:
+        if kind in _ARRAY_KINDS:  # a module's output: its tuple of tensors, or the rows of its tensor
+            kind = Kind.TENSOR if kind is Kind.OUTPUT else kind
             return Value(kind=kind, places=value.places, grad=value.grad, origin=value.origin)
         if kind is Kind.SEQUENCE:
             return value.element()

@@ -16,12 +16,13 @@ import libcst as cst
 from ..knowledge import api
 from ..mentions import mark
 from . import domain
-from .conditions import mentions_cuda, needs_cuda
+from .conditions import needs_cuda
+from .cuda_evidence import cpu_support, mentions_cuda_anywhere
 from .definitions import Definitions, FunctionInfo
 from .domain import Origin, Value, is_device_of_a_value
 from .facts import CallFact, DefaultFact, Facts, LiteralFact, OperationFact, Scope, StoreFact
 from .imports import ImportTable, dotted_name
-from .literals import bool_value, cuda_fstring, is_cpu_literal, is_cuda_literal, names_the_cpu, string_value
+from .literals import bool_value, cuda_fstring, is_cpu_literal, is_cuda_literal, string_value
 from .positions import positions_of
 from .syntax import children, docstring, ends_a_notebook_cell, fits_tensor_move, keyword_argument, positional_argument
 from .value_questions import (
@@ -48,8 +49,10 @@ from .value_questions import (
     may_be_tensor,
     must_be_on_accelerator,
     must_be_on_cpu,
+    on_the_cpu_in_a_branch,
     place_name,
     place_unknown,
+    placed_by_the_caller,
     rank,
     requires_grad,
     same_places,
@@ -98,8 +101,10 @@ __all__ = [
     "may_be_tensor",
     "must_be_on_accelerator",
     "must_be_on_cpu",
+    "on_the_cpu_in_a_branch",
     "place_name",
     "place_unknown",
+    "placed_by_the_caller",
     "positional_argument",
     "rank",
     "requires_grad",
@@ -317,7 +322,7 @@ class Analysis:
         option, a ``--device`` option that defaults to the CPU."""
         if self._without_cuda is None:
             evidence = [(node, "falls back to the CPU") for node in self._facts.cpu_fallbacks.values()]
-            evidence += [(call.node, reason) for call in self.calls() if (reason := _cpu_support(call)) is not None]
+            evidence += [(call.node, reason) for call in self.calls() if (reason := cpu_support(call)) is not None]
             positions = positions_of(self.module, (node for node, _ in evidence))  # one pass for all
             self._without_cuda = ""
             if evidence:
@@ -334,7 +339,7 @@ class Analysis:
         skipped: set[int] = set()
         for call in self.calls():
             marks = keyword_argument(call.node, "marks") if call.qualified == "pytest.param" else None
-            if marks is not None and _mentions_cuda_anywhere(marks):
+            if marks is not None and mentions_cuda_anywhere(marks):
                 pending: list[cst.CSTNode] = list(call.node.args)
                 while pending:
                     node = pending.pop()
@@ -388,31 +393,3 @@ class Analysis:
 
     def origin_node(self, value: Value) -> cst.CSTNode | None:
         return value.origin.node if value.origin is not None else None
-
-
-# Command-line options that choose the CPU: ``--cpu``, ``--no-cuda``, ``--no_gpu``, ``--use-cpu``.
-def _cpu_support(call: CallFact) -> str | None:
-    """What a call shows about running without CUDA: a load onto the CPU, a CPU option."""
-    node = call.node
-    if call.qualified == "torch.load":
-        location = keyword_argument(node, "map_location") or positional_argument(node, 1)
-        if location is not None and names_the_cpu(location):
-            return "loads onto the CPU"
-    if call.method == "add_argument":
-        flags = [string_value(arg.value) for arg in node.args if arg.keyword is None]
-        if any(flag is not None and api.CPU_OPTION.match(flag) for flag in flags):
-            return "has a CPU option"
-        default = keyword_argument(node, "default")
-        if default is not None and "--device" in flags and names_the_cpu(default):
-            return "defaults to the CPU"
-    return None
-
-
-def _mentions_cuda_anywhere(node: cst.CSTNode) -> bool:
-    """A name, keyword or string inside ``node`` that mentions CUDA or GPUs (``min_cuda_gpus``)."""
-    if type(node) is cst.Name and mentions_cuda(node.value):
-        return True
-    text = string_value(node) if isinstance(node, cst.BaseExpression) else None
-    if text is not None and mentions_cuda(text):
-        return True
-    return any(_mentions_cuda_anywhere(child) for child in children(node))

@@ -12,7 +12,9 @@ written): branches copy and joins visit only the names the function itself binds
 
 from __future__ import annotations
 
-from .domain import CPU, Origin, Place, Value
+import libcst as cst
+
+from .domain import CPU, CPU_PLACE, TENSOR_KINDS, Kind, Origin, Place, Value, must_be_on_cpu, on_the_cpu_in_a_branch
 
 
 class State:
@@ -153,3 +155,41 @@ def _without_cpu(names: dict[str, Value]) -> dict[str, Value]:
 
 def unreachable() -> State:
     return State(reachable=False)
+
+
+def mark_cpu_branches(joined: State, before: State, branches: tuple[State, ...]) -> None:
+    """Where the branches of an ``if`` meet, a name one branch bound to a tensor made on the CPU
+    (``else: b = torch.zeros(n)``) while the others put it elsewhere is on the CPU whenever that
+    branch runs: the joined value says so, for a finding to cite what made it. 0-dim tensors are
+    left out: they meet any device as operands."""
+    for branch in branches:
+        if not branch.reachable:
+            continue
+        for name, value in branch.names.items():
+            if value.kind is not Kind.TENSOR or value.scalar or not must_be_on_cpu(value):
+                continue
+            meeting = joined.names.get(name)
+            if value is before.get(name) or meeting is None or meeting.places == CPU or CPU_PLACE not in meeting.places:
+                continue  # bound before the branch, on the CPU on every path, or not on the CPU at all
+            joined.names[name] = on_the_cpu_in_a_branch(meeting, value.origin)
+
+
+def refuted_by_a_value(state: State, test: cst.BaseExpression, truth: bool) -> bool:
+    """Can ``test`` not be ``truth`` here: ``x is None`` (true) or ``x is not None`` (false) where
+    ``x`` holds a tensor, a module or a device that the code made or a call passed, which is never
+    None? A call that passes a state (``step(x, h)``) never runs the ``if h is None:`` branch that
+    makes a fresh one. A parameter taken for a tensor by its use alone may still be None."""
+    if type(test) is not cst.Comparison or len(test.comparisons) != 1:
+        return False
+    target = test.comparisons[0]
+    if type(target.comparator) is not cst.Name or target.comparator.value != "None":
+        return False
+    if type(target.operator) not in (cst.Is, cst.IsNot) or type(test.left) is not cst.Name:
+        return False
+    value = state.get(test.left.value)
+    never_none = (
+        value is not None
+        and value.origin is not None
+        and (value.kind in TENSOR_KINDS or value.kind in (Kind.MODULE, Kind.DEVICE))
+    )
+    return never_none and truth is (type(target.operator) is cst.Is)

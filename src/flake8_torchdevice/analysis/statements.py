@@ -24,7 +24,7 @@ from .frames import Pending
 from .imports import dotted_name
 from .literals import bool_value
 from .loops import LoopWalker
-from .state import State, unreachable
+from .state import State, mark_cpu_branches, refuted_by_a_value, unreachable
 from .syntax import all_params, bound_names, children, statements
 
 if TYPE_CHECKING:
@@ -65,8 +65,10 @@ class StatementWalker(LoopWalker, _Base):
     def _if(self, node: cst.If) -> None:
         self.evaluate(node.test)
         before = self.state
-        after_body = self.suite(node.body, self.narrow(before, node.test, True).copy())
-        otherwise = self.narrow(before, node.test, False).copy()
+        body_entry = unreachable() if refuted_by_a_value(before, node.test, True) else before
+        after_body = self.suite(node.body, self.narrow(body_entry, node.test, True).copy())
+        otherwise = unreachable() if refuted_by_a_value(before, node.test, False) else before
+        otherwise = self.narrow(otherwise, node.test, False).copy()
         if node.orelse is None:
             after_else = otherwise
         elif type(node.orelse) is cst.If:
@@ -76,6 +78,7 @@ class StatementWalker(LoopWalker, _Base):
         else:
             after_else = self.suite(node.orelse.body, otherwise)
         self.state = after_body.join(after_else)
+        mark_cpu_branches(self.state, before, (after_body, after_else))
 
     def _with(self, node: cst.With) -> None:
         before_grad, before_places = self.state.grad_enabled, self.state.default_places

@@ -26,6 +26,7 @@ from .conditions import chooses_cuda_by_default, flag_polarity
 from .definitions import ClassInfo, Evidence, FunctionInfo
 from .domain import (
     CPU,
+    GIVEN,
     NONE,
     NOWHERE,
     UNKNOWN,
@@ -350,11 +351,13 @@ class SummaryEvaluator(_Base):
                 values[name] = flag
                 continue
             if kind is Kind.TENSOR:
-                values[name] = tensor(SELF if in_module else NOWHERE)
+                values[name] = tensor(SELF if in_module else GIVEN)
             elif kind is Kind.MODULE:
                 values[name] = Value(kind=Kind.MODULE, places=with_module(name))
-            else:  # bound even when unknown: narrowing it must not make it one branch's
-                values[name] = Value(kind=kind or Kind.UNKNOWN)
+            elif kind is None:  # bound even when unknown: narrowing it must not make it one branch's
+                values[name] = Value(places=GIVEN)
+            else:
+                values[name] = Value(kind=kind)
         return values
 
     def _default_cuda_flag(self, info: FunctionInfo, param: cst.Param) -> Value | None:

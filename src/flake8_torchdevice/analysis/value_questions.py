@@ -81,6 +81,19 @@ def place_unknown(value: Value) -> bool:
     return value.places == domain.NOWHERE
 
 
+def placed_by_the_caller(value: Value) -> bool:
+    """Is the value, on some path, wherever the function's caller put its inputs (computed from
+    them, and not shown anywhere else on that path)? The function runs on their device."""
+    return domain.is_given(value.places)
+
+
+def on_the_cpu_in_a_branch(value: Value) -> Value | None:
+    """The value as the branch of an ``if`` that made it on the CPU left it (``else: b =
+    torch.zeros(n)``), where other branches put it elsewhere; None for any other value."""
+    origin = domain.cpu_branch(value)
+    return None if origin is None or domain.must_be_on_cpu(value) else value.placed(domain.CPU, origin)
+
+
 def may_be_on_accelerator(value: Value, through_modules: bool = True) -> bool:
     return domain.may_be_on_accelerator(value, through_modules)
 

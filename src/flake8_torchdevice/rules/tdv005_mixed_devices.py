@@ -22,8 +22,10 @@ from ..analysis.queries import (
     may_be_tensor,
     must_be_on_accelerator,
     must_be_on_cpu,
+    on_the_cpu_in_a_branch,
     place_name,
     place_unknown,
+    placed_by_the_caller,
 )
 from ..confidence import Confidence
 from ..settings import Settings
@@ -41,7 +43,8 @@ def split_places(
     values: Sequence[Value], here: FunctionInfo | None, analysis: Analysis, scalars_pass: bool = True
 ) -> tuple[Value, Value] | None:
     """A (CPU tensor, device tensor) pair among the values, if the code shows one: a tensor on the
-    CPU on every path and one that must be on the accelerator.
+    CPU on every path, or on the paths of a branch that made it there (``else: b =
+    torch.zeros(n)``), and one that must be on the accelerator.
 
     CPU 0-dim tensors are left out where the operation takes them as scalars (``scalars_pass``):
     operators and elementwise functions do, ``torch.clamp``'s bounds and ``torch.stack`` do not.
@@ -50,7 +53,9 @@ def split_places(
         (
             value
             for value in values
-            if may_be_tensor(value) and must_be_on_cpu(value) and not (scalars_pass and is_zero_dim(value))
+            if may_be_tensor(value)
+            and (must_be_on_cpu(value) or on_the_cpu_in_a_branch(value) is not None)
+            and not (scalars_pass and is_zero_dim(value))
         ),
         None,
     )
@@ -93,6 +98,13 @@ class MixedDevices(Rule):
     `torch.zeros(x.size())`) and combined with it, where the code does not show where `x` is (a
     function's input): the code makes a companion for `x` wherever it is and forgets the device.
 
+    Also as likely (medium): a tensor made on the CPU and updated in place (`total += loss`,
+    `total.add_(loss)`) with values computed from a function's inputs, whose place the code does
+    not show: the function runs on whatever device its inputs are on, and its CPU total fails
+    whenever they are on a GPU; and a tensor made on the CPU in one branch of an `if` (`else: b =
+    torch.zeros(n)` when there is no bias) that meets a tensor on a device after the branches
+    join: the CPU branch runs whenever its condition says so, whatever the device.
+
     ## Why is this bad?
     Every tensor of an operation must be on the same device. On a GPU this raises
     `RuntimeError: Expected all tensors to be on the same device, but found at least two devices,
@@ -100,11 +112,15 @@ class MixedDevices(Rule):
     is in model code: `mask = torch.ones(x.size(0), n)` or `torch.arange(seq_len)` inside
     `forward()` without `device=`, or a plain tensor attribute (not a registered buffer), which
     `model.to(device)` does not move. An in-place update of a CPU tensor (`total += loss`) fails
-    even when the CPU tensor is 0-dim.
+    even when the CPU tensor is 0-dim: a 0-dim CPU tensor may be an operand of an operation on a
+    GPU, never its output.
 
-    Not reported: a tensor made on the CPU on one path only (a placeholder that the first loop
-    iteration replaces, `b = torch.zeros(n)` when there is no bias), since the code usually
-    guarantees the other path; arithmetic in a module's `__init__` on its parameters, which are
+    Not reported: a tensor made on the CPU before a loop that replaces it (a placeholder for the
+    first iteration), since the code usually guarantees the loop runs; a CPU branch under a test of
+    the device (`if x.device.type == "cpu":`), or under `if h is None:` in a call that passes `h`;
+    `total += loss.item()` (a Python float) and `total = total + loss` (a new tensor); an
+    in-place update from inputs the function brings to the CPU (`torch.from_numpy`, `.cpu()`, a
+    `DataLoader`'s batches); arithmetic in a module's `__init__` on its parameters, which are
     still on the CPU there; CPU 0-dim operands (`torch.tensor(2.0)`, `x.sum()`) of operators
     and elementwise functions, which PyTorch takes as scalars on any device (not the bounds of
     `torch.clamp`, nor the tensors `torch.stack` or `torch.cat` join: those raise on a GPU);
@@ -128,6 +144,13 @@ class MixedDevices(Rule):
     weights = torch.ones(3, device=device)
     bias = torch.zeros(3)
     out = weights + bias
+
+
+    def mean_loss(losses: torch.Tensor):
+        total = torch.tensor(0.0)
+        for loss in losses:
+            total += loss
+        return total / len(losses)
     ```
 
     ## Use instead
@@ -137,6 +160,13 @@ class MixedDevices(Rule):
     weights = torch.ones(3, device=device)
     bias = torch.zeros(3, device=device)
     out = weights + bias
+
+
+    def mean_loss(losses: torch.Tensor):
+        total = torch.tensor(0.0, device=losses.device)
+        for loss in losses:
+            total += loss
+        return total / len(losses)
     ```
     """
 
@@ -155,10 +185,12 @@ class MixedDevices(Rule):
                 if _indexed_from_a_device(left, right):
                     yield self._indexed(analysis, operation.node, left, right)
                 continue
-            if operation.in_place and must_be_on_cpu(left) and is_tensor(left) and must_be_on_accelerator(right):
-                # ``total += loss``: the result is written into the CPU tensor, 0-dim or not.
-                yield self._report(analysis, operation.node, _operand(operation.node, True), left, right)
-                continue
+            if isinstance(operation.node, cst.AugAssign) and _written_on_the_cpu(left):
+                node = operation.node
+                updated = self._updated(analysis, node, node.target, left, [right])
+                if updated is not None:
+                    yield updated
+                    continue
             pair = split_places((left, right), operation.scope.function, analysis)
             if pair is not None:
                 cpu_node = _operand(operation.node, left is pair[0])
@@ -172,6 +204,12 @@ class MixedDevices(Rule):
             if site.without_cuda or not _combines_tensors(site):
                 continue
             operands = _operands(site, analysis)
+            if _updates_in_place(site) and site.receiver is not None:
+                arguments = [value for _, value in operands[1:]]
+                updated = self._updated(analysis, site.node, site.receiver, site.receiver_value, arguments)
+                if updated is not None:
+                    yield updated
+                    continue
             values = [value for _, value in operands]
             pair = split_places(values, site.scope.function, analysis, scalars_pass=not checks_every_device(site))
             if pair is not None:
@@ -181,6 +219,41 @@ class MixedDevices(Rule):
             shaped = _shaped_like_an_unknown(operands)
             if shaped is not None:
                 yield self._shaped(analysis, site.node, *shaped)
+
+    def _updated(
+        self,
+        analysis: Analysis,
+        node: cst.CSTNode,
+        target: cst.BaseExpression,
+        written: Value,
+        operands: Sequence[Value],
+    ) -> Finding | None:
+        """``total += loss``, ``total.add_(loss)``: the result is written into the CPU tensor, so the
+        operation fails on a GPU even when that tensor is 0-dim (a 0-dim CPU tensor may be an
+        operand of a GPU operation, never its output)."""
+        for value in operands:
+            if is_tensor(value) and must_be_on_accelerator(value):
+                return self._report(analysis, node, target, written, value)
+        if any(is_tensor(value) and not must_be_on_cpu(value) and placed_by_the_caller(value) for value in operands):
+            return self._updated_from_inputs(analysis, node, target, written)
+        return None
+
+    def _updated_from_inputs(
+        self,
+        analysis: Analysis,
+        node: cst.CSTNode,
+        target: cst.BaseExpression,
+        written: Value,
+    ) -> Finding:
+        """Likely, not sure: the function runs wherever its inputs are, which the code does not
+        show on a GPU."""
+        made = analysis.explain(written)
+        return self.finding(
+            node,
+            f"`{quoted(analysis, target, 20)}` (on the CPU{f', {made}' if made else ''}) is updated in place "
+            "from the function's inputs: fails when they are on a GPU; make it on their device",
+            confidence=Confidence.MEDIUM,
+        )
 
     def _shaped(
         self, analysis: Analysis, node: cst.CSTNode, cpu_node: cst.CSTNode, cpu_value: Value, other: cst.CSTNode
@@ -215,13 +288,32 @@ class MixedDevices(Rule):
         device_value: Value,
     ) -> Finding:
         cpu = f"`{quoted(analysis, cpu_node, 20)}`" if cpu_node is not None else "a tensor"
-        made = analysis.explain(cpu_value)
+        branch = on_the_cpu_in_a_branch(cpu_value)
+        made = analysis.explain(branch or cpu_value)
+        where = "on the CPU" if branch is None else "on the CPU on one branch"
         return self.finding(
             node,
-            f"{cpu} (on the CPU{f', {made}' if made else ''}) meets a tensor on {place_name(device_value)}: "
+            f"{cpu} ({where}{f', {made}' if made else ''}) meets a tensor on {place_name(device_value)}: "
             "fails on a GPU; create it with device= or move it",
-            confidence=evidence_confidence(cpu_value, device_value),
+            # That branch is taken by a condition the code does not tie to the device: likely.
+            confidence=Confidence.MEDIUM if branch is not None else evidence_confidence(cpu_value, device_value),
         )
+
+
+def _written_on_the_cpu(value: Value) -> bool:
+    return is_tensor(value) and must_be_on_cpu(value)
+
+
+def _updates_in_place(site: CallFact) -> bool:
+    """``total.add_(loss)``, ``counts.index_add_(0, i, ones)``: a tensor method that writes its
+    result into a receiver on the CPU."""
+    method = site.method
+    return (
+        method is not None
+        and method.endswith("_")
+        and not method.startswith("_")
+        and _written_on_the_cpu(site.receiver_value)
+    )
 
 
 def _shaped_like_an_unknown(
