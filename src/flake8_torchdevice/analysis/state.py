@@ -110,10 +110,11 @@ class State:
         mine_names, theirs_names = self.names, other.names
         if self.cuda_refused != other.cuda_refused:
             # Where CUDA is not in use, a CPU tensor is where the device is: it cannot clash later.
+            # Not one that path left as it was: on the other, CUDA's, it is on the CPU all the same.
             if self.cuda_refused:
-                mine_names = _without_cpu(mine_names)
+                mine_names = _without_cpu(mine_names, theirs_names)
             else:
-                theirs_names = _without_cpu(theirs_names)
+                theirs_names = _without_cpu(theirs_names, mine_names)
         names = dict(mine_names)
         for name, value in theirs_names.items():
             mine = names.get(name)
@@ -149,8 +150,8 @@ class State:
         )
 
 
-def _without_cpu(names: dict[str, Value]) -> dict[str, Value]:
-    return {name: value.without_cpu() for name, value in names.items()}
+def _without_cpu(names: dict[str, Value], other_path: dict[str, Value]) -> dict[str, Value]:
+    return {name: value if other_path.get(name) is value else value.without_cpu() for name, value in names.items()}
 
 
 def unreachable() -> State:
