@@ -39,7 +39,7 @@ from .domain import (
     tensor,
     with_module,
 )
-from .facts import CallFact
+from .facts import Called, CallFact
 from .imports import dotted_name
 from .libraries import LibraryEvaluator
 from .literals import computed_cuda_device
@@ -70,7 +70,7 @@ class CallEvaluator(LibraryEvaluator):
             else:
                 callee = self.evaluate(func)
         arguments = tuple(self._argument(arg) for arg in node.args)
-        result = self._result(node, qualified, method, receiver, receiver_value, callee, arguments)
+        result = self._result(Called(node, qualified, method, receiver, receiver_value, callee, arguments))
         if self.recording:
             self.facts.calls[id(node)] = CallFact(
                 node,
@@ -113,17 +113,10 @@ class CallEvaluator(LibraryEvaluator):
             return self.instance_attribute(owner, name)
         return UNKNOWN
 
-    def _result(
-        self,
-        node: cst.Call,
-        qualified: str | None,
-        method: str | None,
-        receiver: cst.BaseExpression | None,
-        receiver_value: Value,
-        callee: Value,
-        arguments: tuple[Value, ...],
-    ) -> Value:
-        library = self.library_result(node, qualified, method, receiver, receiver_value, callee, arguments)
+    def _result(self, called: Called) -> Value:
+        node, qualified, method, receiver = called.node, called.qualified, called.method, called.receiver
+        callee, arguments = called.callee, called.arguments
+        library = self.library_result(called)
         if library is not None:  # a DataLoader, a tokenizer, a torchvision transform (knowledge/libraries)
             return library
         if method == "format" and computed_cuda_device(node):  # ``"cuda:{}".format(rank)``
@@ -139,7 +132,7 @@ class CallEvaluator(LibraryEvaluator):
             places = self.device_places(node.func, callee) or NOWHERE
             return tensor(places, callee.origin or Origin(node, "made by a tensor type"))
         if method is not None and receiver is not None:
-            return self._method_result(node, method, receiver, receiver_value, arguments)
+            return self._method_result(node, method, receiver, called.receiver_value, arguments)
         name = dotted_name(node.func)
         if name is not None:
             return self._named_call(node, name, arguments)

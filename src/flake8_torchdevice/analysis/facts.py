@@ -33,6 +33,20 @@ class Scope:
 
 
 @dataclass(frozen=True, slots=True)
+class Called:
+    """A call as the interpreter evaluates it, before what it returns: how its callee is named, and
+    what the receiver, the callee and each argument hold."""
+
+    node: cst.Call
+    qualified: str | None  # ``torch.cuda.synchronize`` for a call of an imported name, else None
+    method: str | None  # ``to`` for ``x.to(...)``: the attribute called on a receiver that is not an import
+    receiver: cst.BaseExpression | None
+    receiver_value: Value
+    callee: Value  # what the called expression holds (``model`` in ``model(x)``)
+    arguments: tuple[Value, ...]  # one value per argument, in order
+
+
+@dataclass(frozen=True, slots=True)
 class CallFact:
     node: cst.Call
     # ``torch.cuda.synchronize`` for a call of an imported name, else None.

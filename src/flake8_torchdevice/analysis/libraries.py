@@ -29,6 +29,7 @@ from .domain import (
     tensor,
     with_module,
 )
+from .facts import Called
 from .imports import dotted_name
 from .literals import is_cpu_literal, string_value
 from .methods import MethodEvaluator, keyword_value
@@ -36,17 +37,9 @@ from .syntax import keyword_argument
 
 
 class LibraryEvaluator(MethodEvaluator):
-    def library_result(
-        self,
-        node: cst.Call,
-        qualified: str | None,
-        method: str | None,
-        receiver: cst.BaseExpression | None,
-        receiver_value: Value,
-        callee: Value,
-        arguments: tuple[Value, ...],
-    ) -> Value | None:
+    def library_result(self, called: Called) -> Value | None:
         """What a call the library tables know returns; None for any other call."""
+        node, qualified, method, receiver = called.node, called.qualified, called.method, called.receiver
         requested = keyword_argument(node, libraries.RETURN_TENSORS_KEYWORD)
         if requested is not None and string_value(requested) == libraries.TORCH_TENSORS:
             origin = Origin(node, "made on the CPU by the tokenizer")  # a BatchEncoding, or ``encode``'s ids
@@ -56,11 +49,11 @@ class LibraryEvaluator(MethodEvaluator):
                     return tensor(CPU, origin)
             return Value(kind=Kind.MAPPING, item=tensor(CPU, origin), origin=origin)
         if qualified is not None:
-            return self._library_function(node, qualified, arguments)
-        if callee.cls in libraries.TO_TENSOR_TRANSFORMS:  # ``transform(img)``, ``ToTensor()(img)``
-            return tensor(CPU, callee.origin)
-        if method is not None and receiver is not None and receiver_value.kind is Kind.LOADER:
-            return self._loader_method(node, method, receiver, receiver_value, arguments)
+            return self._library_function(node, qualified, called.arguments)
+        if called.callee.cls in libraries.TO_TENSOR_TRANSFORMS:  # ``transform(img)``, ``ToTensor()(img)``
+            return tensor(CPU, called.callee.origin)
+        if method is not None and receiver is not None and called.receiver_value.kind is Kind.LOADER:
+            return self._loader_method(node, method, receiver, called.receiver_value, called.arguments)
         return None
 
     def _library_function(self, node: cst.Call, qualified: str, arguments: tuple[Value, ...]) -> Value | None:
