@@ -26,8 +26,5 @@ class ImportedClasses:
 
     classes: tuple[tuple[str, ImportedClass], ...] = ()
 
-    def of(self, spelled: str) -> ImportedClass | None:
-        return next((found for name, found in self.classes if name == spelled), None)
-
 
 NO_IMPORTED_CLASSES = ImportedClasses()

@@ -309,7 +309,7 @@ class CallEvaluator(LibraryEvaluator):
         kind = Kind.TENSOR if (module.cls or "").startswith("torch.nn.") else Kind.OUTPUT
         # A module class of another file of the project may have no parameters at all (a
         # normalisation step): only its inputs make its output require grad.
-        from_another_file = self.definitions.project_classes.of(module.cls or "") is not None
+        from_another_file = (module.cls or "") in self.definitions.project_classes
         parameters = not stateless and not from_another_file and api.may_own_parameters(module.cls)
         grad = self.state.grad_enabled and (parameters or any(value.grad for value in inputs))
         callee = dotted_name(node.func)

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 import libcst as cst
 
 from ..callers import NO_CALLERS, CallFacts, FileCallers
-from ..imported import NO_IMPORTED_CLASSES, ImportedClass, ImportedClasses
+from ..imported import ImportedClass
 from ..knowledge import api
 from .domain import Kind
 from .imports import dotted_name
@@ -149,8 +149,8 @@ class Definitions:
     batch_handlers: set[str] = field(default_factory=set)
     # What the calls in other files of the module's functions and classes have in common.
     callers: FileCallers = NO_CALLERS
-    # What the classes the module imports from the project's other files are.
-    project_classes: ImportedClasses = NO_IMPORTED_CLASSES
+    # What the classes the module imports from the project's other files are, by the name it uses.
+    project_classes: dict[str, ImportedClass] = field(default_factory=dict)
     _families: dict[str, list[ClassInfo]] = field(default_factory=dict)  # by class key
 
     def owner(self, function: FunctionInfo) -> ClassInfo | None:
@@ -209,10 +209,12 @@ class Definitions:
     def imported_class(self, node: cst.BaseExpression) -> ImportedClass | None:
         """What the project says of the class ``node`` names (``Net``, ``models.Net``), when it is
         imported from another of the project's files and not a class of this one."""
+        if not self.project_classes:  # asked of every call: most files import no project class
+            return None
         spelled = dotted_name(node)
         if spelled is None or spelled in self.classes or spelled.partition(".")[0] not in self.imported_names:
             return None
-        return self.project_classes.of(spelled)
+        return self.project_classes.get(spelled)
 
     def project_calls(self, function: FunctionInfo) -> CallFacts | None:
         """What every call of ``function`` in the project does, where other files call it: a

@@ -32,10 +32,10 @@ from .index import (
     mentions_cuda,
     names_a_word,
     negated,
-    qualified,
     skips,
 )
 from .layout import importing_package, module_name
+from .names import qualified
 
 
 @dataclass(frozen=True)

@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from ..imported import ImportedClass, ImportedClasses
 from ..knowledge import api
 from .layout import importing_package, module_name
+from .names import dotted, qualified, read_through
 from .resolution import Resolver
 
 # Methods of ``self`` that move a module's parameters: a class that calls one places itself.
@@ -69,16 +70,14 @@ def read_classes(tree: ast.Module, aliases: Mapping[str, str], module: str, is_p
         for node in tree.body
         if isinstance(node, ast.ClassDef)
     )
-    uses = {spelled: target for spelled in _class_uses(tree) if (target := _imported(spelled, aliases)) is not None}
+    uses = {spelled: target for spelled in _class_uses(tree) if (target := read_through(spelled, aliases)) is not None}
     exports = tuple(sorted(aliases.items())) if is_package else ()
     return FileClasses(entries, tuple(sorted(uses.items())), exports)
 
 
 def _base(node: ast.expr, known: Mapping[str, str]) -> str:
-    spelled = _dotted(node)
-    if spelled is None:
-        return ""
-    return _imported(spelled, known) or spelled  # a builtin (``object``) by its bare name
+    """A builtin (``object``) by its bare name; "" for a base that is not a dotted name."""
+    return qualified(_subscripted(node), known) or ""
 
 
 def _places_itself(node: ast.ClassDef) -> bool:
@@ -117,8 +116,8 @@ def _class_uses(tree: ast.Module) -> set[str]:
     found: set[str] = set()
     for node in ast.walk(tree):
         if isinstance(node, ast.ClassDef):
-            found.update(name for base in node.bases if (name := _dotted(base)) is not None)
-        elif isinstance(node, ast.Call) and (name := _dotted(node.func)) is not None and _capitalised(name):
+            found.update(name for base in node.bases if (name := dotted(_subscripted(base))) is not None)
+        elif isinstance(node, ast.Call) and (name := dotted(node.func)) is not None and _capitalised(name):
             found.add(name)
     return found
 
@@ -127,26 +126,9 @@ def _capitalised(dotted: str) -> bool:
     return dotted.rsplit(".", 1)[-1][:1].isupper()
 
 
-def _dotted(node: ast.expr) -> str | None:
-    if isinstance(node, ast.Subscript):  # ``Generic[T]``: the class subscripted
-        node = node.value
-    parts: list[str] = []
-    while isinstance(node, ast.Attribute):
-        parts.append(node.attr)
-        node = node.value
-    if not isinstance(node, ast.Name):
-        return None
-    parts.append(node.id)
-    return ".".join(reversed(parts))
-
-
-def _imported(spelled: str, aliases: Mapping[str, str]) -> str | None:
-    """What ``spelled`` stands for when its first part is an import; None for a local name."""
-    head, _, rest = spelled.partition(".")
-    target = aliases.get(head)
-    if target is None:
-        return None
-    return f"{target}.{rest}" if rest else target
+def _subscripted(node: ast.expr) -> ast.expr:
+    """``Generic[T]`` as a base: the class subscripted."""
+    return node.value if isinstance(node, ast.Subscript) else node
 
 
 @dataclass(frozen=True)

@@ -42,6 +42,7 @@ from .evidence import (
     Evidence,
 )
 from .layout import importing_package, module_name
+from .names import qualified
 
 # Libraries with no CPU implementation at all: importing one unconditionally needs a GPU.
 _CUDA_ONLY_LIBRARIES = frozenset(
@@ -211,18 +212,6 @@ def _absolute(module: str | None, level: int, package: str) -> str | None:
     if level - 1 > len(parts):
         return None
     return ".".join([*parts[: len(parts) - (level - 1)], *([module] if module else [])])
-
-
-def qualified(node: ast.AST, aliases: dict[str, str]) -> str | None:
-    """The dotted name a name or attribute chain stands for, its first part read through ``aliases``."""
-    parts: list[str] = []
-    while isinstance(node, ast.Attribute):
-        parts.append(node.attr)
-        node = node.value
-    if not isinstance(node, ast.Name):
-        return None
-    parts.append(aliases.get(node.id, node.id))
-    return ".".join(reversed(parts))
 
 
 def mentions_cuda(test: ast.AST, aliases: dict[str, str]) -> bool:
