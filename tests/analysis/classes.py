@@ -99,3 +99,23 @@ class AdaptedLinear(nn.Module, AdapterMixin):
 
 wrapped = nn.parallel.DistributedDataParallel(Encoder(2), device_ids=[0])
 reveal(wrapped(torch.zeros(2)))  # reveal: tensor {module:DistributedDataParallel} grad
+
+
+# A property is read like an attribute and computed by its method: a plain class whose device is
+# the device of the data it holds.
+class DataHolder:
+    def __init__(self, data):
+        self._data = torch.as_tensor(data).cuda()
+
+    @property
+    def data(self):
+        return self._data
+
+    @property
+    def device(self):
+        return self.data.device
+
+    def blank(self):
+        reveal(self.data)  # reveal: tensor {"cuda"}
+        reveal(self.device)  # reveal: device {"cuda"}
+        return torch.zeros(2, device=self.device)  # reveal: tensor {"cuda"}

@@ -84,6 +84,8 @@ class FunctionInfo:
     self_name: str | None = None
     # A class method: its first parameter is the class, not an instance (``cls(...)`` constructs).
     is_classmethod: bool = field(init=False, default=False)
+    # Read as an attribute (``@property``): ``obj.name`` runs it.
+    is_property: bool = field(init=False, default=False)
 
     def positional_params(self) -> list[cst.Param]:
         """The parameters a call fills by position, ``self`` (or ``cls``) left out."""
@@ -94,6 +96,7 @@ class FunctionInfo:
         self.name = self.node.name.value
         decorators = {_decorator_name(d) for d in self.node.decorators}
         self.is_classmethod = self.owner_key is not None and "classmethod" in decorators
+        self.is_property = self.owner_key is not None and not decorators.isdisjoint(_PROPERTY_DECORATORS)
         if self.owner_key is not None and "staticmethod" not in decorators:
             params = self.node.params.posonly_params or self.node.params.params
             self.self_name = params[0].name.value if params else None
@@ -276,6 +279,9 @@ def _passes(call: cst.Call, name: str, index: int | None) -> bool:
         return True
     positional = [arg for arg in call.args if arg.keyword is None]
     return index is not None and 0 <= index < len(positional)
+
+
+_PROPERTY_DECORATORS = frozenset({"property", "functools.cached_property", "cached_property"})
 
 
 def _decorator_name(decorator: cst.Decorator) -> str | None:

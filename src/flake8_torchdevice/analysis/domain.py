@@ -183,7 +183,7 @@ class Value:
         if self.item is not None:
             return self.item
         if self.elements:
-            return join_all(self.elements)
+            return any_element(self.elements)
         return UNKNOWN
 
     def keyed(self, key: str) -> Value:
@@ -209,7 +209,7 @@ class Value:
             polarity=self.polarity if self.polarity is other.polarity else Polarity.NONE,
             rank=self.rank if self.rank == other.rank else None,
             elements=_join_elements(self.elements, other.elements),
-            item=_join_optional(self.item, other.item),
+            item=_join_any_element(self.item, other.item),
             items=_join_items(self.items, other.items),
             cls=self.cls if self.cls == other.cls else None,
             origin=_cited_origin(self, other),
@@ -285,10 +285,10 @@ def join_places(left: frozenset[Place], right: frozenset[Place]) -> frozenset[Pl
     return joined if len(joined) <= _MAX_PLACES else NOWHERE
 
 
-def _join_optional(left: Value | None, right: Value | None) -> Value | None:
+def _join_any_element(left: Value | None, right: Value | None) -> Value | None:
     if left is None or right is None:
         return left or right
-    return left.join(right)
+    return any_element((left, right))
 
 
 def _join_elements(left: tuple[Value, ...] | None, right: tuple[Value, ...] | None) -> tuple[Value, ...] | None:
@@ -313,6 +313,16 @@ def join_all(values: tuple[Value, ...] | list[Value]) -> Value:
     for value in values[1:]:
         joined = joined.join(value)
     return joined
+
+
+def any_element(values: tuple[Value, ...] | list[Value]) -> Value:
+    """What any of several elements of one collection may be: their join, except that a CPU one
+    branch of an ``if`` made is only a CPU the element may be on: when that branch runs, the other
+    elements are still where they are (a list of one CPU score and later device ones)."""
+    joined = join_all(values)
+    if all(cpu_branch(value) is cpu_branch(joined) for value in values):
+        return joined
+    return replace(joined, places=frozenset(replace(place, branch=None) for place in joined.places))
 
 
 UNKNOWN = Value()

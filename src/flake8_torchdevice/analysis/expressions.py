@@ -26,6 +26,7 @@ from .domain import (
     Origin,
     Value,
     accelerator,
+    any_element,
     computed_places,
     join_places,
     mapping,
@@ -119,8 +120,8 @@ class ExpressionEvaluator(_Base):
                 grad = owner.grad and attribute not in _NO_GRAD_ATTRIBUTES
                 scalar = owner.scalar and attribute in _NO_GRAD_ATTRIBUTES  # ``loss.data`` is as 0-dim as ``loss``
                 return Value(kind=Kind.TENSOR, places=owner.places, grad=grad, scalar=scalar, origin=owner.origin)
-            if attribute == "device":
-                return Value(kind=Kind.DEVICE, places=owner.places, origin=owner.origin)
+            if attribute == "device":  # wherever the tensor is, however it is later passed on
+                return Value(kind=Kind.DEVICE, places=owner.places, origin=Origin(node, "the device of a value"))
             if attribute in _RESULT_FIELDS:  # ``x.max(dim=1).values``: the fields of torch's named tuples
                 grad = owner.grad and attribute == "values"
                 return Value(kind=Kind.TENSOR, places=owner.places, grad=grad, origin=owner.origin)
@@ -186,17 +187,16 @@ class ExpressionEvaluator(_Base):
         name = dotted_name(target.value)
         if name is None:
             return
+        grown = value if container.item is None else any_element((container.item, value))
         if container.kind is Kind.SEQUENCE:
-            self.state.bind(name, sequence(item=value if container.item is None else container.item.join(value)))
+            self.state.bind(name, sequence(item=grown))
         elif container.kind is Kind.MAPPING:
             key = literal_index(target)
             if type(key) is str:
                 items = (*tuple((k, v) for k, v in container.items if k != key), (key, value))
                 self.state.bind(name, mapping(items, container.item))
             else:
-                self.state.bind(
-                    name, mapping(container.items, value if container.item is None else container.item.join(value))
-                )
+                self.state.bind(name, mapping(container.items, grown))
 
     # -------------------------------------------------------------- arithmetic
     def _binary(self, node: cst.BinaryOperation) -> Value:
@@ -303,9 +303,7 @@ class ExpressionEvaluator(_Base):
             values.append(value)
         if type(node) is cst.Tuple and not starred:
             return sequence(elements=tuple(values))
-        joined = None
-        for value in values:
-            joined = value if joined is None else joined.join(value)
+        joined = any_element(values) if values else None
         return sequence(elements=None if starred or type(node) is cst.Set else tuple(values), item=joined)
 
     def _dict(self, node: cst.Dict) -> Value:

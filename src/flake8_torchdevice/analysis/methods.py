@@ -23,6 +23,7 @@ from .domain import (
     Place,
     Value,
     accelerator,
+    any_element,
     is_device_of_a_value,
     may_be_on_accelerator,
     may_hold_data,
@@ -165,7 +166,7 @@ class MethodEvaluator(_Base):
         else:
             return value.element() if method in _NEXT_ELEMENT else UNKNOWN
         if name is not None:
-            item = added if value.item is None and not value.elements else value.element().join(added)
+            item = added if value.item is None and not value.elements else any_element((value.element(), added))
             self.state.bind(name, sequence(item=item))
         return UNKNOWN
 
@@ -225,12 +226,10 @@ class MethodEvaluator(_Base):
             return value.places
         name = dotted_name(node)
         if value.kind is Kind.DEVICE:
-            if self._is_device_of_a_value(node):  # ``x.device``: wherever ``x`` is
-                return value.places
+            if self._is_device_of_a_value(node) or is_device_of_a_value(value):  # ``x.device``, ``d = x.device``
+                return value.places  # wherever ``x`` is, on every path
             if may_be_on_accelerator(value):  # chosen by availability: the accelerator when present
                 return accelerator(name or self.module.code_for_node(node))
-            if is_device_of_a_value(value):  # ``d = x.device``: wherever ``x`` is
-                return value.places
             return accelerator(name) if name is not None else value.places
         if type(node) is cst.Integer:  # ``.to(0)``: CUDA device 0
             return accelerator(f"cuda:{node.value}")

@@ -109,6 +109,10 @@ class SummaryEvaluator(_Base):
             value = self._table(info).get(attribute)
             if value is not None and value.places == SELF:
                 return value.placed(owner.places)
+            if value is None:
+                getter = self._method(owner.cls, attribute)
+                if getter is not None and getter.is_property and getter.self_name is not None:
+                    return self._summarise(getter, {}, owner)[0]  # ``self.device`` of a property
             if value is None or value.kind is Kind.UNKNOWN:
                 return self._shown_by_methods(info, attribute, value or UNKNOWN)
             return value
