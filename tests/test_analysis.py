@@ -3,7 +3,7 @@
 In the style of mypy's ``reveal_type``: a line ending in ``# reveal: tensor {cpu}`` states
 what the analysis must infer for the expression on that line: the argument of a ``reveal(...)``
 call if there is one, else the value assigned, returned or evaluated by the line's statement.
-The text is ``Value.describe()``: the kind, then the places (``{cpu}``, ``may{cpu, device}``,
+The text is ``describe(value)``: the kind, then the places (``{cpu}``, ``may{cpu, device}``,
 ``{module:self}`` for wherever the module is, ``?`` for a place the code does not show), then
 ``grad`` / ``0-dim`` / ``cuda-check`` when they hold.
 """
@@ -20,6 +20,7 @@ import libcst as cst
 import pytest
 
 from flake8_torchdevice.analysis import analyse, positions_of
+from flake8_torchdevice.analysis.queries import describe
 
 REVEALS = Path(__file__).parent / "analysis"
 _REVEAL = re.compile(r"#\s*reveal:\s*(?P<expected>.+?)\s*$")
@@ -63,7 +64,7 @@ def reveals(path: Path) -> list[tuple[int, str, str]]:
             continue
         line = by_line.get(number)
         expression = revealed_expression(line) if line is not None else None
-        revealed = analysis.value_of(expression).describe() if expression is not None else "<no expression>"
+        revealed = describe(analysis.value_of(expression)) if expression is not None else "<no expression>"
         found.append((number, match.group("expected"), revealed))
     return found
 
@@ -112,9 +113,9 @@ def test_a_unit_past_its_budget_is_analysed_again_simply(monkeypatch) -> None:
     calls = [node for node in _calls(module) if type(node.func) is cst.Name and node.func.value == "helper"]
     monkeypatch.setattr(interpreter, "UNIT_BUDGET", 5)
     analysis = analyse(module)
-    assert analysis.value_of(calls[0]).describe() == "unknown"  # no summaries in simple mode
+    assert describe(analysis.value_of(calls[0])) == "unknown"  # no summaries in simple mode
     monkeypatch.setattr(interpreter, "UNIT_BUDGET", 60_000)
-    assert analyse(module).value_of(calls[0]).describe() == "tensor {cpu}"
+    assert describe(analyse(module).value_of(calls[0])) == "tensor {cpu}"
 
 
 def _node_types_only(annotation: object) -> bool:

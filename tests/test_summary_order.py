@@ -21,6 +21,7 @@ import flake8_torchdevice.analysis as analysis_package
 from flake8_torchdevice.analysis import analyse
 from flake8_torchdevice.analysis.definitions import ClassInfo, FunctionInfo
 from flake8_torchdevice.analysis.interpreter import Interpreter
+from flake8_torchdevice.analysis.queries import describe
 from flake8_torchdevice.analysis.state import State
 from flake8_torchdevice.engine import check_source
 
@@ -63,7 +64,7 @@ class _AskingFirst(Interpreter):
 def _outcome(source: str, module: cst.Module) -> tuple[list[str], list[tuple[int, int, str, str]]]:
     """Every expression's value, in the order of the tree, and every finding."""
     analysis = analyse(module)
-    values = [analysis.value_of(node).describe() for node in _expressions(module)]
+    values = [describe(analysis.value_of(node)) for node in _expressions(module)]
     findings = [(d.line, d.column, d.code, d.message) for d in check_source(source).diagnostics]
     return values, findings
 

@@ -236,6 +236,23 @@ def test_the_move_signatures_are_the_installed_torchs():
     assert {name: (most, frozenset(names)) for name, (most, names) in found.items()} == api.TENSOR_MOVE_PARAMETERS
 
 
+def test_the_optimizers_are_the_installed_torchs():
+    """``api.OPTIMIZERS`` (what TDV013 knows keeps state that ``load_state_dict`` places) against
+    every optimizer ``torch.optim`` exports; SGD's momentum option is its third parameter."""
+    optim = pytest.importorskip("torch.optim")
+    import inspect
+
+    from flake8_torchdevice.knowledge import api
+
+    exported = {
+        f"torch.optim.{name}"
+        for name, value in vars(optim).items()
+        if inspect.isclass(value) and issubclass(value, optim.Optimizer) and value is not optim.Optimizer
+    }
+    assert exported == api.OPTIMIZERS
+    assert list(inspect.signature(optim.SGD).parameters)[2] == api.STATEFUL_WITH["torch.optim.SGD"]
+
+
 # ---- facts TDV001 relies on, on the CPU build of torch -------------------------------------
 _ARGUMENTS = {"set_device": (0,), "set_per_process_memory_fraction": (0.5,), "can_device_access_peer": (0, 1)}
 

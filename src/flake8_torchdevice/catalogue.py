@@ -101,6 +101,12 @@ CODES: tuple[CodeInfo, ...] = (
         True,
     ),
     CodeInfo(
+        "TDV013",
+        "optimizer-state-left-on-cpu",
+        "`optimizer.load_state_dict()` before the model moves: the state stays on the CPU",
+        True,
+    ),
+    CodeInfo(
         "TDV900",
         "file-not-analysed",
         "The file could not be analysed (parser, nesting, size, encoding or a crash); no TDV check ran on it",

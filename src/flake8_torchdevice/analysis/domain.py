@@ -49,7 +49,8 @@ class Kind(enum.Enum):
     BATCH = "batch"
     SCALAR = "scalar"
     NONE = "none"
-    # An instance of a class defined in the analysed file; ``cls`` names it.
+    # An instance of a class defined in the analysed file, or of a library class the tables know
+    # (an optimizer); ``cls`` names it.
     OBJECT = "object"
 
 
@@ -215,43 +216,11 @@ class Value:
             origin=_cited_origin(self, other),
         )
 
-    # ------------------------------------------------------------------------- display
-    def describe(self) -> str:
-        """The canonical text of the reveal fixtures: ``tensor {cpu}``, ``output may{cpu, device} grad``."""
-        words = [self.cls if self.kind is Kind.OBJECT and self.cls else self.kind.value]
-        if self.kind is Kind.SEQUENCE and self.elements is not None:
-            words[0] = "sequence(" + ", ".join(element.describe() for element in self.elements) + ")"
-        elif self.item is not None and self.kind in (Kind.SEQUENCE, Kind.MAPPING) and not self.items:
-            words[0] = f"{self.kind.value}[{self.item.describe()}]"
-        if self.items:
-            words.append("{" + ", ".join(f"{key}: {value.describe()}" for key, value in self.items) + "}")
-        if self.places != NOWHERE and self.kind not in _PLACELESS:
-            words.append(describe_places(self.places))
-        if self.grad:
-            words.append("grad")
-        if self.scalar:
-            words.append("0-dim")
-        if self.rank is not None:
-            words.append(f"rank={self.rank}")
-        if self.polarity is not Polarity.NONE:
-            words.append("cuda-check" if self.polarity is Polarity.POSITIVE else "no-cuda-check")
-        return " ".join(words)
-
-
-_PLACELESS = frozenset({Kind.SCALAR, Kind.NONE, Kind.SEQUENCE, Kind.MAPPING, Kind.LOADER, Kind.OBJECT})
-
 
 def _cuda_in_use(place: Place) -> bool:
     if place.kind is PlaceKind.WITH_MODULE:
         return True
     return place.kind is PlaceKind.ACCELERATOR and place.name.strip("\"'").startswith("cuda")
-
-
-def describe_places(places: frozenset[Place]) -> str:
-    names = sorted(str(place) for place in places)
-    if len(names) == 1:
-        return "{" + names[0] + "}"
-    return "may{" + ", ".join(names) + "}"
 
 
 def _cited_origin(left: Value, right: Value) -> Origin | None:

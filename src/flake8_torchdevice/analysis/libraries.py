@@ -10,7 +10,7 @@ from collections.abc import Iterator
 
 import libcst as cst
 
-from ..knowledge import libraries
+from ..knowledge import api, libraries
 from ..knowledge.libraries import BatchForm, Loader
 from .domain import (
     CPU,
@@ -77,6 +77,8 @@ class LibraryEvaluator(MethodEvaluator):
             return self._composed(node, arguments)
         if libraries.keeps_transform_place(qualified):
             return Value(cls=qualified, origin=Origin(node, f"made by {short}()"))
+        if qualified in api.OPTIMIZERS:  # an optimizer, not the module its ``load_state_dict`` suggests
+            return Value(kind=Kind.OBJECT, cls=qualified, origin=Origin(node, f"built by {short}()"))
         return None
 
     # ------------------------------------------------------------------ loaders

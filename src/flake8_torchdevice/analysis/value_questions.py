@@ -13,6 +13,7 @@ from ..knowledge import api
 from . import domain
 from .domain import Kind, PlaceKind, Value
 from .facts import CallFact
+from .syntax import keyword_argument, positional_argument
 
 
 def is_tensor(value: Value) -> bool:
@@ -36,7 +37,7 @@ def is_unknown(value: Value) -> bool:
 
 def is_instance_of_other_class(value: Value) -> bool:
     """An instance of a class that is not torch's (its ``.cuda()`` is its own method)."""
-    return value.kind is Kind.OBJECT
+    return value.kind is Kind.OBJECT and not is_optimizer(value)
 
 
 def device_index_literal(value: Value) -> cst.Integer | None:
@@ -149,6 +150,21 @@ def saves_a_file(call: CallFact) -> bool:
     return call.qualified in api.SAVES
 
 
+def is_optimizer(value: Value) -> bool:
+    """An optimizer of ``torch.optim`` the code built (``torch.optim.Adam(model.parameters())``)."""
+    return value.kind is Kind.OBJECT and value.cls in api.OPTIMIZERS
+
+
+def keeps_state(call: CallFact) -> bool:
+    """Does the optimizer this call builds keep tensors in its state? Every one of ``torch.optim``
+    does, but SGD only with a momentum (``momentum=0.9``, or third positionally)."""
+    option = api.STATEFUL_WITH.get(call.qualified or "")
+    if option is None:
+        return True
+    value = keyword_argument(call.node, option) or positional_argument(call.node, 2)
+    return value is not None and not (isinstance(value, (cst.Integer, cst.Float)) and float(value.value) == 0)
+
+
 def builds_parameter(call: CallFact) -> bool:
     """``nn.Parameter(...)``, ``nn.Buffer(...)``: a tensor a module registers when it is assigned."""
     return call.qualified in api.PARAMETER_CLASSES
@@ -194,4 +210,30 @@ def evidence_confidence(*values: Value) -> Confidence:
 
 
 def describe(value: Value) -> str:
-    return value.describe()
+    """The canonical text of the reveal fixtures: ``tensor {cpu}``, ``output may{cpu, device} grad``."""
+    words = [value.cls if value.kind is Kind.OBJECT and value.cls else value.kind.value]
+    if value.kind is Kind.SEQUENCE and value.elements is not None:
+        words[0] = "sequence(" + ", ".join(describe(element) for element in value.elements) + ")"
+    elif value.item is not None and value.kind in (Kind.SEQUENCE, Kind.MAPPING) and not value.items:
+        words[0] = f"{value.kind.value}[{describe(value.item)}]"
+    if value.items:
+        words.append("{" + ", ".join(f"{key}: {describe(item)}" for key, item in value.items) + "}")
+    if value.places != domain.NOWHERE and value.kind not in _PLACELESS:
+        words.append(_described_places(value.places))
+    if value.grad:
+        words.append("grad")
+    if value.scalar:
+        words.append("0-dim")
+    if value.rank is not None:
+        words.append(f"rank={value.rank}")
+    if value.polarity is not domain.Polarity.NONE:
+        words.append("cuda-check" if value.polarity is domain.Polarity.POSITIVE else "no-cuda-check")
+    return " ".join(words)
+
+
+_PLACELESS = frozenset({Kind.SCALAR, Kind.NONE, Kind.SEQUENCE, Kind.MAPPING, Kind.LOADER, Kind.OBJECT})
+
+
+def _described_places(places: frozenset[domain.Place]) -> str:
+    names = sorted(str(place) for place in places)
+    return "{" + names[0] + "}" if len(names) == 1 else "may{" + ", ".join(names) + "}"

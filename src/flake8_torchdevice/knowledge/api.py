@@ -186,6 +186,17 @@ PLAIN_BASES = frozenset(
         "torch.optim.lr_scheduler.LRScheduler", "torch.optim.lr_scheduler._LRScheduler",
     }
 )  # fmt: skip
+# torch.optim's optimizers (torch 2.13: every subclass of ``torch.optim.Optimizer`` it exports).
+# ``load_state_dict`` casts the loaded state to the device each parameter is on *then*; the state
+# never follows a later ``model.to()`` (semantics/raises_optimizer_state_loaded_before_the_move).
+OPTIMIZERS = frozenset(
+    f"torch.optim.{name}"
+    for name in "ASGD Adadelta Adafactor Adagrad Adam AdamW Adamax LBFGS Muon NAdam RAdam RMSprop Rprop SGD "
+    "SparseAdam".split()
+)
+# Optimizers whose state holds tensors only with an option: SGD keeps a momentum buffer only
+# with a momentum.
+STATEFUL_WITH = {"torch.optim.SGD": "momentum"}
 PARAMETER_CLASSES = frozenset({"torch.nn.Parameter", "torch.nn.parameter.Parameter", "torch.nn.Buffer"})
 TENSOR_TYPES = frozenset({"torch.Tensor", "torch.FloatTensor", "torch.LongTensor", "torch.nn.Parameter"})
 DTYPES = frozenset(

@@ -16,6 +16,7 @@ from .tdv009_implicit_numpy import ImplicitNumpyConversion
 from .tdv010_layer_in_forward import LayerInForward
 from .tdv011_map_location_to_load_state_dict import MapLocationToLoadStateDict
 from .tdv012_parameter_moved_by_to import ParameterMovedByTo
+from .tdv013_optimizer_state_left_on_cpu import OptimizerStateLeftOnCpu
 from .tdv900_unanalysable import UnanalysableFile
 
 ALL_RULES: tuple[type[Rule], ...] = (
@@ -31,6 +32,7 @@ ALL_RULES: tuple[type[Rule], ...] = (
     LayerInForward,
     MapLocationToLoadStateDict,
     ParameterMovedByTo,
+    OptimizerStateLeftOnCpu,
 )
 
 RULES_BY_CODE: dict[str, type[Rule]] = {rule.code: rule for rule in ALL_RULES}
