@@ -18,6 +18,7 @@ unpacked is not unpacked again.
     python scripts/corpora.py --round6   # the round-6 first-look libraries and user repositories
     python scripts/corpora.py --round7   # the round-7 first-look libraries and user repositories
     python scripts/corpora.py --round8   # the round-8 first-look libraries and user repositories
+    python scripts/corpora.py --round9   # the round-9 first-look libraries and user repositories
 
 Reuse from another script::
 
@@ -200,6 +201,27 @@ ROUND8_CORPORA: dict[str, str] = {
     "advertorch": "advertorch==0.2.3",
     "torchani": "torchani==2.9.0",
 }
+# The round-9 first-look corpora: chosen on 2026-12-05 from their READMEs and package descriptions
+# (never from lint output), none of them in the lists above, named in docs/precision.md as a corpus,
+# nor a source repository of shared/realbugs (libraries here, tutorial and course repositories in
+# ROUND9_USER_REPOSITORIES). By their READMEs, easyocr (`gpu=False` for "CPU-only mode"), kymatio
+# ("runs seamlessly on CPU and GPU"), pytorch-tabular (`gpus=None` is the CPU; "save a model using
+# GPU and load in CPU"), torchcam (benchmarked on a laptop's CPU and GPU) and facexlib (an NVIDIA GPU
+# is an "option") run on the CPU; bert-score says "a GPU is usually necessary" but takes a `device`
+# (CUDA if available); ctgan (an `enable_gpu` flag), pyod (a `device` of its deep detectors) and
+# torch-pruning (examples move to `device`) do not say. All publish wheels. Lint them once, with
+# ``precision.py --round9``, and classify every finding before any change is made for them.
+ROUND9_CORPORA: dict[str, str] = {
+    "easyocr": "easyocr==1.7.2",
+    "bert_score": "bert-score==0.3.13",
+    "ctgan": "ctgan==0.11.1",
+    "pyod": "pyod==2.0.5",
+    "facexlib": "facexlib==0.3.0",
+    "kymatio": "kymatio==0.3.0",
+    "pytorch_tabular": "pytorch-tabular==1.1.1",
+    "torch_pruning": "torch-pruning==1.6.0",
+    "torchcam": "torchcam==0.4.0",
+}
 KNOWN_CORPORA: dict[str, str] = {
     **CORPORA,
     **EXTRA_CORPORA,
@@ -210,6 +232,7 @@ KNOWN_CORPORA: dict[str, str] = {
     **ROUND6_CORPORA,
     **ROUND7_CORPORA,
     **ROUND8_CORPORA,
+    **ROUND9_CORPORA,
 }
 
 # User research code: training scripts, tutorials and notebooks from public repositories, pinned
@@ -364,6 +387,31 @@ ROUND8_USER_REPOSITORIES: dict[str, tuple[str, str]] = {
     "hkproj-transformer": ("hkproj/pytorch-transformer", "3beddd2604bfa5e0fbd53f52361bd887dc027a8c"),
     "pytorch-gat": ("gordicaleksa/pytorch-GAT", "39c8f0ee634477033e8b1a6e9a6da3c7ed71bbd1"),
 }
+# The tutorial and course repositories of the round-9 first look (see ROUND9_CORPORA): chosen on
+# 2026-12-05 from their READMEs, never linted before. Beginners' code, where device mistakes are
+# likeliest: jeffheaton's Applications of Deep Neural Networks course (its lesson "Beyond the CPU";
+# `mps if available else cuda if available else cpu`), the Chinese port of Dive into Deep Learning
+# (`cuda if available else cpu`), Hugging Face's diffusion models class (cuda, mps or cpu; the
+# snapshot lacks its largest notebooks), L1aoXingyu's pytorch-beginner (`.cuda()` under
+# `is_available()`), keon's 3-min-pytorch book code (`USE_CUDA = is_available()`) and vinhkhuc's
+# PyTorch-Mini-Tutorials (CPU only: no device anywhere); and a tutorial with training and evaluation
+# scripts, sgrvinod's Super-Resolution (README: trained on one RTX 2080Ti; the scripts
+# `cuda if available else cpu`).
+ROUND9_USER_REPOSITORIES: dict[str, tuple[str, str]] = {
+    "super-resolution": (
+        "sgrvinod/a-PyTorch-Tutorial-to-Super-Resolution",
+        "c30556bc79a9d43539f2d658722bcb7ff5011ddb",
+    ),
+    "app-deep-learning": ("jeffheaton/app_deep_learning", "c8d1e529bda98281b5889524d759ac80a0310665"),
+    "dive-into-dl": ("ShusenTang/Dive-into-DL-PyTorch", "09c8bacc08599eb86236551454ba43b82cb91498"),
+    "diffusion-models-class": (
+        "huggingface/diffusion-models-class",
+        "8243e35b69c2a87fb8ac2f24dc66355a99d14511",
+    ),
+    "pytorch-beginner": ("L1aoXingyu/pytorch-beginner", "a57dd7ea35c9965a41f4963dee62d38884f92a65"),
+    "3-min-pytorch": ("keon/3-min-pytorch", "a68ea4dcb73f6003b3e2b60244c35c67c85883ce"),
+    "mini-tutorials": ("vinhkhuc/PyTorch-Mini-Tutorials", "bb967869a6ad2c3919b67b0623ce33e36349d413"),
+}
 KNOWN_USER_REPOSITORIES: dict[str, tuple[str, str]] = {
     **USER_REPOSITORIES,
     **FRESH_USER_REPOSITORIES,
@@ -372,6 +420,7 @@ KNOWN_USER_REPOSITORIES: dict[str, tuple[str, str]] = {
     **ROUND6_USER_REPOSITORIES,
     **ROUND7_USER_REPOSITORIES,
     **ROUND8_USER_REPOSITORIES,
+    **ROUND9_USER_REPOSITORIES,
 }
 MIRROR_ROOT = Path("/work/.mirror")
 
@@ -549,6 +598,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument(
         "--round8", action="store_true", help="fetch and export the round-8 first-look libraries and user repositories"
     )
+    parser.add_argument(
+        "--round9", action="store_true", help="fetch and export the round-9 first-look libraries and user repositories"
+    )
     args = parser.parse_args(argv)
     unknown = sorted(set(args.names) - set(KNOWN_CORPORA))
     if unknown:
@@ -560,6 +612,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     names += list(ROUND6_CORPORA) if args.round6 else []
     names += list(ROUND7_CORPORA) if args.round7 else []
     names += list(ROUND8_CORPORA) if args.round8 else []
+    names += list(ROUND9_CORPORA) if args.round9 else []
     user_names = (list(USER_REPOSITORIES) if args.user else []) + (
         list(FRESH_USER_REPOSITORIES) if args.fresh_user else []
     )
@@ -568,6 +621,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     user_names += list(ROUND6_USER_REPOSITORIES) if args.round6 else []
     user_names += list(ROUND7_USER_REPOSITORIES) if args.round7 else []
     user_names += list(ROUND8_USER_REPOSITORIES) if args.round8 else []
+    user_names += list(ROUND9_USER_REPOSITORIES) if args.round9 else []
     files = lines = 0
     if names or not user_names:
         for name, paths in corpus_files(args.dest, names or None).items():

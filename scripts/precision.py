@@ -24,6 +24,7 @@ docs/precision.md.
     python scripts/precision.py --round6 [--out FILE]  # round-6 first look: libraries and user repositories
     python scripts/precision.py --round7 [--out FILE]  # round-7 first look: libraries and user repositories
     python scripts/precision.py --round8 [--out FILE]  # round-8 first look: libraries and user repositories
+    python scripts/precision.py --round9 [--out FILE]  # round-9 first look: libraries and user repositories
 
 Standard-library mode: lints every ``.py`` file of the running CPython's standard
 library, a large body of code without torch that must produce no crash and no
@@ -305,6 +306,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         help="findings JSON (default: DEST/findings.json; with --round4 DEST/findings-round4.json; "
         "with --round5 DEST/findings-round5.json; with --round6 DEST/findings-round6.json; "
         "with --round7 DEST/findings-round7.json; with --round8 DEST/findings-round8.json; "
+        "with --round9 DEST/findings-round9.json; "
         "with the other command-mode groups DEST/findings-held-out.json)",
     )
     parser.add_argument("--stdlib", action="store_true", help="lint the CPython standard library instead")
@@ -330,10 +332,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument(
         "--round8", action="store_true", help="lint the round-8 first-look libraries and user repositories"
     )
+    parser.add_argument(
+        "--round9", action="store_true", help="lint the round-9 first-look libraries and user repositories"
+    )
     args = parser.parse_args(argv)
     if args.stdlib:
         return run_stdlib(args.all_files)
-    rounds = (args.round4, args.round5, args.round6, args.round7, args.round8)
+    rounds = (args.round4, args.round5, args.round6, args.round7, args.round8, args.round9)
     if args.held_out or args.user or args.fresh or any(rounds):
         unknown = sorted(set(args.names) - set(corpora.KNOWN_CORPORA))
         if unknown:
@@ -360,8 +365,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.round8:
             groups.update(corpora.fetch(args.dest, list(corpora.ROUND8_CORPORA)))
             groups.update(corpora.export_user_code(args.dest, list(corpora.ROUND8_USER_REPOSITORIES)))
+        if args.round9:
+            groups.update(corpora.fetch(args.dest, list(corpora.ROUND9_CORPORA)))
+            groups.update(corpora.export_user_code(args.dest, list(corpora.ROUND9_USER_REPOSITORIES)))
         default_out = (
-            "findings-round8.json"
+            "findings-round9.json"
+            if args.round9
+            else "findings-round8.json"
             if args.round8
             else "findings-round7.json"
             if args.round7
