@@ -206,7 +206,7 @@ class CallEvaluator(LibraryEvaluator):
             places = NOWHERE
         grad = _flag(node, "requires_grad", True) and self.state.grad_enabled
         if effect is Effect.FACTORY:
-            if places is None and qualified in api.SPARSE_FROM_TENSORS:
+            if places is None and qualified in api.FACTORIES_FOLLOWING_TENSORS:
                 made = self.computed(arguments, differentiable=False)
                 places = made.places if made.places != NOWHERE else None
             return tensor(self.state.default_places if places is None else places, origin, grad=grad)

@@ -18,6 +18,7 @@ from .domain import (
     SCALAR,
     TENSOR_KINDS,
     UNKNOWN,
+    UNKNOWN_PLACE,
     Kind,
     Origin,
     Place,
@@ -176,8 +177,13 @@ def _batch(loader: Loader, places: frozenset[Place], origin: Origin) -> Value:
 
 def _collated_places(dataset: Value) -> frozenset[Place]:
     """Where ``default_collate`` stacks a dataset's items: on the CPU, unless the dataset is shown
-    to hold tensors that may be on a device (``TensorDataset(x.to(device))``), which it stacks there."""
-    placed = [value.places for value in _tensors(dataset.element(), 3) if may_be_on_accelerator(value)]
+    to hold tensors that may be on a device (``TensorDataset(x.to(device))``), which it stacks there,
+    or tensors whose place the code does not show (moved by a ``map`` of a lambda)."""
+    placed = [
+        value.places
+        for value in _tensors(dataset.element(), 3)
+        if may_be_on_accelerator(value) or UNKNOWN_PLACE in value.places
+    ]
     return frozenset[Place]().union(*placed) if placed else CPU
 
 

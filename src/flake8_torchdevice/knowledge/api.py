@@ -96,6 +96,10 @@ NUMBER_CONSTANTS = frozenset(f"{module}.{name}" for module in ("math", "numpy") 
 SPARSE_FROM_TENSORS = frozenset(
     f"torch.sparse_{layout}_tensor" for layout in ("coo", "csr", "csc", "bsr", "bsc", "compressed")
 )
+# Factories made where their tensor arguments are: the sparse constructors, and ``torch.normal``,
+# whose overloads that take a tensor mean or std have no ``device=`` and draw where those are
+# (semantics/holds_normal_of_tensors_draws_where_they_are.py). With numbers only, on the CPU.
+FACTORIES_FOLLOWING_TENSORS = SPARSE_FROM_TENSORS | {"torch.normal"}
 # What a tensor's move methods accept, over all their overloads: the most positional arguments and
 # the keyword names (torch 2.13.0, ``torch/_C/__init__.pyi``, class TensorBase; a test reads the
 # stub of the installed torch). A call outside these is another class's method: ``cuda(q, meta=m)``.

@@ -148,6 +148,8 @@ class CreateThenMove(Rule):
                 continue
             if keyword_argument(created.node, "generator") is not None:
                 continue  # a CPU generator draws only on the CPU: device= would raise
+            if any(is_tensor(value) for value in created.arguments):
+                continue  # ``torch.normal(mean, std)`` of tensors takes no device=: they decide
             fix = _create_on_device(created, site)
             factory = created.qualified.rsplit(".", 1)[-1]
             advice = (
