@@ -136,11 +136,9 @@ class OptimizerStateLeftOnCpu(Rule):
         return model, optimizer
     ```
     Move the model before loading the optimizer's state (building the optimizer after the move
-    is the documented order), and the state follows the parameters wherever they are.
-
-    ## Fix
-    None: the statements that move the model, build the optimizer and load the checkpoint are for
-    the author to reorder.
+    is the documented order), and the state follows the parameters wherever they are. No fix is
+    offered: the statements that move the model, build the optimizer and load the checkpoint are
+    the author's to reorder.
 
     ## Not reported
     A load after the model moved; a model that is never moved, or moved only to the CPU; an
