@@ -23,6 +23,7 @@ from flake8_torchdevice.project.evidence import (
     CUDA_EXTENSION,
     CUDA_ONLY_IMPORT,
     FALLBACK,
+    NAMED_FOR_THE_GPU,
     NCCL_ONLY,
     SAYS_IT_NEEDS_CUDA,
     SKIPS_WITHOUT_CUDA,
@@ -94,6 +95,23 @@ def test_the_index_reads_each_kind_of_evidence(source, expected):
 )
 def test_the_index_does_not_take_these_for_evidence(source):
     assert kinds(source) == []
+
+
+@pytest.mark.parametrize(
+    ("path", "named"),
+    [
+        ("chapter04/4.6_use-gpu.ipynb", True),
+        ("8.4_multiple-gpus.ipynb", True),
+        ("scripts/multi_gpu_train.py", True),
+        ("ops/cuda_kernels.py", True),
+        ("lib/pycuda_helpers.py", False),
+        ("train.py", False),
+        ("gpuless.py", False),
+    ],
+)
+def test_a_file_named_for_the_gpu_requires_it_alone(path, named):
+    source = "import torch\nx = torch.ones(3).cuda()\n"
+    assert (NAMED_FOR_THE_GPU in kinds(source, path)) is named
 
 
 def test_stops_in_tests_are_skips_by_another_name():

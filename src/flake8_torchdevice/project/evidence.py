@@ -19,12 +19,15 @@ CUDA_ONLY_IMPORT = "imports a CUDA-only library"
 CUDA_EXTENSION = "builds CUDA kernels"
 IMPORTS_KERNELS = "imports a package of the project that builds CUDA kernels"
 SAYS_IT_NEEDS_CUDA = "says it needs CUDA"
+NAMED_FOR_THE_GPU = "is named for the GPU"
 # Neither: a file's first hard-coded CUDA use outside any check. Many files of a package with such
 # uses and not one check, fallback or CPU option anywhere are how a GPU-only project is written.
 UNCHECKED_CUDA = "uses CUDA without a check"
 
 SUPPORTS = frozenset({FALLBACK, CPU_LOAD, CPU_OPTION, CPU_DEFAULT, SKIPS_WITHOUT_CUDA})
-REQUIRES = frozenset({STOPS_WITHOUT_CUDA, NCCL_ONLY, CUDA_ONLY_IMPORT, CUDA_EXTENSION, SAYS_IT_NEEDS_CUDA})
+REQUIRES = frozenset(
+    {STOPS_WITHOUT_CUDA, NCCL_ONLY, CUDA_ONLY_IMPORT, CUDA_EXTENSION, SAYS_IT_NEEDS_CUDA, NAMED_FOR_THE_GPU}
+)
 
 
 @dataclass(frozen=True)

@@ -21,6 +21,7 @@ import ast
 import bisect
 import contextlib
 import itertools
+import posixpath
 import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
@@ -34,6 +35,7 @@ from .evidence import (
     CUDA_EXTENSION,
     CUDA_ONLY_IMPORT,
     FALLBACK,
+    NAMED_FOR_THE_GPU,
     NCCL_ONLY,
     SAYS_IT_NEEDS_CUDA,
     SKIPS_WITHOUT_CUDA,
@@ -44,6 +46,9 @@ from .evidence import (
 from .layout import importing_package, module_name
 from .names import qualified
 
+# A file name that says the file is about the GPU: ``gpu``, ``gpus``, ``multi_gpu``, ``cuda`` as a
+# word of it (``use-gpu``, ``multiple-gpus``, ``cuda_ops``), not inside another (``pycuda``).
+_NAMED_FOR_THE_GPU = re.compile(r"(^|[^a-z])(multi_?)?(gpus?|cuda)([^a-z]|$)", re.IGNORECASE)
 # Libraries with no CPU implementation at all: importing one unconditionally needs a GPU.
 _CUDA_ONLY_LIBRARIES = frozenset(
     "apex flash_attn pycuda cupy tensorrt torch2trt nvdiffrast spconv MinkowskiEngine setGPU".split()
@@ -129,7 +134,7 @@ def index_source(source: str, path: str, package: str) -> FileIndex:
     reader = _Reader(path, aliases, lines_with_words(lowered, _EVIDENCE_WORDS))
     with contextlib.suppress(RecursionError):  # deeper than Python's own limit: what was read stands
         reader.visit(tree)
-    reader.read_module_docstring(tree)
+    reader.read_what_the_file_says(tree)
     return FileIndex(
         path,
         package,
@@ -451,10 +456,15 @@ class _Reader(ast.NodeVisitor):
         elif any(_CUDA_OPT_IN.match(flag) for flag in flags) and _constant(action) == "store_true":
             self.found(CPU_OPTION, node)  # CUDA is opt-in: the default run is on the CPU
 
-    def read_module_docstring(self, tree: ast.Module) -> None:
+    def read_what_the_file_says(self, tree: ast.Module) -> None:
+        """The file's own words: a module docstring that says it needs CUDA, or a name that says
+        it is about the GPU (a course's ``4.6_use-gpu.ipynb``, ``multi_gpu_train.py``), whose
+        CUDA calls are the lesson, not a slip."""
         docstring = ast.get_docstring(tree)
         if docstring and api.NEEDS_CUDA.search(docstring):
             self.evidence.append(Evidence(SAYS_IT_NEEDS_CUDA, self.path, 1))
+        if _NAMED_FOR_THE_GPU.search(posixpath.splitext(posixpath.basename(self.path))[0]):
+            self.evidence.append(Evidence(NAMED_FOR_THE_GPU, self.path, 1))
 
 
 def _keyword(node: ast.Call, name: str) -> ast.expr | None:

@@ -29,6 +29,7 @@ from .evidence import (
     CUDA_ONLY_IMPORT,
     FALLBACK,
     IMPORTS_KERNELS,
+    NAMED_FOR_THE_GPU,
     REQUIRES,
     SAYS_IT_NEEDS_CUDA,
     STOPS_WITHOUT_CUDA,
@@ -51,7 +52,7 @@ _REQUIREMENT_HEADING = re.compile(r"requir|prerequisite|hardware|dependenc", re.
 _REQUIREMENT_ITEM = re.compile(r"^\s*([-*+]|\d+[.)])\s.*\b(cuda|nvidia|gpus?)\b", re.IGNORECASE)
 _OPTIONAL = re.compile(r"optional|recommended|if available|faster", re.IGNORECASE)
 _UNDERLINE = re.compile(r"^(=+|-+|~+|\^+)\s*$")
-_FILE_SCOPED = (CUDA_ONLY_IMPORT, SAYS_IT_NEEDS_CUDA)
+_FILE_SCOPED = (CUDA_ONLY_IMPORT, SAYS_IT_NEEDS_CUDA, NAMED_FOR_THE_GPU)
 # A package written for GPUs only: hard-coded CUDA in this many files, this many times, and no
 # CUDA check, fallback, CPU option or default anywhere. Fewer (one script, a few uses) is as
 # likely the bug TDV001 reports as a belief.
