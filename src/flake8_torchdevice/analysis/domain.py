@@ -19,6 +19,8 @@ from typing import TypeVar, dataclass_transform
 
 import libcst as cst
 
+from ..knowledge import api
+
 _T = TypeVar("_T")
 
 
@@ -212,7 +214,7 @@ class Value:
             elements=_join_elements(self.elements, other.elements),
             item=_join_any_element(self.item, other.item),
             items=_join_items(self.items, other.items),
-            cls=self.cls if self.cls == other.cls else None,
+            cls=_joined_class(self.cls, other.cls),
             origin=_cited_origin(self, other),
         )
 
@@ -231,6 +233,14 @@ def _cited_origin(left: Value, right: Value) -> Origin | None:
     if left.origin is None or (may_be_on_accelerator(right) and not may_be_on_accelerator(left)):
         return right.origin
     return left.origin
+
+
+def _joined_class(left: str | None, right: str | None) -> str | None:
+    """The class both values are; of two of torch's layers without parameters (``nn.ReLU()`` or
+    ``nn.Sigmoid()``), either: what their outputs are depends on that alone."""
+    if left == right or (left in api.STATELESS_MODULES and right in api.STATELESS_MODULES):
+        return min(left or "", right or "") or None
+    return None
 
 
 def _join_kinds(left: Kind, right: Kind) -> Kind:

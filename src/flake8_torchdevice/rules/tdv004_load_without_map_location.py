@@ -16,6 +16,7 @@ from ..analysis.queries import (
     saves_a_file,
     string_value,
 )
+from ..confidence import Confidence
 from ..settings import Settings
 from .base import (
     Finding,
@@ -97,6 +98,10 @@ def _written_paths(site: CallFact) -> list[cst.BaseExpression]:
     return [arg.value for arg in site.node.args if not arg.star] if "save" in name.lower() else []
 
 
+# The loads that download what they read (``load_state_dict_from_url(url)``) name their path so.
+_DOWNLOAD = "url"
+
+
 class LoadWithoutMapLocation(Rule):
     """
     ## What it does
@@ -122,6 +127,9 @@ class LoadWithoutMapLocation(Rule):
     (`train(..., "best.pt")` with a `save_path` parameter); states that hold no device
     tensors: schedulers, gradient scalers, RNG states
     (`scheduler.load_state_dict(torch.load(...))`, `torch.set_rng_state(torch.load(...))`).
+    Downloads (`load_state_dict_from_url`, `load_url`) are reported as guesses (low confidence):
+    weights published for download are saved from the CPU as a rule (torchvision's are), though
+    nothing in the code shows that a given file is.
 
     Off by default: on library code most loads resume the library's own checkpoints on the same
     kind of machine (docs/precision.md). Enable it for training and inference scripts, where a
@@ -192,5 +200,8 @@ class LoadWithoutMapLocation(Rule):
                 f"{(site.qualified or '').rsplit('.', 1)[-1]}() without map_location puts tensors on their saved "
                 f"device: a GPU-saved file fails on a CPU-only or MPS machine; pass map_location={shown}",
                 Fix(call, _with_map_location(call, device), safe=False, description=f"add map_location={location}"),
+                # Weights published for download are saved from the CPU as a rule (torchvision's
+                # are): that this file is not, nothing in the code shows.
+                Confidence.LOW if path_keyword == _DOWNLOAD else Confidence.HIGH,
             )
             yield graded_by_cpu_support(finding, analysis, settings)
