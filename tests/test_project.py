@@ -102,14 +102,15 @@ def test_the_index_does_not_take_these_for_evidence(source):
     [
         ("chapter04/4.6_use-gpu.ipynb", True),
         ("8.4_multiple-gpus.ipynb", True),
-        ("scripts/multi_gpu_train.py", True),
-        ("ops/cuda_kernels.py", True),
-        ("lib/pycuda_helpers.py", False),
-        ("train.py", False),
-        ("gpuless.py", False),
+        ("lessons/cuda_basics.ipynb", True),
+        ("lessons/pycuda_helpers.ipynb", False),
+        ("gpuless.ipynb", False),
+        ("train.ipynb", False),
+        ("tests/test_cuda_ops.py", False),  # a script's name says less
+        ("scripts/multi_gpu_train.py", False),
     ],
 )
-def test_a_file_named_for_the_gpu_requires_it_alone(path, named):
+def test_a_notebook_named_for_the_gpu_requires_it_alone(path, named):
     source = "import torch\nx = torch.ones(3).cuda()\n"
     assert (NAMED_FOR_THE_GPU in kinds(source, path)) is named
 

@@ -46,8 +46,8 @@ from .evidence import (
 from .layout import importing_package, module_name
 from .names import qualified
 
-# A file name that says the file is about the GPU: ``gpu``, ``gpus``, ``multi_gpu``, ``cuda`` as a
-# word of it (``use-gpu``, ``multiple-gpus``, ``cuda_ops``), not inside another (``pycuda``).
+# A notebook name that says it is about the GPU: ``gpu``, ``gpus``, ``multi_gpu``, ``cuda`` as a
+# word of it (``use-gpu``, ``multiple-gpus``, ``cuda_basics``), not inside another (``pycuda``).
 _NAMED_FOR_THE_GPU = re.compile(r"(^|[^a-z])(multi_?)?(gpus?|cuda)([^a-z]|$)", re.IGNORECASE)
 # Libraries with no CPU implementation at all: importing one unconditionally needs a GPU.
 _CUDA_ONLY_LIBRARIES = frozenset(
@@ -457,13 +457,15 @@ class _Reader(ast.NodeVisitor):
             self.found(CPU_OPTION, node)  # CUDA is opt-in: the default run is on the CPU
 
     def read_what_the_file_says(self, tree: ast.Module) -> None:
-        """The file's own words: a module docstring that says it needs CUDA, or a name that says
-        it is about the GPU (a course's ``4.6_use-gpu.ipynb``, ``multi_gpu_train.py``), whose
-        CUDA calls are the lesson, not a slip."""
+        """The file's own words: a module docstring that says it needs CUDA, or a notebook whose
+        name says it is about the GPU (a course's ``4.6_use-gpu.ipynb``), whose CUDA calls are
+        the lesson, not a slip. A script's name says less: ``test_cuda_ops.py`` tests a fallback
+        as often as it needs a GPU."""
         docstring = ast.get_docstring(tree)
         if docstring and api.NEEDS_CUDA.search(docstring):
             self.evidence.append(Evidence(SAYS_IT_NEEDS_CUDA, self.path, 1))
-        if _NAMED_FOR_THE_GPU.search(posixpath.splitext(posixpath.basename(self.path))[0]):
+        stem, extension = posixpath.splitext(posixpath.basename(self.path))
+        if extension == ".ipynb" and _NAMED_FOR_THE_GPU.search(stem):
             self.evidence.append(Evidence(NAMED_FOR_THE_GPU, self.path, 1))
 
 

@@ -148,15 +148,17 @@ class CreateThenMove(Rule):
                 continue
             if keyword_argument(created.node, "generator") is not None:
                 continue  # a CPU generator draws only on the CPU: device= would raise
-            if any(is_tensor(value) for value in created.arguments):
-                continue  # ``torch.normal(mean, std)`` of tensors takes no device=: they decide
-            fix = _create_on_device(created, site)
+            # ``torch.normal(mean, std)`` of tensors takes no device=: it draws where they are.
+            drawn_from_tensors = any(is_tensor(value) for value in created.arguments)
+            fix = None if drawn_from_tensors else _create_on_device(created, site)
             factory = created.qualified.rsplit(".", 1)[-1]
-            advice = (
-                f"create it on the device: `torch.{factory}(..., device={_advised_device(analysis, site, target)})`"
-                if fix is not None
-                else f"pass device= (and dtype=) to torch.{factory}() instead"
-            )
+            if drawn_from_tensors:
+                advice = f"make the tensors torch.{factory}() draws from on the device"
+            elif fix is not None:
+                device = _advised_device(analysis, site, target)
+                advice = f"create it on the device: `torch.{factory}(..., device={device})`"
+            else:
+                advice = f"pass device= (and dtype=) to torch.{factory}() instead"
             yield self.finding(
                 site.node,
                 f"`{quoted(analysis, site.node)}` allocates on the CPU, then copies (performance); {advice}",
