@@ -35,6 +35,9 @@ def _module_path(node: cst.BaseExpression) -> str:
     return dotted_name(node) or ""
 
 
+_CONVENTIONAL_NAMES = {"torch": "torch", "nn": "torch.nn", "np": "numpy"}
+
+
 class ImportTable:
     """Maps local names to the fully qualified names they were imported as."""
 
@@ -62,6 +65,10 @@ class ImportTable:
             if statement.relative or statement.module is None:
                 return
             if isinstance(statement.names, cst.ImportStar):
+                # ``from utils import *`` may bind anything; the names code conventionally gives
+                # torch and NumPy mean them, as a reader takes them, unless imported otherwise.
+                for local, module in _CONVENTIONAL_NAMES.items():
+                    self._aliases.setdefault(local, module)
                 return
             module = _module_path(statement.module)
             for alias in statement.names:
