@@ -154,7 +154,7 @@ class DiscardedConversion(Rule):
     code = "TDV002"
     name = "discarded-tensor-conversion"
     summary = "Result of a tensor's `.to()` / `.cuda()` / `.cpu()` is discarded (only `nn.Module.to()` is in place)"
-    precision = "first look (round 7): high 67% (2 of 3, 2 debatable; the false cause fixed since); none in round 8"
+    precision = "first look (round 7): high 67% (2 of 3, 2 debatable; the false cause fixed since); none in rounds 8-9"
     depends_on_callers = True  # where a helper's parameters are is where its callers put them
     fails_only_on_an_accelerator = False  # a discarded dtype conversion is lost on the CPU too
 

@@ -93,7 +93,7 @@ class NumpyOnAccelerator(Rule):
     code = "TDV003"
     name = "numpy-on-accelerator"
     summary = "`.numpy()` on a tensor placed on a device, without `.cpu()` first"
-    precision = "first look (round 7): high 1 of 3 (2 debatable; the false cause fixed since); none in round 8"
+    precision = "first look (round 7): high 1 of 3 (2 debatable; the false cause fixed since); none in rounds 8-9"
     depends_on_callers = True  # where a helper's parameters are is where its callers put them
 
     def check(self, analysis: Analysis, settings: Settings) -> Iterator[Finding]:

@@ -95,7 +95,7 @@ class ImplicitNumpyConversion(Rule):
     code = "TDV009"
     name = "implicit-numpy-conversion"
     summary = "A tensor that may be on an accelerator is converted by NumPy, Matplotlib or pandas without `.cpu()`"
-    precision = "first look (round 8): high 1 of 1; round 7: medium 0 of 4"
+    precision = "first look (round 8): high 1 of 1; round 7: medium 0 of 4; none in round 9"
     depends_on_callers = True  # where a helper's parameters are is where its callers put them
 
     def check(self, analysis: Analysis, settings: Settings) -> Iterator[Finding]:
