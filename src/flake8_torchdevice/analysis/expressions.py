@@ -120,11 +120,8 @@ class ExpressionEvaluator(_Base):
                 grad = owner.grad and attribute not in _NO_GRAD_ATTRIBUTES
                 scalar = owner.scalar and attribute in _NO_GRAD_ATTRIBUTES  # ``loss.data`` is as 0-dim as ``loss``
                 return Value(kind=Kind.TENSOR, places=owner.places, grad=grad, scalar=scalar, origin=owner.origin)
-            if attribute == "device":
-                # Wherever the tensor is: where that is shown, a device read off it follows it on
-                # every path, however it is passed on (``d = x.device``, a ``device`` property).
-                shown = owner.places != NOWHERE
-                origin = Origin(node, "the device of a value") if shown else owner.origin
+            if attribute == "device":  # where the tensor is: where that is shown, it follows it on every path
+                origin = Origin(node, "the device of a value") if owner.places != NOWHERE else owner.origin
                 return Value(kind=Kind.DEVICE, places=owner.places, origin=origin)
             if attribute in _RESULT_FIELDS:  # ``x.max(dim=1).values``: the fields of torch's named tuples
                 grad = owner.grad and attribute == "values"
