@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 
 from flake8_torchdevice.cli import main
+from flake8_torchdevice.imported import MAKES_CPU_TENSORS, MOVES_TO_CUDA_WHEN_AVAILABLE, ImportedHelper
 from flake8_torchdevice.project.calls import read_calls, runs_with_cuda, wanted
 from flake8_torchdevice.project.classes import imported_classes
 from flake8_torchdevice.project.index import index_source
@@ -225,3 +226,71 @@ def test_an_edited_base_class_changes_the_findings_of_a_file_that_imports_it_on_
     assert checked(capsys, case, *cache) == Counter()
     layers.write_text(layers.read_text().replace("class Block:", "class Block(nn.Module):"))
     assert checked(capsys, case, *cache) == in_project
+
+
+HELPERS = """
+import numpy as np
+import torch
+from torch import from_numpy
+
+
+def load(path):
+    return torch.from_numpy(np.load(path)).float()
+
+
+def load_named(path):
+    batch = from_numpy(np.load(path))
+    return batch
+
+
+def to_gpu(x):
+    if torch.cuda.is_available():
+        x = x.cuda()
+    return x
+
+
+def maybe_gpu(x, use_cuda):
+    return x.cuda() if use_cuda else x
+
+
+def always_gpu(x):
+    return x.cuda()
+
+
+def placed(x, device):
+    return x.to(device)
+
+
+def zeros_there(n, device):
+    return torch.zeros(n, device=device)
+
+
+def nothing(x):
+    print(x)
+"""
+
+
+def test_the_index_reads_what_helpers_return():
+    helpers = {entry.name: entry.returns for entry in index_source(HELPERS, "pkg/data.py", "pkg").classes.helpers}
+    assert helpers == {
+        "load": MAKES_CPU_TENSORS,
+        "load_named": MAKES_CPU_TENSORS,
+        "to_gpu": MOVES_TO_CUDA_WHEN_AVAILABLE,
+        "maybe_gpu": MOVES_TO_CUDA_WHEN_AVAILABLE,
+    }
+
+
+def test_a_file_is_told_what_the_helpers_it_calls_return():
+    files = {
+        "pkg/data.py": HELPERS,
+        "pkg/__init__.py": "from .data import load\n",
+        "train.py": "import pkg\nfrom pkg.data import to_gpu, placed\nx = to_gpu(pkg.load('a'))\ny = placed(x, 0)\n",
+    }
+    indexes = [index_source(source, path, "") for path, source in files.items()]
+    told = imported_classes((index.path, index.classes) for index in indexes)
+    assert told["train.py"].helpers == (
+        ("pkg.load", ImportedHelper(MAKES_CPU_TENSORS, "pkg/data.py")),
+        ("to_gpu", ImportedHelper(MOVES_TO_CUDA_WHEN_AVAILABLE, "pkg/data.py")),
+    )
+    index = indexes[0]
+    assert decoded_index(json.loads(json.dumps(encoded_index(index)))) == index

@@ -1,4 +1,4 @@
-"""What the project says of the classes a file imports from its other files: plain data.
+"""What the project says of the classes and helpers a file imports from its other files: plain data.
 
 Handed from ``project/`` (which decides it with ``ast`` over every file, project/classes.py) to
 the analysis (which builds a module, or declines to guess one, with it), through ``Settings``, as
@@ -19,12 +19,27 @@ class ImportedClass:
     places_itself: bool = False
 
 
+# What a helper function of another file returns (project/helpers.py reads it): tensors it makes
+# on the CPU, or its first argument, moved to CUDA when a GPU is there.
+MAKES_CPU_TENSORS = "makes CPU tensors"
+MOVES_TO_CUDA_WHEN_AVAILABLE = "moves its first argument to CUDA when one is there"
+
+
+@dataclass(frozen=True)
+class ImportedHelper:
+    returns: str  # MAKES_CPU_TENSORS or MOVES_TO_CUDA_WHEN_AVAILABLE
+    # Where it is defined (``utils.py``), for a message to cite.
+    path: str
+
+
 @dataclass(frozen=True)
 class ImportedClasses:
-    """The project's verdicts on the class names a file uses, by the name as the file spells it
-    (``Net``, ``models.Net``); names the project says nothing of are left out."""
+    """The project's verdicts on the class names a file uses, and on the helper functions of its
+    other files that it calls, by the name as the file spells it (``Net``, ``models.Net``,
+    ``to_gpu``); names the project says nothing of are left out."""
 
     classes: tuple[tuple[str, ImportedClass], ...] = ()
+    helpers: tuple[tuple[str, ImportedHelper], ...] = ()
 
 
 NO_IMPORTED_CLASSES = ImportedClasses()

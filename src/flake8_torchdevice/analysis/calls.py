@@ -15,7 +15,7 @@ from dataclasses import replace
 
 import libcst as cst
 
-from ..imported import ImportedClass
+from ..imported import MAKES_CPU_TENSORS, ImportedClass, ImportedHelper
 from ..knowledge import api, libraries
 from ..knowledge.api import Effect
 from .domain import (
@@ -124,6 +124,9 @@ class CallEvaluator(LibraryEvaluator):
         imported = self.definitions.imported_class(node.func)
         if imported is not None and imported.module and self.state.get(dotted_name(node.func) or "") is None:
             return self._project_module(node, imported)
+        helper = self.definitions.imported_helper(node.func)
+        if helper is not None and self.state.get(dotted_name(node.func) or "") is None:
+            return _helper_result(node, helper, arguments)
         if qualified is not None:
             return self._function_result(node, qualified, arguments)
         if callee.kind is Kind.MODULE:
@@ -384,3 +387,14 @@ def _flattened(values: tuple[Value, ...], deep: bool = False) -> Iterator[Value]
                 yield value.item
         else:
             yield value
+
+
+def _helper_result(node: cst.Call, helper: ImportedHelper, arguments: tuple[Value, ...]) -> Value:
+    """What a helper of another of the project's files returns, with this call's arguments: the
+    CPU tensors it makes, or its first argument, on CUDA wherever a GPU is there."""
+    name = dotted_name(node.func) or "a helper"
+    if helper.returns == MAKES_CPU_TENSORS:
+        return tensor(CPU, Origin(node, f"made on the CPU by {name}() of {helper.path}"))
+    first = arguments[0] if arguments else UNKNOWN
+    moved = Origin(node, f"moved to CUDA when a GPU is there by {name}() of {helper.path}")
+    return first.placed(first.places | accelerator('"cuda"'), moved)

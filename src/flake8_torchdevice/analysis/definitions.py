@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 import libcst as cst
 
 from ..callers import NO_CALLERS, CallFacts, FileCallers
-from ..imported import ImportedClass
+from ..imported import ImportedClass, ImportedHelper
 from ..knowledge import api
 from .domain import Kind
 from .imports import dotted_name
@@ -154,6 +154,8 @@ class Definitions:
     callers: FileCallers = NO_CALLERS
     # What the classes the module imports from the project's other files are, by the name it uses.
     project_classes: dict[str, ImportedClass] = field(default_factory=dict)
+    # What the helpers of the project's other files that the file calls return (``to_gpu``).
+    project_helpers: dict[str, ImportedHelper] = field(default_factory=dict)
     _families: dict[str, list[ClassInfo]] = field(default_factory=dict)  # by class key
 
     def owner(self, function: FunctionInfo) -> ClassInfo | None:
@@ -214,10 +216,22 @@ class Definitions:
         imported from another of the project's files and not a class of this one."""
         if not self.project_classes:  # asked of every call: most files import no project class
             return None
-        spelled = dotted_name(node)
-        if spelled is None or spelled in self.classes or spelled.partition(".")[0] not in self.imported_names:
+        spelled = self._imported_spelling(node)
+        return self.project_classes.get(spelled) if spelled is not None else None
+
+    def imported_helper(self, node: cst.BaseExpression) -> ImportedHelper | None:
+        """What the project says a helper ``node`` names (``to_gpu``, ``utils.load_batch``) returns,
+        when it is imported from another of the project's files and not defined in this one."""
+        if not self.project_helpers:
             return None
-        return self.project_classes.get(spelled)
+        spelled = self._imported_spelling(node)
+        return self.project_helpers.get(spelled) if spelled is not None else None
+
+    def _imported_spelling(self, node: cst.BaseExpression) -> str | None:
+        spelled = dotted_name(node)
+        if spelled is None or spelled in self.classes or spelled in self.top_functions:
+            return None
+        return spelled if spelled.partition(".")[0] in self.imported_names else None
 
     def project_calls(self, function: FunctionInfo) -> CallFacts | None:
         """What every call of ``function`` in the project does, where other files call it: a

@@ -63,6 +63,7 @@ class Interpreter(StatementWalker, ExpressionEvaluator, CallEvaluator, SummaryEv
         self.definitions: Definitions = collect(module)
         self.definitions.callers = callers
         self.definitions.project_classes = dict(project_classes.classes)
+        self.definitions.project_helpers = dict(project_classes.helpers)
         self.file_uses_nccl = self.definitions.sets_up_nccl()
         self.conditions = Conditions(self.imports, guard_functions, TENSOR_TYPES, self.file_uses_nccl)
         self.facts = Facts()

@@ -19,11 +19,13 @@ result cache covers them, and an edit elsewhere re-lints it only when one of tho
 from __future__ import annotations
 
 import ast
+import sys
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 
-from ..imported import ImportedClass, ImportedClasses
+from ..imported import ImportedClass, ImportedClasses, ImportedHelper
 from ..knowledge import api
+from .helpers import HelperEntry, read_helpers
 from .layout import importing_package, module_name
 from .names import dotted, qualified, read_through
 from .resolution import Resolver
@@ -32,6 +34,8 @@ from .resolution import Resolver
 _MOVES = frozenset({"cuda", "to", "to_empty", "xpu", "mps", "npu", "hpu", "ipu"})
 # Chains of bases followed before a class is given up on (a cycle, or a very deep hierarchy).
 _MAX_DEPTH = 32
+# Imported names that are never the project's own.
+_NOT_THE_PROJECT = frozenset({"torch", "numpy", *sys.stdlib_module_names})
 
 
 @dataclass(frozen=True)
@@ -50,12 +54,14 @@ class ClassEntry:
 @dataclass(frozen=True)
 class FileClasses:
     entries: tuple[ClassEntry, ...] = ()
-    # Class names the file uses (bases, calls of capitalised names) and the dotted name each
-    # stands for, read through the file's imports: ``("models.Net", "pkg.models.Net")``.
+    # Imported names the file uses as a base or calls, and the dotted name each stands for, read
+    # through the file's imports: ``("models.Net", "pkg.models.Net")``, ``("to_gpu", "utils.to_gpu")``.
     uses: tuple[tuple[str, str], ...] = ()
     # A package's ``__init__`` imports (local name, dotted name): ``from pkg import Net`` reads
     # through them to ``pkg.models.Net``.
     exports: tuple[tuple[str, str], ...] = ()
+    # Its top-level functions whose result the index could read (project/helpers.py).
+    helpers: tuple[HelperEntry, ...] = ()
 
 
 NO_CLASSES = FileClasses()
@@ -70,9 +76,17 @@ def read_classes(tree: ast.Module, aliases: Mapping[str, str], module: str, is_p
         for node in tree.body
         if isinstance(node, ast.ClassDef)
     )
-    uses = {spelled: target for spelled in _class_uses(tree) if (target := read_through(spelled, aliases)) is not None}
+    uses = {spelled: target for spelled in _uses(tree) if (target := _project_target(spelled, aliases)) is not None}
     exports = tuple(sorted(aliases.items())) if is_package else ()
-    return FileClasses(entries, tuple(sorted(uses.items())), exports)
+    return FileClasses(entries, tuple(sorted(uses.items())), exports, read_helpers(tree, aliases))
+
+
+def _project_target(spelled: str, aliases: Mapping[str, str]) -> str | None:
+    """What an imported name stands for, unless it is torch's, NumPy's or the standard library's."""
+    target = read_through(spelled, aliases)
+    if target is None or target.partition(".")[0] in _NOT_THE_PROJECT:
+        return None
+    return target
 
 
 def _base(node: ast.expr, known: Mapping[str, str]) -> str:
@@ -110,20 +124,16 @@ def _moves(call: ast.Call, this: str) -> bool:
     return isinstance(receiver, ast.Name) and receiver.id == this
 
 
-def _class_uses(tree: ast.Module) -> set[str]:
-    """Dotted names used as a base or called with a capitalised last part (``Net(...)``,
-    ``models.Net(...)``): the names that may stand for another file's class."""
+def _uses(tree: ast.Module) -> set[str]:
+    """Dotted names used as a base or called (``Net(...)``, ``models.Net(...)``, ``to_gpu(x)``):
+    the names that may stand for another file's class or helper."""
     found: set[str] = set()
     for node in ast.walk(tree):
         if isinstance(node, ast.ClassDef):
             found.update(name for base in node.bases if (name := dotted(_subscripted(base))) is not None)
-        elif isinstance(node, ast.Call) and (name := dotted(node.func)) is not None and _capitalised(name):
+        elif isinstance(node, ast.Call) and (name := dotted(node.func)) is not None:
             found.add(name)
     return found
-
-
-def _capitalised(dotted: str) -> bool:
-    return dotted.rsplit(".", 1)[-1][:1].isupper()
 
 
 def _subscripted(node: ast.expr) -> ast.expr:
@@ -143,22 +153,33 @@ Resolve = Callable[[str, str], "str | None"]
 
 class ProjectClasses:
     """Every class of the project by dotted name (with the folder its file imports from),
-    decided once for all of them."""
+    decided once for all of them, and every helper whose result the index read."""
 
-    def __init__(self, classes: Mapping[str, tuple[ClassEntry, str]], resolve: Resolve) -> None:
+    def __init__(
+        self,
+        classes: Mapping[str, tuple[ClassEntry, str]],
+        helpers: Mapping[str, ImportedHelper],
+        resolve: Resolve,
+    ) -> None:
         self._classes = classes
+        self._helpers = helpers
         self._resolve = resolve
         self._verdicts: dict[str, _Verdict] = {}
 
     def for_file(self, uses: Iterable[tuple[str, str]], folder: str) -> ImportedClasses:
-        """What the project says of each class name a file uses, where it says anything."""
-        found = []
+        """What the project says of each class and helper name a file uses, where it says anything."""
+        classes, helpers = [], []
         for spelled, target in uses:
             key = self._resolve(target, folder)
-            verdict = self.verdict(key) if key is not None else None
-            if verdict is not None and verdict.module is not None:
-                found.append((spelled, ImportedClass(verdict.module, verdict.places_itself)))
-        return ImportedClasses(tuple(sorted(found)))
+            if key is None:
+                continue
+            if key in self._helpers:
+                helpers.append((spelled, self._helpers[key]))
+                continue
+            verdict = self.verdict(key)
+            if verdict.module is not None:
+                classes.append((spelled, ImportedClass(verdict.module, verdict.places_itself)))
+        return ImportedClasses(tuple(sorted(classes)), tuple(sorted(helpers)))
 
     def verdict(self, key: str, depth: int = 0) -> _Verdict:
         known = self._verdicts.get(key)
@@ -199,9 +220,14 @@ def imported_classes(files: Iterable[tuple[str, FileClasses]]) -> dict[str, Impo
         for path, found in files
         for entry in found.entries
     }
-    if not classes:
+    helpers = {
+        f"{module_name(path)}.{entry.name}": ImportedHelper(entry.returns, path)
+        for path, found in files
+        for entry in found.helpers
+    }
+    if not classes and not helpers:
         return {}
     exports = {module_name(path): dict(found.exports) for path, found in files if found.exports}
-    project = ProjectClasses(classes, Resolver(classes, exports).resolve)
+    project = ProjectClasses(classes, helpers, Resolver({**classes, **helpers}, exports).resolve)
     told = {path: project.for_file(found.uses, importing_package(path)) for path, found in files if found.uses}
-    return {path: imported for path, imported in told.items() if imported.classes}
+    return {path: imported for path, imported in told.items() if imported.classes or imported.helpers}

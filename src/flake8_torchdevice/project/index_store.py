@@ -20,6 +20,7 @@ from .cache import FORMAT, TOOL, make_cache_directory, tool_identity, write_atom
 from .calls import CallSite, FileCalls, Wanted
 from .classes import ClassEntry, FileClasses
 from .evidence import Evidence
+from .helpers import HelperEntry
 from .index import Definition, FileIndex
 from .layout import Stamp
 
@@ -109,13 +110,14 @@ def encoded_index(index: FileIndex) -> list[Any]:
 
 def _encoded_classes(classes: FileClasses) -> list[Any]:
     entries = [[entry.name, list(entry.bases), entry.places_itself] for entry in classes.entries]
-    return [entries, [list(pair) for pair in classes.uses], [list(pair) for pair in classes.exports]]
+    helpers = [[helper.name, helper.returns] for helper in classes.helpers]
+    return [entries, [list(pair) for pair in classes.uses], [list(pair) for pair in classes.exports], helpers]
 
 
 def _decoded_classes(row: list[Any]) -> FileClasses:
-    entries, uses, exports = row
+    entries, uses, exports, helpers = row
     found = tuple(ClassEntry(str(name), _strings(bases), bool(places)) for name, bases, places in entries)
-    return FileClasses(found, _pairs(uses), _pairs(exports))
+    return FileClasses(found, _pairs(uses), _pairs(exports), tuple(HelperEntry(*pair) for pair in _pairs(helpers)))
 
 
 def _pairs(rows: list[Any]) -> tuple[tuple[str, str], ...]:

@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from ..callers import CallFacts, FileCallers
-from ..imported import ImportedClass, ImportedClasses
+from ..imported import ImportedClass, ImportedClasses, ImportedHelper
 from .beliefs import Belief, ProjectBeliefs
 from .cache import FORMAT, TOOL, make_cache_directory, tool_identity, write_atomically
 from .evidence import Evidence
@@ -105,7 +105,10 @@ def encoded_beliefs(beliefs: ProjectBeliefs) -> dict[str, Any]:
             for path, callers in beliefs.callers.items()
         },
         "classes": {
-            path: [[name, found.module, found.places_itself] for name, found in classes.classes]
+            path: [
+                [[name, found.module, found.places_itself] for name, found in classes.classes],
+                [[name, helper.returns, helper.path] for name, helper in classes.helpers],
+            ]
             for path, classes in beliefs.classes.items()
         },
     }
@@ -137,9 +140,10 @@ def decoded_beliefs(root: Path, document: Mapping[str, Any]) -> ProjectBeliefs:
     }
     classes = {
         str(path): ImportedClasses(
-            tuple((str(name), ImportedClass(bool(module), bool(places))) for name, module, places in rows)
+            tuple((str(name), ImportedClass(bool(module), bool(places))) for name, module, places in rows),
+            tuple((str(name), ImportedHelper(str(returns), str(where))) for name, returns, where in helpers),
         )
-        for path, rows in document["classes"].items()
+        for path, (rows, helpers) in document["classes"].items()
     }
     return ProjectBeliefs(root, _decoded(document["packages"]), _decoded(document["files"]), callers, classes)
 

@@ -1,0 +1,166 @@
+"""What the project's helper functions return, read with ``ast``: plain data for the files that import them.
+
+A helper in another module often says where a value lives: ``load_batch()`` builds CPU tensors,
+``to_gpu(x)`` moves ``x`` to CUDA only when a GPU is there. One file cannot see that; the index
+reads it from each top-level function of every file, in two shapes a reader recognises at a
+glance (anything else says nothing):
+
+- **makes CPU tensors**: every ``return`` gives a tensor made from host data or by a factory
+  without ``device=`` (``torch.from_numpy(...)``, ``torch.tensor(...)``, ``torch.zeros(n)``), or
+  brought to the CPU (``x.cpu()``), directly or through a name only such calls bind;
+- **moves its first argument to CUDA when one is there**: every ``return`` gives that argument,
+  moved or not, and the function moves it (``.cuda()``, ``.to("cuda")``) only under a test that
+  mentions CUDA (``if torch.cuda.is_available(): x = x.cuda()``, ``x.cuda() if use_cuda else x``).
+
+The summary is in terms of the call's own arguments, so a file substitutes what it passes.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+
+from ..imported import MAKES_CPU_TENSORS, MOVES_TO_CUDA_WHEN_AVAILABLE
+from ..knowledge import api
+from .names import qualified
+
+# Calls that make a tensor on the CPU when given no ``device=``.
+_CPU_MAKERS = (
+    api.HOST_DATA_FACTORIES
+    | api.LEGACY_CPU_CONSTRUCTORS
+    | frozenset(
+        f"torch.{name}" for name in "zeros ones empty full arange linspace eye rand randn randint randperm".split()
+    )
+)
+
+
+# Tensor methods that may put their result elsewhere: any other keeps its receiver's device.
+_MAY_MOVE = api.MOVE_METHODS | {"type", "type_as", "new_tensor", "pin_memory"}
+
+
+@dataclass(frozen=True)
+class HelperEntry:
+    """A top-level function of one file whose result the index could read."""
+
+    name: str
+    returns: str  # MAKES_CPU_TENSORS or MOVES_TO_CUDA_WHEN_AVAILABLE
+
+
+def read_helpers(tree: ast.Module, aliases: Mapping[str, str]) -> tuple[HelperEntry, ...]:
+    """The helpers among a parsed file's top-level functions (its imports are ``aliases``)."""
+    found = []
+    for node in tree.body:
+        if isinstance(node, ast.FunctionDef):
+            returns = _returns(node, aliases)
+            if returns is not None:
+                found.append(HelperEntry(node.name, returns))
+    return tuple(found)
+
+
+def _returns(function: ast.FunctionDef, aliases: Mapping[str, str]) -> str | None:
+    returned = [node.value for node in _own_nodes(function) if isinstance(node, ast.Return)]
+    if not returned or any(value is None for value in returned):
+        return None
+    values = [value for value in returned if value is not None]
+    if all(_makes_cpu_tensor(value, function, aliases) for value in values):
+        return MAKES_CPU_TENSORS
+    if _moves_first_argument_when_cuda(function, values):
+        return MOVES_TO_CUDA_WHEN_AVAILABLE
+    return None
+
+
+def _own_nodes(function: ast.FunctionDef) -> Iterator[ast.AST]:
+    """The nodes of the function's body, not those of functions or classes defined inside it."""
+    pending: list[ast.AST] = list(function.body)
+    while pending:
+        node = pending.pop()
+        yield node
+        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+            pending.extend(ast.iter_child_nodes(node))
+
+
+def _makes_cpu_tensor(value: ast.expr, function: ast.FunctionDef, aliases: Mapping[str, str]) -> bool:
+    if isinstance(value, ast.Name):  # ``batch = torch.from_numpy(a)`` ... ``return batch``
+        nodes = list(_own_nodes(function))
+        bound = [node.value for node in nodes if isinstance(node, ast.Assign) and _assigns(node, value.id)]
+        updates = (node.target for node in nodes if isinstance(node, (ast.AugAssign, ast.AnnAssign)))
+        rebound = any(_names(target, value.id) for target in updates)
+        return bool(bound) and not rebound and all(_cpu_call(node, aliases) for node in bound)
+    return _cpu_call(value, aliases)
+
+
+def _assigns(node: ast.Assign, name: str) -> bool:
+    return any(_names(target, name) for target in node.targets)
+
+
+def _names(target: ast.expr, name: str) -> bool:
+    return isinstance(target, ast.Name) and target.id == name
+
+
+def _cpu_call(node: ast.expr, aliases: Mapping[str, str]) -> bool:
+    """A call that makes a CPU tensor, or a method of one that keeps it there (``.float()``)."""
+    if not isinstance(node, ast.Call):
+        return False
+    func = node.func
+    if isinstance(func, ast.Attribute) and func.attr == "cpu" and not node.args:
+        return True
+    if isinstance(func, ast.Attribute) and func.attr not in _MAY_MOVE and _cpu_call(func.value, aliases):
+        return True
+    made_by = qualified(func, aliases)
+    return made_by in _CPU_MAKERS and all(keyword.arg != "device" for keyword in node.keywords)
+
+
+def _moves_first_argument_when_cuda(function: ast.FunctionDef, values: list[ast.expr]) -> bool:
+    arguments = [*function.args.posonlyargs, *function.args.args]
+    if not arguments:
+        return False
+    name = arguments[0].arg
+    if not all(_is_argument(value, name) or _guarded_move_of(value, name) for value in values):
+        return False
+    moves = [node for node in _own_nodes(function) if _moved(node, name)]
+    guarded = {id(node) for node in _moves_under_a_cuda_test(function, name)}
+    guarded.update(id(value.body) for value in values if isinstance(value, ast.IfExp))
+    return bool(moves) and all(id(node) in guarded for node in moves)
+
+
+def _is_argument(value: ast.expr, name: str) -> bool:
+    return isinstance(value, ast.Name) and value.id == name
+
+
+def _moved(node: ast.AST, name: str) -> bool:
+    """``name.cuda(...)`` or ``name.to("cuda...")``."""
+    if not isinstance(node, ast.Call) or not isinstance(node.func, ast.Attribute):
+        return False
+    if not _is_argument(node.func.value, name):
+        return False
+    if node.func.attr == "cuda":
+        return True
+    first = node.args[0] if node.args else None
+    return node.func.attr == "to" and isinstance(first, ast.Constant) and str(first.value).startswith("cuda")
+
+
+def _guarded_move_of(value: ast.expr, name: str) -> bool:
+    """``name.cuda() if torch.cuda.is_available() else name``."""
+    return (
+        isinstance(value, ast.IfExp)
+        and _mentions_cuda(value.test)
+        and _moved(value.body, name)
+        and _is_argument(value.orelse, name)
+    )
+
+
+def _moves_under_a_cuda_test(function: ast.FunctionDef, name: str) -> list[ast.AST]:
+    guarded: list[ast.AST] = []
+    for node in _own_nodes(function):
+        if isinstance(node, ast.If) and _mentions_cuda(node.test):
+            guarded.extend(inner for statement in node.body for inner in ast.walk(statement) if _moved(inner, name))
+    return guarded
+
+
+def _mentions_cuda(test: ast.expr) -> bool:
+    return any(
+        (isinstance(node, ast.Name) and api.MENTIONS_CUDA.search(node.id))
+        or (isinstance(node, ast.Attribute) and (api.MENTIONS_CUDA.search(node.attr) or node.attr == "is_available"))
+        for node in ast.walk(test)
+    )

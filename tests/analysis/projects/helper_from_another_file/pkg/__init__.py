@@ -1,0 +1,3 @@
+from .data import load_batch, to_gpu
+
+__all__ = ["load_batch", "to_gpu"]
