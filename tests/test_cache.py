@@ -474,20 +474,21 @@ def test_the_plugin_on_a_warm_cache_parses_nothing(project, monkeypatch, parses,
     path = project / "pkg" / "train.py"
     lines = path.read_text().splitlines(keepends=True)
     cold = list(TorchDeviceChecker(None, lines, str(path)).run())
-    assert len(parses) == 1 and [text.split()[0] for _, _, text, _ in cold] == ["TDV002", "TDV003"]
+    assert len(parses) == 1 and [text.split()[0] for _, _, text, _ in cold] == ["TDV001", "TDV002", "TDV003"]
     warm = list(TorchDeviceChecker(None, lines, str(path)).run())
     assert warm == cold and len(parses) == 1
 
 
 def test_the_plugin_keys_the_turned_on_rules(project, monkeypatch, parses, tmp_path_factory):
     monkeypatch.setattr(TorchDeviceChecker, "cache", ResultCache(tmp_path_factory.mktemp("cache")))
-    path = project / "pkg" / "train.py"
+    path = project / "pkg" / "resume.py"
+    path.write_text(BUGGY + 'state = torch.load("last.pt")\n', encoding="utf-8")
     lines = path.read_text().splitlines(keepends=True)
     monkeypatch.setattr(TorchDeviceChecker, "turned_on", frozenset())
     default = list(TorchDeviceChecker(None, lines, str(path)).run())
-    monkeypatch.setattr(TorchDeviceChecker, "turned_on", frozenset({"TDV001"}))
-    with_tdv001 = list(TorchDeviceChecker(None, lines, str(path)).run())
-    assert len(parses) == 2 and len(with_tdv001) == len(default) + 1
+    monkeypatch.setattr(TorchDeviceChecker, "turned_on", frozenset({"TDV004"}))
+    with_tdv004 = list(TorchDeviceChecker(None, lines, str(path)).run())
+    assert len(parses) == 2 and len(with_tdv004) == len(default) + 1
 
 
 def test_a_copied_project_reuses_the_entries(project, capsys, parses, tmp_path_factory):

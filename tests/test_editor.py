@@ -46,7 +46,7 @@ def apply(text: str, edit: editor.Edit) -> str:
 
 def test_a_finding_spans_the_code_it_reports(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)  # no pyproject.toml: the defaults, and TDV004 selected here
-    found = editor.lint(document(**{"extend-select": ["TDV004"]})).found
+    found = editor.lint(document(**{"extend-select": ["TDV004"], "confidence": "medium"})).found
     spans = {item.diagnostic.code: (item.start, item.end) for item in found}
     assert spans == {
         "TDV002": ((4, 0), (4, 12)),  # x.to(device)
@@ -63,7 +63,9 @@ def test_noqa_and_the_selection_decide_what_is_found(tmp_path, monkeypatch):
 
 
 def test_pyproject_of_the_document_under_the_editor_settings(tmp_path):
-    (tmp_path / "pyproject.toml").write_text('[tool.torchdevice]\nextend-select = ["TDV004"]\nignore = ["TDV002"]\n')
+    (tmp_path / "pyproject.toml").write_text(
+        '[tool.torchdevice]\nextend-select = ["TDV004"]\nignore = ["TDV002"]\nconfidence = "medium"\n'
+    )
     path = tmp_path / "pkg" / "train.py"
     codes = [item.diagnostic.code for item in editor.lint(editor.Document(BUGGY, path, {})).found]
     assert codes == ["TDV003", "TDV004"]
@@ -89,7 +91,7 @@ def test_unanalysable_text_gets_tdv900_on_its_first_line(tmp_path, monkeypatch):
 def test_actions_fix_one_finding_each_and_write_noqa_comments(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     wanted = [("TDV002", (4, 0)), ("TDV004", (7, 8))]
-    actions = editor.actions(document(**{"extend-select": ["TDV004"]}), wanted)
+    actions = editor.actions(document(**{"extend-select": ["TDV004"], "confidence": "medium"}), wanted)
     assert [(action.kind, action.code) for action in actions] == [
         ("fix", "TDV002"),
         ("noqa", "TDV002"),

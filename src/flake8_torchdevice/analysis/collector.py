@@ -273,8 +273,9 @@ class _Collector:
                     self._placement(arg.value)
         if name is not None:
             last = name.rsplit(".", 1)[-1]
-            if last == "init_process_group" and _names_nccl(node):
-                evidence.uses_nccl = True
+            if last == "init_process_group":
+                self.definitions.sets_up_a_process_group = True
+                evidence.uses_nccl = evidence.uses_nccl or _names_nccl(node)
             if last == "spawn" and node.args and type(node.args[0].value) is cst.Name and _per_gpu(node):
                 self.definitions.gpu_workers.add(node.args[0].value.value)
             self.definitions.call_sites[last].append(node)

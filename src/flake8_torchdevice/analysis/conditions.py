@@ -20,17 +20,17 @@ records the default instead (``cuda_by_default``), for the rules to say why.
 
 from __future__ import annotations
 
-import functools
 import re
 from collections.abc import Callable, Sequence
 
 import libcst as cst
 
-from ..knowledge.api import AVAILABILITY_CHECKS, CUDA_COUNTS, MENTIONS_CUDA, NEEDS_CUDA, REFUSES_CUDA
+from ..knowledge.api import AVAILABILITY_CHECKS, CUDA_COUNTS
+from .cuda_words import flag_polarity, mentions_cuda
 from .device_tests import on_the_cpu, placement_test
 from .domain import Kind, Origin, Polarity, Value
 from .imports import ImportTable, dotted_name
-from .literals import bool_value, string_value
+from .literals import string_value
 from .state import State
 from .syntax import children
 
@@ -40,6 +40,10 @@ _ZERO_COMPARISONS = (cst.Equal, cst.LessThanEqual)  # ``device_count() == 0`` me
 # Checks that a multi-process job runs: ``dist.is_initialized()``, ``is_dist_avail_and_initialized()``,
 # ``get_world_size()`` (compared with 1).
 _IN_DISTRIBUTED_JOB = re.compile(r"^(is_initialized|is_dist\w*|get_world_size)$")
+# How many processes a job runs (``world_size``, ``get_world_size()``), and flags that say it runs
+# several (``args.distributed``, ``use_distributed``).
+_WORLD_SIZE = re.compile(r"(^|[._])(get_)?world_size$")
+_DISTRIBUTED_FLAG = re.compile(r"(^|[._])(use_|is_)?distributed$")
 _NEGATED = (cst.NotEqual, cst.NotIn, cst.IsNot)
 # Device types that are not CUDA: listed with "cpu", they leave only CUDA (and its kin) outside.
 _NOT_CUDA = frozenset({"mps", "xla", "meta", "xpu", "hpu", "npu", "mtia"})
@@ -47,21 +51,6 @@ _MODULE_TYPES = frozenset({"torch.nn.Module", "torch.nn.modules.module.Module"})
 # The value an expression has in a state, evaluated without recording anything (the interpreter's
 # ``peek``): passed to each narrowing, so that conditions hold no reference to the interpreter.
 CurrentValue = Callable[[cst.BaseExpression, State], Value]
-
-
-@functools.lru_cache(maxsize=4096)  # asked again and again about the same few hundred names
-def mentions_cuda(identifier: str) -> bool:
-    return MENTIONS_CUDA.search(identifier) is not None
-
-
-def needs_cuda(docstring: str | None) -> bool:
-    """Does a docstring say its code needs CUDA (a TensorRT backend, a CUDA-graph helper)?"""
-    if docstring is None:
-        return False
-    lowered = docstring.lower()
-    if "cuda" not in lowered and "gpu" not in lowered and "nvidia" not in lowered:
-        return False  # most docstrings: spared the slower search
-    return NEEDS_CUDA.search(docstring) is not None
 
 
 class Conditions:
@@ -75,8 +64,9 @@ class Conditions:
         distributed_means_cuda: bool = False,
     ) -> None:
         self._imports = imports
-        # The file sets up its process group with NCCL: code that runs only in a multi-process
-        # job (``if not dist.is_initialized(): return``) runs only on CUDA GPUs.
+        # The file sets up its process group with NCCL, or leaves it to a launcher elsewhere: code
+        # that runs only in a multi-process job (``if not dist.is_initialized(): return``) runs on
+        # CUDA GPUs only.
         self._distributed_means_cuda = distributed_means_cuda
         self._guard_functions = guard_functions
         self._tensor_types = tensor_types
@@ -247,15 +237,24 @@ class Conditions:
         count, bound, flipped = left, _number(right), False
         if bound is None:  # ``0 < device_count()``
             count, bound, flipped = right, _number(left), True
-        if bound is None or not self._counts_cuda(count):
+        absent = self._without_cuda(count) if bound is not None else None
+        if bound is None or absent is None:
             return None
-        if not _compare(0.0, operator, bound, flipped):
+        if not _compare(absent, operator, bound, flipped):
             return Polarity.POSITIVE
         # True for 0: the false branch has CUDA if some count fails the test (``<= 1``, ``== 0``);
         # ``>= 0`` holds for every count and proves nothing.
         if _equality(operator) or not _compare(_LARGE_COUNT, operator, bound, flipped):
             return Polarity.NEGATIVE
         return Polarity.NONE
+
+    def _without_cuda(self, count: cst.BaseExpression) -> float | None:
+        """What a count is where CUDA is not in use: 0 devices; 1 process, where the file's
+        multi-process jobs run on CUDA (``if world_size == 1: return``)."""
+        if self._counts_cuda(count):
+            return 0.0
+        name = dotted_name(count.func if type(count) is cst.Call else count) or ""
+        return 1.0 if self._distributed_means_cuda and _WORLD_SIZE.search(name) else None
 
     def _counts_cuda(self, node: cst.BaseExpression) -> bool:
         if type(node) is not cst.Call:
@@ -281,6 +280,8 @@ class Conditions:
             name = reference.attr.value  # ``batch[0].is_cuda``: the attribute alone decides
         else:
             return Polarity.NONE
+        if self._distributed_means_cuda and _DISTRIBUTED_FLAG.search(name):
+            return Polarity.POSITIVE
         return flag_polarity(name.rsplit(".", 1)[-1])
 
 
@@ -292,22 +293,6 @@ def _defaulted_flag(test: cst.BaseExpression, state: State, current_value: Curre
     value = state.get(dotted_name(test) or "") or current_value(test, state)
     origin = value.origin
     return origin if origin is not None and type(origin.node) is cst.Param else None
-
-
-def flag_polarity(name: str) -> Polarity:
-    """What a flag's name says about CUDA: ``use_gpu`` chooses it, ``args.no_cuda``, ``cpu_only``
-    refuse it."""
-    if REFUSES_CUDA.search(name):
-        return Polarity.NEGATIVE
-    if mentions_cuda(name):
-        return Polarity.POSITIVE
-    return Polarity.NONE
-
-
-def chooses_cuda_by_default(polarity: Polarity, default: cst.BaseExpression) -> bool:
-    """``use_gpu=True``, ``no_cuda=False``: a flag whose default is the CUDA branch."""
-    value = bool_value(default)
-    return value is not None and polarity is not Polarity.NONE and (polarity is Polarity.POSITIVE) == value
 
 
 def _with_cuda(state: State, checked: bool) -> State:

@@ -7,7 +7,7 @@ from __future__ import annotations
 import libcst as cst
 
 from ..knowledge import api
-from .conditions import mentions_cuda
+from .cuda_words import mentions_cuda
 from .facts import CallFact
 from .literals import names_the_cpu, string_value
 from .syntax import children, keyword_argument, positional_argument

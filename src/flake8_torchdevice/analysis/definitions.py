@@ -156,6 +156,8 @@ class Definitions:
     project_classes: dict[str, ImportedClass] = field(default_factory=dict)
     # What the helpers of the project's other files that the file calls return (``to_gpu``).
     project_helpers: dict[str, ImportedHelper] = field(default_factory=dict)
+    # The file calls ``init_process_group`` somewhere, with whatever backend.
+    sets_up_a_process_group: bool = False
     _families: dict[str, list[ClassInfo]] = field(default_factory=dict)  # by class key
 
     def owner(self, function: FunctionInfo) -> ClassInfo | None:
@@ -204,6 +206,12 @@ class Definitions:
     def sets_up_nccl(self) -> bool:
         """Does some scope of the file set up NCCL? Then its multi-process code runs on CUDA GPUs."""
         return self.module_evidence.uses_nccl or any(f.evidence.uses_nccl for f in self.functions.values())
+
+    def distributed_means_cuda(self) -> bool:
+        """Does the file's multi-process code run on CUDA GPUs only? Where it sets up NCCL, or leaves
+        the process group to a launcher elsewhere: a job launched for GPUs (demucs' dora, a
+        ``torchrun`` script). Not where it sets one up with another backend (``gloo``)."""
+        return self.sets_up_nccl() or not self.sets_up_a_process_group
 
     def calls_of(self, function: FunctionInfo) -> list[cst.Call]:
         """The calls in this file that may reach ``function``: ``f(...)`` for a function,

@@ -28,8 +28,9 @@ from ..imported import NO_IMPORTED_CLASSES, ImportedClasses
 from ..knowledge.api import GRAD_DISABLING_CONTEXTS, TENSOR_TYPES
 from .calls import CallEvaluator
 from .collector import collect
-from .conditions import Conditions, mentions_cuda, needs_cuda
+from .conditions import Conditions
 from .contexts import CallSite, ContextWalker
+from .cuda_words import mentions_cuda, needs_cuda
 from .definitions import ClassInfo, Definitions, FunctionInfo
 from .domain import Value
 from .expressions import ExpressionEvaluator
@@ -64,8 +65,8 @@ class Interpreter(StatementWalker, ExpressionEvaluator, CallEvaluator, SummaryEv
         self.definitions.callers = callers
         self.definitions.project_classes = dict(project_classes.classes)
         self.definitions.project_helpers = dict(project_classes.helpers)
-        self.file_uses_nccl = self.definitions.sets_up_nccl()
-        self.conditions = Conditions(self.imports, guard_functions, TENSOR_TYPES, self.file_uses_nccl)
+        self.distributed_means_cuda = self.definitions.distributed_means_cuda()
+        self.conditions = Conditions(self.imports, guard_functions, TENSOR_TYPES, self.distributed_means_cuda)
         self.facts = Facts()
         self.summary_memo = SummaryMemo()
         self.summary_globals: State | None = None  # what the summaries in progress see as globals
@@ -193,7 +194,7 @@ class Interpreter(StatementWalker, ExpressionEvaluator, CallEvaluator, SummaryEv
         return (
             self._marked_for_cuda(info)
             or info.evidence.uses_nccl  # NCCL runs on CUDA GPUs only
-            or (self.file_uses_nccl and info.evidence.runs_collective)  # a collective of an NCCL job
+            or (self.distributed_means_cuda and info.evidence.runs_collective)  # a collective of a GPU job
             or (owner is None and info.name in self.definitions.gpu_workers)
             or (owner is not None and self._marked_for_cuda(owner))
         )

@@ -16,8 +16,8 @@ import libcst as cst
 from ..knowledge import api
 from ..mentions import mark
 from . import domain
-from .conditions import needs_cuda
 from .cuda_evidence import cpu_support, mentions_cuda_anywhere
+from .cuda_words import needs_cuda
 from .definitions import Definitions, FunctionInfo
 from .domain import Origin, Value, is_device_of_a_value
 from .facts import CallFact, DefaultFact, Facts, LiteralFact, OperationFact, Scope, StoreFact

@@ -22,7 +22,7 @@ import libcst as cst
 
 from ..knowledge import api
 from .calls import PARAMETER
-from .conditions import chooses_cuda_by_default, flag_polarity
+from .cuda_words import chooses_cuda_by_default, flag_polarity
 from .definitions import ClassInfo, Evidence, FunctionInfo
 from .domain import (
     CPU,

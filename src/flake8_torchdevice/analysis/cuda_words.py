@@ -1,0 +1,44 @@
+"""What names and words say about CUDA: an identifier that mentions it (``use_gpu``), a flag that
+chooses or refuses it, a docstring that says its code needs it. Read by the conditions, the
+summaries and the evidence the rules cite."""
+
+from __future__ import annotations
+
+import functools
+
+import libcst as cst
+
+from ..knowledge.api import MENTIONS_CUDA, NEEDS_CUDA, REFUSES_CUDA
+from .domain import Polarity
+from .literals import bool_value
+
+
+@functools.lru_cache(maxsize=4096)  # asked again and again about the same few hundred names
+def mentions_cuda(identifier: str) -> bool:
+    return MENTIONS_CUDA.search(identifier) is not None
+
+
+def needs_cuda(docstring: str | None) -> bool:
+    """Does a docstring say its code needs CUDA (a TensorRT backend, a CUDA-graph helper)?"""
+    if docstring is None:
+        return False
+    lowered = docstring.lower()
+    if "cuda" not in lowered and "gpu" not in lowered and "nvidia" not in lowered:
+        return False  # most docstrings: spared the slower search
+    return NEEDS_CUDA.search(docstring) is not None
+
+
+def flag_polarity(name: str) -> Polarity:
+    """What a flag's name says about CUDA: ``use_gpu`` chooses it, ``args.no_cuda``, ``cpu_only``
+    refuse it."""
+    if REFUSES_CUDA.search(name):
+        return Polarity.NEGATIVE
+    if mentions_cuda(name):
+        return Polarity.POSITIVE
+    return Polarity.NONE
+
+
+def chooses_cuda_by_default(polarity: Polarity, default: cst.BaseExpression) -> bool:
+    """``use_gpu=True``, ``no_cuda=False``: a flag whose default is the CUDA branch."""
+    value = bool_value(default)
+    return value is not None and polarity is not Polarity.NONE and (polarity is Polarity.POSITIVE) == value
