@@ -65,8 +65,9 @@ class Interpreter(StatementWalker, ExpressionEvaluator, CallEvaluator, SummaryEv
         self.definitions.callers = callers
         self.definitions.project_classes = dict(project_classes.classes)
         self.definitions.project_helpers = dict(project_classes.helpers)
-        self.distributed_means_cuda = self.definitions.distributed_means_cuda()
-        self.conditions = Conditions(self.imports, guard_functions, TENSOR_TYPES, self.distributed_means_cuda)
+        self.file_sets_up_nccl = self.definitions.sets_up_nccl()
+        distributed_means_cuda = self.definitions.distributed_means_cuda()
+        self.conditions = Conditions(self.imports, guard_functions, TENSOR_TYPES, distributed_means_cuda)
         self.facts = Facts()
         self.summary_memo = SummaryMemo()
         self.summary_globals: State | None = None  # what the summaries in progress see as globals
@@ -194,7 +195,7 @@ class Interpreter(StatementWalker, ExpressionEvaluator, CallEvaluator, SummaryEv
         return (
             self._marked_for_cuda(info)
             or info.evidence.uses_nccl  # NCCL runs on CUDA GPUs only
-            or (self.distributed_means_cuda and info.evidence.runs_collective)  # a collective of a GPU job
+            or (self.file_sets_up_nccl and info.evidence.runs_collective)  # a collective of an NCCL job
             or (owner is None and info.name in self.definitions.gpu_workers)
             or (owner is not None and self._marked_for_cuda(owner))
         )
