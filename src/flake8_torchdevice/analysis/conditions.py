@@ -30,7 +30,7 @@ from .cuda_words import flag_polarity, mentions_cuda
 from .device_tests import on_the_cpu, placement_test
 from .domain import Kind, Origin, Polarity, Value
 from .imports import ImportTable, dotted_name
-from .literals import string_value
+from .literals import number_value, string_value
 from .state import State
 from .syntax import children
 
@@ -234,9 +234,9 @@ class Conditions:
         """``device_count() > 1``, ``memory_allocated() < 8e9``: a count that is 0 without CUDA,
         compared with a number (None when the test is not one). A test that fails for 0 has CUDA
         in its true branch; one that holds for 0 is read the other way round, as ``== 0`` is."""
-        count, bound, flipped = left, _number(right), False
+        count, bound, flipped = left, number_value(right), False
         if bound is None:  # ``0 < device_count()``
-            count, bound, flipped = right, _number(left), True
+            count, bound, flipped = right, number_value(left), True
         absent = self._without_cuda(count) if bound is not None else None
         if bound is None or absent is None:
             return None
@@ -339,17 +339,6 @@ def _literal_polarity(node: cst.BaseExpression) -> Polarity:
 
 
 _LARGE_COUNT = 1e18  # more devices or bytes than any machine has
-
-
-def _number(node: cst.BaseExpression) -> float | None:
-    try:
-        if type(node) is cst.Integer:
-            return float(int(node.value, 0))  # ``0x10``, ``1_000``
-        if type(node) is cst.Float:
-            return float(node.value)
-    except (ValueError, OverflowError):
-        return None
-    return None
 
 
 def _equality(operator: cst.BaseCompOp) -> bool:

@@ -36,6 +36,18 @@ def _evaluated(literal: str) -> str | None:
     return value if isinstance(value, str) else None
 
 
+def number_value(node: cst.BaseExpression) -> float | None:
+    """The value of an integer or float literal (``0x10``, ``1_000``, ``0.9``); None for anything else."""
+    try:
+        if type(node) is cst.Integer:
+            return float(int(node.value, 0))
+        if type(node) is cst.Float:
+            return float(node.value)
+    except (ValueError, OverflowError):
+        return None
+    return None
+
+
 def bool_value(node: cst.BaseExpression | None) -> bool | None:
     """``True`` / ``False`` written out; None for anything else."""
     if type(node) is cst.Name and node.value in ("True", "False"):

@@ -13,6 +13,7 @@ from ..knowledge import api
 from . import domain
 from .domain import Kind, PlaceKind, Value
 from .facts import CallFact
+from .literals import number_value
 from .syntax import keyword_argument, positional_argument
 
 
@@ -162,7 +163,7 @@ def keeps_state(call: CallFact) -> bool:
     if option is None:
         return True
     value = keyword_argument(call.node, option) or positional_argument(call.node, 2)
-    return value is not None and not (isinstance(value, (cst.Integer, cst.Float)) and float(value.value) == 0)
+    return value is not None and number_value(value) != 0
 
 
 def builds_parameter(call: CallFact) -> bool:
