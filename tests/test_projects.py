@@ -17,8 +17,9 @@ import pytest
 
 from flake8_torchdevice.cli import main
 from flake8_torchdevice.imported import MAKES_CPU_TENSORS, MOVES_TO_CUDA_WHEN_AVAILABLE, ImportedHelper
-from flake8_torchdevice.project.calls import read_calls, runs_with_cuda, wanted
+from flake8_torchdevice.project.calls import read_calls, wanted
 from flake8_torchdevice.project.classes import imported_classes
+from flake8_torchdevice.project.cuda_tests import runs_with_cuda
 from flake8_torchdevice.project.index import index_source
 from flake8_torchdevice.project.index_store import decoded_calls, decoded_index, encoded_calls, encoded_index
 from runtime_checks.fixtures import expectations

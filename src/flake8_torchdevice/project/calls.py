@@ -24,14 +24,12 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from functools import cached_property
 
-from ..knowledge import api
+from .cuda_tests import mentions_cuda, runs_with_cuda
 from .index import (
     exits,
     import_aliases,
     lines_with_words,
-    mentions_cuda,
     names_a_word,
-    negated,
     skips,
 )
 from .layout import importing_package, module_name
@@ -137,34 +135,6 @@ def read_calls(source: str, path: str, searched: Wanted) -> FileCalls:
     except RecursionError:  # deeper than Python's own limit: what was not read is unknown
         return FileCalls(exports=exports, unread=tuple(sorted(name for name in names if name in source)))
     return FileCalls(tuple(reader.sites), tuple(reader.references), exports)
-
-
-def runs_with_cuda(test: ast.AST, aliases: dict[str, str]) -> bool | None:
-    """True where ``test``'s true branch runs only with CUDA, False where its false branch does,
-    None where neither is known (no CUDA in it, or no telling)."""
-    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
-        inner = runs_with_cuda(test.operand, aliases)
-        return None if inner is None else not inner
-    if isinstance(test, ast.BoolOp):
-        # ``a and b`` is true only if both are; ``a or b`` is false only if both are.
-        sides = {runs_with_cuda(value, aliases) for value in test.values}
-        wanted_side = isinstance(test.op, ast.And)
-        return wanted_side if wanted_side in sides else None
-    if isinstance(test, ast.Compare) and len(test.ops) == 1:
-        if not mentions_cuda(test, aliases):
-            return None
-        # ``device.type == "cuda"``, ``device_count() > 0``; ``!=``, ``== 0`` the other way round
-        return not (negated(test) or isinstance(test.ops[0], (ast.NotEq, ast.IsNot, ast.NotIn)))
-    if isinstance(test, ast.Call):
-        return True if qualified(test.func, aliases) in api.AVAILABILITY_CHECKS else None
-    if isinstance(test, (ast.Name, ast.Attribute)):
-        if qualified(test, aliases) in api.AVAILABILITY_CHECKS:
-            return True
-        last = test.id if isinstance(test, ast.Name) else test.attr
-        if api.REFUSES_CUDA.search(last):  # ``args.no_cuda``, ``cpu_only``
-            return False
-        return True if api.MENTIONS_CUDA.search(last) else None
-    return None
 
 
 def _leaves_without_cuda(statement: ast.stmt, aliases: dict[str, str]) -> bool:

@@ -23,6 +23,7 @@ from dataclasses import dataclass
 
 from ..imported import MAKES_CPU_TENSORS, MOVES_TO_CUDA_WHEN_AVAILABLE
 from ..knowledge import api
+from .cuda_tests import runs_with_cuda
 from .names import qualified
 
 # Calls that make a tensor on the CPU when given no ``device=``.
@@ -59,13 +60,14 @@ def read_helpers(tree: ast.Module, aliases: Mapping[str, str]) -> tuple[HelperEn
 
 
 def _returns(function: ast.FunctionDef, aliases: Mapping[str, str]) -> str | None:
-    returned = [node.value for node in _own_nodes(function) if isinstance(node, ast.Return)]
+    nodes = list(_own_nodes(function))
+    returned = [node.value for node in nodes if isinstance(node, ast.Return)]
     if not returned or any(value is None for value in returned):
         return None
     values = [value for value in returned if value is not None]
-    if all(_makes_cpu_tensor(value, function, aliases) for value in values):
+    if all(_makes_cpu_tensor(value, nodes, aliases) for value in values):
         return MAKES_CPU_TENSORS
-    if _moves_first_argument_when_cuda(function, values):
+    if _moves_first_argument_when_cuda(function, nodes, values, aliases):
         return MOVES_TO_CUDA_WHEN_AVAILABLE
     return None
 
@@ -80,9 +82,9 @@ def _own_nodes(function: ast.FunctionDef) -> Iterator[ast.AST]:
             pending.extend(ast.iter_child_nodes(node))
 
 
-def _makes_cpu_tensor(value: ast.expr, function: ast.FunctionDef, aliases: Mapping[str, str]) -> bool:
+def _makes_cpu_tensor(value: ast.expr, nodes: list[ast.AST], aliases: Mapping[str, str]) -> bool:
+    """``value`` (a returned expression; ``nodes``, its function's own) is a CPU tensor."""
     if isinstance(value, ast.Name):  # ``batch = torch.from_numpy(a)`` ... ``return batch``
-        nodes = list(_own_nodes(function))
         bound = [node.value for node in nodes if isinstance(node, ast.Assign) and _assigns(node, value.id)]
         updates = (node.target for node in nodes if isinstance(node, (ast.AugAssign, ast.AnnAssign)))
         rebound = any(_names(target, value.id) for target in updates)
@@ -111,15 +113,17 @@ def _cpu_call(node: ast.expr, aliases: Mapping[str, str]) -> bool:
     return made_by in _CPU_MAKERS and all(keyword.arg != "device" for keyword in node.keywords)
 
 
-def _moves_first_argument_when_cuda(function: ast.FunctionDef, values: list[ast.expr]) -> bool:
+def _moves_first_argument_when_cuda(
+    function: ast.FunctionDef, nodes: list[ast.AST], values: list[ast.expr], aliases: Mapping[str, str]
+) -> bool:
     arguments = [*function.args.posonlyargs, *function.args.args]
     if not arguments:
         return False
     name = arguments[0].arg
-    if not all(_is_argument(value, name) or _guarded_move_of(value, name) for value in values):
+    if not all(_is_argument(value, name) or _guarded_move_of(value, name, aliases) for value in values):
         return False
-    moves = [node for node in _own_nodes(function) if _moved(node, name)]
-    guarded = {id(node) for node in _moves_under_a_cuda_test(function, name)}
+    moves = [node for node in nodes if _moved(node, name)]
+    guarded = {id(node) for node in _moves_under_a_cuda_test(nodes, name, aliases)}
     guarded.update(id(value.body) for value in values if isinstance(value, ast.IfExp))
     return bool(moves) and all(id(node) in guarded for node in moves)
 
@@ -140,27 +144,23 @@ def _moved(node: ast.AST, name: str) -> bool:
     return node.func.attr == "to" and isinstance(first, ast.Constant) and str(first.value).startswith("cuda")
 
 
-def _guarded_move_of(value: ast.expr, name: str) -> bool:
+def _guarded_move_of(value: ast.expr, name: str, aliases: Mapping[str, str]) -> bool:
     """``name.cuda() if torch.cuda.is_available() else name``."""
     return (
         isinstance(value, ast.IfExp)
-        and _mentions_cuda(value.test)
+        and runs_with_cuda(value.test, aliases) is True
         and _moved(value.body, name)
         and _is_argument(value.orelse, name)
     )
 
 
-def _moves_under_a_cuda_test(function: ast.FunctionDef, name: str) -> list[ast.AST]:
-    guarded: list[ast.AST] = []
-    for node in _own_nodes(function):
-        if isinstance(node, ast.If) and _mentions_cuda(node.test):
-            guarded.extend(inner for statement in node.body for inner in ast.walk(statement) if _moved(inner, name))
-    return guarded
-
-
-def _mentions_cuda(test: ast.expr) -> bool:
-    return any(
-        (isinstance(node, ast.Name) and api.MENTIONS_CUDA.search(node.id))
-        or (isinstance(node, ast.Attribute) and (api.MENTIONS_CUDA.search(node.attr) or node.attr == "is_available"))
-        for node in ast.walk(test)
-    )
+def _moves_under_a_cuda_test(nodes: list[ast.AST], name: str, aliases: Mapping[str, str]) -> list[ast.AST]:
+    """The moves of ``name`` in the body of an ``if`` whose true branch runs only with CUDA."""
+    return [
+        inner
+        for node in nodes
+        if isinstance(node, ast.If) and runs_with_cuda(node.test, aliases) is True
+        for statement in node.body
+        for inner in ast.walk(statement)
+        if _moved(inner, name)
+    ]

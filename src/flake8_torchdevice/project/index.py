@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 
 from ..knowledge import api
 from .classes import NO_CLASSES, FileClasses, read_classes
+from .cuda_tests import CUDA_DEVICE, mentions_cuda, negated
 from .evidence import (
     CPU_DEFAULT,
     CPU_LOAD,
@@ -59,7 +60,6 @@ _EXIT_FUNCTIONS = frozenset({"sys.exit", "exit", "quit", "os._exit", "os.abort"}
 _SKIP_FUNCTIONS = frozenset({"skipif", "skipIf", "skipUnless", "skip", "skipTest"})
 _CUDA_OPT_IN = re.compile(r"^--?(use[-_])?(cuda|gpu)$", re.IGNORECASE)
 _CPU_DEVICE = re.compile(r"cpu", re.IGNORECASE)
-_CUDA_DEVICE = re.compile(r"cuda(:\d+)?")
 # A device of any kind: "cuda" or "device" anywhere (``is_cuda``, ``self.device``), a move
 # (``.to(``), or one of the short names as a word (not "input", "output"). A file without any
 # places nothing anywhere but on the CPU, and takes no device from elsewhere. Substring tests
@@ -217,19 +217,6 @@ def _absolute(module: str | None, level: int, package: str) -> str | None:
     if level - 1 > len(parts):
         return None
     return ".".join([*parts[: len(parts) - (level - 1)], *([module] if module else [])])
-
-
-def mentions_cuda(test: ast.AST, aliases: dict[str, str]) -> bool:
-    """A test about CUDA: an availability check, or a name like ``use_cuda`` / ``args.gpu``."""
-    for node in ast.walk(test):
-        if isinstance(node, ast.Call) and qualified(node.func, aliases) in api.AVAILABILITY_CHECKS:
-            return True
-        name = node.attr if isinstance(node, ast.Attribute) else node.id if isinstance(node, ast.Name) else None
-        if name is not None and api.MENTIONS_CUDA.search(name):
-            return True
-        if isinstance(node, ast.Constant) and isinstance(node.value, str) and _CUDA_DEVICE.fullmatch(node.value):
-            return True
-    return False
 
 
 @dataclass
@@ -492,7 +479,7 @@ def _names_cuda(node: ast.AST) -> bool:
 
 def _is_cuda_string(node: ast.AST | None) -> bool:
     value = _constant(node)
-    return isinstance(value, str) and _CUDA_DEVICE.fullmatch(value) is not None
+    return isinstance(value, str) and CUDA_DEVICE.fullmatch(value) is not None
 
 
 def _places_on_cuda(node: ast.Call, method: str) -> bool:
@@ -509,16 +496,6 @@ def _cuda_sources(node: ast.Call) -> bool:
         return True
     strings = (item.value for item in ast.walk(node) if isinstance(item, ast.Constant))
     return any(isinstance(value, str) and value.endswith((".cu", ".cuh")) for value in strings)
-
-
-def negated(test: ast.AST) -> bool:
-    """``not torch.cuda.is_available()``, ``device_count() == 0``, ``device_count() < 1``."""
-    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
-        return True
-    if isinstance(test, ast.Compare) and len(test.ops) == 1:
-        bound = _constant(test.comparators[0])
-        return isinstance(test.ops[0], (ast.Eq, ast.Lt, ast.LtE)) and bound in (0, 1)
-    return False
 
 
 def exits(body: list[ast.stmt], aliases: dict[str, str]) -> bool:

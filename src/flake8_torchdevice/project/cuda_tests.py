@@ -1,0 +1,67 @@
+"""What a test says about CUDA, read with ``ast``: whether it is about CUDA at all, whether it is
+negated, and which of its branches runs only with CUDA. Shared by the index (evidence), the call
+reader (guarded calls) and the helper reader (moves under a CUDA check)."""
+
+from __future__ import annotations
+
+import ast
+import re
+from collections.abc import Mapping
+
+from ..knowledge import api
+from .names import qualified
+
+# A CUDA device as a string: "cuda", "cuda:1".
+CUDA_DEVICE = re.compile(r"cuda(:\d+)?")
+
+
+def mentions_cuda(test: ast.AST, aliases: Mapping[str, str]) -> bool:
+    """A test about CUDA: an availability check, or a name like ``use_cuda`` / ``args.gpu``."""
+    for node in ast.walk(test):
+        if isinstance(node, ast.Call) and qualified(node.func, aliases) in api.AVAILABILITY_CHECKS:
+            return True
+        name = node.attr if isinstance(node, ast.Attribute) else node.id if isinstance(node, ast.Name) else None
+        if name is not None and api.MENTIONS_CUDA.search(name):
+            return True
+        if isinstance(node, ast.Constant) and isinstance(node.value, str) and CUDA_DEVICE.fullmatch(node.value):
+            return True
+    return False
+
+
+def negated(test: ast.AST) -> bool:
+    """``not torch.cuda.is_available()``, ``device_count() == 0``, ``device_count() < 1``."""
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        return True
+    if isinstance(test, ast.Compare) and len(test.ops) == 1:
+        comparator = test.comparators[0]
+        bound = comparator.value if isinstance(comparator, ast.Constant) else None
+        return isinstance(test.ops[0], (ast.Eq, ast.Lt, ast.LtE)) and bound in (0, 1)
+    return False
+
+
+def runs_with_cuda(test: ast.AST, aliases: Mapping[str, str]) -> bool | None:
+    """True where ``test``'s true branch runs only with CUDA, False where its false branch does,
+    None where neither is known (no CUDA in it, or no telling)."""
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        inner = runs_with_cuda(test.operand, aliases)
+        return None if inner is None else not inner
+    if isinstance(test, ast.BoolOp):
+        # ``a and b`` is true only if both are; ``a or b`` is false only if both are.
+        sides = {runs_with_cuda(value, aliases) for value in test.values}
+        wanted_side = isinstance(test.op, ast.And)
+        return wanted_side if wanted_side in sides else None
+    if isinstance(test, ast.Compare) and len(test.ops) == 1:
+        if not mentions_cuda(test, aliases):
+            return None
+        # ``device.type == "cuda"``, ``device_count() > 0``; ``!=``, ``== 0`` the other way round
+        return not (negated(test) or isinstance(test.ops[0], (ast.NotEq, ast.IsNot, ast.NotIn)))
+    if isinstance(test, ast.Call):
+        return True if qualified(test.func, aliases) in api.AVAILABILITY_CHECKS else None
+    if isinstance(test, (ast.Name, ast.Attribute)):
+        if qualified(test, aliases) in api.AVAILABILITY_CHECKS:
+            return True
+        last = test.id if isinstance(test, ast.Name) else test.attr
+        if api.REFUSES_CUDA.search(last):  # ``args.no_cuda``, ``cpu_only``
+            return False
+        return True if api.MENTIONS_CUDA.search(last) else None
+    return None
