@@ -46,6 +46,11 @@ def kinds(source: str, path: str = "train.py") -> list[str]:
         ('import torch\ndevice = "cuda" if torch.cuda.is_available() else "cpu"\n', [FALLBACK]),
         ("import torch as t\nd = t.device('cuda' if t.cuda.is_available() else 'cpu')\n", [FALLBACK]),
         ("import torch\nif torch.cuda.is_available():\n    d = 'cuda'\nelse:\n    d = 'cpu'\n", [FALLBACK]),
+        (  # a device picker's early return, then the CPU for everything else
+            "import torch\ndef pick():\n    if torch.cuda.is_available():\n        return 'cuda'\n"
+            "    if torch.backends.mps.is_available():\n        return 'mps'\n    return torch.device('cpu')\n",
+            [FALLBACK],
+        ),
         ('import torch\nstate = torch.load("w.pt", map_location="cpu")\n', [CPU_LOAD]),
         ("import torch\nm = torch.load(p, map_location=lambda storage, loc: storage)\n", [CPU_LOAD]),
         ('parser.add_argument("--no-cuda", action="store_true")\n', [CPU_OPTION]),
@@ -89,6 +94,10 @@ def test_the_index_reads_each_kind_of_evidence(source, expected):
         "try:\n    import apex\nexcept ImportError:\n    apex = None\n",
         # A C++ extension, no CUDA.
         "from torch.utils.cpp_extension import load\n_C = load('ops', sources=['ops.cpp'])\n",
+        # A CUDA branch that returns, then a return of something other than the CPU.
+        "import torch\ndef pick():\n    if torch.cuda.is_available():\n        return 'cuda'\n    return None\n",
+        # A docstring listing other facts, one of them about CUDA.
+        '"""A value may require grad, is 0-dim, a CUDA check it encodes."""\n',
         # Not Python.
         "def broken(:\n",
     ],

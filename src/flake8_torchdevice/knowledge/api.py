@@ -239,9 +239,10 @@ MENTIONS_CUDA = re.compile(
 )
 # Names of a choice against CUDA: ``args.no_cuda``, ``disable_gpu``, ``cpu_only``.
 REFUSES_CUDA = re.compile(r"(no|disable|without|skip)_?(cuda|gpu)|cpu", re.IGNORECASE)
-# A docstring that says the code needs CUDA: "Requires CUDA", "GPU only", "only runs on CUDA".
+# A docstring that says the code needs CUDA: "Requires CUDA", "GPU only", "only runs on CUDA";
+# within one clause ("may require grad, is 0-dim, a CUDA check" lists other things).
 NEEDS_CUDA = re.compile(
-    r"\b(requires?|needs?|only (runs? )?(on|with)|must run on)\b[^.\n]{0,40}\b(cuda|gpus?|nvidia)\b"
+    r"\b(requires?|needs?|only (runs? )?(on|with)|must run on)\b[^.,;\n]{0,40}\b(cuda|gpus?|nvidia)\b"
     r"|\b(cuda|gpu)[- ]only\b|devices::\s*cuda\b",
     re.IGNORECASE,
 )

@@ -331,6 +331,9 @@ class _Reader(ast.NodeVisitor):
         self._depth += 1
         for part in (*node.decorator_list, arguments, *([node.returns] if node.returns else [])):
             self.visit(part)
+        fallback = self._returns_cpu_after_a_cuda_return(node.body)
+        if fallback is not None:
+            self.found(FALLBACK, fallback)
         outer = self._defining
         self._defining = definer or outer  # a nested function's uses are its definer's
         for statement in node.body:
@@ -342,6 +345,18 @@ class _Reader(ast.NodeVisitor):
             self.definitions[definer.name] = definer.read()
 
     visit_AsyncFunctionDef = visit_FunctionDef
+
+    def _returns_cpu_after_a_cuda_return(self, body: list[ast.stmt]) -> ast.If | None:
+        """The ``if`` of a device picker that returns CUDA under a check and the CPU after it
+        (``if torch.cuda.is_available(): return "cuda"`` ... ``return "cpu"``): the early-return
+        spelling of ``"cuda" if available else "cpu"``."""
+        check = None
+        for statement in body:
+            if check is None and isinstance(statement, ast.If) and self.mentions_cuda(statement.test):
+                check = statement if _returns(statement.body) else None
+            elif check is not None and isinstance(statement, ast.Return) and _assigns_cpu([statement]):
+                return check
+        return None
 
     def _definer(
         self, node: ast.FunctionDef | ast.AsyncFunctionDef, defaults: list[tuple[ast.arg, ast.expr]]
@@ -518,6 +533,11 @@ def skips(body: list[ast.stmt], aliases: dict[str, str]) -> bool:
         if name is not None and (name.rsplit(".", 1)[-1] in _SKIP_FUNCTIONS or name.endswith("SkipTest")):
             return True
     return False
+
+
+def _returns(body: list[ast.stmt]) -> bool:
+    """A branch that ends by returning."""
+    return bool(body) and isinstance(body[-1], ast.Return)
 
 
 def _assigns_cpu(body: list[ast.stmt]) -> bool:
