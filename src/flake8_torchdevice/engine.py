@@ -241,26 +241,37 @@ def _run_rules(
             check = rule()
             found = list(check.check(analysis, settings))
             if rule.depends_on_callers:
-                found += _found_through_calls(check, analysis, settings, found)
+                found = _through_calls(check, analysis, settings, found)
             if cpu_only and rule.fails_only_on_an_accelerator:
                 found = [_in_a_cpu_only_project(finding, settings) for finding in found]
             findings.extend(finding for finding in found if finding.confidence >= least)
     return findings, analysis.mentioned()
 
 
-def _found_through_calls(rule: Rule, analysis: Analysis, settings: Settings, found: list[Finding]) -> list[Finding]:
-    """What a rule finds in the file's functions as the file's own calls run them
-    (``analysis/contexts.py``) that their plain walk did not show: likely at most, citing the call."""
+def _through_calls(rule: Rule, analysis: Analysis, settings: Settings, found: list[Finding]) -> list[Finding]:
+    """A rule's findings as the file's own calls run its functions (``analysis/contexts.py``):
+    what the contexts show that the plain walk did not, likely at most and citing the call; and
+    the plain walk's findings less its guesses in a function whose every run is a context when no
+    context repeats them (they rest on an input no call passes)."""
     seen = {id(finding.node) for finding in found}
+    repeated: set[int] = set()
     more = []
     for site, view in analysis.call_contexts():
         for finding in rule.check(view, settings):
+            repeated.add(id(finding.node))
             if id(finding.node) not in seen:
                 seen.add(id(finding.node))
                 call = analysis.cite(site)  # named already where a value it passed is cited
                 message = finding.message if call in finding.message else f"{finding.message} (in the call at {call})"
                 more.append(replace(finding, message=message, confidence=min(finding.confidence, Confidence.MEDIUM)))
-    return more
+    kept = [
+        finding
+        for finding in found
+        if finding.confidence is Confidence.HIGH
+        or id(finding.node) in repeated
+        or not analysis.runs_only_as_called(finding.node)
+    ]
+    return kept + more
 
 
 def _in_a_cpu_only_project(finding: Finding, settings: Settings) -> Finding:

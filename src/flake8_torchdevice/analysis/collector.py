@@ -13,7 +13,7 @@ from .bindings import BindingRecorder
 from .definitions import ClassInfo, Definitions, Evidence, FunctionInfo
 from .imports import dotted_name
 from .literals import string_value
-from .syntax import all_params, bound_names, children, fits_tensor_move
+from .syntax import all_params, bound_names, children, fits_tensor_move, runs_as_a_program
 
 # Methods whose arguments are tensors: ``y.expand_as(x)`` shows ``x`` is a tensor too.
 _TENSOR_ARGUMENT_METHODS = frozenset({"expand_as", "view_as", "type_as", "reshape_as", "copy_", "new_tensor"})
@@ -31,14 +31,14 @@ _COLLECTIVES = frozenset(
     {"broadcast", "all_reduce", "all_gather", "all_gather_into_tensor", "reduce", "reduce_scatter", "all_to_all"}
     | {"gather", "scatter", "broadcast_object_list", "all_gather_object"}
 )
-# Calls that import the module their first argument names (optional dependencies).
-# (Not ``find_spec``: it asks whether a library is installed, so the file also runs without it.)
+# Calls that import the module their first argument names (not ``find_spec``: it only asks).
 _IMPORTS_BY_NAME = frozenset({"import_module", "__import__", "optional_import", "try_import"})
 
 
 def collect(module: cst.Module) -> Definitions:
     definitions = Definitions()
     _Collector(definitions).scope(module.body, definitions.module_evidence, None)
+    definitions.is_script |= runs_as_a_program(module, definitions.top_functions)
     return definitions
 
 

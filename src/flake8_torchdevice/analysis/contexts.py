@@ -11,6 +11,11 @@ places are marked guessed: the link from a call site into the body is inferred, 
 that rests on it is only likely. Rules read each context as an analysis of its own and keep
 what the plain walk did not find, citing the call (``engine``).
 
+Where a function's every call is known (nothing outside the file calls it: a private helper, a
+script's or a notebook's function) and each one was walked as a context, the contexts are every
+way the function runs: a guess of the plain walk that no context repeats rests on an input no call
+passes (``closed_functions``; ``add_noise(img)`` fed CPU batches only).
+
 Bounded: contexts are walked once per distinct binding, at most ``MAX_CONTEXTS_PER_FUNCTION``
 per function and ``MAX_CONTEXTS`` per file; a context walk records call sites too, so a chain of
 helpers is followed as far as the caps allow. In simple mode (past a unit's budget) nothing is
@@ -24,7 +29,7 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
-from .definitions import FunctionInfo
+from .definitions import Definitions, FunctionInfo
 from .domain import NOWHERE, Kind, Origin, Value, with_module
 from .facts import Facts
 from .syntax import statements
@@ -47,6 +52,17 @@ class CallSite:
     node: cst.Call
     function: FunctionInfo
     bound: tuple[tuple[str, Value], ...]
+
+
+@dataclass(frozen=True)
+class NotedCall:
+    """A call of a file's function as one recording walk met it: in the plain walk of ``caller``
+    (None: the module) or in a context of it, and whether it told the body where things are."""
+
+    node: cst.Call
+    caller: str | None
+    in_context: bool
+    informs: bool
 
 
 @dataclass(frozen=True)
@@ -91,39 +107,99 @@ class ContextWalker(_Base):
     """The part of the interpreter that records call sites and walks the call contexts."""
 
     call_sites: list[CallSite]
+    # Every call of a file's functions the recording walks met, by callee key; the callees some
+    # of whose runs no context stands for (a call past the caps, a context walked in simple mode).
+    noted_calls: dict[str, list[NotedCall]]
+    partly_walked: set[str]
+    in_context: bool
 
     def note_call_site(self, info: FunctionInfo, node: cst.Call, bound: dict[str, Value]) -> None:
         """A call of a file's function met by a recording walk."""
-        if self.recording and not self.simple and bound:
-            self.call_sites.append(CallSite(node, info, tuple(bound.items())))
+        if not self.recording:
+            return
+        caller = self.frame.function.key if self.frame.function is not None else None
+        site = CallSite(node, info, tuple(bound.items()))
+        informs = bool(bound) and not self.simple and bool(informed_parameters(self.parameter_values(info), site))
+        self.noted_calls.setdefault(info.key, []).append(NotedCall(node, caller, self.in_context, informs))
+        if not self.simple and bound:
+            self.call_sites.append(site)
 
     def walk_contexts(self) -> list[CallContext]:
         """Walk every informative call site's context, within the caps."""
         contexts: list[CallContext] = []
         walked: dict[str, set[tuple[tuple[str, Value], ...]]] = {}
-        while self.call_sites and len(contexts) < MAX_CONTEXTS:
+        while self.call_sites:
             site = self.call_sites.pop(0)
             info = site.function
             informed = informed_parameters(self.parameter_values(info), site)
             seen = walked.setdefault(info.key, set())
             binding = tuple(sorted(informed.items()))
-            if not informed or binding in seen or len(seen) >= MAX_CONTEXTS_PER_FUNCTION:
+            if not informed or binding in seen:
+                continue
+            if len(seen) >= MAX_CONTEXTS_PER_FUNCTION or len(contexts) >= MAX_CONTEXTS:
+                self.partly_walked.add(info.key)
                 continue
             seen.add(binding)
             contexts.append(CallContext(site.node, self._context_facts(info, informed)))
         return contexts
 
+    def closed_functions(self) -> frozenset[str]:
+        """The functions whose contexts are every way they run (see the module's docstring)."""
+        closure = _Closure(self.definitions, self.noted_calls, frozenset(self.partly_walked))
+        return frozenset(key for key in self.noted_calls if closure.closed(key, frozenset()))
+
     def _context_facts(self, info: FunctionInfo, informed: dict[str, Value]) -> Facts:
         """Record ``info``'s body into facts of its own, its parameters informed by a call."""
         saved_facts, pending = self.facts, len(self.pending)
-        self.facts = Facts()
+        self.facts, self.in_context = Facts(), True
         try:
             self_value = self.self_value(info)
             arguments = self.parameter_values(info) | informed
             entry = self.entry_state(info, self.globals_state(), self_value, arguments)
             with self.frame_for(info, self_value):
                 self.walk_unit(lambda: self.block(statements(info.node.body)), entry)
+            if self.simple:
+                self.partly_walked.add(info.key)
             return self.facts
         finally:
-            self.facts = saved_facts
+            self.facts, self.in_context = saved_facts, False
             del self.pending[pending:]  # its nested functions are recorded by the plain walk
+
+
+class _Closure:
+    """Which functions run only as their walked contexts: a function is closed when nothing
+    outside the file calls it and every call of it is covered (plain data; recursive methods, no
+    closures, so that nothing of the tree is left in a reference cycle)."""
+
+    def __init__(self, definitions: Definitions, noted: dict[str, list[NotedCall]], partly: frozenset[str]) -> None:
+        self.definitions, self.noted, self.partly = definitions, noted, partly
+        self.verdicts: dict[str, bool] = {}
+
+    def closed(self, key: str, visiting: frozenset[str]) -> bool:
+        if key not in self.verdicts:
+            info = self.definitions.function_by_key(key)
+            self.verdicts[key] = (
+                key not in visiting
+                and info is not None
+                and key not in self.partly
+                and self.definitions.called_only_here(info)
+                and all(self.covered(site, key, visiting | {key}) for site in self.definitions.calls_of(info))
+            )
+        return self.verdicts[key]
+
+    def covered(self, site: cst.Call, key: str, visiting: frozenset[str]) -> bool:
+        """Is every run of the call ``site`` a walked context? Where its plain walk told the body
+        nothing, its caller must itself run only as its contexts, which all did."""
+        noted = [call for call in self.noted.get(key, []) if call.node is site]
+        plain = [call for call in noted if not call.in_context]
+        if plain and all(call.informs for call in plain):
+            return True
+        contexts = [call for call in noted if call.in_context]
+        callers = {call.caller for call in plain}
+        caller = next(iter(callers)) if len(callers) == 1 else None
+        return (
+            bool(contexts)
+            and all(call.informs for call in contexts)
+            and caller is not None
+            and self.closed(caller, visiting)
+        )

@@ -251,6 +251,20 @@ class Definitions:
             return self.callers.of(owner.name)
         return None
 
+    def function_by_key(self, key: str) -> FunctionInfo | None:
+        return next((info for info in self.functions.values() if info.key == key), None)
+
+    def called_only_here(self, function: FunctionInfo) -> bool:
+        """Are the file's own calls of a top-level function all its calls: no other file calls it,
+        and it is private (``_name``) or the file's own (a script's, a notebook's, a test module's)?"""
+        name = function.name
+        return (
+            self.top_functions.get(name) is function
+            and self.project_calls(function) is None
+            and not name.startswith("__")
+            and (name.startswith("_") or self.self_contained)
+        )
+
     def default_always_replaced(self, function: FunctionInfo, param: cst.Param) -> bool:
         """A default that every call replaces: every call in the project, where other files call
         the function; else every call in the file, of a function nothing else calls: a private

@@ -126,6 +126,8 @@ class Facts:
         self.cpu_fallbacks: dict[int, cst.BaseExpression] = {}
         # The file's functions as its own calls run them (``contexts``), each with facts of its own.
         self.contexts: list[CallContext] = []
+        # The functions whose contexts are every way they run (their keys).
+        self.closed_functions: frozenset[str] = frozenset()
 
     def update(self, other: Facts) -> None:
         """Take ``other``'s facts, replacing these for the same nodes."""

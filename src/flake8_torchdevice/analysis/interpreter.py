@@ -29,7 +29,7 @@ from ..knowledge.api import GRAD_DISABLING_CONTEXTS, TENSOR_TYPES
 from .calls import CallEvaluator
 from .collector import collect
 from .conditions import Conditions
-from .contexts import CallSite, ContextWalker
+from .contexts import CallSite, ContextWalker, NotedCall
 from .cuda_words import mentions_cuda, needs_cuda
 from .definitions import ClassInfo, Definitions, FunctionInfo
 from .domain import Value
@@ -82,6 +82,9 @@ class Interpreter(StatementWalker, ExpressionEvaluator, CallEvaluator, SummaryEv
         self.module_state: State | None = None  # the module's state once its body is walked
         self._cuda_specific: dict[str, bool] = {}  # by definition key
         self.call_sites: list[CallSite] = []  # calls of the file's functions, for their contexts
+        self.noted_calls: dict[str, list[NotedCall]] = {}
+        self.partly_walked: set[str] = set()
+        self.in_context = False
 
     # ------------------------------------------------------------------ the module
     def run(self) -> Facts:
@@ -92,6 +95,7 @@ class Interpreter(StatementWalker, ExpressionEvaluator, CallEvaluator, SummaryEv
             entry = pending.entry if pending.entry is not None else module_state
             self.record_function(pending.info, entry)
         self.facts.contexts = self.walk_contexts()
+        self.facts.closed_functions = self.closed_functions()
         return self.facts
 
     def walk_unit(self, walk: Callable[[], None], entry: State) -> State:

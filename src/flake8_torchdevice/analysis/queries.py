@@ -24,7 +24,15 @@ from .facts import CallFact, DefaultFact, Facts, LiteralFact, OperationFact, Sco
 from .imports import ImportTable, dotted_name
 from .literals import bool_value, cuda_fstring, is_cpu_literal, is_cuda_literal, string_value
 from .positions import positions_of
-from .syntax import children, docstring, ends_a_notebook_cell, fits_tensor_move, keyword_argument, positional_argument
+from .syntax import (
+    children,
+    docstring,
+    ends_a_notebook_cell,
+    fits_tensor_move,
+    keyword_argument,
+    own_nodes,
+    positional_argument,
+)
 from .value_questions import (
     builds_layer_with_state,
     builds_parameter,
@@ -131,6 +139,7 @@ class Analysis:
         self._copying_to_cpu: set[int] | None = None
         self._without_cuda: str | None = None
         self._site: cst.Call | None = None  # the call, in a view of a call context
+        self._closed_nodes: frozenset[int] | None = None  # ``runs_only_as_called``
 
     # ------------------------------------------------------------------ imports
     @property
@@ -381,6 +390,15 @@ class Analysis:
             view = Analysis(self.module, self._imports, self._definitions, context.facts)
             view._mentioned, view._lines, view._site = self._mentioned, self._lines, context.site
             yield context.site, view
+
+    def runs_only_as_called(self, node: cst.CSTNode) -> bool:
+        """Is ``node`` in the body of a function whose every run is one of the call contexts (not
+        in a function, class or lambda nested in it)?"""
+        if self._closed_nodes is None:
+            closed = self._facts.closed_functions
+            functions = [info for info in self._definitions.functions.values() if info.key in closed]
+            self._closed_nodes = frozenset(id(part) for info in functions for part in own_nodes(info.node.body))
+        return id(node) in self._closed_nodes
 
     def passed_in(self, value: Value) -> bool:
         """Is the value where it is because the call whose context this is passed it there?"""

@@ -11,7 +11,7 @@ import dataclasses
 import functools
 import operator
 import typing
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterator, Sequence
 from typing import cast
 
 import libcst as cst
@@ -108,6 +108,19 @@ def children(node: cst.CSTNode) -> list[cst.CSTNode]:
         elif _is_node(kind):  # not None or a sentinel
             found.append(cast(cst.CSTNode, value))
     return found
+
+
+# What starts a scope of its own inside a function's body.
+_OWN_SCOPES = (cst.FunctionDef, cst.ClassDef, cst.Lambda)
+
+
+def own_nodes(body: cst.CSTNode) -> Iterator[cst.CSTNode]:
+    """Every node of a function's body but those of the functions, classes and lambdas in it."""
+    pending = [body]
+    while pending:
+        node = pending.pop()
+        yield node
+        pending.extend(child for child in children(node) if type(child) not in _OWN_SCOPES)
 
 
 def statements(suite: cst.BaseSuite) -> Sequence[cst.BaseStatement]:
@@ -208,4 +221,19 @@ def ends_a_notebook_cell(module: cst.Module, statement: cst.Expr) -> bool:
             after = body[index + 1].leading_lines if index + 1 < len(body) else module.footer
             comment = after[0].comment if after else None
             return comment is not None and comment.value.startswith(CELL_END_MARKER)
+    return False
+
+
+def runs_as_a_program(module: cst.Module, functions: Collection[str]) -> bool:
+    """Is the module run rather than imported, so that its functions have no other callers? A
+    notebook's cells (``notebooks.py``: the last cell's end marker is the module's footer), or a
+    module that loops over its own functions as it is executed (``for epoch in ...: train(...)``):
+    a module others import does not train at import."""
+    if any(line.comment is not None and line.comment.value.startswith(CELL_END_MARKER) for line in module.footer):
+        return True
+    for statement in module.body:
+        if type(statement) in (cst.For, cst.While):
+            calls = (node for node in own_nodes(statement) if type(node) is cst.Call)
+            if any(type(call.func) is cst.Name and call.func.value in functions for call in calls):
+                return True
     return False
