@@ -45,7 +45,7 @@ class Device:
 @dataclass(frozen=True)
 class Machine:
     torch_version: str
-    cuda_usable: bool  # torch.cuda.is_available(): decides where `cpu-only` failures apply
+    cuda_usable: bool  # torch.cuda.is_available(): decides where `cpu-only` and `cuda` failures apply
     cuda_name: str
     mps_usable: bool
 

@@ -24,7 +24,7 @@ from pathlib import Path
 
 FIXTURES_ROOT = Path(__file__).resolve().parent.parent / "tests" / "fixtures"
 
-CONDITIONS = ("accelerator", "gpu", "cpu-only", "any")
+CONDITIONS = ("accelerator", "gpu", "cpu-only", "cuda", "any")
 # The folder of the facts about PyTorch that the analysis relies on: ``holds_*.py`` runs clean on
 # every device, ``raises_*.py`` fails as it declares. The linter's findings on them are checked
 # like any fixture's (``# expect:`` lines, none required), but they belong to no rule.

@@ -23,6 +23,7 @@ NEEDS = {
     "accelerator": "an accelerator",
     "gpu": "a real accelerator (the simulated meta device does not check this)",
     "cpu-only": "a CUDA-less machine",
+    "cuda": "a machine with a usable CUDA GPU",
 }
 NEEDS_DATA = "a real device: the simulated meta device holds no data or has no such type"
 
@@ -78,6 +79,8 @@ def applies(condition: str, device: Device, cuda_usable: bool) -> bool:
         return device.is_accelerator and not device.simulated
     if condition == "cpu-only":
         return not cuda_usable
+    if condition == "cuda":  # code that moves only where CUDA is available
+        return cuda_usable
     return condition == "any"
 
 

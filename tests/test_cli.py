@@ -671,7 +671,10 @@ def test_the_default_reports_sure_findings_only(project, capsys):
     write(project, "falls_back.py", FALLS_BACK)
     write(project, "no_evidence.py", NO_EVIDENCE)
     status = main(["check", "--no-project", "--select", "TDV001", "--format", "json", "."])
-    assert (status, json.loads(capsys.readouterr().out)) == (0, [])
+    captured = capsys.readouterr()
+    assert (status, json.loads(captured.out)) == (0, [])
+    # The summary says what a lower level would add, and how to see it.
+    assert "All checks passed (2 files); 2 likely findings not shown (`--confidence medium`)" in captured.err
     main(["check", "--no-project", "--select", "TDV001", "--confidence", "medium", "--format", "json", "."])
     findings = json.loads(capsys.readouterr().out)
     graded = [(f["path"], f["confidence"]) for f in findings]

@@ -101,6 +101,22 @@ UNSAFE_CHECK, UNSAFE_FIX = Mode(unsafe=True), Mode(fixing=True, unsafe=True)
             "Found 5 findings in 3 files (3 fixable with `torchdevice fix --unsafe-fixes`)",
         ),
         (Tally(12, 0, 0, errors=1), CHECK, "No findings in 12 files; 1 file failed (see above)"),
+        (
+            Tally(3, 0, 0, not_shown=1),
+            CHECK,
+            "All checks passed (3 files); 1 likely finding not shown (`--confidence medium`)",
+        ),
+        (
+            Tally(3, 2, 1, safe_fixes=2, not_shown=2),
+            CHECK,
+            "Found 2 findings in 1 file (2 fixable with `torchdevice fix`); "
+            "2 likely findings not shown (`--confidence medium`)",
+        ),
+        (
+            Tally(3, 0, 0, not_shown=2, shown_with="low"),
+            CHECK,
+            "All checks passed (3 files); 2 guesses not shown (`--confidence low`)",
+        ),
         (Tally(12, 2, 2, errors=2), CHECK, "Found 2 findings in 2 files; 2 files failed (see above)"),
         (Tally(12, 0, 0, fixed=3, files_fixed=2), FIX, "Fixed 3 findings in 2 files; all checks passed (12 files)"),
         (Tally(12, 0, 0, fixed=1, files_fixed=1), FIX, "Fixed 1 finding in 1 file; all checks passed (12 files)"),

@@ -57,6 +57,10 @@ NO_ITEM = Outcome(("RuntimeError", "Exception"), "Tensor.item() cannot be called
         ("cpu-only", META, False, True),
         ("cpu-only", CPU, True, False),
         ("cpu-only", CUDA, True, False),
+        ("cuda", CPU, False, False),
+        ("cuda", META, False, False),
+        ("cuda", CPU, True, True),  # code that moves where CUDA is available fails whatever `device` is
+        ("cuda", CUDA, True, True),
         ("any", CPU, True, True),
     ],
 )

@@ -11,6 +11,7 @@ import argparse
 import sys
 import traceback
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 
 from . import __version__
@@ -264,7 +265,10 @@ def _run_options(args: argparse.Namespace, resolved: Resolved, files: Sequence[P
     beliefs = beliefs_of(files, resolved.memory_budget, resolved.cache_dir) if reading else None
     # Only checking reads or writes the cache: fixing must see the file as it is now, and writes it.
     cache = ResultCache(resolved.cache_dir) if resolved.cache_dir is not None and mode is None else None
-    return RunOptions(resolved.settings, resolved.codes, mode, resolved.memory_budget, beliefs, cache)
+    # Checking keeps every level, so that the summary can count what the chosen one leaves out
+    # (``_shown``); fixing applies only the fixes of the findings it reports.
+    settings = resolved.settings if mode is not None else replace(resolved.settings, confidence=Confidence.LOW)
+    return RunOptions(settings, resolved.codes, mode, resolved.memory_budget, beliefs, cache)
 
 
 def _beliefs(args: argparse.Namespace) -> int:
@@ -281,6 +285,7 @@ def _report(
 ) -> int:
     """Print what the run found; ``fixed`` is standard input after fixing, which has stdout to itself
     (the findings, and the rest, go to stderr)."""
+    results, not_shown = _shown(results, resolved.settings.confidence)
     reports = [report for result in results for report in result.reports]
     rules = [info for info in CODES if info.code in resolved.codes]
     for result in results:
@@ -297,7 +302,8 @@ def _report(
     if args.statistics:
         readable.write(statistics(reports, rules))
     if results and not args.quiet:
-        print(summary(_tally(results), _mode(args)), file=readable if args.format == "text" else sys.stderr)
+        tally = replace(_tally(results), not_shown=not_shown, shown_with=_below(resolved.settings.confidence).label)
+        print(summary(tally, _mode(args)), file=readable if args.format == "text" else sys.stderr)
     if fixed is not None:
         sys.stdout.flush()
         sys.stdout.buffer.write(fixed)
@@ -306,6 +312,23 @@ def _report(
         return EXIT_ERROR
     changed = args.diff and any(result.diff for result in results)
     return EXIT_FINDINGS if (reports or changed) and not args.exit_zero else EXIT_CLEAN
+
+
+def _shown(results: list[FileResult], least: Confidence) -> tuple[list[FileResult], int]:
+    """The results with the reports at ``least`` or above, and how many are one level below it."""
+    below = _below(least)
+    not_shown = sum(
+        1 for result in results for report in result.reports if Confidence.named(report.confidence) == below
+    )
+    shown = [
+        replace(result, reports=[report for report in result.reports if Confidence.named(report.confidence) >= least])
+        for result in results
+    ]
+    return shown, not_shown if below < least else 0
+
+
+def _below(level: Confidence) -> Confidence:
+    return Confidence(max(level - 1, Confidence.LOW))
 
 
 def _tally(results: list[FileResult]) -> Tally:

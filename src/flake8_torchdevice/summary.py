@@ -1,7 +1,8 @@
 """The line that ends a run of the command: what it checked, found and fixed, as ruff ends one.
 
 "All checks passed (12 files)", "Found 3 findings in 2 files (2 fixable with `torchdevice fix`)",
-"Fixed 2 findings in 1 file; 1 remaining in 1 file". A pure function of the run's counts, so that
+"Fixed 2 findings in 1 file; 1 remaining in 1 file", and what a lower ``--confidence`` would add
+("; 3 likely findings not shown (`--confidence medium`)"). A pure function of the run's counts, so that
 every wording is tested without running anything.
 """
 
@@ -22,6 +23,9 @@ class Tally:
     fixed: int = 0  # fixes applied (with --diff: that would be)
     files_fixed: int = 0
     errors: int = 0  # files that could not be read, written or analysed (named on stderr)
+    # Findings one confidence level below the run's, which it does not report, and that level.
+    not_shown: int = 0
+    shown_with: str = "medium"
 
 
 @dataclass(frozen=True)
@@ -38,6 +42,9 @@ def summary(tally: Tally, mode: Mode = Mode()) -> str:
     text = _fixed(tally, mode) or _found(tally, mode)
     if tally.errors:
         text += f"; {_count(tally.errors, 'file')} failed (see above)"
+    if tally.not_shown:
+        what = "likely finding" if tally.shown_with == "medium" else "guess"
+        text += f"; {_count(tally.not_shown, what)} not shown (`--confidence {tally.shown_with}`)"
     return text[0].upper() + text[1:]
 
 
@@ -83,4 +90,5 @@ def _fixable(tally: Tally, mode: Mode) -> str:
 
 
 def _count(number: int, noun: str) -> str:
-    return f"{number} {noun}{'' if number == 1 else 's'}"
+    plural = "es" if noun.endswith("s") else "s"
+    return f"{number} {noun}{'' if number == 1 else plural}"

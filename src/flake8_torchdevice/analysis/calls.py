@@ -131,6 +131,10 @@ class CallEvaluator(LibraryEvaluator):
             return self._function_result(node, qualified, arguments)
         if callee.kind is Kind.MODULE:
             return self._module_call(node, callee, arguments)
+        if callee.kind is Kind.UNKNOWN and callee.places != NOWHERE and method is None:
+            # ``model = model.cuda()``, then ``model(x)``: a tensor is not callable, so what was
+            # moved and is then called computes where it was moved, as a module does.
+            return self._module_call(node, callee.with_kind(Kind.MODULE), arguments)
         if callee.kind is Kind.DEVICE:  # ``Tensor(3, 4)`` with ``Tensor = torch.cuda.FloatTensor``
             places = self.device_places(node.func, callee) or NOWHERE
             return tensor(places, callee.origin or Origin(node, "made by a tensor type"))
