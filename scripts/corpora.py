@@ -13,12 +13,7 @@ unpacked is not unpacked again.
     python scripts/corpora.py --fresh    # the libraries first linted with the final rules
     python scripts/corpora.py --user     # export the user repositories fetched with the search tool
     python scripts/corpora.py --fresh-user # export the user repositories first linted with the final rules
-    python scripts/corpora.py --round4   # the round-4 first-look libraries and user repositories
-    python scripts/corpora.py --round5   # the round-5 first-look libraries and user repositories
-    python scripts/corpora.py --round6   # the round-6 first-look libraries and user repositories
-    python scripts/corpora.py --round7   # the round-7 first-look libraries and user repositories
-    python scripts/corpora.py --round8   # the round-8 first-look libraries and user repositories
-    python scripts/corpora.py --round9   # the round-9 first-look libraries and user repositories
+    python scripts/corpora.py --round9   # a first look's libraries and user repositories (--round4 to --round9)
 
 Reuse from another script::
 
@@ -422,6 +417,16 @@ KNOWN_USER_REPOSITORIES: dict[str, tuple[str, str]] = {
     **ROUND8_USER_REPOSITORIES,
     **ROUND9_USER_REPOSITORIES,
 }
+# Each first look: its libraries and its user repositories (``--roundN`` in this script and in
+# ``precision.py``).
+FIRST_LOOKS: dict[int, tuple[dict[str, str], dict[str, tuple[str, str]]]] = {
+    4: (ROUND4_CORPORA, ROUND4_USER_REPOSITORIES),
+    5: (ROUND5_CORPORA, ROUND5_USER_REPOSITORIES),
+    6: (ROUND6_CORPORA, ROUND6_USER_REPOSITORIES),
+    7: (ROUND7_CORPORA, ROUND7_USER_REPOSITORIES),
+    8: (ROUND8_CORPORA, ROUND8_USER_REPOSITORIES),
+    9: (ROUND9_CORPORA, ROUND9_USER_REPOSITORIES),
+}
 MIRROR_ROOT = Path("/work/.mirror")
 
 DEFAULT_DEST = Path.home() / ".cache" / "torchdevice-corpora"
@@ -583,45 +588,24 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument(
         "--fresh-user", action="store_true", help="export the user repositories first linted with the final rules"
     )
-    parser.add_argument(
-        "--round4", action="store_true", help="fetch and export the round-4 first-look libraries and user repositories"
-    )
-    parser.add_argument(
-        "--round5", action="store_true", help="fetch and export the round-5 first-look libraries and user repositories"
-    )
-    parser.add_argument(
-        "--round6", action="store_true", help="fetch and export the round-6 first-look libraries and user repositories"
-    )
-    parser.add_argument(
-        "--round7", action="store_true", help="fetch and export the round-7 first-look libraries and user repositories"
-    )
-    parser.add_argument(
-        "--round8", action="store_true", help="fetch and export the round-8 first-look libraries and user repositories"
-    )
-    parser.add_argument(
-        "--round9", action="store_true", help="fetch and export the round-9 first-look libraries and user repositories"
-    )
+    for number in FIRST_LOOKS:
+        parser.add_argument(
+            f"--round{number}",
+            action="store_true",
+            help=f"fetch and export the round-{number} first-look libraries and user repositories",
+        )
     args = parser.parse_args(argv)
     unknown = sorted(set(args.names) - set(KNOWN_CORPORA))
     if unknown:
         parser.error(f"unknown corpus {', '.join(unknown)}; choose from {', '.join(KNOWN_CORPORA)}")
     names = list(args.names) + (list(HELD_OUT_CORPORA) if args.held_out else [])
     names += list(FRESH_CORPORA) if args.fresh else []
-    names += list(ROUND4_CORPORA) if args.round4 else []
-    names += list(ROUND5_CORPORA) if args.round5 else []
-    names += list(ROUND6_CORPORA) if args.round6 else []
-    names += list(ROUND7_CORPORA) if args.round7 else []
-    names += list(ROUND8_CORPORA) if args.round8 else []
-    names += list(ROUND9_CORPORA) if args.round9 else []
+    rounds = [number for number in FIRST_LOOKS if getattr(args, f"round{number}")]
+    names += [name for number in rounds for name in FIRST_LOOKS[number][0]]
     user_names = (list(USER_REPOSITORIES) if args.user else []) + (
         list(FRESH_USER_REPOSITORIES) if args.fresh_user else []
     )
-    user_names += list(ROUND4_USER_REPOSITORIES) if args.round4 else []
-    user_names += list(ROUND5_USER_REPOSITORIES) if args.round5 else []
-    user_names += list(ROUND6_USER_REPOSITORIES) if args.round6 else []
-    user_names += list(ROUND7_USER_REPOSITORIES) if args.round7 else []
-    user_names += list(ROUND8_USER_REPOSITORIES) if args.round8 else []
-    user_names += list(ROUND9_USER_REPOSITORIES) if args.round9 else []
+    user_names += [name for number in rounds for name in FIRST_LOOKS[number][1]]
     files = lines = 0
     if names or not user_names:
         for name, paths in corpus_files(args.dest, names or None).items():

@@ -19,12 +19,7 @@ docs/precision.md.
     python scripts/precision.py --held-out --user timm kornia accelerate monai torch-geometric
     python scripts/precision.py --fresh         # the libraries first linted with the final rules
                                   # every corpus of docs/precision.md: names add any known library
-    python scripts/precision.py --round4 [--out FILE]  # round-4 first look: libraries and user repositories
-    python scripts/precision.py --round5 [--out FILE]  # round-5 first look: libraries and user repositories
-    python scripts/precision.py --round6 [--out FILE]  # round-6 first look: libraries and user repositories
-    python scripts/precision.py --round7 [--out FILE]  # round-7 first look: libraries and user repositories
-    python scripts/precision.py --round8 [--out FILE]  # round-8 first look: libraries and user repositories
-    python scripts/precision.py --round9 [--out FILE]  # round-9 first look: libraries and user repositories
+    python scripts/precision.py --round9 [--out FILE]  # a first look: libraries and user repositories (--round4 to 9)
 
 Standard-library mode: lints every ``.py`` file of the running CPython's standard
 library, a large body of code without torch that must produce no crash and no
@@ -303,10 +298,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument(
         "--out",
         type=Path,
-        help="findings JSON (default: DEST/findings.json; with --round4 DEST/findings-round4.json; "
-        "with --round5 DEST/findings-round5.json; with --round6 DEST/findings-round6.json; "
-        "with --round7 DEST/findings-round7.json; with --round8 DEST/findings-round8.json; "
-        "with --round9 DEST/findings-round9.json; "
+        help="findings JSON (default: DEST/findings.json; with --roundN DEST/findings-roundN.json; "
         "with the other command-mode groups DEST/findings-held-out.json)",
     )
     parser.add_argument("--stdlib", action="store_true", help="lint the CPython standard library instead")
@@ -317,29 +309,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--held-out", action="store_true", help="lint the held-out libraries with the command")
     parser.add_argument("--fresh", action="store_true", help="lint the libraries first linted with the final rules")
     parser.add_argument("--user", action="store_true", help="lint the user repositories with the command")
-    parser.add_argument(
-        "--round4", action="store_true", help="lint the round-4 first-look libraries and user repositories"
-    )
-    parser.add_argument(
-        "--round5", action="store_true", help="lint the round-5 first-look libraries and user repositories"
-    )
-    parser.add_argument(
-        "--round6", action="store_true", help="lint the round-6 first-look libraries and user repositories"
-    )
-    parser.add_argument(
-        "--round7", action="store_true", help="lint the round-7 first-look libraries and user repositories"
-    )
-    parser.add_argument(
-        "--round8", action="store_true", help="lint the round-8 first-look libraries and user repositories"
-    )
-    parser.add_argument(
-        "--round9", action="store_true", help="lint the round-9 first-look libraries and user repositories"
-    )
+    for number in corpora.FIRST_LOOKS:
+        parser.add_argument(
+            f"--round{number}",
+            action="store_true",
+            help=f"lint the round-{number} first-look libraries and user repositories",
+        )
     args = parser.parse_args(argv)
     if args.stdlib:
         return run_stdlib(args.all_files)
-    rounds = (args.round4, args.round5, args.round6, args.round7, args.round8, args.round9)
-    if args.held_out or args.user or args.fresh or any(rounds):
+    rounds = [number for number in corpora.FIRST_LOOKS if getattr(args, f"round{number}")]
+    if args.held_out or args.user or args.fresh or rounds:
         unknown = sorted(set(args.names) - set(corpora.KNOWN_CORPORA))
         if unknown:
             parser.error(f"unknown corpus {', '.join(unknown)}; choose from {', '.join(corpora.KNOWN_CORPORA)}")
@@ -350,39 +330,11 @@ def main(argv: Sequence[str] | None = None) -> int:
             groups.update(corpora.fetch(args.dest, list(corpora.FRESH_CORPORA)))
         if args.user:
             groups.update(corpora.export_user_code(args.dest))
-        if args.round4:
-            groups.update(corpora.fetch(args.dest, list(corpora.ROUND4_CORPORA)))
-            groups.update(corpora.export_user_code(args.dest, list(corpora.ROUND4_USER_REPOSITORIES)))
-        if args.round5:
-            groups.update(corpora.fetch(args.dest, list(corpora.ROUND5_CORPORA)))
-            groups.update(corpora.export_user_code(args.dest, list(corpora.ROUND5_USER_REPOSITORIES)))
-        if args.round6:
-            groups.update(corpora.fetch(args.dest, list(corpora.ROUND6_CORPORA)))
-            groups.update(corpora.export_user_code(args.dest, list(corpora.ROUND6_USER_REPOSITORIES)))
-        if args.round7:
-            groups.update(corpora.fetch(args.dest, list(corpora.ROUND7_CORPORA)))
-            groups.update(corpora.export_user_code(args.dest, list(corpora.ROUND7_USER_REPOSITORIES)))
-        if args.round8:
-            groups.update(corpora.fetch(args.dest, list(corpora.ROUND8_CORPORA)))
-            groups.update(corpora.export_user_code(args.dest, list(corpora.ROUND8_USER_REPOSITORIES)))
-        if args.round9:
-            groups.update(corpora.fetch(args.dest, list(corpora.ROUND9_CORPORA)))
-            groups.update(corpora.export_user_code(args.dest, list(corpora.ROUND9_USER_REPOSITORIES)))
-        default_out = (
-            "findings-round9.json"
-            if args.round9
-            else "findings-round8.json"
-            if args.round8
-            else "findings-round7.json"
-            if args.round7
-            else "findings-round6.json"
-            if args.round6
-            else "findings-round5.json"
-            if args.round5
-            else "findings-round4.json"
-            if args.round4
-            else "findings-held-out.json"
-        )
+        for number in rounds:
+            libraries, repositories = corpora.FIRST_LOOKS[number]
+            groups.update(corpora.fetch(args.dest, list(libraries)))
+            groups.update(corpora.export_user_code(args.dest, list(repositories)))
+        default_out = f"findings-round{rounds[-1]}.json" if rounds else "findings-held-out.json"
         return run_command_on(groups, args.out or args.dest / default_out)
     unknown = sorted(set(args.names) - set(corpora.CORPORA))
     if unknown:

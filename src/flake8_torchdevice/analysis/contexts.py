@@ -173,11 +173,12 @@ class _Closure:
 
     def __init__(self, definitions: Definitions, noted: dict[str, list[NotedCall]], partly: frozenset[str]) -> None:
         self.definitions, self.noted, self.partly = definitions, noted, partly
+        self.functions = {info.key: info for info in definitions.functions.values()}
         self.verdicts: dict[str, bool] = {}
 
     def closed(self, key: str, visiting: frozenset[str]) -> bool:
         if key not in self.verdicts:
-            info = self.definitions.function_by_key(key)
+            info = self.functions.get(key)
             self.verdicts[key] = (
                 key not in visiting
                 and info is not None

@@ -251,9 +251,6 @@ class Definitions:
             return self.callers.of(owner.name)
         return None
 
-    def function_by_key(self, key: str) -> FunctionInfo | None:
-        return next((info for info in self.functions.values() if info.key == key), None)
-
     def called_only_here(self, function: FunctionInfo) -> bool:
         """Are the file's own calls of a top-level function all its calls: no other file calls it,
         and it is private (``_name``) or the file's own (a script's, a notebook's, a test module's)?"""
