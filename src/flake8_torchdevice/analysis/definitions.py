@@ -131,7 +131,8 @@ class Definitions:
     module_evidence: Evidence = field(default_factory=Evidence)
     # Values assigned to ``self.x`` under a test that ``self.x`` is not set yet (lazy initialisation).
     lazy_values: set[int] = field(default_factory=set)
-    # The module runs as a script (``if __name__ == "__main__":``): its functions have no other callers.
+    # The module runs as a program (``if __name__ == "__main__":``, a notebook, a loop over its own
+    # functions at the top level): its functions have no other callers.
     is_script: bool = False
     # The module defines tests (``test_*`` functions, ``TestCase`` classes): a test runner imports
     # it, and nothing else calls its helpers.

@@ -276,7 +276,7 @@ class Analysis:
 
     def is_self_contained(self) -> bool:
         """Does nothing outside call this module's functions: a script (``if __name__ ==
-        "__main__":``) or a module of tests?"""
+        "__main__":``, a training loop run as the module executes), a notebook, or tests?"""
         return self._definitions.self_contained
 
     def is_parameter(self, function: FunctionInfo | None, name: str) -> bool:
