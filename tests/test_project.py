@@ -68,6 +68,7 @@ def kinds(source: str, path: str = "train.py") -> list[str]:
         ("import torch\nif torch.cuda.device_count() == 0:\n    raise SystemExit(1)\n", [STOPS_WITHOUT_CUDA]),
         ('import torch.distributed as dist\ndist.init_process_group(backend="nccl")\n', [NCCL_ONLY]),
         ("import apex\n", [CUDA_ONLY_IMPORT]),
+        ("import gym\nimport isaacgym\n", [CUDA_ONLY_IMPORT]),
         ("from torch.utils.cpp_extension import load\nC = load('ops', sources=['a.cpp', 'a.cu'])\n", [CUDA_EXTENSION]),
         ("from torch.utils.cpp_extension import CUDAExtension\nx = CUDAExtension('ops', ['a.cu'])\n", [CUDA_EXTENSION]),
         ('"""Benchmarks. Requires a CUDA GPU."""\n', [SAYS_IT_NEEDS_CUDA]),

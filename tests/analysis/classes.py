@@ -18,7 +18,7 @@ class Encoder(nn.Module):
         reveal(self.linear)  # reveal: module {module:self}
         reveal(self.scale)  # reveal: tensor {module:self} grad
         reveal(self.offset)  # reveal: tensor {module:self}
-        reveal(self.table)  # reveal: tensor {cpu}
+        reveal(self.table)  # reveal: tensor {cpu} rank=1
         reveal(self.mask)  # reveal: tensor {cpu}
         hidden = self.linear(x)  # reveal: tensor {module:self} grad
         # A part of the module computes where the module is, even fed a CPU tensor (where the
@@ -34,7 +34,7 @@ encoder = Encoder(4)  # reveal: module {cpu}
 device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
 encoder.to(device)
 result = encoder(torch.zeros(2, 4, device=device))  # reveal: tensor {device} grad
-table = encoder.table  # reveal: tensor {cpu}
+table = encoder.table  # reveal: tensor {cpu} rank=1
 scale = encoder.scale  # reveal: tensor {device} grad
 
 

@@ -7,7 +7,7 @@ from torch.utils.data import DataLoader
 from transformers import AutoModel, AutoTokenizer
 
 a = torch.zeros(3)  # reveal: tensor {cpu}
-b = torch.arange(10)  # reveal: tensor {cpu}
+b = torch.arange(10)  # reveal: tensor {cpu} rank=1
 c = torch.tensor([1.0, 2.0])  # reveal: tensor {cpu}
 d = torch.tensor(2.0)  # reveal: tensor {cpu} 0-dim
 e = torch.from_numpy(np.ones(3))  # reveal: tensor {cpu}

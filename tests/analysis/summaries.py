@@ -53,7 +53,7 @@ class Sampler:
     def run(self):
         chosen, noise = self.pick(2)
         reveal(chosen)  # reveal: tensor {cpu}
-        reveal(self.pool)  # reveal: tensor {cpu}
+        reveal(self.pool)  # reveal: tensor {cpu} rank=1
         return noise
 
 

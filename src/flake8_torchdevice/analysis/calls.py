@@ -216,7 +216,8 @@ class CallEvaluator(LibraryEvaluator):
             if places is None and qualified in api.FACTORIES_FOLLOWING_TENSORS:
                 made = self.computed(arguments, differentiable=False)
                 places = made.places if made.places != NOWHERE else None
-            return tensor(self.state.default_places if places is None else places, origin, grad=grad)
+            made = tensor(self.state.default_places if places is None else places, origin, grad=grad)
+            return replace(made, rank=1) if qualified in api.ONE_DIM_FACTORIES else made
         if effect is Effect.HOST_DATA:
             if qualified == "torch.from_numpy":
                 return tensor(CPU, origin)

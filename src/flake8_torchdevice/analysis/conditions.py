@@ -221,7 +221,8 @@ class Conditions:
             if inner is Polarity.NONE:
                 inner = self.polarity(right, state)
             if inner is not Polarity.NONE:
-                if _is_none(right) or _is_none(left):  # ``ids is not None`` tests what ``ids`` tests
+                # ``ids is not None``, ``gpu_id != -1`` (-1: no GPU) test what ``ids``, ``gpu_id`` test.
+                if _is_none(right) or _is_none(left) or _is_minus_one(right):
                     return inner if negated else inner.flipped()
                 counts_zero = isinstance(operator, _ZERO_COMPARISONS) and _counts_none(right)
                 return inner.flipped() if counts_zero or negated else inner
@@ -371,6 +372,11 @@ def _common_polarity(polarities: Sequence[Polarity]) -> Polarity:
 
 def _is_none(node: cst.BaseExpression) -> bool:
     return type(node) is cst.Name and node.value == "None"
+
+
+def _is_minus_one(node: cst.BaseExpression) -> bool:
+    """``-1``: the GPU index that means none (``gpu_id=-1`` runs on the CPU)."""
+    return type(node) is cst.UnaryOperation and type(node.operator) is cst.Minus and number_value(node.expression) == 1
 
 
 def _counts_none(node: cst.BaseExpression) -> bool:

@@ -371,8 +371,8 @@ class ExpressionEvaluator(_Base):
         if kind is Kind.BATCH:
             return tensor(value.places, value.origin)
         if kind in _ARRAY_KINDS:  # a module's output: its tuple of tensors, or the rows of its tensor
-            kind = Kind.TENSOR if kind is Kind.OUTPUT else kind
-            return Value(kind=kind, places=value.places, grad=value.grad, origin=value.origin)
+            kind, zero_dim = (Kind.TENSOR if kind is Kind.OUTPUT else kind), value.rank == 1  # rows of 1-dim: 0-dim
+            return Value(kind=kind, places=value.places, grad=value.grad, scalar=zero_dim, origin=value.origin)
         if kind is Kind.SEQUENCE:
             return value.element()
         return UNKNOWN

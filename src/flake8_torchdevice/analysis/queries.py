@@ -114,6 +114,7 @@ __all__ = [
     "must_be_on_accelerator",
     "must_be_on_cpu",
     "on_the_cpu_in_a_branch",
+    "own_nodes",
     "place_name",
     "place_unknown",
     "placed_by_the_caller",

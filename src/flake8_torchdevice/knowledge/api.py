@@ -100,6 +100,9 @@ SPARSE_FROM_TENSORS = frozenset(
 # whose overloads that take a tensor mean or std have no ``device=`` and draw where those are
 # (semantics/holds_normal_of_tensors_draws_where_they_are.py). With numbers only, on the CPU.
 FACTORIES_FOLLOWING_TENSORS = SPARSE_FROM_TENSORS | {"torch.normal"}
+# Factories whose result is always 1-dim: iterating one yields 0-dim tensors, numbers to any
+# device's operations (``for alpha in torch.linspace(0, 1, n): alpha * x``).
+ONE_DIM_FACTORIES = frozenset({"torch.linspace", "torch.logspace", "torch.arange", "torch.range"})
 # What a tensor's move methods accept, over all their overloads: the most positional arguments and
 # the keyword names (torch 2.13.0, ``torch/_C/__init__.pyi``, class TensorBase; a test reads the
 # stub of the installed torch). A call outside these is another class's method: ``cuda(q, meta=m)``.

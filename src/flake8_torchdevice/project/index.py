@@ -50,9 +50,10 @@ from .names import qualified
 # A notebook name that says it is about the GPU: ``gpu``, ``gpus``, ``multi_gpu``, ``cuda`` as a
 # word of it (``use-gpu``, ``multiple-gpus``, ``cuda_basics``), not inside another (``pycuda``).
 _NAMED_FOR_THE_GPU = re.compile(r"(^|[^a-z])(multi_?)?(gpus?|cuda)([^a-z]|$)", re.IGNORECASE)
-# Libraries with no CPU implementation at all: importing one unconditionally needs a GPU.
+# Libraries with no CPU implementation at all, or that install only where an NVIDIA GPU is
+# (Isaac Gym's system requirements name one): importing one unconditionally needs a GPU.
 _CUDA_ONLY_LIBRARIES = frozenset(
-    "apex flash_attn pycuda cupy tensorrt torch2trt nvdiffrast spconv MinkowskiEngine setGPU".split()
+    "apex flash_attn pycuda cupy tensorrt torch2trt nvdiffrast spconv MinkowskiEngine setGPU isaacgym".split()
 )
 # torch.utils.cpp_extension's loaders: given ``.cu`` sources, they compile CUDA kernels.
 _EXTENSION_LOADERS = frozenset({"load", "load_inline"})
@@ -75,7 +76,7 @@ _TOP_LEVEL_IMPORT = re.compile(r"^(?:from|import)[ \t]+([A-Za-z_]\w*)", re.MULTI
 # substring tests: a regular expression over every file costs more than the parse it saves.
 _EVIDENCE_WORDS = (
     "cuda", "cpu", "gpu", "nccl", "map_location", "cpp_extension", ".cu", "apex", "flash_attn", "cupy", "tensorrt",
-    "trt", "nvdiffrast", "spconv", "minkowski", "device_ids", "fsdp", "pin_memory",
+    "trt", "nvdiffrast", "spconv", "minkowski", "isaacgym", "device_ids", "fsdp", "pin_memory",
 )  # fmt: skip
 _TEST_FILE = re.compile(r"(^|/)(tests?/|test_[^/]*$|[^/]*_test\.py$|conftest\.py$)")
 _ENTRY_FUNCTION = re.compile(r"^(main|_main|run|cli|train|setup|init_distributed\w*|setup_distributed\w*)$")

@@ -10,8 +10,10 @@ from ..analysis.queries import (
     Analysis,
     CallFact,
     dotted_name,
+    is_tensor,
     keyword_argument,
     load_with_map_location,
+    must_be_on_cpu,
     positional_argument,
     saves_a_file,
     string_value,
@@ -57,20 +59,20 @@ def _loads_device_free_states(analysis: Analysis) -> set[int]:
     return loads
 
 
-def _saved_paths(analysis: Analysis) -> set[tuple[int, str]]:
-    """(scope, path) for every file a call saves: ``torch.save(obj, path)`` (``torch.jit.save``
-    too), any argument of a call named for saving (``fabric.save(path, state)``,
+def _saved_paths(analysis: Analysis) -> dict[tuple[int, str], list[cst.CSTNode]]:
+    """The calls that save each file, by (scope, path): ``torch.save(obj, path)``
+    (``torch.jit.save`` too), any argument of a call named for saving (``fabric.save(path, state)``,
     ``trainer.save_checkpoint(path)``), and what a call of the file's own function passes to a
     parameter named for saving (``train(..., "best.pt")`` with ``def train(..., save_path)``). A
     helper that saves to a plain ``path`` is not enough: the fixtures' stand-in for a GPU machine
-    is one. A load of the same path
-    in the same function (or at module level, a script or notebook) reads back what this run just
-    wrote, on this machine."""
-    saved = {
-        (id(site.scope.function), _path_key(analysis, path))
-        for site in analysis.calls()
-        for path in _written_paths(site)
-    }
+    is one. A load of the same path in the same function (or at module level, a script or
+    notebook) *after* such a save reads back what this run just wrote, on this machine; one
+    before it (a resume at the start of training) reads what an earlier run wrote, anywhere,
+    unless what this code saves there is on the CPU (a cache of computed features)."""
+    saved: dict[tuple[int, str], list[cst.CSTNode]] = {}
+    for fact in analysis.calls():
+        for path in _written_paths(fact):
+            saved.setdefault((id(fact.scope.function), _path_key(analysis, path)), []).append(fact.node)
     for function in analysis.functions():
         positions = [param.name.value for param in function.positional_params()]
         for call in analysis.call_sites(function):
@@ -80,8 +82,24 @@ def _saved_paths(analysis: Analysis) -> set[tuple[int, str]]:
                 if name is None and not arg.star and position < len(positions):
                     name = positions[position]
                 if site is not None and name is not None and "save" in name.lower():
-                    saved.add((id(site.scope.function), _path_key(analysis, arg.value)))
+                    saved.setdefault((id(site.scope.function), _path_key(analysis, arg.value)), []).append(call)
     return saved
+
+
+def _read_back(analysis: Analysis, load: cst.Call, saves: list[cst.CSTNode]) -> bool:
+    """Does a save of the load's file come before it in the code (so in the run), or does the
+    code save only CPU tensors there (``if exists(p): x = torch.load(p)`` / ``else: ...
+    torch.save(x, p)`` of features computed on the CPU)?"""
+    line = analysis.line_of(load)
+    return any(analysis.line_of(save) < line for save in saves) or (
+        bool(saves) and all(_saves_cpu_tensors(analysis, save) for save in saves)
+    )
+
+
+def _saves_cpu_tensors(analysis: Analysis, save: cst.CSTNode) -> bool:
+    site = analysis.call_at(save)
+    saved = positional_argument(site.node, 0) if site is not None and saves_a_file(site) else None
+    return saved is not None and is_tensor(value := analysis.value_of(saved)) and must_be_on_cpu(value)
 
 
 def _path_key(analysis: Analysis, path: cst.BaseExpression) -> str:
@@ -189,7 +207,10 @@ class LoadWithoutMapLocation(Rule):
                 site.guarded
                 or site.scope.cuda_specific
                 or id(call) in device_free
-                or (path is not None and (id(site.scope.function), _path_key(analysis, path)) in saved)
+                or (
+                    path is not None
+                    and _read_back(analysis, call, saved.get((id(site.scope.function), _path_key(analysis, path)), []))
+                )
             ):
                 continue
             device = device_variable(analysis, site)

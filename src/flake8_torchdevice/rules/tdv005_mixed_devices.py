@@ -363,6 +363,11 @@ def _operand(node: cst.CSTNode, left: bool) -> cst.CSTNode | None:
     return None
 
 
+# ``t.index_put_((rows, cols), values)``: advanced indexing, whose indices may be on the CPU
+# for a tensor on any device (semantics/holds_index_put_takes_cpu_indices_on_any_device.py).
+_PUTS_BY_INDEX = frozenset({"index_put_", "index_put"})
+
+
 def _operands(site: CallFact, analysis: Analysis) -> list[tuple[cst.CSTNode, Value]]:
     """The expressions a call combines, with their values: the receiver, each argument, and the
     elements of a list or tuple argument (``torch.cat([a, b])``)."""
@@ -370,6 +375,8 @@ def _operands(site: CallFact, analysis: Analysis) -> list[tuple[cst.CSTNode, Val
     if site.receiver is not None:
         operands.append((site.receiver, site.receiver_value))
     arguments = list(zip(site.node.args, site.arguments))[: data_arguments(site)]
+    if site.method in _PUTS_BY_INDEX:  # its indices index, as ``x[rows, cols] = v`` does: the CPU's may
+        arguments = arguments[1:]
     for arg, value in arguments:
         operands.append((arg.value, value))
         if isinstance(arg.value, (cst.List, cst.Tuple)):

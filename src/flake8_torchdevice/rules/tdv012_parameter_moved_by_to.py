@@ -13,6 +13,7 @@ from ..analysis.queries import (
     is_tensor,
     keyword_argument,
     must_be_on_cpu,
+    own_nodes,
     positional_argument,
     same_places,
 )
@@ -192,7 +193,10 @@ class ParameterMovedByTo(Rule):
     `nn.ParameterList([...])` / `nn.ParameterDict({...})` or their `append` / `extend` / `insert` /
     `update`, which make a Parameter of every tensor they get; `.cpu()`, `.half()`,
     `.float()` and the other conversion methods; a Parameter bound to a name first and moved later
-    (`p = nn.Parameter(x)` ... `p.to(device)`: TDV002's business when the result is dropped).
+    (`p = nn.Parameter(x)` ... `p.to(device)`: TDV002's business when the result is dropped);
+    one returned by a method that construction does not run (`return
+    nn.Parameter(torch.zeros(1)).to(self.device)` as a placeholder loss): a value, no module's
+    parameter.
     """
 
     code = "TDV012"
@@ -207,6 +211,8 @@ class ParameterMovedByTo(Rule):
                 continue
             made = analysis.call_at(site.receiver)
             if made is None or not builds_parameter(made) or _returns_itself(analysis, site, made):
+                continue
+            if _returned_as_a_value(analysis, site):
                 continue
             if handed is None:
                 handed = _handed_to_wrapping_containers(analysis)
@@ -224,3 +230,13 @@ class ParameterMovedByTo(Rule):
                 if replacement is not None
                 else None,
             )
+
+
+def _returned_as_a_value(analysis: Analysis, site: CallFact) -> bool:
+    """``return nn.Parameter(...).to(d)`` in a method that no constructor runs (a loss, a step):
+    the copy is a value handed to the caller, never a module's attribute. A helper of
+    ``__init__`` returns what becomes one, and a top-level function may build a module's."""
+    function = site.scope.function
+    if function is None or function.owner_key is None or analysis.runs_in_constructor(function):
+        return False
+    return any(type(node) is cst.Return and node.value is site.node for node in own_nodes(function.node.body))
