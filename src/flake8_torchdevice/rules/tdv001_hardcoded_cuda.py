@@ -251,19 +251,22 @@ class HardcodedCudaDevice(Rule):
     class's own method, such as a quantizer's `cuda(qtensor, meta=meta)`). Add your own check functions with
     `--torchdevice-guard-functions`.
 
-    On by default, and sure only where the project runs without CUDA. Whether a hard-coded
-    `"cuda"` is a bug depends on that, and no single file says it: the command and the plugin read
-    every file of the project first and infer a belief per package (`torchdevice beliefs`). A
-    finding is sure (high, reported by default) where the package falls back to the CPU ("the
-    project falls back to the CPU in train.py:12") or the user says the project runs without CUDA
-    (`runs-without-cuda = true` under `[tool.torchdevice]`, `torchdevice check
-    --runs-without-cuda`, `flake8 --torchdevice-runs-without-cuda`); a guess (low) where the project
-    requires CUDA ("launch.py:30 stops without CUDA"); likely (medium, `--confidence medium`)
-    elsewhere, also where only the file itself falls back (a notebook teaching a fallback in one
-    cell uses CUDA on purpose in the next). On code first seen (docs/precision.md), the sure
-    findings were right 17 times in 17 (rounds 7-9), the others about one time in five. An argparse
-    default (`--device` defaulting to `"cuda"`) is at most likely: the user chooses. Name your own
-    check functions with `--torchdevice-guard-functions`; mark a deliberate GPU-only line
+    Off by default: its sure findings were right 17 times in 17 at rounds 7-9, then 0 times in
+    15 at round 10 (a GPU index whose -1 means the CPU, a GPU-only simulator's import, fixed since;
+    a CUDA check across a process pool): 17 of 32 on code first seen (docs/precision.md). It comes
+    on where the user says the project must run without CUDA (`runs-without-cuda = true` under `[tool.torchdevice]`,
+    `torchdevice check --runs-without-cuda`, `flake8 --torchdevice-runs-without-cuda`), or
+    with `--extend-select TDV001` (torchdevice, or `extend-select = ["TDV001"]` under
+    `[tool.torchdevice]`) or `--extend-select=TDV001` (flake8). Whether a hard-coded `"cuda"` is
+    a bug depends on whether the project runs without CUDA, and no single file says it: the
+    command and the plugin read every file of the project first and infer a belief per package
+    (`torchdevice beliefs`). A finding is sure (high) where the package falls back to the CPU
+    ("the project falls back to the CPU in train.py:12") or the user says the project runs
+    without CUDA; a guess (low) where the project requires CUDA ("launch.py:30 stops without
+    CUDA"); likely (medium, `--confidence medium`) elsewhere, also where only the file itself
+    falls back (a notebook teaching a fallback in one cell uses CUDA on purpose in the next). An
+    argparse default (`--device` defaulting to `"cuda"`) is at most likely: the user chooses. Name
+    your own check functions with `--torchdevice-guard-functions`; mark a deliberate GPU-only line
     `# noqa: TDV001`.
 
     ## Example
@@ -289,7 +292,7 @@ class HardcodedCudaDevice(Rule):
     code = "TDV001"
     name = "hardcoded-cuda-device"
     summary = 'Hard-coded `"cuda"` device or GPU-only `torch.cuda` call outside a CUDA check'
-    precision = "first look (rounds 7-9): high (on the project's belief) 17 of 17; on the file's alone 6 of 35"
+    precision = "first look, high (project's belief): 17 of 17 (rounds 7-9), 0 of 15 (round 10); file alone: 6 of 35"
 
     def check(self, analysis: Analysis, settings: Settings) -> Iterator[Finding]:
         if analysis.imports_library(CUDA_ONLY_LIBRARIES) or analysis.says_it_needs_cuda:

@@ -186,7 +186,7 @@ class LoadWithoutMapLocation(Rule):
     code = "TDV004"
     name = "load-without-map-location"
     summary = "`torch.load()` (or `torch.jit.load()`, `load_state_dict_from_url()`) without `map_location`"
-    precision = "first look (round 9): high 3 of 4, medium 0 of 8; round 8: high 94% (17 of 18); round 7: high 75%"
+    precision = "first look, high (project's belief): 40 of 46 (rounds 7-9), 0 of 6 (round 10, 3 debatable)"
 
     def check(self, analysis: Analysis, settings: Settings) -> Iterator[Finding]:
         device_free = _loads_device_free_states(analysis)
