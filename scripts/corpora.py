@@ -13,7 +13,7 @@ unpacked is not unpacked again.
     python scripts/corpora.py --fresh    # the libraries first linted with the final rules
     python scripts/corpora.py --user     # export the user repositories fetched with the search tool
     python scripts/corpora.py --fresh-user # export the user repositories first linted with the final rules
-    python scripts/corpora.py --round9   # a first look's libraries and user repositories (--round4 to --round9)
+    python scripts/corpora.py --round9   # a first look's libraries and user repositories (--round4 to --round10)
 
 Reuse from another script::
 
@@ -217,6 +217,27 @@ ROUND9_CORPORA: dict[str, str] = {
     "torch_pruning": "torch-pruning==1.6.0",
     "torchcam": "torchcam==0.4.0",
 }
+# Round 10: seventeen libraries (two helpers chose eight and nine, each before linting any) and
+# fourteen user repositories, first linted at 66bfa4a; see docs/precision.md "Round 10".
+ROUND10_CORPORA: dict[str, str] = {
+    "torch_optimizer": "torch-optimizer==0.3.0",
+    "auraloss": "auraloss==0.4.0",
+    "nnaudio": "nnaudio==0.3.4",
+    "torch_geometric_temporal": "torch-geometric-temporal==0.56.2",
+    "recbole": "recbole==1.2.1",
+    "torchquad": "torchquad==0.6.0",
+    "zennit": "zennit==0.5.1",
+    "elegantrl": "elegantrl==0.3.6",
+    "pypose": "pypose==0.9.5",
+    "pytorch_optimizer": "pytorch_optimizer==4.1.0",
+    "deepxde": "deepxde==1.15.0",
+    "mushroom_rl": "mushroom-rl==1.10.2",
+    "textattack": "textattack==0.3.11",
+    "torchkge": "torchkge==0.17.7",
+    "torchkbnufft": "torchkbnufft==1.5.2",
+    "chronos": "chronos-forecasting==2.3.2",
+    "norse": "norse==1.1.0",
+}
 KNOWN_CORPORA: dict[str, str] = {
     **CORPORA,
     **EXTRA_CORPORA,
@@ -228,6 +249,7 @@ KNOWN_CORPORA: dict[str, str] = {
     **ROUND7_CORPORA,
     **ROUND8_CORPORA,
     **ROUND9_CORPORA,
+    **ROUND10_CORPORA,
 }
 
 # User research code: training scripts, tutorials and notebooks from public repositories, pinned
@@ -407,6 +429,28 @@ ROUND9_USER_REPOSITORIES: dict[str, tuple[str, str]] = {
     "3-min-pytorch": ("keon/3-min-pytorch", "a68ea4dcb73f6003b3e2b60244c35c67c85883ce"),
     "mini-tutorials": ("vinhkhuc/PyTorch-Mini-Tutorials", "bb967869a6ad2c3919b67b0623ce33e36349d413"),
 }
+ROUND10_USER_REPOSITORIES: dict[str, tuple[str, str]] = {
+    "image-classification": ("bentrevett/pytorch-image-classification", "33c9cfdb9097bc65b5800c1996f199f0ba520888"),
+    "deep-text-recognition": (
+        "clovaai/deep-text-recognition-benchmark",
+        "e2117f2fb882b3c6085030500a260c113be27a63",
+    ),
+    "generative-model-collections": (
+        "znxlwm/pytorch-generative-model-collections",
+        "0d183bb5ea2fbe069e1c6806c4a9a1fd8e81656f",
+    ),
+    "stat453": ("rasbt/stat453-deep-learning-ss21", "2202699c5fd38af398e2682f289a0868b1b91f0e"),
+    "bearpaw-classification": ("bearpaw/pytorch-classification", "24f1c456f48c78133088c4eefd182ca9e6199b03"),
+    "dfdc-deepfake": ("selimsef/dfdc_deepfake_challenge", "89c6290490bac96b29193a4061b3db9dd3933e36"),
+    "text-classification": ("prakashpandey9/Text-Classification-Pytorch", "8649eec7a840d55e314b4b992048f3ce966fd05d"),
+    "yolov3": ("ayooshkathuria/pytorch-yolo-v3", "fbb4ef98d5a598f4c8eded6d618a599b7d289e2f"),
+    "maml": ("dragen1860/MAML-Pytorch", "98a00d41724c133bd29619a2fb2cc46dd128a368"),
+    "handbook": ("zergtant/pytorch-handbook", "e9a149200971933395c54e516e0e0fbeb62d384a"),
+    "dataflowr": ("dataflowr/notebooks", "043dff0f792a5ae67005ba147f7b9dd5fc66e2a1"),
+    "l2c": ("floodsung/LearningToCompare_FSL", "b74e6366c7e7208a9d0fc82f7bedb9e1000199e4"),
+    "former": ("pbloem/former", "ad9cc703b0b82a24a12e777f5946296f352c9d11"),
+    "robotseg": ("ternaus/robot-surgery-segmentation", "1d181572647a585477f142a2906b735246276715"),
+}
 KNOWN_USER_REPOSITORIES: dict[str, tuple[str, str]] = {
     **USER_REPOSITORIES,
     **FRESH_USER_REPOSITORIES,
@@ -416,6 +460,7 @@ KNOWN_USER_REPOSITORIES: dict[str, tuple[str, str]] = {
     **ROUND7_USER_REPOSITORIES,
     **ROUND8_USER_REPOSITORIES,
     **ROUND9_USER_REPOSITORIES,
+    **ROUND10_USER_REPOSITORIES,
 }
 # Each first look: its libraries and its user repositories (``--roundN`` in this script and in
 # ``precision.py``).
@@ -426,6 +471,7 @@ FIRST_LOOKS: dict[int, tuple[dict[str, str], dict[str, tuple[str, str]]]] = {
     7: (ROUND7_CORPORA, ROUND7_USER_REPOSITORIES),
     8: (ROUND8_CORPORA, ROUND8_USER_REPOSITORIES),
     9: (ROUND9_CORPORA, ROUND9_USER_REPOSITORIES),
+    10: (ROUND10_CORPORA, ROUND10_USER_REPOSITORIES),
 }
 MIRROR_ROOT = Path("/work/.mirror")
 
