@@ -84,9 +84,15 @@ def informed_parameters(parameters: dict[str, Value], site: CallSite) -> dict[st
         tells = value.kind is not Kind.UNKNOWN or value.places != NOWHERE
         if own is not None and tells and not _placed_by_the_body(own, name):
             informed[name] = passed_by(value, site.node)
-    if not any(value.kind in _PLACED_KINDS and value.places != NOWHERE for value in informed.values()):
+    if not any(_tells_where(value) for value in informed.values()):
         return {}
     return informed
+
+
+def _tells_where(value: Value) -> bool:
+    """A tensor, module or device whose place is known, or a loader (its batches' place is
+    knowledge: a DataLoader of CPU tensors yields CPU batches)."""
+    return (value.kind in _PLACED_KINDS and value.places != NOWHERE) or value.kind is Kind.LOADER
 
 
 def _placed_by_the_body(value: Value, name: str) -> bool:

@@ -201,13 +201,19 @@ def elements(value: Value) -> Iterator[Value]:
 def evidence_confidence(*values: Value) -> Confidence:
     """How sure a finding about these values is: medium when a link is inferred, that is, when one
     of them is on a device on some paths only (``may{?, device}``: a path where the code does not
-    show it) or on a device taken for one from its name alone; else high."""
+    show it), on a device taken for one from its name alone, or wherever a module handed in by a
+    caller is (``net.forward(x)`` in ``def evaluate(net, loader)``: nothing shows ``net`` moved,
+    unlike a module's own ``self``); else high."""
     for value in values:
         if domain.UNKNOWN_PLACE in value.places and len(value.places) > 1:
             return Confidence.MEDIUM
-        if any(place.guessed for place in value.places):
+        if any(place.guessed or _handed_in_module(place) for place in value.places):
             return Confidence.MEDIUM
     return Confidence.HIGH
+
+
+def _handed_in_module(place: domain.Place) -> bool:
+    return place.kind is PlaceKind.WITH_MODULE and place.name != "self" and not place.name.startswith("self.")
 
 
 def describe(value: Value) -> str:
