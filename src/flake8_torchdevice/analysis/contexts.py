@@ -24,6 +24,7 @@ recorded.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
@@ -57,12 +58,13 @@ class CallSite:
 @dataclass(frozen=True)
 class NotedCall:
     """A call of a file's function as one recording walk met it: in the plain walk of ``caller``
-    (None: the module) or in a context of it, and whether it told the body where things are."""
+    (None: the module) or in a context of it; ``site`` is what it binds, None where it can tell
+    the body nothing (no arguments, or met in simple mode)."""
 
     node: cst.Call
     caller: str | None
     in_context: bool
-    informs: bool
+    site: CallSite | None
 
 
 @dataclass(frozen=True)
@@ -124,10 +126,9 @@ class ContextWalker(_Base):
         if not self.recording:
             return
         caller = self.frame.function.key if self.frame.function is not None else None
-        site = CallSite(node, info, tuple(bound.items()))
-        informs = bool(bound) and not self.simple and bool(informed_parameters(self.parameter_values(info), site))
-        self.noted_calls.setdefault(info.key, []).append(NotedCall(node, caller, self.in_context, informs))
-        if not self.simple and bound:
+        site = CallSite(node, info, tuple(bound.items())) if bound and not self.simple else None
+        self.noted_calls.setdefault(info.key, []).append(NotedCall(node, caller, self.in_context, site))
+        if site is not None:
             self.call_sites.append(site)
 
     def walk_contexts(self) -> list[CallContext]:
@@ -151,8 +152,14 @@ class ContextWalker(_Base):
 
     def closed_functions(self) -> frozenset[str]:
         """The functions whose contexts are every way they run (see the module's docstring)."""
-        closure = _Closure(self.definitions, self.noted_calls, frozenset(self.partly_walked))
+        closure = _Closure(self.definitions, self.noted_calls, frozenset(self.partly_walked), self._informs)
         return frozenset(key for key in self.noted_calls if closure.closed(key, frozenset()))
+
+    def _informs(self, call: NotedCall) -> bool:
+        """Was the call walked as a context (it tells the body where something is)? Asked, as
+        ``walk_contexts`` asks, once every walk is done, and only of the calls that decide."""
+        site = call.site
+        return site is not None and bool(informed_parameters(self.parameter_values(site.function), site))
 
     def _context_facts(self, info: FunctionInfo, informed: dict[str, Value]) -> Facts:
         """Record ``info``'s body into facts of its own, its parameters informed by a call."""
@@ -177,8 +184,14 @@ class _Closure:
     outside the file calls it and every call of it is covered (plain data; recursive methods, no
     closures, so that nothing of the tree is left in a reference cycle)."""
 
-    def __init__(self, definitions: Definitions, noted: dict[str, list[NotedCall]], partly: frozenset[str]) -> None:
-        self.definitions, self.noted, self.partly = definitions, noted, partly
+    def __init__(
+        self,
+        definitions: Definitions,
+        noted: dict[str, list[NotedCall]],
+        partly: frozenset[str],
+        informs: Callable[[NotedCall], bool],
+    ) -> None:
+        self.definitions, self.noted, self.partly, self.informs = definitions, noted, partly, informs
         self.functions = {info.key: info for info in definitions.functions.values()}
         self.verdicts: dict[str, bool] = {}
 
@@ -199,14 +212,14 @@ class _Closure:
         nothing, its caller must itself run only as its contexts, which all did."""
         noted = [call for call in self.noted.get(key, []) if call.node is site]
         plain = [call for call in noted if not call.in_context]
-        if plain and all(call.informs for call in plain):
+        if plain and all(self.informs(call) for call in plain):
             return True
         contexts = [call for call in noted if call.in_context]
         callers = {call.caller for call in plain}
         caller = next(iter(callers)) if len(callers) == 1 else None
         return (
             bool(contexts)
-            and all(call.informs for call in contexts)
+            and all(self.informs(call) for call in contexts)
             and caller is not None
             and self.closed(caller, visiting)
         )

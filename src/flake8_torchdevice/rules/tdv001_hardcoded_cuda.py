@@ -254,10 +254,11 @@ class HardcodedCudaDevice(Rule):
     Off by default: its sure findings were right 17 times in 17 at rounds 7-9, then 0 times in
     15 at round 10 (a GPU index whose -1 means the CPU, a GPU-only simulator's import, fixed since;
     a CUDA check across a process pool): 17 of 32 on code first seen (docs/precision.md). It comes
-    on where the user says the project must run without CUDA (`runs-without-cuda = true` under `[tool.torchdevice]`,
-    `torchdevice check --runs-without-cuda`, `flake8 --torchdevice-runs-without-cuda`), or
-    with `--extend-select TDV001` (torchdevice, or `extend-select = ["TDV001"]` under
-    `[tool.torchdevice]`) or `--extend-select=TDV001` (flake8). Whether a hard-coded `"cuda"` is
+    on where the user says the project must run without CUDA (`runs-without-cuda = true` under
+    `[tool.torchdevice]`, `torchdevice check --runs-without-cuda`, `flake8
+    --torchdevice-runs-without-cuda`), or with `--extend-select TDV001` (torchdevice, or
+    `extend-select = ["TDV001"]` under `[tool.torchdevice]`) or `--extend-select=TDV001`
+    (flake8). Whether a hard-coded `"cuda"` is
     a bug depends on whether the project runs without CUDA, and no single file says it: the
     command and the plugin read every file of the project first and infer a belief per package
     (`torchdevice beliefs`). A finding is sure (high) where the package falls back to the CPU
