@@ -13,7 +13,7 @@ unpacked is not unpacked again.
     python scripts/corpora.py --fresh    # the libraries first linted with the final rules
     python scripts/corpora.py --user     # export the user repositories fetched with the search tool
     python scripts/corpora.py --fresh-user # export the user repositories first linted with the final rules
-    python scripts/corpora.py --round9   # a first look's libraries and user repositories (--round4 to --round10)
+    python scripts/corpora.py --round9   # a first look's libraries and user repositories (--round4 to --round11)
 
 Reuse from another script::
 
@@ -238,6 +238,24 @@ ROUND10_CORPORA: dict[str, str] = {
     "chronos": "chronos-forecasting==2.3.2",
     "norse": "norse==1.1.0",
 }
+# Round 11: thirteen libraries and ten user repositories chosen on 2026-12-05 from their package
+# descriptions and READMEs, none in a list above, named in docs/precision.md, or a source of the
+# realbugs sample; first linted at 59324ec; see docs/precision.md "Round 11".
+ROUND11_CORPORA: dict[str, str] = {
+    "scvi_tools": "scvi-tools==1.4.2",
+    "fair_esm": "fair-esm==2.0.0",
+    "allennlp": "allennlp==2.10.1",
+    "pytorchvideo": "pytorchvideo==0.1.5",
+    "torchxrayvision": "torchxrayvision==1.5.7",
+    "spikingjelly": "spikingjelly==2.0.0",
+    "foolbox": "foolbox==3.3.4",
+    "effdet": "effdet==0.4.1",
+    "gfpgan": "gfpgan==1.3.8",
+    "geoopt": "geoopt==0.5.1",
+    "pymde": "pymde==0.3.0",
+    "torchdyn": "torchdyn==1.0.6",
+    "tsai": "tsai==1.0.1",
+}
 KNOWN_CORPORA: dict[str, str] = {
     **CORPORA,
     **EXTRA_CORPORA,
@@ -250,6 +268,7 @@ KNOWN_CORPORA: dict[str, str] = {
     **ROUND8_CORPORA,
     **ROUND9_CORPORA,
     **ROUND10_CORPORA,
+    **ROUND11_CORPORA,
 }
 
 # User research code: training scripts, tutorials and notebooks from public repositories, pinned
@@ -451,6 +470,18 @@ ROUND10_USER_REPOSITORIES: dict[str, tuple[str, str]] = {
     "former": ("pbloem/former", "ad9cc703b0b82a24a12e777f5946296f352c9d11"),
     "robotseg": ("ternaus/robot-surgery-segmentation", "1d181572647a585477f142a2906b735246276715"),
 }
+ROUND11_USER_REPOSITORIES: dict[str, tuple[str, str]] = {
+    "jcjohnson-examples": ("jcjohnson/pytorch-examples", "0003fcdc606a79951e53bf8f46f8574fa4739f23"),
+    "aitorzip-cyclegan": ("aitorzip/PyTorch-CycleGAN", "67da8f9e2b69bd68763451803c7700aaccc92f18"),
+    "image-segmentation": ("LeeJunHyun/Image_Segmentation", "5e9da9395c52b119d55dfc6532c34ac0e88f446e"),
+    "3d-resnets": ("kenshohara/3D-ResNets-PyTorch", "540a0ea1abaee379fa3651d4d5afbd2d667a1f49"),
+    "srgan": ("Lornatang/SRGAN-PyTorch", "8842030eb433f8578a77328060121fa5a9a3cb43"),
+    "deepspeech": ("SeanNaren/deepspeech.pytorch", "b88a631ef6b96553e16bbaa5bd6a621435bed278"),
+    "densenet": ("bamos/densenet.pytorch", "d1cd5e1957975628286e516512c6d1c14430f810"),
+    "pytorch-wgan": ("Zeleni9/pytorch-wgan", "7f5b52d638746c8b2abdd65dc26319f1de3be8cf"),
+    "supcontrast": ("HobbitLong/SupContrast", "66a8fe53880d6a1084b2e4e0db0a019024d6d41a"),
+    "attention-transfer": ("szagoruyko/attention-transfer", "893df5488f93691799f082a70e2521a9dc2ddf2d"),
+}
 KNOWN_USER_REPOSITORIES: dict[str, tuple[str, str]] = {
     **USER_REPOSITORIES,
     **FRESH_USER_REPOSITORIES,
@@ -461,6 +492,7 @@ KNOWN_USER_REPOSITORIES: dict[str, tuple[str, str]] = {
     **ROUND8_USER_REPOSITORIES,
     **ROUND9_USER_REPOSITORIES,
     **ROUND10_USER_REPOSITORIES,
+    **ROUND11_USER_REPOSITORIES,
 }
 # Each first look: its libraries and its user repositories (``--roundN`` in this script and in
 # ``precision.py``).
@@ -472,6 +504,7 @@ FIRST_LOOKS: dict[int, tuple[dict[str, str], dict[str, tuple[str, str]]]] = {
     8: (ROUND8_CORPORA, ROUND8_USER_REPOSITORIES),
     9: (ROUND9_CORPORA, ROUND9_USER_REPOSITORIES),
     10: (ROUND10_CORPORA, ROUND10_USER_REPOSITORIES),
+    11: (ROUND11_CORPORA, ROUND11_USER_REPOSITORIES),
 }
 MIRROR_ROOT = Path("/work/.mirror")
 
