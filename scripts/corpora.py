@@ -13,7 +13,7 @@ unpacked is not unpacked again.
     python scripts/corpora.py --fresh    # the libraries first linted with the final rules
     python scripts/corpora.py --user     # export the user repositories fetched with the search tool
     python scripts/corpora.py --fresh-user # export the user repositories first linted with the final rules
-    python scripts/corpora.py --round9   # a first look's libraries and user repositories (--round4 to --round11)
+    python scripts/corpora.py --round9   # a first look's libraries and user repositories (--round4 to --round12)
 
 Reuse from another script::
 
@@ -256,6 +256,20 @@ ROUND11_CORPORA: dict[str, str] = {
     "torchdyn": "torchdyn==1.0.6",
     "tsai": "tsai==1.0.1",
 }
+# Round 12: ten libraries and ten user repositories chosen on 2026-12-05 the same way, after round
+# 11's causes were fixed: the first look of those fixes (docs/precision.md "Round 12").
+ROUND12_CORPORA: dict[str, str] = {
+    "ogb": "ogb==1.3.6",
+    "setfit": "setfit==1.2.0",
+    "chemprop": "chemprop==2.3.1",
+    "nequip": "nequip==0.19.1",
+    "rl_games": "rl-games==1.6.5",
+    "bayesian_torch": "bayesian-torch==0.5.0",
+    "geomloss": "geomloss==0.3.1",
+    "lightning_bolts": "lightning-bolts==0.7.0",
+    "torchmd_net": "torchmd-net==3.1.0",
+    "pykale": "pykale==0.2.1",
+}
 KNOWN_CORPORA: dict[str, str] = {
     **CORPORA,
     **EXTRA_CORPORA,
@@ -269,6 +283,7 @@ KNOWN_CORPORA: dict[str, str] = {
     **ROUND9_CORPORA,
     **ROUND10_CORPORA,
     **ROUND11_CORPORA,
+    **ROUND12_CORPORA,
 }
 
 # User research code: training scripts, tutorials and notebooks from public repositories, pinned
@@ -482,6 +497,18 @@ ROUND11_USER_REPOSITORIES: dict[str, tuple[str, str]] = {
     "supcontrast": ("HobbitLong/SupContrast", "66a8fe53880d6a1084b2e4e0db0a019024d6d41a"),
     "attention-transfer": ("szagoruyko/attention-transfer", "893df5488f93691799f082a70e2521a9dc2ddf2d"),
 }
+ROUND12_USER_REPOSITORIES: dict[str, tuple[str, str]] = {
+    "makemore": ("karpathy/makemore", "988aa59e4d8fefa526d06f3b453ad116258398d4"),
+    "resnet-cifar10": ("akamaster/pytorch_resnet_cifar10", "d5489e8995e81e91ce6b1d69dcc98ad579b0b153"),
+    "cifar100": ("weiaicunzai/pytorch-cifar100", "11d8418f415b261e4ae3cb1ffe20d06ec95b98e4"),
+    "cutmix": ("clovaai/CutMix-PyTorch", "2d8eb68faff7fe4962776ad51d175c3b01a25734"),
+    "mixup-cifar10": ("facebookresearch/mixup-cifar10", "eaff31ab397a90fbc0a4aac71fb5311144b3608b"),
+    "annotated-transformer": ("harvardnlp/annotated-transformer", "debc9fd747bb2123160a98046ad1c2d4da44a567"),
+    "ldam-drw": ("kaidic/LDAM-DRW", "2536330f2afdaa65618323cb5a5850efccce762a"),
+    "barlowtwins": ("facebookresearch/barlowtwins", "8e8d284ca0bc02f88b92328e53f9b901e86b4a3c"),
+    "simsiam": ("facebookresearch/simsiam", "a7bc1772896d0dad0806c51f0bb6f3b16d290468"),
+    "llms-from-scratch": ("rasbt/LLMs-from-scratch", "28c65cdfbc3338e2e040016eea4b7fdf556e4d57"),
+}
 KNOWN_USER_REPOSITORIES: dict[str, tuple[str, str]] = {
     **USER_REPOSITORIES,
     **FRESH_USER_REPOSITORIES,
@@ -493,6 +520,7 @@ KNOWN_USER_REPOSITORIES: dict[str, tuple[str, str]] = {
     **ROUND9_USER_REPOSITORIES,
     **ROUND10_USER_REPOSITORIES,
     **ROUND11_USER_REPOSITORIES,
+    **ROUND12_USER_REPOSITORIES,
 }
 # Each first look: its libraries and its user repositories (``--roundN`` in this script and in
 # ``precision.py``).
@@ -505,6 +533,7 @@ FIRST_LOOKS: dict[int, tuple[dict[str, str], dict[str, tuple[str, str]]]] = {
     9: (ROUND9_CORPORA, ROUND9_USER_REPOSITORIES),
     10: (ROUND10_CORPORA, ROUND10_USER_REPOSITORIES),
     11: (ROUND11_CORPORA, ROUND11_USER_REPOSITORIES),
+    12: (ROUND12_CORPORA, ROUND12_USER_REPOSITORIES),
 }
 MIRROR_ROOT = Path("/work/.mirror")
 

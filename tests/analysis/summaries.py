@@ -60,3 +60,27 @@ class Sampler:
 sampler = Sampler(10)
 picked = sampler.pick(3)  # reveal: sequence(tensor {cpu}, tensor {cpu})
 ran = sampler.run()  # reveal: tensor {cpu}
+
+
+class Trainer:
+    """A method that assigns an attribute on one branch only may leave it as it was: its caller
+    joins the two (on both arms of an ``if``, the method assigns it surely)."""
+
+    def __init__(self, net, use_gpu):
+        self.net = net
+        self.criterion = torch.nn.MSELoss()
+        self.scale = torch.ones(1)
+        self.enable(use_gpu)
+        reveal(self.scale)  # reveal: tensor may{"cuda", cpu}
+        self.reset()
+        reveal(self.scale)  # reveal: tensor {cpu}
+
+    def enable(self, flag):
+        if flag:
+            self.scale = torch.ones(1).cuda()
+
+    def reset(self):
+        if self.net is None:
+            self.scale = torch.zeros(1)
+        else:
+            self.scale = torch.ones(1)

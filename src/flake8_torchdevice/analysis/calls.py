@@ -227,7 +227,8 @@ class CallEvaluator(LibraryEvaluator):
                 places = NOWHERE  # ``torch.as_tensor(x)`` of what may be a tensor already: it stays put
             elif places is None:
                 places = self.state.default_places
-            return tensor(places, origin, grad=grad, scalar=_is_number(node) or first.kind is Kind.SCALAR)
+            scalar = _is_number(node) or first.kind is Kind.SCALAR or first.scalar
+            return tensor(places, origin, grad=grad, scalar=scalar)
         if effect is Effect.LIKE:
             return tensor(first.places if places is None else places, first.origin or origin, grad=grad)
         if effect is Effect.OTHER:

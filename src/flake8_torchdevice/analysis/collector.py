@@ -8,7 +8,7 @@ from typing import Any
 
 import libcst as cst
 
-from ..knowledge.api import DEVICE_TYPE_CALLS
+from ..knowledge.api import DEVICE_TYPE_CALLS, REGISTERING_METHODS
 from .bindings import BindingRecorder
 from .definitions import ClassInfo, Definitions, Evidence, FunctionInfo
 from .imports import dotted_name
@@ -21,7 +21,6 @@ _TENSOR_ARGUMENT_METHODS = frozenset({"expand_as", "view_as", "type_as", "reshap
 # them by (``autocast``, ``amp.GradScaler``): the last part of knowledge's qualified names.
 _DEVICE_TYPE_CALLS = frozenset(name.rsplit(".", 1)[-1] for name in DEVICE_TYPE_CALLS)
 # Module methods that add an attribute named by their first argument.
-_REGISTERS = frozenset({"register_buffer", "register_parameter", "register_module", "add_module"})
 # Calls that check their first argument's type.
 _TYPE_CHECKS = frozenset({"isinstance", "is_tensor", "type", "hasattr", "is_floating_point"})
 # Calls whose first argument is a module.
@@ -303,7 +302,7 @@ class _Collector:
                 evidence.runs_collective = True
             if receiver == self.self_names[-1]:
                 evidence.self_called.add(method)
-                if method in _REGISTERS and node.args:
+                if method in REGISTERING_METHODS and node.args:
                     registered = string_value(node.args[0].value)
                     if registered is not None:
                         evidence.self_assigned.add(registered)

@@ -25,7 +25,7 @@ from collections.abc import Callable, Sequence
 
 import libcst as cst
 
-from ..knowledge.api import AVAILABILITY_CHECKS, CUDA_COUNTS
+from ..knowledge.api import AVAILABILITY_CHECKS, CUDA_COUNTS, LEGACY_CUDA_CONSTRUCTORS
 from .cuda_words import flag_polarity, mentions_cuda
 from .device_tests import on_the_cpu, placement_test
 from .domain import Kind, Origin, Polarity, Value
@@ -46,6 +46,8 @@ _WORLD_SIZE = re.compile(r"(^|[._])(get_)?world_size$")
 _DISTRIBUTED_FLAG = re.compile(r"(^|[._])(use_|is_)?distributed$")
 _NEGATED = (cst.NotEqual, cst.NotIn, cst.IsNot)
 # Device types that are not CUDA: listed with "cpu", they leave only CUDA (and its kin) outside.
+# A device index by its name (``device``, ``cuda_device``, ``gpu_id``), where -1 means the CPU.
+_DEVICE_INDEX = re.compile(r"(^|[._])(cuda_)?(device|gpu|cuda)(_?(id|index|idx|no))?$")
 _NOT_CUDA = frozenset({"mps", "xla", "meta", "xpu", "hpu", "npu", "mtia"})
 _MODULE_TYPES = frozenset({"torch.nn.Module", "torch.nn.modules.module.Module"})
 # The value an expression has in a state, evaluated without recording anything (the interpreter's
@@ -195,6 +197,11 @@ class Conditions:
             return Polarity.NONE
         if name in _TRANSPARENT_CALLS and call.args:
             return self.polarity(call.args[0].value, state)
+        if name == "isinstance" and len(call.args) == 2:  # ``isinstance(x, torch.cuda.FloatTensor)``
+            types = call.args[1].value
+            named = [element.value for element in types.elements] if type(types) is cst.Tuple else [types]
+            if named and all(self._imports.qualify(kind) in LEGACY_CUDA_CONSTRUCTORS for kind in named):
+                return Polarity.POSITIVE
         last = name.rsplit(".", 1)[-1]
         if last in self._guard_functions or name in self._guard_functions:
             return Polarity.POSITIVE
@@ -215,6 +222,8 @@ class Conditions:
             if literal is not Polarity.NONE:
                 return literal.flipped() if negated else literal
             threshold = self._count_threshold(left, operator, right)
+            if threshold is None:
+                threshold = _index_test(left, operator, right)
             if threshold is not None:
                 return threshold
             inner = self.polarity(left, state)
@@ -222,7 +231,7 @@ class Conditions:
                 inner = self.polarity(right, state)
             if inner is not Polarity.NONE:
                 # ``ids is not None``, ``gpu_id != -1`` (-1: no GPU) test what ``ids``, ``gpu_id`` test.
-                if _is_none(right) or _is_none(left) or _is_minus_one(right):
+                if _is_none(right) or _is_none(left) or number_value(right) == -1:
                     return inner if negated else inner.flipped()
                 counts_zero = isinstance(operator, _ZERO_COMPARISONS) and _counts_none(right)
                 return inner.flipped() if counts_zero or negated else inner
@@ -319,9 +328,28 @@ def _by_default(state: State, flag: Origin) -> State:
     return narrowed
 
 
+def _index_test(left: cst.BaseExpression, operator: cst.BaseCompOp, right: cst.BaseExpression) -> Polarity | None:
+    """``device >= 0``, ``cuda_device != -1``, ``gpu > -1``: a device index compared with -1, the
+    index that means the CPU (AllenNLP's ``cuda_device=-1``), or with 0, the first GPU. The test
+    that fails for -1 has CUDA in its true branch."""
+    index, bound, flipped = left, number_value(right), False
+    if bound is None:
+        index, bound, flipped = right, number_value(left), True
+    name = dotted_name(index)
+    if bound not in (-1, 0) or name is None or not _DEVICE_INDEX.search(name.lower()):
+        return None
+    on_the_cpu = _compare(-1, operator, bound, flipped)
+    if on_the_cpu == _compare(0, operator, bound, flipped):
+        return None  # ``device <= 0`` holds for the CPU and the first GPU alike
+    return Polarity.NEGATIVE if on_the_cpu else Polarity.POSITIVE
+
+
 def _literal_polarity(node: cst.BaseExpression) -> Polarity:
-    """A string naming a CUDA/GPU device type or backend (``"cuda"``, ``"nccl"``), or the CPU;
-    a tuple, list or set of such strings has their common polarity."""
+    """A string naming a CUDA/GPU device type or backend (``"cuda"``, ``"nccl"``), or the CPU,
+    written out or as ``torch.device("cpu")``; a tuple, list or set of such strings has their
+    common polarity."""
+    if type(node) is cst.Call and node.args and (dotted_name(node.func) or "").endswith("device"):
+        node = node.args[0].value
     if type(node) is cst.Tuple or type(node) is cst.List or type(node) is cst.Set:
         named = [element.value for element in node.elements]
         polarity = _common_polarity([_literal_polarity(value) for value in named])
@@ -372,11 +400,6 @@ def _common_polarity(polarities: Sequence[Polarity]) -> Polarity:
 
 def _is_none(node: cst.BaseExpression) -> bool:
     return type(node) is cst.Name and node.value == "None"
-
-
-def _is_minus_one(node: cst.BaseExpression) -> bool:
-    """``-1``: the GPU index that means none (``gpu_id=-1`` runs on the CPU)."""
-    return type(node) is cst.UnaryOperation and type(node.operator) is cst.Minus and number_value(node.expression) == 1
 
 
 def _counts_none(node: cst.BaseExpression) -> bool:

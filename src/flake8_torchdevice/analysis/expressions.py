@@ -1,11 +1,10 @@
 """Expressions: what each one evaluates to in the current state (part of the interpreter).
 
-Names and attribute paths are read from the state (``self.x`` falls back to the class
-summary); subscripts, arithmetic and comparisons of tensors are tensors where their operands
-are; ``and`` / ``or`` / conditional expressions evaluate their later operands in the state
-their test narrowed, so a guard on the left covers a call on the right. Every expression the
-interpreter does not model still has its sub-expressions evaluated, so no call goes unseen.
-"""
+Names and attribute paths are read from the state (``self.x`` falls back to the class summary);
+subscripts, arithmetic and comparisons of tensors are tensors where their operands are; ``and`` /
+``or`` / conditional expressions evaluate their later operands in the state their test narrowed,
+so a guard on the left covers a call on the right. Every expression the interpreter does not
+model still has its sub-expressions evaluated, so no call goes unseen."""
 
 from __future__ import annotations
 
@@ -221,6 +220,8 @@ class ExpressionEvaluator(_Base):
         if all(value.kind is Kind.NDARRAY for value in tensors):
             return Value(kind=Kind.NDARRAY, places=CPU)
         places, origin = computed_places(tensors)
+        if all(value.scalar for value in tensors) and Kind.UNKNOWN in (left.kind, right.kind):
+            places = join_places(places, NOWHERE)  # ``torch.tensor(2.0) + gamma``: wherever ``gamma`` is
         kind = Kind.TENSOR if any(value.kind in (Kind.TENSOR, Kind.OUTPUT) for value in tensors) else Kind.ARRAYLIKE
         return Value(
             kind=kind,

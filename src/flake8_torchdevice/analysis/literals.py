@@ -37,7 +37,10 @@ def _evaluated(literal: str) -> str | None:
 
 
 def number_value(node: cst.BaseExpression) -> float | None:
-    """The value of an integer or float literal (``0x10``, ``1_000``, ``0.9``); None for anything else."""
+    """The value of an integer or float literal (``0x10``, ``1_000``, ``0.9``, ``-1``); None for anything else."""
+    if type(node) is cst.UnaryOperation and type(node.operator) is cst.Minus:
+        magnitude = number_value(node.expression)
+        return None if magnitude is None else -magnitude
     try:
         if type(node) is cst.Integer:
             return float(int(node.value, 0))

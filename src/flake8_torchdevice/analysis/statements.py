@@ -18,7 +18,19 @@ import libcst as cst
 from ..knowledge.api import GRAD_DISABLING_CONTEXTS, GRAD_SWITCHES, MOVE_METHODS
 from .calls import PARAMETER
 from .conditions import is_exit_call
-from .domain import CPU_PLACE, NONE, TENSOR_KINDS, UNKNOWN, UNKNOWN_PLACE, Kind, Origin, Polarity, Value, tensor
+from .domain import (
+    CPU_PLACE,
+    NONE,
+    TENSOR_KINDS,
+    UNKNOWN,
+    UNKNOWN_PLACE,
+    Kind,
+    Origin,
+    Polarity,
+    Value,
+    may_be_on_accelerator,
+    tensor,
+)
 from .facts import DefaultFact, OperationFact
 from .frames import Pending
 from .imports import dotted_name
@@ -312,9 +324,14 @@ class StatementWalker(LoopWalker, _Base):
             return value
         if not name.startswith(function.self_name + ".") or name.count(".") != 1:
             return value
-        if value.kind is Kind.MODULE or (value.kind is Kind.TENSOR and value.cls == PARAMETER):
-            return value.placed(owner.places)
-        return value
+        if value.kind is not Kind.MODULE and not (value.kind is Kind.TENSOR and value.cls == PARAMETER):
+            return value
+        if may_be_on_accelerator(value, through_modules=False):
+            # ``nn.Parameter(torch.zeros(1, device=device))``: made on the device, it stays there
+            # until the module's own ``.to()`` moves it, wherever the module itself was built
+            # (semantics/holds_parameter_made_on_the_device_stays_there.py).
+            return value
+        return value.placed(owner.places)
 
     def _unpack(self, elements: Sequence[cst.BaseElement], value: Value) -> None:
         starred = any(type(element) is cst.StarredElement for element in elements)

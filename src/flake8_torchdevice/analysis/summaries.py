@@ -29,6 +29,7 @@ from .domain import (
     GIVEN,
     NONE,
     NOWHERE,
+    TENSOR_KINDS,
     UNKNOWN,
     Kind,
     Origin,
@@ -41,7 +42,7 @@ from .domain import (
 from .frames import Frame
 from .imports import dotted_name
 from .memo import CallKey, Outcome
-from .syntax import all_params
+from .syntax import all_params, statements, surely_assigned
 
 if TYPE_CHECKING:
     from .parts import InterpreterParts as _Base
@@ -219,7 +220,7 @@ class SummaryEvaluator(_Base):
             # is, which its walk (the module's own place) does not say.
             self.note_call_site(info, node, bound)
         result, effects = self._summarise(info, bound, receiver)
-        self._apply_effects(node, effects)
+        self._apply_effects(node, info, effects)
         return self._as_the_caller_runs_it(result)
 
     def _as_the_caller_runs_it(self, result: Value) -> Value:
@@ -254,8 +255,9 @@ class SummaryEvaluator(_Base):
                 return Value(kind=frame.self_value.kind, places=frame.self_value.places, cls=base)
         return UNKNOWN
 
-    def _apply_effects(self, node: cst.Call, effects: dict[str, Value]) -> None:
-        """``self.build()`` in a method: what it assigned to ``self`` is assigned here too."""
+    def _apply_effects(self, node: cst.Call, method: FunctionInfo, effects: dict[str, Value]) -> None:
+        """``self.build()`` in a method: what it assigned to ``self`` is assigned here too, or,
+        where it may not have (``if flag: self.loss = loss.cuda()``), joined with what was there."""
         frame = self.frame
         function = frame.function
         if not effects or function is None or function.self_name is None or type(node.func) is not cst.Attribute:
@@ -264,8 +266,13 @@ class SummaryEvaluator(_Base):
         if type(receiver) is cst.Call:  # ``super().__init__()``
             receiver = cst.Name(function.self_name)
         if type(receiver) is cst.Name and receiver.value == function.self_name:
+            surely = surely_assigned(statements(method.node.body), method.self_name or "")
             for attribute, value in effects.items():
-                self.state.bind(f"{function.self_name}.{attribute}", value)
+                name = f"{function.self_name}.{attribute}"
+                before = self.state.get(name)
+                if attribute not in surely:
+                    value = _or_as_it_was(value) if before is None else before.join(value)
+                self.state.bind(name, value)
 
     def bind_arguments(
         self, info: FunctionInfo, node: cst.Call, arguments: tuple[Value, ...], skip_self: bool
@@ -359,7 +366,9 @@ class SummaryEvaluator(_Base):
             elif kind is Kind.MODULE:
                 values[name] = Value(kind=Kind.MODULE, places=with_module(name))
             elif kind is None:  # bound even when unknown: narrowing it must not make it one branch's
-                values[name] = Value(places=GIVEN)
+                # ``exponent=2``: a number by its default, 0-dim should a caller pass a tensor instead
+                numeric = default is not None and default.kind is Kind.SCALAR
+                values[name] = Value(places=GIVEN, scalar=numeric)
             else:
                 values[name] = Value(kind=kind)
         return values
@@ -385,6 +394,13 @@ class SummaryEvaluator(_Base):
         if inputs and param.default is None and annotation is None and param.star == "":
             return Kind.TENSOR  # an input of forward(): where the module is
         return None
+
+
+def _or_as_it_was(value: Value) -> Value:
+    """An attribute a method may leave as it was: a module or a tensor still, wherever it is."""
+    if value.kind is Kind.MODULE or value.kind in TENSOR_KINDS:
+        return value.placed(value.places | NOWHERE)
+    return value.join(UNKNOWN)
 
 
 def _misfit(method: FunctionInfo, attribute: str) -> bool:

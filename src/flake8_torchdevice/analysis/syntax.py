@@ -130,6 +130,55 @@ def statements(suite: cst.BaseSuite) -> Sequence[cst.BaseStatement]:
     return [cst.SimpleStatementLine(body=cast(cst.SimpleStatementSuite, suite).body)]
 
 
+def surely_assigned(body: Sequence[cst.BaseStatement], owner: str) -> frozenset[str]:
+    """The attributes of ``owner`` (``self``) that ``body`` assigns on every path that leaves it
+    normally: at its top level, in a ``with`` block, or in both arms of an ``if``. Nothing after
+    a statement that may return counts (a path leaves before it), nor loops, ``try`` or ``match``."""
+    assigned: set[str] = set()
+    for statement in body:
+        if any(type(node) is cst.Return for node in own_nodes(statement)):
+            break
+        assigned |= _assigned_by(statement, owner)
+    return frozenset(assigned)
+
+
+def _assigned_by(statement: cst.BaseStatement, owner: str) -> frozenset[str]:
+    if type(statement) is cst.SimpleStatementLine:
+        return frozenset(name for small in statement.body for name in _assigned_by_small(small, owner))
+    if type(statement) is cst.With:
+        return surely_assigned(statements(statement.body), owner)
+    if type(statement) is cst.If and statement.orelse is not None:
+        orelse = statement.orelse
+        other = [orelse] if type(orelse) is cst.If else statements(orelse.body)
+        return surely_assigned(statements(statement.body), owner) & surely_assigned(other, owner)
+    return frozenset()
+
+
+def _assigned_by_small(small: cst.BaseSmallStatement, owner: str) -> Iterator[str]:
+    """``self.x = ...``, ``self.x += ...``, ``self.register_buffer("x", ...)``."""
+    targets: list[cst.BaseExpression] = []
+    if type(small) is cst.Assign:
+        targets = [target.target for target in small.targets]
+    elif type(small) is cst.AugAssign or (type(small) is cst.AnnAssign and small.value is not None):
+        targets = [small.target]
+    elif type(small) is cst.Expr and type(small.value) is cst.Call:
+        call = small.value
+        func = call.func
+        if (
+            type(func) is cst.Attribute
+            and func.attr.value in api.REGISTERING_METHODS
+            and type(func.value) is cst.Name
+            and func.value.value == owner
+            and call.args
+        ):
+            registered = string_value(call.args[0].value)
+            if registered is not None:
+                yield registered
+    for target in targets:
+        if type(target) is cst.Attribute and type(target.value) is cst.Name and target.value.value == owner:
+            yield target.attr.value
+
+
 def bound_names(target: cst.CSTNode) -> Iterator[str]:
     """Names bound by an assignment, ``for`` or comprehension target."""
     if type(target) is cst.Name:

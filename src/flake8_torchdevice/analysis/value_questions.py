@@ -182,6 +182,12 @@ def is_layer_with_state(value: Value) -> bool:
     return value.kind is Kind.MODULE and value.cls is not None and api.module_has_state(value.cls)
 
 
+def is_stateless_layer(value: Value) -> bool:
+    """A torch.nn layer without parameters or buffers (``nn.ReLU()``, ``nn.BCELoss()``): moving it
+    moves nothing, and it computes wherever its inputs are."""
+    return value.kind is Kind.MODULE and value.cls in api.STATELESS_MODULES
+
+
 def builds_layer_with_state(call: CallFact) -> bool:
     """``nn.Linear(...)``, ``nn.BatchNorm2d(...)``: a torch.nn layer that owns parameters or buffers."""
     return call.qualified is not None and api.module_has_state(call.qualified)

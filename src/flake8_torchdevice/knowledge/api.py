@@ -89,9 +89,12 @@ NUMPY_MATH = frozenset(
     for name in "log log2 log10 log1p exp expm1 sqrt cbrt sin cos tan arcsin arccos arctan tanh abs floor ceil "
     "power square reciprocal maximum minimum".split()
 )
-# Module constants that are Python (or NumPy) numbers: ``np.pi``, ``math.inf``.
+# Module constants that are Python (or NumPy) numbers: ``np.pi``, ``math.inf``, ``torch.pi``
+# (torch's are floats: ``torch.tensor(torch.pi)`` is 0-dim).
 NUMBER_CONSTANT_NAMES = frozenset("pi e tau inf nan".split())
-NUMBER_CONSTANTS = frozenset(f"{module}.{name}" for module in ("math", "numpy") for name in NUMBER_CONSTANT_NAMES)
+NUMBER_CONSTANTS = frozenset(
+    f"{module}.{name}" for module in ("math", "numpy", "torch") for name in NUMBER_CONSTANT_NAMES
+) - {"torch.tau"}
 # Sparse constructors: made where their index and value tensors are, unless ``device=`` says otherwise.
 SPARSE_FROM_TENSORS = frozenset(
     f"torch.sparse_{layout}_tensor" for layout in ("coo", "csr", "csc", "bsr", "bsc", "compressed")
@@ -294,6 +297,8 @@ DEVICE_TYPE_CALLS = frozenset(
         "torch.amp.custom_bwd",
     }
 )
+# A module's methods that assign an attribute named by their first argument (``self.register_buffer("mask", m)``).
+REGISTERING_METHODS = frozenset({"register_buffer", "register_parameter", "register_module", "add_module"})
 # torch.nn modules without parameters or buffers (by default): they compute wherever their input is.
 STATELESS_MODULES = generated.NN_MODULE_CLASSES_STATELESS
 

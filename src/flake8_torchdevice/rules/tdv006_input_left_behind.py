@@ -16,6 +16,7 @@ from ..analysis.queries import (
     is_array,
     is_layer_with_state,
     is_module,
+    is_stateless_layer,
     is_tensor,
     is_zero_dim,
     must_be_on_accelerator,
@@ -78,7 +79,8 @@ class InputLeftBehind(Rule):
     The other way round too: a torch.nn layer with parameters that the code builds and never moves
     (`layer = nn.Linear(3, 3)`), called with an input the code moved to a device (`layer(x.to(device))`,
     `nn.Linear(3, 3)(torch.zeros(3, device="cuda"))`). Layers without parameters or buffers (`nn.ReLU()`,
-    a loss) run wherever their input is, and are not reported.
+    a loss such as `nn.BCELoss()`) run wherever their input is, moved or not, and are not reported
+    either way (inputs on two devices are TDV005's).
 
     Not reported: models wrapped in `DataParallel` / `DistributedDataParallel` or spread over the
     devices by `device_map="auto"` (their hooks move the inputs), models whose place the code does not show,
@@ -118,7 +120,7 @@ class InputLeftBehind(Rule):
             module = _module_called(site)
             if module is None or site.without_cuda:
                 continue
-            if must_be_on_accelerator(module, through_modules=False):
+            if must_be_on_accelerator(module, through_modules=False) and not is_stateless_layer(module):
                 yield from self._left_on_cpu(analysis, site, module)
             elif must_be_on_cpu(module) and is_layer_with_state(module):
                 yield from self._module_left_on_cpu(analysis, site, module)

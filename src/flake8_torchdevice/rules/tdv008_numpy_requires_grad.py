@@ -61,7 +61,9 @@ class NumpyRequiresGrad(Rule):
 
     def check(self, analysis: Analysis, settings: Settings) -> Iterator[Finding]:
         for site in numpy_calls(analysis):
-            if requires_grad(site.receiver_value):
+            # Under ``no_grad()`` / ``inference_mode()`` (a context or a decorator) ``.numpy()`` of
+            # even a parameter works (semantics/holds_numpy_of_a_parameter_under_no_grad.py).
+            if site.grad_enabled and requires_grad(site.receiver_value):
                 assert site.receiver is not None  # numpy_calls yields calls on a receiver only
                 yield self.finding(
                     cast(cst.Attribute, site.node.func).attr,  # a method call: its func is an Attribute
