@@ -78,6 +78,25 @@ def test_the_index_reads_each_kind_of_evidence(source, expected):
     assert kinds(source) == expected
 
 
+_PARSES_CUDA = 'parser.add_argument("--cuda", action="store_true")\nopt = parser.parse_args()\n'
+
+
+@pytest.mark.parametrize(
+    ("source", "expected"),
+    [
+        (_PARSES_CUDA + "model = Net()\nif opt.cuda:\n    model = model.cuda()\n", [CPU_OPTION]),
+        (_PARSES_CUDA + 'use = getattr(opt, "cuda")\n', [CPU_OPTION]),
+        (_PARSES_CUDA + "train(**vars(opt))\n", [CPU_OPTION]),  # read as a keyword, elsewhere
+        ('parser.add_argument("--cuda", action="store_true")\n', [CPU_OPTION]),  # a parser for others
+        # Parsed, printed, never read: the script's CUDA use is not the user's choice.
+        (_PARSES_CUDA + "print(vars(opt))\nok = torch.cuda.is_available()\n", []),
+        ('parser.add_argument("--no-cuda", dest="gpu_off", action="store_true")\nargs = parser.parse_args()\n', []),
+    ],
+)
+def test_a_cpu_option_the_script_never_reads_is_no_evidence(source, expected):
+    assert kinds(source) == expected
+
+
 @pytest.mark.parametrize(
     "source",
     [

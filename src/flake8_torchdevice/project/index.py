@@ -59,6 +59,8 @@ _CUDA_ONLY_LIBRARIES = frozenset(
 _EXTENSION_LOADERS = frozenset({"load", "load_inline"})
 _EXIT_FUNCTIONS = frozenset({"sys.exit", "exit", "quit", "os._exit", "os.abort"})
 _SKIP_FUNCTIONS = frozenset({"skipif", "skipIf", "skipUnless", "skip", "skipTest"})
+# Options handed on whole, to be read as keyword arguments elsewhere.
+_HANDS_ON_OPTIONS = re.compile(r"\*\*\s*(vars\(|\w+\.__dict__)")
 _CUDA_OPT_IN = re.compile(r"^--?(use[-_])?(cuda|gpu)$", re.IGNORECASE)
 _CPU_DEVICE = re.compile(r"cpu", re.IGNORECASE)
 # A device of any kind: "cuda" or "device" anywhere (``is_cuda``, ``self.device``), a move
@@ -136,10 +138,11 @@ def index_source(source: str, path: str, package: str) -> FileIndex:
     with contextlib.suppress(RecursionError):  # deeper than Python's own limit: what was read stands
         reader.visit(tree)
     reader.read_what_the_file_says(tree)
+    unread = _unread_options(source, reader.options)
     return FileIndex(
         path,
         package,
-        tuple(reader.evidence),
+        tuple(item for item in reader.evidence if item.kind != CPU_OPTION or item.line not in unread),
         reader.cuda_uses,
         reader.guarded_cuda_uses,
         mentions_accelerator,
@@ -147,6 +150,24 @@ def index_source(source: str, path: str, package: str) -> FileIndex:
         tuple(reader.definitions.values()),
         classes,
     )
+
+
+def _unread_options(source: str, options: dict[int, str]) -> frozenset[int]:
+    """The lines of the CPU options a script parses and never reads (``--cuda`` with no
+    ``opt.cuda`` anywhere): a flag the code ignores says nothing about where it runs. Only a file
+    that parses its arguments itself and hands none of them on whole (``**vars(args)``) is judged:
+    a module that defines a parser for others reads nothing of it."""
+    if not options or "parse_args(" not in source or _HANDS_ON_OPTIONS.search(source):
+        return frozenset()
+    return frozenset(line for line, dest in options.items() if not _reads_option(source, dest))
+
+
+def _reads_option(source: str, dest: str) -> bool:
+    """``opt.cuda`` (not ``torch.cuda`` or ``x.cuda()``), ``opt["cuda"]``, ``getattr(opt, "cuda")``."""
+    name = re.escape(dest)
+    quoted = rf"['\"]{name}['\"]"
+    pattern = rf"(?<!torch)\.{name}\b(?!\s*\()|\[\s*{quoted}\s*\]|getattr\([^)]*{quoted}"
+    return re.search(pattern, source) is not None
 
 
 def _names_a_device(lowered: str) -> bool:
@@ -249,6 +270,7 @@ class _Reader(ast.NodeVisitor):
     _functions: list[str] = field(default_factory=list)  # the enclosing functions' names
     _class: str | None = None  # the top-level class whose body is walked
     _defining: _Definer | None = None  # the definition whose body is walked
+    options: dict[int, str] = field(default_factory=dict)  # a CPU option's line: its ``args.`` name
 
     def visit(self, node: ast.AST) -> None:
         if isinstance(node, ast.stmt) and not names_a_word(node, self.lines_with_words):
@@ -458,6 +480,11 @@ class _Reader(ast.NodeVisitor):
             self.found(CPU_DEFAULT, node)
         elif any(_CUDA_OPT_IN.match(flag) for flag in flags) and _constant(action) == "store_true":
             self.found(CPU_OPTION, node)  # CUDA is opt-in: the default run is on the CPU
+        else:
+            return
+        dest = _constant(_keyword(node, "dest"))
+        long_flags = [flag for flag in flags if flag.startswith("--")] or flags
+        self.options[node.lineno] = dest if isinstance(dest, str) else long_flags[0].lstrip("-").replace("-", "_")
 
     def read_what_the_file_says(self, tree: ast.Module) -> None:
         """The file's own words: a module docstring that says it needs CUDA, or a notebook whose

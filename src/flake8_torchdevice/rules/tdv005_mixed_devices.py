@@ -296,9 +296,24 @@ class MixedDevices(Rule):
             node,
             f"{cpu} ({where}{f', {made}' if made else ''}) meets a tensor on {place_name(device_value)}: "
             "fails on a GPU; create it with device= or move it",
-            # That branch is taken by a condition the code does not tie to the device: likely.
-            confidence=Confidence.MEDIUM if branch is not None else evidence_confidence(cpu_value, device_value),
+            # That branch is taken by a condition the code does not tie to the device, or the
+            # tensor may be 0-dim, a number to any device: likely.
+            confidence=Confidence.MEDIUM
+            if branch is not None or _shape_not_shown(analysis, cpu_value)
+            else evidence_confidence(cpu_value, device_value),
         )
+
+
+def _shape_not_shown(analysis: Analysis, value: Value) -> bool:
+    """``torch.tensor(self.lower)``: made from data the code does not show, a number (0-dim) as
+    often as a list."""
+    made = value.origin.node if value.origin is not None else None
+    if type(made) is not cst.Call or analysis.qualify(made.func) not in _FROM_DATA or not made.args:
+        return False
+    return type(made.args[0].value) in (cst.Name, cst.Attribute)
+
+
+_FROM_DATA = frozenset({"torch.tensor", "torch.as_tensor"})
 
 
 def _written_on_the_cpu(value: Value) -> bool:

@@ -1,0 +1,37 @@
+"""How sure a finding is: the grade of the weakest link of its evidence (README, "Graded evidence")."""
+
+import textwrap
+
+from flake8_torchdevice.confidence import Confidence
+from flake8_torchdevice.engine import check_source
+from flake8_torchdevice.settings import Settings
+
+_SWITCHED_ENERGY = """
+import torch
+from torch import nn
+
+
+class Switched(nn.Module):
+    def __init__(self, lower, upper):
+        super().__init__()
+        self.lower, self.upper = lower, upper
+
+    def forward(self, distance):
+        lower = torch.tensor({data})
+        return torch.max(lower, distance) - lower
+
+
+device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+energy = Switched(0.1, 0.5).to(device)(torch.rand(4, device=device))
+"""
+
+
+def _grades(source: str) -> set[tuple[str, str]]:
+    checked = check_source(textwrap.dedent(source), Settings(confidence=Confidence.LOW))
+    return {(finding.code, finding.confidence) for finding in checked.diagnostics}
+
+
+def test_a_tensor_made_from_data_the_code_does_not_show_may_be_0_dim():
+    # ``torch.tensor(self.lower)`` is a number as often as a list: a CPU 0-dim tensor meets any device.
+    assert _grades(_SWITCHED_ENERGY.format(data="self.lower")) == {("TDV005", "medium")}
+    assert _grades(_SWITCHED_ENERGY.format(data="[0.1, 0.2, 0.3, 0.4]")) == {("TDV005", "high")}
