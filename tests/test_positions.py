@@ -78,7 +78,8 @@ def with_comment_line_first(source: str):
 
 
 def _simple_statement_starts(source: str) -> dict[int, int]:
-    """{line: column} of the first token of every logical line that is a simple statement."""
+    """{line: column} of the first token of every logical line that is a simple statement, but a
+    string (a docstring: with a statement in front of it, it would no longer be one)."""
     starts: dict[int, int] = {}
     at_start = True
     for token in tokenize.generate_tokens(io.StringIO(source).readline):
@@ -88,7 +89,7 @@ def _simple_statement_starts(source: str) -> dict[int, int]:
             continue
         elif at_start:
             at_start = False
-            if token.string not in COMPOUND_STARTS and token.string != "from":
+            if token.string not in COMPOUND_STARTS and token.string != "from" and token.type != tokenize.STRING:
                 starts[token.start[0]] = token.start[1]
     return starts
 

@@ -208,7 +208,9 @@ class CallEvaluator(LibraryEvaluator):
     ) -> Value:
         first = arguments[0] if arguments else UNKNOWN
         device = keyword_argument(node, "device")
-        places = self.device_places(device, keyword_value(node, arguments, "device")) if device is not None else None
+        named = keyword_value(node, arguments, "device")
+        # ``device=None`` (a parameter's default, say) is the default device, as no ``device=`` is.
+        places = self.device_places(device, named) if device is not None and named.kind is not Kind.NONE else None
         if places is None and _unpacks_keywords(node):  # ``torch.zeros(n, **factory_kwargs)`` may name one
             places = NOWHERE
         grad = _flag(node, "requires_grad", True) and self.state.grad_enabled

@@ -34,7 +34,9 @@ from .facts import Called
 from .imports import dotted_name
 from .literals import is_cpu_literal, string_value
 from .methods import MethodEvaluator, keyword_value
-from .syntax import keyword_argument
+from .syntax import all_params, keyword_argument
+
+_PARTIAL = "functools.partial"
 
 
 class LibraryEvaluator(MethodEvaluator):
@@ -78,6 +80,8 @@ class LibraryEvaluator(MethodEvaluator):
             return self._composed(node, arguments)
         if libraries.keeps_transform_place(qualified):
             return Value(cls=qualified, origin=Origin(node, f"made by {short}()"))
+        if qualified == _PARTIAL:  # a function with some arguments bound: what it binds is read off its call
+            return Value(cls=qualified, origin=Origin(node, "bound by functools.partial"))
         if qualified in api.OPTIMIZERS:  # an optimizer, not the module its ``load_state_dict`` suggests
             return Value(kind=Kind.OBJECT, cls=qualified, origin=Origin(node, f"built by {short}()"))
         return None
@@ -89,9 +93,24 @@ class LibraryEvaluator(MethodEvaluator):
         device = keyword_argument(node, loader.device_keyword) if loader.device_keyword is not None else None
         if device is not None and loader.device_keyword is not None:
             places = self._loader_device(device, keyword_value(node, arguments, loader.device_keyword))
+        elif loader.collates_dataset and self._collates_onto_a_device(node, arguments):
+            places = NOWHERE  # ``collate_fn=partial(collate, device=device)``: where that device is
         elif loader.collates_dataset:
             places = _collated_places(_first_argument(node, arguments, "dataset"))
         return Value(kind=Kind.LOADER, item=_batch(loader, places, Origin(node, f"yielded by {short}")), cls=qualified)
+
+    def _collates_onto_a_device(self, node: cst.Call, arguments: tuple[Value, ...]) -> bool:
+        """A ``collate_fn`` given a device (``partial(collate, device=device)``), or a function of
+        this file that takes one: it builds the batches there, not on the CPU."""
+        collate = keyword_argument(node, "collate_fn")
+        if collate is None:
+            return False
+        made = keyword_value(node, arguments, "collate_fn").origin
+        if made is not None and type(made.node) is cst.Call and self.imports.qualify(made.node.func) == _PARTIAL:
+            return any(arg.keyword is not None and "device" in arg.keyword.value for arg in made.node.args)
+        function = self.definitions.top_functions.get(dotted_name(collate) or "")
+        params = all_params(function.node.params) if function is not None else ()
+        return any("device" in param.name.value and not _defaults_to_the_cpu(param) for param in params)
 
     def _loader_device(self, node: cst.BaseExpression, value: Value) -> frozenset[Place]:
         if type(node) is cst.Name and node.value == "None":
@@ -173,6 +192,12 @@ def _batch(loader: Loader, places: frozenset[Place], origin: Origin) -> Value:
     if loader.form is BatchForm.MAPPING:
         return mapping(item=tensor(places, origin))
     return Value(kind=Kind.BATCH, places=places, origin=origin)
+
+
+def _defaults_to_the_cpu(param: cst.Param) -> bool:
+    """``device="cpu"``, ``device=None``: what a ``collate_fn`` passed as it is gets."""
+    default = param.default
+    return default is not None and (is_cpu_literal(default) or (type(default) is cst.Name and default.value == "None"))
 
 
 def _collated_places(dataset: Value) -> frozenset[Place]:

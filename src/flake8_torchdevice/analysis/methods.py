@@ -122,6 +122,10 @@ class MethodEvaluator(_Base):
             if method in _PYTHON_NUMBERS and (method != "size" or node.args):
                 return SCALAR  # ``x.item()``, ``x.size(-1)``: a Python number, not a tensor
             return UNKNOWN
+        if method == "float" and not node.args and receiver.cls in api.PARAMETER_CLASSES:
+            # float32, torch's default dtype, already: the same Parameter, still registered
+            # (semantics/holds_float_of_a_float32_parameter_is_itself.py)
+            return receiver
         kind = Kind.TENSOR if receiver.kind is not Kind.ARRAYLIKE or api.proves_tensor(method) else Kind.ARRAYLIKE
         grad = receiver.grad and self.state.grad_enabled and method not in api.NO_GRAD_METHODS
         scalar = receiver.scalar or (method in api.FULL_REDUCTIONS and not node.args)

@@ -50,7 +50,6 @@ from .value_questions import (
     is_module,
     is_ndarray,
     is_optimizer,
-    is_stateless_layer,
     is_tensor,
     is_unknown,
     is_zero_dim,
@@ -68,6 +67,7 @@ from .value_questions import (
     requires_grad,
     same_places,
     saves_a_file,
+    takes_inputs_anywhere,
 )
 
 __all__ = [
@@ -104,7 +104,6 @@ __all__ = [
     "is_module",
     "is_ndarray",
     "is_optimizer",
-    "is_stateless_layer",
     "is_tensor",
     "is_unknown",
     "is_zero_dim",
@@ -126,6 +125,7 @@ __all__ = [
     "same_places",
     "saves_a_file",
     "string_value",
+    "takes_inputs_anywhere",
 ]
 
 

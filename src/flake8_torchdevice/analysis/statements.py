@@ -161,13 +161,15 @@ class StatementWalker(LoopWalker, _Base):
         for decorator in node.decorators:
             self.evaluate(decorator.decorator)
         info = self.definitions.function(node)
-        scope = self.frame.scope
+        scope, checked = self.frame.scope, self.state.cuda_checked
+        # A CUDA-only function's defaults (``device=torch.device("cuda", 0)``) are CUDA's to choose.
+        self.state.cuda_checked = checked or self.cuda_specific(info)
         for param in all_params(node.params):
             if param.default is not None:
                 self.default_values[id(param)] = self.evaluate(param.default)
                 if self.recording:
-                    fact = DefaultFact(param, info, self.state.cuda_checked or self.cuda_specific(info), scope)
-                    self.facts.defaults[id(param)] = fact
+                    self.facts.defaults[id(param)] = DefaultFact(param, info, self.state.cuda_checked, scope)
+        self.state.cuda_checked = checked
         # A function of the module starts from the module's final state; a nested one from here.
         entry = None if self.frame.function is None else self.state.copy()
         if self.recording:
@@ -318,20 +320,16 @@ class StatementWalker(LoopWalker, _Base):
 
     def _owned(self, name: str, value: Value) -> Value:
         """``self.layer = nn.Linear(...)`` in a module: submodules and parameters move with it."""
-        owner = self.frame.self_value
-        function = self.frame.function
+        owner, function = self.frame.self_value, self.frame.function
         if owner is None or owner.kind is not Kind.MODULE or function is None or function.self_name is None:
             return value
         if not name.startswith(function.self_name + ".") or name.count(".") != 1:
             return value
         if value.kind is not Kind.MODULE and not (value.kind is Kind.TENSOR and value.cls == PARAMETER):
             return value
-        if may_be_on_accelerator(value, through_modules=False):
-            # ``nn.Parameter(torch.zeros(1, device=device))``: made on the device, it stays there
-            # until the module's own ``.to()`` moves it, wherever the module itself was built
-            # (semantics/holds_parameter_made_on_the_device_stays_there.py).
-            return value
-        return value.placed(owner.places)
+        # ``nn.Parameter(torch.zeros(1, device=device))``: made on the device, it stays there until
+        # the module's own ``.to()`` moves it (semantics/holds_parameter_made_on_the_device_stays_there.py).
+        return value if may_be_on_accelerator(value, through_modules=False) else value.placed(owner.places)
 
     def _unpack(self, elements: Sequence[cst.BaseElement], value: Value) -> None:
         starred = any(type(element) is cst.StarredElement for element in elements)

@@ -182,10 +182,11 @@ def is_layer_with_state(value: Value) -> bool:
     return value.kind is Kind.MODULE and value.cls is not None and api.module_has_state(value.cls)
 
 
-def is_stateless_layer(value: Value) -> bool:
-    """A torch.nn layer without parameters or buffers (``nn.ReLU()``, ``nn.BCELoss()``): moving it
-    moves nothing, and it computes wherever its inputs are."""
-    return value.kind is Kind.MODULE and value.cls in api.STATELESS_MODULES
+def takes_inputs_anywhere(value: Value) -> bool:
+    """A module its inputs may reach from any device: a torch.nn layer without parameters or
+    buffers (``nn.ReLU()``, ``nn.BCELoss()``), which moving moves nothing and which computes where
+    its inputs are, or a wrapper that scatters its inputs to its devices itself (``DataParallel``)."""
+    return value.kind is Kind.MODULE and (value.cls in api.STATELESS_MODULES or value.cls in api.SCATTERING_WRAPPERS)
 
 
 def builds_layer_with_state(call: CallFact) -> bool:

@@ -16,13 +16,13 @@ from ..analysis.queries import (
     is_array,
     is_layer_with_state,
     is_module,
-    is_stateless_layer,
     is_tensor,
     is_zero_dim,
     must_be_on_accelerator,
     must_be_on_cpu,
     place_name,
     place_unknown,
+    takes_inputs_anywhere,
 )
 from ..confidence import Confidence
 from ..knowledge.api import runs_module
@@ -64,8 +64,9 @@ class InputLeftBehind(Rule):
 
     What the libraries around torch hand back is read from their source, with the version, in
     `knowledge/libraries.py`: a `DataLoader`'s batches (on the CPU, unless its dataset holds
-    tensors on the device), a legacy torchtext `BucketIterator`/`Iterator`'s `batch.text` and
-    `batch.label` (on the CPU unless built with `device=`), an AllenNLP loader's `TensorDict`s
+    tensors on the device or its `collate_fn` is given a device, `partial(collate, device=device)`),
+    a legacy torchtext `BucketIterator`/`Iterator`'s `batch.text` and `batch.label` (on the CPU
+    unless built with `device=`), an AllenNLP loader's `TensorDict`s
     (unless given `cuda_device=` or `set_target_device()`), a torchvision `ToTensor()` or
     `transforms.Compose([...])` result and a `datasets.MNIST(..., transform=...)[i]` image, and a
     Hugging Face tokenizer's tensors with `return_tensors="pt"` are all on the CPU.
@@ -120,7 +121,7 @@ class InputLeftBehind(Rule):
             module = _module_called(site)
             if module is None or site.without_cuda:
                 continue
-            if must_be_on_accelerator(module, through_modules=False) and not is_stateless_layer(module):
+            if must_be_on_accelerator(module, through_modules=False) and not takes_inputs_anywhere(module):
                 yield from self._left_on_cpu(analysis, site, module)
             elif must_be_on_cpu(module) and is_layer_with_state(module):
                 yield from self._module_left_on_cpu(analysis, site, module)
