@@ -35,3 +35,27 @@ def test_a_tensor_made_from_data_the_code_does_not_show_may_be_0_dim():
     # ``torch.tensor(self.lower)`` is a number as often as a list: a CPU 0-dim tensor meets any device.
     assert _grades(_SWITCHED_ENERGY.format(data="self.lower")) == {("TDV005", "medium")}
     assert _grades(_SWITCHED_ENERGY.format(data="[0.1, 0.2, 0.3, 0.4]")) == {("TDV005", "high")}
+
+
+_CACHED_DATASET = """
+import torch
+
+
+class Graphs(torch.utils.data.Dataset):
+    def __init__(self, root):
+        self.path = root + "/processed.pt"
+        self.data = torch.load(self.path)
+
+    def process(self, raw):
+        torch.save({data}, self.path)
+"""
+
+
+def test_a_file_the_code_writes_from_values_it_never_places_is_a_guess():
+    # A dataset's cache, written by its own ``process()`` from values never shown on a device.
+    assert _grades(_CACHED_DATASET.format(data="{'x': torch.tensor(raw), 'version': 3}")) == {("TDV004", "low")}
+    # What the code does not show (an optimizer's state: its moments are where the parameters are).
+    assert ("TDV004", "low") not in _grades(_CACHED_DATASET.format(data="self.optimizer.state_dict()"))
+    # A checkpoint of a model the code moves may hold CUDA tensors: what it reads is not sure either way.
+    moved = "torch.nn.Linear(3, 1).to(torch.device('cuda')).state_dict()"
+    assert ("TDV004", "low") not in _grades(_CACHED_DATASET.format(data=moved))

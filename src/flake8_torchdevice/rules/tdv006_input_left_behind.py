@@ -113,7 +113,7 @@ class InputLeftBehind(Rule):
     code = "TDV006"
     name = "input-left-behind"
     summary = "A module moved to a device is called with a tensor left on the CPU, or a CPU layer with a moved one"
-    precision = "first look: no high finding in rounds 4-9 (1 debatable); medium 0 of 6 (rounds 8-9), causes fixed"
+    precision = "first look: high 2 of 2 (round 10), 0 of 3 (round 11: one cause, fixed); medium 0 of 5 (round 12)"
     depends_on_callers = True  # where a helper's parameters are is where its callers put them
 
     def check(self, analysis: Analysis, settings: Settings) -> Iterator[Finding]:
