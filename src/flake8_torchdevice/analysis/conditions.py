@@ -82,8 +82,9 @@ class Conditions:
             return self._narrow_boolean(state, test, truth, current_value)
         if type(test) is cst.NamedExpr:
             return self.narrow(state, test.target, truth, current_value)
-        narrowed = state
-        polarity = self.polarity(test, state)
+        narrowed, polarity = state, self.polarity(test, state)
+        if polarity is Polarity.NONE and (type(test) is cst.Name or type(test) is cst.Attribute):
+            polarity = current_value(test, state).polarity  # ``self.use_gpu`` an earlier method set
         if (polarity is Polarity.POSITIVE and truth) or (polarity is Polarity.NEGATIVE and not truth):
             chosen = _defaulted_flag(test, state, current_value)
             narrowed = _with_cuda(narrowed, checked=True) if chosen is None else _by_default(narrowed, chosen)
