@@ -91,6 +91,7 @@ class SummaryMemo:
     # Facts of classes that depend on the file's definitions only, never on order.
     module_classes: dict[str, bool] = field(default_factory=dict)  # by class key
     shown_kinds: dict[tuple[str, str], Kind | None] = field(default_factory=dict)  # class key, attribute
+    surely_assigned: dict[str, frozenset[str]] = field(default_factory=dict)  # by method key
     # Evaluations in progress since the innermost table in progress began (or since the start).
     _frames: list[_Frame] = field(default_factory=list)
     _building: list[_Table] = field(default_factory=list)

@@ -266,7 +266,10 @@ class SummaryEvaluator(_Base):
         if type(receiver) is cst.Call:  # ``super().__init__()``
             receiver = cst.Name(function.self_name)
         if type(receiver) is cst.Name and receiver.value == function.self_name:
-            surely = surely_assigned(statements(method.node.body), method.self_name or "")
+            memo = self.summary_memo.surely_assigned
+            if method.key not in memo:  # asked at every self-call; the body never changes
+                memo[method.key] = surely_assigned(statements(method.node.body), method.self_name or "")
+            surely = memo[method.key]
             for attribute, value in effects.items():
                 name = f"{function.self_name}.{attribute}"
                 before = self.state.get(name)
