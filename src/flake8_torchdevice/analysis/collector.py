@@ -8,12 +8,12 @@ from typing import Any
 
 import libcst as cst
 
-from ..knowledge.api import DEVICE_TYPE_CALLS, REGISTERING_METHODS
+from ..knowledge.api import DEVICE_TYPE_CALLS
 from .bindings import BindingRecorder
 from .definitions import ClassInfo, Definitions, Evidence, FunctionInfo
 from .imports import dotted_name
 from .literals import string_value
-from .syntax import all_params, bound_names, children, fits_tensor_move, runs_as_a_program
+from .syntax import all_params, bound_names, children, fits_tensor_move, registered_attribute, runs_as_a_program
 
 # Methods whose arguments are tensors: ``y.expand_as(x)`` shows ``x`` is a tensor too.
 _TENSOR_ARGUMENT_METHODS = frozenset({"expand_as", "view_as", "type_as", "reshape_as", "copy_", "new_tensor"})
@@ -302,10 +302,9 @@ class _Collector:
                 evidence.runs_collective = True
             if receiver == self.self_names[-1]:
                 evidence.self_called.add(method)
-                if method in REGISTERING_METHODS and node.args:
-                    registered = string_value(node.args[0].value)
-                    if registered is not None:
-                        evidence.self_assigned.add(registered)
+                registered = registered_attribute(node, method)
+                if registered is not None:
+                    evidence.self_assigned.add(registered)
         if method in _TENSOR_ARGUMENT_METHODS and node.args:
             self._note(evidence.tensor_arguments, node.args[0].value)
         if method in ("to", "cuda") and node.args:

@@ -245,9 +245,7 @@ class Conditions:
         """``device_count() > 1``, ``memory_allocated() < 8e9``: a count that is 0 without CUDA,
         compared with a number (None when the test is not one). A test that fails for 0 has CUDA
         in its true branch; one that holds for 0 is read the other way round, as ``== 0`` is."""
-        count, bound, flipped = left, number_value(right), False
-        if bound is None:  # ``0 < device_count()``
-            count, bound, flipped = right, number_value(left), True
+        count, bound, flipped = _against_a_number(left, right)  # ``0 < device_count()`` too
         absent = self._without_cuda(count) if bound is not None else None
         if bound is None or absent is None:
             return None
@@ -330,12 +328,9 @@ def _by_default(state: State, flag: Origin) -> State:
 
 
 def _index_test(left: cst.BaseExpression, operator: cst.BaseCompOp, right: cst.BaseExpression) -> Polarity | None:
-    """``device >= 0``, ``cuda_device != -1``, ``gpu > -1``: a device index compared with -1, the
-    index that means the CPU (AllenNLP's ``cuda_device=-1``), or with 0, the first GPU. The test
-    that fails for -1 has CUDA in its true branch."""
-    index, bound, flipped = left, number_value(right), False
-    if bound is None:
-        index, bound, flipped = right, number_value(left), True
+    """``device >= 0``, ``cuda_device != -1``: a device index compared with -1 (the CPU, as AllenNLP's
+    ``cuda_device=-1``) or 0 (the first GPU). The test that fails for -1 has CUDA in its true branch."""
+    index, bound, flipped = _against_a_number(left, right)
     name = dotted_name(index)
     if bound not in (-1, 0) or name is None or not _DEVICE_INDEX.search(name.lower()):
         return None
@@ -345,10 +340,15 @@ def _index_test(left: cst.BaseExpression, operator: cst.BaseCompOp, right: cst.B
     return Polarity.NEGATIVE if on_the_cpu else Polarity.POSITIVE
 
 
+def _against_a_number(a: cst.BaseExpression, b: cst.BaseExpression) -> tuple[cst.BaseExpression, float | None, bool]:
+    """Of ``a <op> b``: the side compared with a number, the number (None: neither), if it is on the left."""
+    bound = number_value(b)
+    return (a, bound, False) if bound is not None else (b, number_value(a), True)
+
+
 def _literal_polarity(node: cst.BaseExpression) -> Polarity:
-    """A string naming a CUDA/GPU device type or backend (``"cuda"``, ``"nccl"``), or the CPU,
-    written out or as ``torch.device("cpu")``; a tuple, list or set of such strings has their
-    common polarity."""
+    """A string naming a CUDA/GPU device type or backend (``"cuda"``, ``"nccl"``), or the CPU, written
+    out or as ``torch.device("cpu")``; a tuple, list or set of such strings has their common polarity."""
     if type(node) is cst.Call and node.args and (dotted_name(node.func) or "").endswith("device"):
         node = node.args[0].value
     if type(node) is cst.Tuple or type(node) is cst.List or type(node) is cst.Set:

@@ -162,21 +162,22 @@ def _assigned_by_small(small: cst.BaseSmallStatement, owner: str) -> Iterator[st
     elif type(small) is cst.AugAssign or (type(small) is cst.AnnAssign and small.value is not None):
         targets = [small.target]
     elif type(small) is cst.Expr and type(small.value) is cst.Call:
-        call = small.value
-        func = call.func
-        if (
-            type(func) is cst.Attribute
-            and func.attr.value in api.REGISTERING_METHODS
-            and type(func.value) is cst.Name
-            and func.value.value == owner
-            and call.args
-        ):
-            registered = string_value(call.args[0].value)
+        func = small.value.func
+        if type(func) is cst.Attribute and type(func.value) is cst.Name and func.value.value == owner:
+            registered = registered_attribute(small.value, func.attr.value)
             if registered is not None:
                 yield registered
     for target in targets:
         if type(target) is cst.Attribute and type(target.value) is cst.Name and target.value.value == owner:
             yield target.attr.value
+
+
+def registered_attribute(call: cst.Call, method: str) -> str | None:
+    """The attribute ``self.<method>(...)`` assigns by name, if it is one of a module's
+    registering methods (``self.register_buffer("mask", m)``: ``mask``)."""
+    if method not in api.REGISTERING_METHODS or not call.args:
+        return None
+    return string_value(call.args[0].value)
 
 
 def bound_names(target: cst.CSTNode) -> Iterator[str]:
