@@ -13,7 +13,7 @@ unpacked is not unpacked again.
     python scripts/corpora.py --fresh    # the libraries first linted with the final rules
     python scripts/corpora.py --user     # export the user repositories fetched with the search tool
     python scripts/corpora.py --fresh-user # export the user repositories first linted with the final rules
-    python scripts/corpora.py --round9   # a first look's libraries and user repositories (--round4 to --round12)
+    python scripts/corpora.py --round9   # a first look's libraries and user repositories (--round4 to --round13)
 
 Reuse from another script::
 
@@ -270,6 +270,20 @@ ROUND12_CORPORA: dict[str, str] = {
     "torchmd_net": "torchmd-net==3.1.0",
     "pykale": "pykale==0.2.1",
 }
+# Round 13: ten libraries and ten user repositories chosen on 2026-12-05 the same way, after round
+# 12's causes were fixed and with a project root per path given (docs/precision.md "Round 13").
+ROUND13_CORPORA: dict[str, str] = {
+    "darts": "darts==0.48.1",
+    "neuralprophet": "neuralprophet==0.9.0",
+    "tabpfn": "tabpfn==9.2.0",
+    "evotorch": "evotorch==0.6.1",
+    "torch_uncertainty": "torch-uncertainty==0.13.0",
+    "dalle_pytorch": "dalle-pytorch==1.6.6",
+    "art": "adversarial-robustness-toolbox==1.20.1",
+    "pyhealth": "pyhealth==1.1.6",
+    "torchcfm": "torchcfm==1.0.7",
+    "pytorch_toolbelt": "pytorch-toolbelt==0.8.0",
+}
 KNOWN_CORPORA: dict[str, str] = {
     **CORPORA,
     **EXTRA_CORPORA,
@@ -284,6 +298,7 @@ KNOWN_CORPORA: dict[str, str] = {
     **ROUND10_CORPORA,
     **ROUND11_CORPORA,
     **ROUND12_CORPORA,
+    **ROUND13_CORPORA,
 }
 
 # User research code: training scripts, tutorials and notebooks from public repositories, pinned
@@ -509,6 +524,19 @@ ROUND12_USER_REPOSITORIES: dict[str, tuple[str, str]] = {
     "simsiam": ("facebookresearch/simsiam", "a7bc1772896d0dad0806c51f0bb6f3b16d290468"),
     "llms-from-scratch": ("rasbt/LLMs-from-scratch", "28c65cdfbc3338e2e040016eea4b7fdf556e4d57"),
 }
+ROUND13_USER_REPOSITORIES: dict[str, tuple[str, str]] = {
+    # The last commit before the archived repository's files were removed.
+    "moco": ("facebookresearch/moco", "132aea9da9bb995a411c915c0420be3db62052f3"),
+    "deeplab-xception": ("jfzhang95/pytorch-deeplab-xception", "9135e104a7a51ea9effa9c6676a2fcffe6a6a2e6"),
+    "retinanet": ("yhenon/pytorch-retinanet", "0348a9d57b279e3b5b235461b472d37da5feec3d"),
+    "stylegan2": ("rosinality/stylegan2-pytorch", "bef283a1c24087da704d16c30abc8e36e63efa0e"),
+    "ddim": ("ermongroup/ddim", "e8df66cf02e457719930748b5c26e37e3126dfdd"),
+    "deit": ("facebookresearch/deit", "7e160fe43f0252d17191b71cbb5826254114ea5b"),
+    "spade": ("NVlabs/SPADE", "fecacc920c1367a038995c45a39c15f6521ca64f"),
+    "wide-resnet": ("meliketoy/wide-resnet.pytorch", "292b3ede0651e349dd566f9c23408aa572f1bd92"),
+    "faster-rcnn": ("chenyuntc/simple-faster-rcnn-pytorch", "367db367834efd8a2bc58ee0023b2b628a0e474d"),
+    "semantic-segmentation": ("ZijunDeng/pytorch-semantic-segmentation", "4a1721f9a3284788336430efb140288096c6dd09"),
+}
 KNOWN_USER_REPOSITORIES: dict[str, tuple[str, str]] = {
     **USER_REPOSITORIES,
     **FRESH_USER_REPOSITORIES,
@@ -521,6 +549,7 @@ KNOWN_USER_REPOSITORIES: dict[str, tuple[str, str]] = {
     **ROUND10_USER_REPOSITORIES,
     **ROUND11_USER_REPOSITORIES,
     **ROUND12_USER_REPOSITORIES,
+    **ROUND13_USER_REPOSITORIES,
 }
 # Each first look: its libraries and its user repositories (``--roundN`` in this script and in
 # ``precision.py``).
@@ -534,6 +563,7 @@ FIRST_LOOKS: dict[int, tuple[dict[str, str], dict[str, tuple[str, str]]]] = {
     10: (ROUND10_CORPORA, ROUND10_USER_REPOSITORIES),
     11: (ROUND11_CORPORA, ROUND11_USER_REPOSITORIES),
     12: (ROUND12_CORPORA, ROUND12_USER_REPOSITORIES),
+    13: (ROUND13_CORPORA, ROUND13_USER_REPOSITORIES),
 }
 MIRROR_ROOT = Path("/work/.mirror")
 

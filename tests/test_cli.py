@@ -663,6 +663,7 @@ def test_confidence_from_the_configuration_and_the_command_line(project, capsys)
 # require NVIDIA GPUs by design, which no one file says).
 FALLS_BACK = 'import torch\n\ndevice = "cuda" if torch.cuda.is_available() else "cpu"\nx = torch.zeros(3).cuda()\n'
 NO_EVIDENCE = "import torch\n\nx = torch.zeros(3).cuda()\n"
+STOPS_WITHOUT_CUDA = "import sys\nimport torch\n\nif not torch.cuda.is_available():\n    sys.exit(1)\n"
 
 
 def test_the_default_reports_sure_findings_only(project, capsys):
@@ -693,8 +694,32 @@ def test_the_project_s_belief_decides_for_files_without_evidence(project, capsys
     assert findings[1]["message"].endswith("(the project falls back to the CPU in falls_back.py:3)")
 
 
+def test_projects_linted_at_once_keep_their_own_beliefs(project, capsys):
+    """Two repositories given in one run are two projects: the one that falls back to the CPU does
+    not make the other's hard-coded device sure, and each finding is what the repository gets alone."""
+    for name in ("cpu_repo", "gpu_repo"):
+        write(project, f"{name}/.git/HEAD", "")
+    write(project, "cpu_repo/falls_back.py", FALLS_BACK)
+    write(project, "gpu_repo/no_evidence.py", NO_EVIDENCE)
+    write(project, "gpu_repo/launch.py", STOPS_WITHOUT_CUDA)
+
+    def graded(*paths):
+        main(["check", "--select", "TDV001", "--confidence", "low", "--format", "json", *paths])
+        return {(f["path"], f["confidence"], f["message"]) for f in json.loads(capsys.readouterr().out)}
+
+    alone = graded("cpu_repo") | graded("gpu_repo")
+    assert graded("cpu_repo", "gpu_repo") == alone
+    assert {(path, confidence) for path, confidence, _ in alone} == {
+        ("cpu_repo/falls_back.py", "high"),
+        ("gpu_repo/no_evidence.py", "low"),
+    }
+    main(["beliefs", "--format", "json", "cpu_repo", "gpu_repo"])
+    documents = json.loads(capsys.readouterr().out)
+    assert [Path(document["root"]).name for document in documents] == ["cpu_repo", "gpu_repo"]
+
+
 def test_a_project_that_stops_without_cuda_makes_its_findings_guesses(project, capsys):
-    write(project, "launch.py", "import sys\nimport torch\n\nif not torch.cuda.is_available():\n    sys.exit(1)\n")
+    write(project, "launch.py", STOPS_WITHOUT_CUDA)
     write(project, "no_evidence.py", NO_EVIDENCE)
     assert main(["check", "--select", "TDV001", "--confidence", "medium", "."]) == 0
     capsys.readouterr()

@@ -296,3 +296,17 @@ def test_a_project_that_runs_without_cuda_turns_tdv001_on(tmp_path):
     (tmp_path / "train.py").write_text("import torch\n\nx = torch.zeros(3).cuda()\n")
     result = subprocess.run([sys.executable, "-m", "flake8", "train.py"], capture_output=True, text=True, cwd=tmp_path)
     assert re.findall(r"TDV\d{3}", result.stdout) == ["TDV001"]
+
+
+def test_projects_linted_at_once_keep_their_own_beliefs(tmp_path):
+    """As the command does (tests/test_cli.py): each repository given is read as its own project."""
+    falls_back = 'import torch\n\ndevice = "cuda" if torch.cuda.is_available() else "cpu"\nx = torch.zeros(3).cuda()\n'
+    stops = "import sys\nimport torch\n\nif not torch.cuda.is_available():\n    sys.exit(1)\n"
+    for name, text in (("cpu_repo", falls_back), ("gpu_repo", stops)):
+        (tmp_path / name / ".git").mkdir(parents=True)
+        (tmp_path / name / "launch.py").write_text(text)
+    (tmp_path / "gpu_repo" / "train.py").write_text("import torch\n\nx = torch.zeros(3).cuda()\n")
+    alone = flake8("--select=TDV001", "cpu_repo", cwd=tmp_path) + flake8("--select=TDV001", "gpu_repo", cwd=tmp_path)
+    together = flake8("--select=TDV001", "cpu_repo", "gpu_repo", cwd=tmp_path)
+    assert sorted(together.splitlines()) == sorted(alone.splitlines()) and len(alone.splitlines()) == 2
+    assert "requires CUDA" in together and "falls back to the CPU" in together

@@ -11,6 +11,7 @@ import pytest
 from flake8_torchdevice.project.beliefs import (
     NO_ACCELERATOR,
     NO_BELIEF,
+    NO_FACTS,
     REQUIRES_CUDA,
     SUPPORTS_CPU,
     UNKNOWN,
@@ -33,6 +34,7 @@ from flake8_torchdevice.project.evidence import (
 from flake8_torchdevice.project.index import FileIndex, index_source
 from flake8_torchdevice.project.inference import decide, infer
 from flake8_torchdevice.project.layout import find_root, package_of, project_files
+from flake8_torchdevice.project.report import beliefs_of, project_roots
 from flake8_torchdevice.project.scan import read_project
 
 
@@ -242,6 +244,46 @@ def test_a_directory_of_scripts_is_a_project_too(tmp_path):
     assert find_root(script) in (folder.resolve(), *folder.resolve().parents)
 
 
+def one_project(root: Path, **options):
+    """The beliefs of the one project ``root`` holds, as a run given ``root`` reads them."""
+    (project,) = beliefs_of([root], **options).each
+    return project
+
+
+def test_repositories_linted_at_once_are_read_one_by_one(tmp_path):
+    # Two repositories and an unpacked wheel, in a folder that is no project: each is its own
+    # project, and nothing else under the folder they share is read.
+    first = write(tmp_path, "one/lib/core.py", "import torch\n")
+    write(tmp_path, "one/pyproject.toml", "")
+    second = write(tmp_path, "two/train.py", "import torch\n")
+    write(tmp_path, "two/.git/HEAD", "")
+    wheel = write(tmp_path, "wheel/pkg/ops.py", "import torch\n")
+    write(tmp_path, "wheel/pkg/__init__.py", "")
+    write(tmp_path, "elsewhere/huge/unrelated.py", "import torch\n")
+    assert project_roots([first, second, wheel]) == tuple(
+        sorted((tmp_path / name).resolve() for name in ("one", "two", "wheel"))
+    )
+    projects = beliefs_of([first, second, wheel])
+    assert {project.root.name for project in projects.each} == {"one", "two", "wheel"}
+
+
+def test_a_folder_of_scripts_inside_a_linted_folder_is_part_of_its_project(tmp_path):
+    # No marker anywhere: the scripts in models/ belong to the folder the run was given, and a
+    # project with a marker inside it stays its own.
+    script = write(tmp_path, "repo/train.py", "import torch\n")
+    nested = write(tmp_path, "repo/models/net.py", "import torch\n")
+    inner = write(tmp_path, "repo/vendor/lib/core.py", "import torch\n")
+    write(tmp_path, "repo/vendor/lib/setup.py", "")
+    repo = (tmp_path / "repo").resolve()
+    assert project_roots([tmp_path / "repo"]) == (repo,)
+    assert project_roots([script, nested]) == (repo,)
+    assert project_roots([script, inner]) == (repo, repo / "vendor" / "lib")
+    projects = beliefs_of([tmp_path / "repo", inner])
+    assert [project.root for project in projects.each] == [repo, repo / "vendor" / "lib"]
+    assert projects.for_file(inner) == projects.each[1].for_file(inner)
+    assert projects.for_file(tmp_path / "outside.py") == NO_FACTS
+
+
 def test_read_project_decides_per_file_where_a_script_alone_requires_cuda(tmp_path):
     write(tmp_path, "pyproject.toml", "")
     write(tmp_path, "lib/core.py", 'import torch\ndevice = "cuda" if torch.cuda.is_available() else "cpu"\n')
@@ -373,28 +415,24 @@ APPLICATION = ("train", "data", "model", "evaluate", "plots")
     ids=["python", "packaging", "readme"],
 )
 def test_beliefs_are_kept_until_what_they_were_read_from_changes(tmp_path, project_reads, relative, text):
-    from flake8_torchdevice.project.report import beliefs_of
-
     write(tmp_path, ".git/HEAD", "")
     for name in APPLICATION:
         write(tmp_path, f"{name}.py", "import torch\n")
     cache = tmp_path / ".torchdevice_cache"
-    first = beliefs_of([tmp_path], cache_dir=cache)
+    first = one_project(tmp_path, cache_dir=cache)
     assert first.packages["."].verdict == NO_ACCELERATOR
-    assert beliefs_of([tmp_path], cache_dir=cache) == first and len(project_reads) == 1
-    assert beliefs_of([tmp_path], memory_budget=64, cache_dir=cache) == first and len(project_reads) == 2
+    assert one_project(tmp_path, cache_dir=cache) == first and len(project_reads) == 1
+    assert one_project(tmp_path, memory_budget=64, cache_dir=cache) == first and len(project_reads) == 2
     write(tmp_path, relative, text)
-    changed = beliefs_of([tmp_path], cache_dir=cache)
+    changed = one_project(tmp_path, cache_dir=cache)
     assert len(project_reads) == 3
     if relative != "README.md":  # an application's README is not read: it never uses an accelerator
         assert changed.packages["."].verdict != NO_ACCELERATOR
-    assert beliefs_of([tmp_path], cache_dir=cache) == changed and len(project_reads) == 3
-    assert beliefs_of([tmp_path]) == changed  # read without the cache
+    assert one_project(tmp_path, cache_dir=cache) == changed and len(project_reads) == 3
+    assert one_project(tmp_path) == changed  # read without the cache
 
 
 def test_kept_beliefs_quote_the_readme_and_the_callers_as_read(tmp_path, project_reads):
-    from flake8_torchdevice.project.report import beliefs_of
-
     write(tmp_path, "pyproject.toml", "")
     write(tmp_path, "lib/gpu_only.py", "import setGPU\nimport torch\n")
     model = 'import torch\ndef _build(device="cuda"):\n    return torch.zeros(1, device=device)\n'
@@ -402,22 +440,20 @@ def test_kept_beliefs_quote_the_readme_and_the_callers_as_read(tmp_path, project
     write(tmp_path, "lib/train.py", "from lib.model import _build\n_build(device='cpu')\n")
     write(tmp_path, "lib/README.md", "# lib\n\n## Requirements\n\n- an NVIDIA GPU with CUDA 12\n")
     cache = tmp_path / "cache"
-    read = beliefs_of([tmp_path], cache_dir=cache)
+    read = one_project(tmp_path, cache_dir=cache)
     assert read.files and read.callers and any(belief.evidence for belief in read.packages.values())
-    assert beliefs_of([tmp_path], cache_dir=cache) == read and len(project_reads) == 1
+    assert one_project(tmp_path, cache_dir=cache) == read and len(project_reads) == 1
 
 
 def test_damaged_kept_beliefs_are_read_again(tmp_path, project_reads):
-    from flake8_torchdevice.project.report import beliefs_of
-
     write(tmp_path, "pyproject.toml", "")
     write(tmp_path, "lib/core.py", 'import torch\ndevice = "cuda" if torch.cuda.is_available() else "cpu"\n')
     cache = tmp_path / "cache"
-    expected = beliefs_of([tmp_path], cache_dir=cache)
+    expected = one_project(tmp_path, cache_dir=cache)
     (kept,) = (cache / f"v{FORMAT}" / "beliefs").glob("*.json")
     for damage in ("", "{", "[1, 2]", kept.read_text().replace('"packages"', '"pakages"')):
         kept.write_text(damage)
-        assert beliefs_of([tmp_path], cache_dir=cache) == expected
+        assert one_project(tmp_path, cache_dir=cache) == expected
     assert len(project_reads) == 5
 
 

@@ -190,7 +190,7 @@ def _lint(args: argparse.Namespace) -> int:
     files = found.files
     if not files:
         print(f"torchdevice: no Python files or notebooks found{_why_none(found)}", file=sys.stderr)
-    options = _run_options(args, resolved, files)
+    options = _run_options(args, resolved, [Path(path) for path in args.paths] if files else [])
     phase = "fixing" if args.fix_requested and not args.diff else "checking"
     progress = ProgressBar(len(files), phase) if files and not args.quiet and ProgressBar.wanted() else None
     results = run(files, options, args.jobs or default_jobs(len(files)), progress.advance if progress else None)
@@ -256,13 +256,13 @@ def _flags(args: argparse.Namespace, root: Path) -> Config:
     )
 
 
-def _run_options(args: argparse.Namespace, resolved: Resolved, files: Sequence[Path]) -> RunOptions:
-    """What the workers need; the project's beliefs are read once here, from the project of
-    ``files`` (none: the files alone)."""
+def _run_options(args: argparse.Namespace, resolved: Resolved, paths: Sequence[Path]) -> RunOptions:
+    """What the workers need; the beliefs of the projects of ``paths`` (the files and folders the
+    run was given; none: the files alone) are read once here."""
     fixing = args.fix_requested or args.diff
     mode = FixMode(unsafe=args.unsafe_fixes, write=not args.diff) if fixing else None
-    reading = files and args.project
-    beliefs = beliefs_of(files, resolved.memory_budget, resolved.cache_dir) if reading else None
+    reading = paths and args.project
+    beliefs = beliefs_of(paths, resolved.memory_budget, resolved.cache_dir) if reading else None
     # Only checking reads or writes the cache: fixing must see the file as it is now, and writes it.
     cache = ResultCache(resolved.cache_dir) if resolved.cache_dir is not None and mode is None else None
     # Checking keeps every level, so that the summary can count what the chosen one leaves out

@@ -10,7 +10,7 @@ from typing import Any, ClassVar
 from . import __version__
 from .confidence import DEFAULT_CONFIDENCE, Confidence
 from .prefilter import could_have_findings
-from .project.beliefs import NO_BELIEF, STATED_REQUIRES_CUDA, ProjectBeliefs
+from .project.beliefs import NO_BELIEF, STATED_REQUIRES_CUDA, Projects
 from .project.cache import CACHE_DIR_NAME, ENVIRONMENT_VARIABLE, ResultCache, directory_from_environment, result_key
 from .reports import Report
 from .selection import OFF_BY_DEFAULT, ON_WITHOUT_CUDA, explicitly_selected
@@ -35,7 +35,7 @@ class TorchDeviceChecker:
     stdin_display_name: ClassVar[str | None] = None
     # Whether each package of the project runs without CUDA (project/beliefs.py), and what the
     # calls of each file's functions have in common, read once.
-    beliefs: ClassVar[ProjectBeliefs | None] = None
+    beliefs: ClassVar[Projects | None] = None
     # Where findings are kept by content (project/cache.py); None when turned off.
     cache: ClassVar[ResultCache | None] = None
 
@@ -195,9 +195,9 @@ class TorchDeviceChecker:
 _FORM = "flake8 findings"
 
 
-def _project_beliefs(options: argparse.Namespace, cache_dir: Path | None) -> ProjectBeliefs | None:
-    """The beliefs of the project flake8 lints: the one above the files it was given (stdin: the
-    file its display name says it is, when that exists)."""
+def _project_beliefs(options: argparse.Namespace, cache_dir: Path | None) -> Projects | None:
+    """The beliefs of the projects flake8 lints: those of the paths it was given (stdin: the file
+    its display name says it is, when that exists)."""
     from .project.report import beliefs_of
 
     names = [options.stdin_display_name if name == "-" else name for name in options.filenames]

@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, TextIO, TypeAlias, TypeVar
 
 from .mentions import python_line_name, renamed
 from .noqa import silencer
-from .project.beliefs import ProjectBeliefs
+from .project.beliefs import Projects
 from .project.cache import ResultCache, result_key
 from .reports import Report
 from .settings import Settings, in_project
@@ -82,9 +82,9 @@ class RunOptions:
     codes: frozenset[str]
     fix: FixMode | None = None
     memory_budget: int = DEFAULT_MEMORY_BUDGET_MIB  # MiB for one file (sources.py)
-    # What the project believes about running without CUDA, per package (project/beliefs.py), and
+    # What each project linted believes about running without CUDA, per package (project/beliefs.py), and
     # what the calls of each file's functions have in common; None where no project was read.
-    beliefs: ProjectBeliefs | None = None
+    beliefs: Projects | None = None
     # Where a checked file's reports are kept by content; None when fixing or when turned off.
     cache: ResultCache | None = None
 

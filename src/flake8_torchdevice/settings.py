@@ -8,7 +8,7 @@ from pathlib import Path
 from .callers import NO_CALLERS, FileCallers
 from .confidence import Confidence
 from .imported import NO_IMPORTED_CLASSES, ImportedClasses
-from .project.beliefs import NO_BELIEF, Belief, ProjectBeliefs
+from .project.beliefs import NO_BELIEF, Belief, Projects
 
 
 @dataclass(frozen=True)
@@ -38,10 +38,10 @@ class Settings:
         return self.runs_without_cuda or self.cpu_support.stated
 
 
-def in_project(settings: Settings, project: ProjectBeliefs, path: Path) -> Settings:
-    """The settings of one file of ``project``: its package's belief, where the user stated none,
+def in_project(settings: Settings, projects: Projects, path: Path) -> Settings:
+    """The settings of one file of ``projects``: its package's belief, where the user stated none,
     what the calls of its functions and classes have in common, and what the classes it imports
     are. The result cache's key covers them: an edit elsewhere that changes one re-lints the file."""
-    belief, callers, classes = project.for_file(path)
+    belief, callers, classes = projects.for_file(path)
     cpu_support = settings.cpu_support if settings.states_a_belief else belief
     return replace(settings, cpu_support=cpu_support, callers=callers, classes=classes)

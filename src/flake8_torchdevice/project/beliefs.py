@@ -77,10 +77,16 @@ class ProjectBeliefs:
         the classes it uses: a front end asks all of them of every file, and resolving its path
         once costs less."""
         # os.path rather than pathlib: a warm run asks this of every file it lints.
-        real, root = os.path.realpath(path), os.path.join(self.root, "")
-        if not real.startswith(root):
-            return NO_FACTS
-        parts = tuple(real[len(root) :].split(os.sep))
+        real = os.path.realpath(path)
+        return self.facts_at(real) if self.holds(real) else NO_FACTS
+
+    def holds(self, real: str) -> bool:
+        """Whether the file at ``real`` (a resolved path) is under this project's root."""
+        return real.startswith(os.path.join(self.root, ""))
+
+    def facts_at(self, real: str) -> FileFacts:
+        """``for_file`` of a file this project ``holds``, by its resolved path."""
+        parts = tuple(real[len(os.path.join(self.root, "")) :].split(os.sep))
         relative = "/".join(parts)
         belief = self.files.get(relative) or self.packages.get(package_at(parts), NO_BELIEF)
         return FileFacts(
@@ -88,6 +94,21 @@ class ProjectBeliefs:
             self.callers.get(relative, NO_CALLERS),
             self.classes.get(relative, NO_IMPORTED_CLASSES),
         )
+
+
+@dataclass(frozen=True)
+class Projects:
+    """The projects of one run, each read alone: files of several repositories linted at once are
+    not one project. A file's facts are those of the deepest project that holds it."""
+
+    each: tuple[ProjectBeliefs, ...] = ()
+
+    def for_file(self, path: Path) -> FileFacts:
+        real = os.path.realpath(path)
+        holders = [project for project in self.each if project.holds(real)]
+        if not holders:
+            return NO_FACTS
+        return max(holders, key=lambda project: len(project.root.parts)).facts_at(real)
 
 
 class FileFacts(NamedTuple):

@@ -58,11 +58,16 @@ def find_root(start: Path) -> Path:
     folder = start if start.is_dir() else start.parent
     folder = folder.resolve()
     for candidate in (folder, *folder.parents):
-        if any((candidate / marker).exists() for marker in ROOT_MARKERS):
+        if has_marker(candidate):
             return candidate
     while (folder / "__init__.py").exists() and folder.parent != folder:
         folder = folder.parent
     return folder
+
+
+def has_marker(folder: Path) -> bool:
+    """Whether ``folder`` says it is a project's root (``pyproject.toml``, ``.git``...)."""
+    return any((folder / marker).exists() for marker in ROOT_MARKERS)
 
 
 def package_of(root: Path, path: Path) -> str:

@@ -8,28 +8,39 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from ..sources import DEFAULT_MEMORY_BUDGET_MIB
-from .beliefs import ProjectBeliefs
+from .beliefs import ProjectBeliefs, Projects
 from .evidence import Evidence
-from .layout import find_root
+from .layout import find_root, has_marker
 from .snapshot import KeptBeliefs
 
 # Lines of evidence printed per package; ``--format json`` gives all of them.
 SHOWN_EVIDENCE = 5
 
 
-def project_of(paths: Sequence[Path]) -> Path:
-    """The project root of the files a run lints: the one above the folder they share. Where a
-    file links to is not where it is: a link to ``/dev/zero`` must not make ``/`` the project."""
-    absolute = [os.path.abspath(path) for path in paths] or [os.getcwd()]
-    return find_root(Path(os.path.commonpath(absolute)))
+def project_roots(paths: Sequence[Path]) -> tuple[Path, ...]:
+    """The roots of the projects of the paths a run is given (files or folders): each path's own
+    (``find_root``), so that repositories linted at once are read as several projects, not as one
+    under the folder they share. A root no marker names is only the folder its files sit in (a
+    folder of scripts): inside another root of the run, it is part of that project. Where a file
+    links to is not where it is: a link to ``/dev/zero`` must not make ``/`` the project."""
+    given = [os.path.abspath(path) for path in paths] or [os.getcwd()]
+    folders = {path if os.path.isdir(path) else os.path.dirname(path) for path in given}
+    found = {find_root(Path(folder)) for folder in folders}
+    return tuple(
+        sorted(root for root in found if has_marker(root) or not any(other in root.parents for other in found))
+    )
 
 
 def beliefs_of(
     paths: Sequence[Path], memory_budget: int = DEFAULT_MEMORY_BUDGET_MIB, cache_dir: Path | None = None
-) -> ProjectBeliefs:
-    """The beliefs of the project of ``paths``; with ``cache_dir``, those the last run kept when
+) -> Projects:
+    """The beliefs of the projects of ``paths``, one by one (``project_roots``)."""
+    return Projects(tuple(_beliefs_at(root, memory_budget, cache_dir) for root in project_roots(paths)))
+
+
+def _beliefs_at(root: Path, memory_budget: int, cache_dir: Path | None) -> ProjectBeliefs:
+    """The beliefs of the project at ``root``; with ``cache_dir``, those the last run kept when
     nothing they were read from changed (snapshot.py)."""
-    root = project_of(paths)
     kept = KeptBeliefs(cache_dir, root, memory_budget) if cache_dir is not None else None
     beliefs = kept.load() if kept is not None else None
     if beliefs is None:
@@ -42,7 +53,16 @@ def beliefs_of(
     return beliefs
 
 
-def text_report(beliefs: ProjectBeliefs) -> str:
+def text_report(projects: Projects) -> str:
+    lines = [line for beliefs in projects.each for line in _project_lines(beliefs)]
+    lines.append(
+        "State it instead with runs-without-cuda = true or false under [tool.torchdevice]"
+        " (--runs-without-cuda / --no-runs-without-cuda)."
+    )
+    return "\n".join(lines) + "\n"
+
+
+def _project_lines(beliefs: ProjectBeliefs) -> list[str]:
     lines = [f"project: {beliefs.root}"]
     for package, belief in sorted(beliefs.packages.items()):
         lines.append(f"  {package}: {belief.verdict}" + (f" ({belief.note})" if belief.note else ""))
@@ -51,18 +71,21 @@ def text_report(beliefs: ProjectBeliefs) -> str:
             lines.append(f"    ... and {len(belief.evidence) - SHOWN_EVIDENCE} more")
     for path, belief in sorted(beliefs.files.items()):
         lines.append(f"  {path} (this file alone): {belief.verdict}, {belief.evidence[0].cited()}")
-    lines.append(
-        "State it instead with runs-without-cuda = true or false under [tool.torchdevice]"
-        " (--runs-without-cuda / --no-runs-without-cuda)."
-    )
-    return "\n".join(lines) + "\n"
+    return lines
 
 
-def json_report(beliefs: ProjectBeliefs) -> str:
+def json_report(projects: Projects) -> str:
+    """One project's document (``root``, ``packages``, ``files``); a list of them where the paths
+    given belong to several projects."""
+    documents = [_project_document(beliefs) for beliefs in projects.each]
+    return json.dumps(documents[0] if len(documents) == 1 else documents, indent=2) + "\n"
+
+
+def _project_document(beliefs: ProjectBeliefs) -> dict[str, object]:
     def evidence(items: tuple[Evidence, ...]) -> list[dict[str, object]]:
         return [{"kind": item.kind, "path": item.path, "line": item.line} for item in items]
 
-    document = {
+    return {
         "root": str(beliefs.root),
         "packages": {
             package: {"belief": belief.verdict, "note": belief.note, "evidence": evidence(belief.evidence)}
@@ -73,4 +96,3 @@ def json_report(beliefs: ProjectBeliefs) -> str:
             for path, belief in sorted(beliefs.files.items())
         },
     }
-    return json.dumps(document, indent=2) + "\n"
