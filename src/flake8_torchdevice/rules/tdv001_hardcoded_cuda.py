@@ -98,6 +98,8 @@ def _guarded(call: CallFact) -> bool:
 def _placement_arguments(call: CallFact) -> Iterator[tuple[cst.BaseExpression, int]]:
     """The arguments of a call that say where something is placed, with their index."""
     keywords = ("map_location",) if call.qualified in DEVICE_TYPE_CALLS else ("device", "map_location", "device_map")
+    if call.qualified == "torch.device":
+        keywords = ("type",)  # ``torch.device(type="cuda", index=i)``
     positional_index = None
     if call.qualified in ("torch.device", "torch.set_default_device", "torch.Generator") or call.method == "to":
         positional_index = 0

@@ -19,6 +19,7 @@ from ..analysis.queries import (
     is_module,
     is_tensor,
     is_zero_dim,
+    may_be_on_accelerator,
     may_be_tensor,
     must_be_on_accelerator,
     must_be_on_cpu,
@@ -59,14 +60,18 @@ def split_places(
         ),
         None,
     )
+    if on_cpu is None:
+        return None
     # In a constructor, nothing has moved the module yet: its parameters are where they were made.
     through_modules = not analysis.runs_in_constructor(here)
-    on_device = next(
-        (value for value in values if is_tensor(value) and must_be_on_accelerator(value, through_modules)), None
-    )
-    if on_cpu is None or on_device is None:
-        return None
-    return on_cpu, on_device
+    tensors = [value for value in values if is_tensor(value)]
+    on_device = next((value for value in tensors if must_be_on_accelerator(value, through_modules)), None)
+    if on_device is None and must_be_on_cpu(on_cpu) and evidence_confidence(on_cpu) is Confidence.HIGH:
+        # ``if args.gpu is not None: images = images.cuda(args.gpu)`` with ``target`` never moved:
+        # the operation fails on exactly the runs that take the path that moved the other tensor.
+        # Not where the CPU is only what the callers passed: the condition may test that device.
+        on_device = next((value for value in tensors if may_be_on_accelerator(value, through_modules=False)), None)
+    return None if on_device is None else (on_cpu, on_device)
 
 
 def _combines_tensors(site: CallFact) -> bool:
@@ -100,7 +105,10 @@ class MixedDevices(Rule):
 
     Also as likely (medium): a tensor made on the CPU in one branch of an `if` (`else: b =
     torch.zeros(n)` when there is no bias) that meets a tensor on a device after the branches
-    join: the CPU branch runs whenever its condition says so, whatever the device. And as a guess
+    join: the CPU branch runs whenever its condition says so, whatever the device. Likely too: a
+    tensor the code makes on the CPU that meets one moved to a device only where a condition holds
+    (`if args.gpu is not None: images = images.cuda(args.gpu)`, the targets never moved): it fails
+    on every run that takes the path that moved. And as a guess
     (low): a tensor made on the CPU and updated in place (`total += loss`, `total.add_(loss)`)
     with values computed from a function's inputs, whose place the code does not show: the
     function runs on whatever device its inputs are on, and its CPU total fails whenever they are
@@ -292,14 +300,17 @@ class MixedDevices(Rule):
         branch = on_the_cpu_in_a_branch(cpu_value)
         made = analysis.explain(branch or cpu_value)
         where = "on the CPU" if branch is None else "on the CPU on one branch"
+        moved_on_some_paths = not must_be_on_accelerator(device_value)
+        when = " where moved" if moved_on_some_paths else ""
         return self.finding(
             node,
-            f"{cpu} ({where}{f', {made}' if made else ''}) meets a tensor on {place_name(device_value)}: "
+            f"{cpu} ({where}{f', {made}' if made else ''}) meets a tensor on {place_name(device_value)}{when}: "
             "fails on a GPU; create it with device= or move it",
-            # That branch is taken by a condition the code does not tie to the device, or the
-            # tensor may be 0-dim, a number to any device: likely.
+            # That branch is taken by a condition the code does not tie to the device, the other
+            # tensor is moved only where a condition holds, or the CPU tensor may be 0-dim, a
+            # number to any device: likely.
             confidence=Confidence.MEDIUM
-            if branch is not None or _shape_not_shown(analysis, cpu_value)
+            if branch is not None or moved_on_some_paths or _shape_not_shown(analysis, cpu_value)
             else evidence_confidence(cpu_value, device_value),
         )
 
