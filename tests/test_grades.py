@@ -59,3 +59,26 @@ def test_a_file_the_code_writes_from_values_it_never_places_is_a_guess():
     # A checkpoint of a model the code moves may hold CUDA tensors: what it reads is not sure either way.
     moved = "torch.nn.Linear(3, 1).to(torch.device('cuda')).state_dict()"
     assert ("TDV004", "low") not in _grades(_CACHED_DATASET.format(data=moved))
+
+
+_DROPPED_MOVE = """
+import torch
+
+
+class Attack:
+    def __init__(self, estimator, batch):
+        self.estimator = estimator
+        if self.estimator.device.type == "cpu":
+            self.delta = torch.zeros(batch).type(torch.FloatTensor)
+        else:
+            self.delta = torch.zeros(batch).{made}
+        self.delta.to(self.estimator.device)
+"""
+
+
+def test_a_dropped_move_of_a_tensor_that_may_be_there_already_is_likely():
+    # Made as a CUDA tensor where the target device is not the CPU: the copy is lost only on the
+    # paths where it was not there yet.
+    assert _grades(_DROPPED_MOVE.format(made="type(torch.cuda.FloatTensor)")) >= {("TDV002", "medium")}
+    # Made on the CPU on every path: the tensor stays behind, surely.
+    assert ("TDV002", "high") in _grades(_DROPPED_MOVE.format(made="type(torch.FloatTensor)"))

@@ -218,7 +218,7 @@ POSITION_CASES = {
     "mixed endings": ('import torch\r\ny = 1\rx = torch.zeros(3)\nx.cuda()\r\n', ["x.cuda()", "cuda()"]),
     "no final newline": ('import torch\nx = torch.zeros(3, device="cuda")', ['"cuda"']),
     "tab inside the line": ('import torch\nx =\ttorch.zeros(3,\tdevice="cuda")\n', ['"cuda"']),
-    "comment with CR-less LF": ('import torch  # é\nt = torch.ones(2)\nt.to("cpu")\n', ['t.to("cpu")']),
+    "comment with CR-less LF": ('import torch  # é\nt = torch.ones(2)\nt.to(torch.float16)\n', ["t.to(torch.float16)"]),
 }  # fmt: skip
 
 

@@ -13,7 +13,17 @@ from .bindings import BindingRecorder
 from .definitions import ClassInfo, Definitions, Evidence, FunctionInfo
 from .imports import dotted_name
 from .literals import string_value
-from .syntax import all_params, bound_names, children, fits_tensor_move, registered_attribute, runs_as_a_program
+from .syntax import (
+    EVERY_ATTRIBUTE,
+    all_params,
+    bound_names,
+    children,
+    fits_tensor_move,
+    lazily_set,
+    registered_attribute,
+    returns_once_done,
+    runs_as_a_program,
+)
 
 # Methods whose arguments are tensors: ``y.expand_as(x)`` shows ``x`` is a tensor too.
 _TENSOR_ARGUMENT_METHODS = frozenset({"expand_as", "view_as", "type_as", "reshape_as", "copy_", "new_tensor"})
@@ -55,10 +65,14 @@ class _Collector:
         self.evidence_stack.append(evidence)
         self.self_names.append(self_name)
         saved_loops, self.loop_stack = self.loop_stack, []
+        lazy_depth = len(self.lazy_stack)
         try:
             for statement in body:
                 self.visit(statement)
+                if self_name is not None and returns_once_done(statement, body, self_name):
+                    self.lazy_stack.append(EVERY_ATTRIBUTE)  # what follows runs once
         finally:
+            del self.lazy_stack[lazy_depth:]
             self.evidence_stack.pop()
             self.self_names.pop()
             self.loop_stack = saved_loops
@@ -168,7 +182,7 @@ class _Collector:
         if self.depth == 0 and _tests_main(node.test):
             self.definitions.is_script = True
         self.visit(node.test)
-        self.lazy_stack.append(frozenset(_unset_attributes(node.test, self.self_names[-1])))
+        self.lazy_stack.append(lazily_set(node.test, node.body, self.self_names[-1]))
         try:
             self.visit(node.body)
         finally:
@@ -181,7 +195,9 @@ class _Collector:
         if name is None or "." not in name or not self.lazy_stack:
             return
         root, _, attribute = name.partition(".")
-        if root == self.self_names[-1] and any(attribute in tested for tested in self.lazy_stack):
+        if root == self.self_names[-1] and any(
+            attribute in tested or tested is EVERY_ATTRIBUTE for tested in self.lazy_stack
+        ):
             pending: list[cst.CSTNode] = [value]  # every call in it: ``nn.Sequential(nn.Linear(...)).to(d)``
             while pending:
                 node = pending.pop()
@@ -384,26 +400,6 @@ def _per_gpu(call: cst.Call) -> bool:
         for arg in call.args
         if type(arg.value) is cst.Call
     )
-
-
-def _unset_attributes(test: cst.BaseExpression, self_name: str | None) -> set[str]:
-    """Attributes a test finds unset: ``self.x is None``, ``not hasattr(self, "x")``."""
-    found: set[str] = set()
-    if self_name is None:
-        return found
-    stack: list[cst.CSTNode] = [test]
-    while stack:
-        node = stack.pop()
-        if type(node) is cst.Comparison:
-            name = dotted_name(node.left)
-            if name is not None and name.startswith(self_name + "."):
-                found.add(name.split(".", 1)[1])
-        elif type(node) is cst.Call and dotted_name(node.func) in ("hasattr", "getattr") and len(node.args) >= 2:
-            attribute = string_value(node.args[1].value)
-            if attribute is not None:
-                found.add(attribute)
-        stack.extend(children(node))
-    return found
 
 
 def _body(node: cst.FunctionDef | cst.ClassDef) -> Sequence[cst.CSTNode]:

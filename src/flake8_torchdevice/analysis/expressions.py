@@ -128,12 +128,10 @@ class ExpressionEvaluator(_Base):
             return UNKNOWN
         if kind is Kind.OUTPUT:
             if attribute in api.TENSOR_ATTRIBUTES:
-                return Value(
-                    kind=Kind.TENSOR,
-                    places=owner.places,
-                    grad=owner.grad and attribute not in _NO_GRAD_ATTRIBUTES,
-                    origin=owner.origin,
-                )
+                grad = owner.grad and attribute not in _NO_GRAD_ATTRIBUTES
+                return Value(kind=Kind.TENSOR, places=owner.places, grad=grad, origin=owner.origin)
+            if attribute in api.TENSOR_METADATA:  # ``outputs.shape[-1]``: a number, not part of the output
+                return UNKNOWN
             # ``model(x).logits``: part of what the module returned
             return Value(kind=Kind.OUTPUT, places=owner.places, grad=owner.grad, origin=owner.origin)
         if kind is Kind.BATCH:  # ``batch.x`` of a graph batch: a CPU tensor

@@ -22,7 +22,7 @@ from .definitions import Definitions, FunctionInfo
 from .domain import Origin, Value, is_device_of_a_value
 from .facts import CallFact, DefaultFact, Facts, LiteralFact, OperationFact, Scope, StoreFact
 from .imports import ImportTable, dotted_name
-from .literals import bool_value, cuda_fstring, is_cpu_literal, is_cuda_literal, string_value
+from .literals import bool_value, is_cuda_literal, string_value
 from .positions import positions_of
 from .syntax import (
     children,
@@ -55,6 +55,7 @@ from .value_questions import (
     is_zero_dim,
     keeps_state,
     load_with_map_location,
+    may_already_be_there,
     may_be_on_accelerator,
     may_be_tensor,
     must_be_on_accelerator,
@@ -85,7 +86,6 @@ __all__ = [
     "builds_layer_with_state",
     "builds_parameter",
     "checks_every_device",
-    "cuda_fstring",
     "data_arguments",
     "describe",
     "device_code",
@@ -95,7 +95,6 @@ __all__ = [
     "evidence_confidence",
     "fits_tensor_move",
     "is_array",
-    "is_cpu_literal",
     "is_cuda_literal",
     "is_device",
     "is_device_of_a_value",
@@ -110,6 +109,7 @@ __all__ = [
     "keeps_state",
     "keyword_argument",
     "load_with_map_location",
+    "may_already_be_there",
     "may_be_on_accelerator",
     "may_be_tensor",
     "must_be_on_accelerator",

@@ -20,6 +20,7 @@ from libcst._nodes import whitespace as _whitespace
 
 from ..knowledge import api
 from ..notebooks import CELL_END_MARKER
+from .imports import dotted_name
 from .literals import string_value
 
 
@@ -287,3 +288,66 @@ def runs_as_a_program(module: cst.Module, functions: Collection[str]) -> bool:
             if any(type(call.func) is cst.Name and call.func.value in functions for call in calls):
                 return True
     return False
+
+
+# The attributes an "only once" guard covers: all of them (``if self.built: return`` ... ``self.built = True``).
+EVERY_ATTRIBUTE = frozenset({"*"})
+
+
+def returns_once_done(statement: cst.CSTNode, body: Sequence[cst.CSTNode], owner: str) -> bool:
+    """``if self.built: return`` in a body that sets ``self.built = True``: what follows runs once."""
+    if type(statement) is not cst.If or statement.orelse is not None:
+        return False
+    flag = _flag(statement.test, owner)
+    last = statements(statement.body)[-1]
+    returns = type(last) is cst.SimpleStatementLine and type(last.body[-1]) is cst.Return
+    return flag is not None and returns and sets_flag(body, owner, flag)
+
+
+def lazily_set(test: cst.BaseExpression, body: cst.BaseSuite, owner: str | None) -> frozenset[str]:
+    """The attributes of ``owner`` that an ``if`` finds not set yet, so that its block sets them
+    once and they are kept: ``self.x is None``, ``not hasattr(self, "x")``; every one under ``if
+    not self.built:`` in a block that sets ``self.built = True``."""
+    if owner is None:
+        return frozenset()
+    if type(test) is cst.UnaryOperation and type(test.operator) is cst.Not:
+        flag = _flag(test.expression, owner)
+        if flag is not None and sets_flag(statements(body), owner, flag):
+            return EVERY_ATTRIBUTE
+    return frozenset(_unset_attributes(test, owner))
+
+
+def _flag(test: cst.BaseExpression, owner: str) -> str | None:
+    name = dotted_name(test)
+    prefix = f"{owner}."
+    return name[len(prefix) :] if name is not None and name.startswith(prefix) and name.count(".") == 1 else None
+
+
+def sets_flag(body: Sequence[cst.CSTNode], owner: str, flag: str) -> bool:
+    """Does ``body`` (not the functions in it) assign ``True`` to ``owner.flag``?"""
+    return any(
+        type(node) is cst.Assign
+        and type(node.value) is cst.Name
+        and node.value.value == "True"
+        and any(dotted_name(target.target) == f"{owner}.{flag}" for target in node.targets)
+        for statement in body
+        for node in own_nodes(statement)
+    )
+
+
+def _unset_attributes(test: cst.BaseExpression, self_name: str) -> set[str]:
+    """Attributes a test finds unset: ``self.x is None``, ``not hasattr(self, "x")``."""
+    found: set[str] = set()
+    stack: list[cst.CSTNode] = [test]
+    while stack:
+        node = stack.pop()
+        if type(node) is cst.Comparison:
+            name = dotted_name(node.left)
+            if name is not None and name.startswith(self_name + "."):
+                found.add(name.split(".", 1)[1])
+        elif type(node) is cst.Call and dotted_name(node.func) in ("hasattr", "getattr") and len(node.args) >= 2:
+            attribute = string_value(node.args[1].value)
+            if attribute is not None:
+                found.add(attribute)
+        stack.extend(children(node))
+    return found

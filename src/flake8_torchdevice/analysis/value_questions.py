@@ -104,6 +104,15 @@ def must_be_on_accelerator(value: Value, through_modules: bool = True) -> bool:
     return domain.must_be_on_accelerator(value, through_modules)
 
 
+def may_already_be_there(value: Value, moved: Value) -> bool:
+    """May ``value`` be, on some path the code shows, where a move put ``moved``: on the CPU for a
+    move there, on an accelerator for a move to a device (a tensor made as a CUDA tensor where a
+    test of the target device said so, then ``.to()`` that device after the branches join)?"""
+    if domain.must_be_on_cpu(moved):
+        return any(place.kind is PlaceKind.CPU for place in value.places)
+    return domain.may_be_on_accelerator(value)
+
+
 def place_name(value: Value) -> str:
     """Where a value is, for a message: ``device``, ``"cuda"``, "the module's device"."""
     names = []

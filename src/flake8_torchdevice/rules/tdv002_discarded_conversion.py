@@ -12,9 +12,14 @@ from ..analysis.queries import (
     dotted_name,
     fits_tensor_move,
     is_array,
+    is_device,
     is_tensor,
     is_unknown,
+    may_already_be_there,
     may_be_tensor,
+    must_be_on_accelerator,
+    must_be_on_cpu,
+    same_places,
 )
 from ..confidence import Confidence
 from ..settings import Settings
@@ -99,7 +104,12 @@ class DiscardedConversion(Rule):
     dropped in the same statement (`torch.ones(1).cuda()`), a deliberate CUDA warm-up, nor a
     cast of an in-place update back to a saved dtype (`w.add_(delta).to(w.dtype)`): the update
     already landed in `w` and kept its dtype. A plain `x.to(torch.float32)` whose result is dropped is reported:
-    the cast is lost.
+    the cast is lost. Nor is a move to where the code shows the tensor already is
+    (`self.inv_freq.to(x.device)` in `forward()`: a registered buffer moves with its module, and the
+    input is where the module is): `.to()` returns the tensor itself, and nothing is lost. Where the
+    tensor may already be there on some paths (made as a CUDA tensor on the branch that found the
+    target device is not the CPU), the finding is likely (medium): the copy is lost only on the
+    other paths.
 
     `x` counts as a tensor when the code shows it: tensor factories and `torch.*` results,
     tensor-only methods (`detach`, `unsqueeze`, `size()`...) called on it anywhere in its scope,
@@ -189,7 +199,11 @@ class DiscardedConversion(Rule):
         else:
             problem = f"{subject} returns a new tensor, here discarded{in_place}"
         if _shown_a_tensor(site):
-            confidence = Confidence.HIGH
+            # Sure where the code shows the tensor is not there yet; where it may be already (made
+            # on a device on one branch), losing the copy matters only on the other paths.
+            confidence = (
+                Confidence.MEDIUM if may_already_be_there(site.receiver_value, site.result) else Confidence.HIGH
+            )
         elif peer is not None:  # moved the same way as a tensor: likely one, never sure
             confidence = Confidence.MEDIUM
             like = f"`{quoted(analysis, peer.receiver or peer.node, 20)}` (line {analysis.line_of(peer.node)})"
@@ -211,11 +225,33 @@ def _lost_conversions(analysis: Analysis) -> Iterator[tuple[CallFact, cst.Expr |
             continue
         if not fits_tensor_move(converted.node, converted.method or ""):  # another class's method
             continue
-        if _casts_an_update(analysis, converted):
+        if _casts_an_update(analysis, converted) or _already_there(analysis, converted):
             continue
         if conversion is site.node and analysis.displayed_by_a_notebook(site.statement):
             continue  # ``y_preds.cpu()`` ending a cell: Jupyter shows the copy
         yield converted, (site.statement if conversion is site.node else None)
+
+
+def _already_there(analysis: Analysis, site: CallFact) -> bool:
+    """A move to where the tensor already is, and nothing else: ``self.inv_freq.to(x.device)`` in
+    ``forward()`` (a registered buffer is where its module is, and so is the module's input).
+    Dropping its result loses nothing."""
+    before, after = site.receiver_value, site.result
+    placed = must_be_on_cpu(before) or must_be_on_accelerator(before)
+    return placed and same_places(before, after) and _only_moves(analysis, site)
+
+
+def _only_moves(analysis: Analysis, site: CallFact) -> bool:
+    """``.cpu()``, ``.cuda()``, ``.to(device, non_blocking=True)``: no dtype, no other tensor."""
+    if site.method != "to":
+        return True
+    for arg in site.node.args:
+        keyword = arg.keyword.value if arg.keyword is not None else None
+        if arg.star or keyword not in (None, "device", "non_blocking", "copy", "memory_format"):
+            return False
+        if keyword in (None, "device") and not is_device(analysis.value_of(arg.value)):
+            return False
+    return True
 
 
 def _shown_a_tensor(site: CallFact) -> bool:

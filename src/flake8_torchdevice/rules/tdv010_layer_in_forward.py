@@ -28,7 +28,9 @@ class LayerInForward(Rule):
     Not reported: layers without parameters or buffers (`nn.ReLU()`, `nn.Dropout()`,
     `nn.Upsample(...)`, `nn.MaxPool2d(...)`), which compute the same everywhere; layers built in
     `__init__` or in builder methods it calls; lazy initialisation that assigns the layer to
-    `self` under a check that it is not built yet (`if self.proj is None: self.proj = ...`):
+    `self` under a check that it is not built yet (`if self.proj is None: self.proj = ...`), or
+    behind a flag the code sets once it is done (`if not self.built: ... self.built = True`, or a
+    method that starts with `if self.built: return` and ends with `self.built = True`):
     it is built once and registered, so it is trained and saved.
 
     On by default since its findings on code first seen after its last fix were right every time
