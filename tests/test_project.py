@@ -296,6 +296,39 @@ def test_read_project_decides_per_file_where_a_script_alone_requires_cuda(tmp_pa
     assert beliefs.for_path(Path("/elsewhere/x.py")) is NO_BELIEF
 
 
+def test_a_package_whose_code_decides_nothing_runs_where_its_importers_do(tmp_path):
+    """The ddim shape: ``main.py`` falls back to the CPU, ``runners/`` offers a CPU device, and
+    ``functions/`` (imported by them) hard-codes ``.to("cuda")`` twice, too few uses to be a
+    belief: it runs where its importers run, so its hard-coded device is a sure finding. In a
+    project whose scripts all require CUDA, the ``utils/`` they import requires it too."""
+    write(tmp_path, ".git/HEAD", "")
+    fallback = 'import torch\ndevice = "cuda" if torch.cuda.is_available() else "cpu"\n'
+    write(tmp_path, "main.py", "from runners.diffusion import Diffusion\n" + fallback)
+    write(tmp_path, "runners/diffusion.py", "from functions.denoising import steps\n" + fallback)
+    denoising = write(tmp_path, "functions/denoising.py", "import torch\n\ndef steps(x):\n    return x.to('cuda')\n")
+    write(
+        tmp_path,
+        "examples/demo.py",
+        "import sys\nimport torch\nfrom helpers.extra import f\nif not torch.cuda.is_available():\n    sys.exit(1)\n",
+    )
+    write(tmp_path, "helpers/extra.py", "import torch\n\ndef f(x):\n    return x.cuda()\n")
+    beliefs = read_project(tmp_path.resolve())
+    taken = beliefs.for_path(denoising)
+    assert taken.verdict == SUPPORTS_CPU and taken.cited().startswith("the project falls back to the CPU in ")
+    assert beliefs.packages["functions"].note == "as the packages that import it: runners"
+    # A satellite's needs do not pass to what it imports.
+    assert beliefs.packages["helpers"].verdict == UNKNOWN
+
+    gpu_only = tmp_path / "gpu_only"
+    write(gpu_only, ".git/HEAD", "")
+    stops = (
+        "import sys\nimport torch\nfrom utils.misc import helper\nif not torch.cuda.is_available():\n    sys.exit(1)\n"
+    )
+    write(gpu_only, "train/train.py", stops)
+    misc = write(gpu_only, "utils/misc.py", "import torch\n\ndef helper(x):\n    return x.cuda()\n")
+    assert read_project(gpu_only.resolve()).for_path(misc).verdict == REQUIRES_CUDA
+
+
 def test_packages_that_import_the_project_s_cuda_kernels_require_cuda_whatever_their_fallbacks(tmp_path):
     """The torch-ngp shape: scripts at the root fall back to the CPU, but the renderer imports a
     package that compiles CUDA kernels when imported, so neither can run without CUDA."""

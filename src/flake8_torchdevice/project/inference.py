@@ -9,9 +9,10 @@ meant to run. Everything else is unknown, and the rules grade their findings as 
 without a project.
 
 Beliefs are per package (``layout.package_of``): ``examples/`` and ``benchmarks/`` often require
-a GPU while the library does not. A package with no evidence of its own takes the belief of the
-project's other packages, where they agree. The user's statement (``runs-without-cuda``)
-overrides any inference.
+a GPU while the library does not. A package whose own code decides nothing takes the belief of
+the packages that import it, where they agree; one with no evidence at all, the belief of the
+project's other packages together. The user's statement (``runs-without-cuda``) overrides any
+inference.
 """
 
 from __future__ import annotations
@@ -114,6 +115,7 @@ def infer(indexes: Iterable[FileIndex], readmes: Mapping[str, tuple[Evidence, ..
     for package, found in readmes.items():
         evidence[package].extend(found)
     beliefs = {package: decide(evidence[package], *uses[package]) for package in uses.keys() | evidence.keys()}
+    beliefs.update(_as_their_importers(beliefs, list(indexes)))
     library = [package for package in beliefs if not is_satellite(package)]
     shared = decide(
         [item for package in library for item in evidence[package]],
@@ -124,6 +126,28 @@ def infer(indexes: Iterable[FileIndex], readmes: Mapping[str, tuple[Evidence, ..
         if belief.verdict == UNKNOWN and not evidence[package] and not is_satellite(package):
             beliefs[package] = shared
     return _with_kernel_dependencies(beliefs, list(indexes))
+
+
+def _as_their_importers(beliefs: Mapping[str, Belief], indexes: list[FileIndex]) -> dict[str, Belief]:
+    """The packages whose own code decides nothing, and that the project's other packages import:
+    they run where their importers do (``functions/`` of a script that falls back to the CPU, the
+    ``utils/`` of training scripts written for GPUs only), where every importer that decided agrees.
+    Satellites (``examples/``) neither give nor take: they often need a GPU the library does not."""
+    importers: dict[str, set[str]] = defaultdict(set)
+    for index in indexes:
+        for name, _ in index.imports:
+            if name != index.package and name in beliefs and not is_satellite(index.package):
+                importers[name].add(index.package)
+    taken = {}
+    for package, users in importers.items():
+        decided = [beliefs[user] for user in sorted(users) if beliefs[user].verdict != UNKNOWN]
+        verdicts = {belief.verdict for belief in decided}
+        if beliefs[package].verdict == UNKNOWN and not is_satellite(package) and len(verdicts) == 1:
+            cited = tuple(item for belief in decided for item in belief.evidence)
+            taken[package] = Belief(
+                decided[0].verdict, cited, note=f"as the packages that import it: {', '.join(sorted(users))}"
+            )
+    return taken
 
 
 def _with_kernel_dependencies(beliefs: dict[str, Belief], indexes: list[FileIndex]) -> dict[str, Belief]:
