@@ -84,3 +84,20 @@ class Trainer:
             self.scale = torch.zeros(1)
         else:
             self.scale = torch.ones(1)
+
+
+class MovesItsModelInPlace:
+    """A setup method that moves a module attribute in place (``self.model.cuda()``), on one path:
+    after the call the module may be on either device, here and in the other methods."""
+
+    def __init__(self, use_gpu):
+        self.model = torch.nn.Linear(3, 1)
+        self.setup(use_gpu)
+        reveal(self.model)  # reveal: module may{"cuda", cpu}
+
+    def setup(self, flag):
+        if flag:
+            self.model.cuda()
+
+    def step(self, x):
+        reveal(self.model)  # reveal: module may{"cuda", cpu}

@@ -316,11 +316,14 @@ class _Collector:
                 evidence.uses_nccl = True
             if method in _COLLECTIVES and receiver.rsplit(".", 1)[-1] in ("dist", "distributed"):
                 evidence.runs_collective = True
+            owner, _, attribute = receiver.partition(".")
             if receiver == self.self_names[-1]:
                 evidence.self_called.add(method)
                 registered = registered_attribute(node, method)
                 if registered is not None:
                     evidence.self_assigned.add(registered)
+            elif owner == self.self_names[-1] and method in ("to", "cuda", "cpu") and "." not in attribute:
+                evidence.self_assigned.add(attribute)  # ``self.model.cuda()``: a module moves in place
         if method in _TENSOR_ARGUMENT_METHODS and node.args:
             self._note(evidence.tensor_arguments, node.args[0].value)
         if method in ("to", "cuda") and node.args:
