@@ -296,7 +296,7 @@ class HardcodedCudaDevice(Rule):
     code = "TDV001"
     name = "hardcoded-cuda-device"
     summary = 'Hard-coded `"cuda"` device or GPU-only `torch.cuda` call outside a CUDA check'
-    precision = "first look, high (project's belief): 17 of 17 (rounds 7-9), 0 of 15 (10), 0 of 3 (11), 4 of 7 (12), 1 of 1 (13)"
+    precision = "first look, high (project's belief): 17 of 17 (rounds 7-9), 4 of 25 (10-12), 1 of 1 (13)"
 
     def check(self, analysis: Analysis, settings: Settings) -> Iterator[Finding]:
         if analysis.imports_library(CUDA_ONLY_LIBRARIES) or analysis.says_it_needs_cuda:

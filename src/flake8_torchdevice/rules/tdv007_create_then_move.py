@@ -88,7 +88,10 @@ class CreateThenMove(Rule):
     """
     ## What it does
     Reports a factory that fills a new tensor followed directly by a move, such as
-    `torch.zeros(n).to(device)`, `torch.arange(n).cuda()` or `torch.randn(3, 4).to(device)`.
+    `torch.zeros(n).to(device)`, `torch.arange(n).cuda()` or `torch.randn(3, 4).to(device)`, also
+    through a dtype cast or the legacy `Variable` wrapper between them
+    (`torch.arange(n).long().cuda()`, `Variable(torch.zeros(n)).cuda()`: they copy nothing; no fix
+    is offered there, only the advice).
 
     ## Why is this bad?
     A performance bug: the tensor is allocated and filled on the CPU, then a second tensor is
@@ -139,8 +142,8 @@ class CreateThenMove(Rule):
         for site in analysis.calls():
             if site.method not in ("to", "cuda") or site.receiver is None:
                 continue
-            created = analysis.call_at(site.receiver)
-            if created is None or created.qualified not in FILLING_FACTORIES | RANDOM_FACTORIES:
+            created, wrapped = _factory_of(analysis, site.receiver)
+            if created is None:
                 continue
             target = keyword_argument(site.node, "device") or positional_argument(site.node, 0)
             moves = may_be_on_accelerator(site.result) or _is_device_of(target) or _holds_a_device_of(site)
@@ -150,11 +153,11 @@ class CreateThenMove(Rule):
                 continue  # a CPU generator draws only on the CPU: device= would raise
             # ``torch.normal(mean, std)`` of tensors takes no device=: it draws where they are.
             drawn_from_tensors = any(is_tensor(value) for value in created.arguments)
-            fix = None if drawn_from_tensors else _create_on_device(created, site)
-            factory = created.qualified.rsplit(".", 1)[-1]
+            fix = None if drawn_from_tensors or wrapped else _create_on_device(created, site)
+            factory = (created.qualified or "").rsplit(".", 1)[-1]
             if drawn_from_tensors:
                 advice = f"make the tensors torch.{factory}() draws from on the device"
-            elif fix is not None:
+            elif fix is not None or (wrapped and _only_device(site.node) is not None):
                 device = _advised_device(analysis, site, target)
                 advice = f"create it on the device: `torch.{factory}(..., device={device})`"
             else:
@@ -164,6 +167,27 @@ class CreateThenMove(Rule):
                 f"`{quoted(analysis, site.node)}` allocates on the CPU, then copies (performance); {advice}",
                 fix,
             )
+
+
+def _factory_of(analysis: Analysis, moved: cst.BaseExpression) -> tuple[CallFact | None, bool]:
+    """The factory whose new tensor a move copies, and whether it is wrapped: seen through dtype
+    casts (``torch.arange(n).long().cuda()``) and the legacy ``Variable(torch.zeros(n)).cuda()``,
+    which copy nothing themselves (no fix is offered through them: advice only)."""
+    wrapped = False
+    call = analysis.call_at(moved)
+    while call is not None and call.qualified not in FILLING_FACTORIES | RANDOM_FACTORIES:
+        if call.method in _CASTS and not call.node.args and call.receiver is not None:
+            call = analysis.call_at(call.receiver)
+        elif call.qualified == "torch.autograd.Variable" and call.node.args and call.node.args[0].keyword is None:
+            call = analysis.call_at(call.node.args[0].value)
+        else:
+            return None, False
+        wrapped = True
+    return call, wrapped
+
+
+# Tensor methods that only convert the dtype: the tensor stays where it was made.
+_CASTS = frozenset("float double half bfloat16 long int short char byte bool".split())
 
 
 def _advised_device(analysis: Analysis, move: CallFact, target: cst.BaseExpression | None) -> str:

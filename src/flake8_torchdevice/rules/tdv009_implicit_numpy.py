@@ -93,7 +93,7 @@ class ImplicitNumpyConversion(Rule):
     code = "TDV009"
     name = "implicit-numpy-conversion"
     summary = "A tensor that may be on an accelerator is converted by NumPy, Matplotlib or pandas without `.cpu()`"
-    precision = "first look: high 3 of 4 (rounds 8, 10, 13: an output's shape, fixed); medium 10 of 15 (rounds 7, 10, 13)"
+    precision = "first look: high 3 of 4 (rounds 8-13: an output's shape, fixed); medium 10 of 15 (rounds 7-13)"
     depends_on_callers = True  # where a helper's parameters are is where its callers put them
 
     def check(self, analysis: Analysis, settings: Settings) -> Iterator[Finding]:
