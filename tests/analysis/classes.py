@@ -119,3 +119,21 @@ class DataHolder:
         reveal(self.data)  # reveal: tensor {"cuda"}
         reveal(self.device)  # reveal: device {"cuda"}
         return torch.zeros(2, device=self.device)  # reveal: tensor {"cuda"}
+
+
+class ListedAndRegistered(nn.Module):
+    """Blocks kept in a plain list and registered through an ``nn.ModuleList`` of that same list:
+    the same objects, moved with the module. A plain list alone registers nothing."""
+
+    def __init__(self, width):
+        super().__init__()
+        self.blocks_list = [nn.Linear(width, width) for _ in range(3)]
+        self.blocks = nn.ModuleList(self.blocks_list)
+        self.loose = [nn.Linear(width, width) for _ in range(3)]
+
+    def forward(self, x):
+        for block in self.blocks_list:
+            reveal(block)  # reveal: module {module:self}
+        for block in self.loose:
+            reveal(block)  # reveal: module {cpu}
+        return x

@@ -97,6 +97,12 @@ class CallEvaluator(LibraryEvaluator):
         """``setup(model)``, ``fully_shard(model)``: a module handed to code that may move it in
         place is, from then on, where it was or wherever that code put it."""
         builtin = node.func.value if type(node.func) is cst.Name and qualified is None else None
+        owner = self.frame.self_value
+        if qualified in api.MODULE_CONTAINERS and owner is not None and owner.kind is Kind.MODULE:
+            for arg, value in zip(node.args, arguments):  # ``nn.ModuleList(self.blocks_list)``
+                name = dotted_name(arg.value)
+                if name is not None and name.count(".") == 1 and value.kind is Kind.SEQUENCE:
+                    self.state.bind(name, value.each_module_placed(owner.places))
         if api.leaves_modules_where_they_are(qualified, builtin):
             return
         for arg, value in zip(node.args, arguments):

@@ -160,6 +160,15 @@ class Value:
     def placed(self, places: frozenset[Place], origin: Origin | None = None) -> Value:
         return replace(self, places=places, origin=origin or self.origin)
 
+    def each_module_placed(self, places: frozenset[Place]) -> Value:
+        """A sequence whose modules are now where ``places`` say (registered by a container)."""
+
+        def moved(element: Value) -> Value:
+            return element.placed(places) if element.kind is Kind.MODULE else element
+
+        elements = tuple(map(moved, self.elements)) if self.elements is not None else None
+        return replace(self, elements=elements, item=moved(self.item) if self.item is not None else None)
+
     def without_cpu(self) -> Value:
         """The value seen from a path where CUDA is not in use: there, the CPU is the device."""
         if CPU_PLACE not in self.places or self.kind is Kind.DEVICE:  # a CPU device is one there

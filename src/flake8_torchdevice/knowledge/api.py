@@ -433,6 +433,11 @@ _LOOKING_BUILTINS = frozenset(
 )
 
 
+# Containers that register the modules they are given: a list of blocks kept on ``self`` as well
+# (``self.blocks = nn.ModuleList(self.blocks_list)``) holds the same objects, which move with the module.
+MODULE_CONTAINERS = frozenset({"torch.nn.ModuleList", "torch.nn.Sequential"})
+
+
 def leaves_modules_where_they_are(qualified: str | None, builtin: str | None) -> bool:
     """Does a call leave the modules passed to it where they are? torch's functions do (but
     ``fully_shard``), and so do copies and builtins that look; anything else, the project's code
