@@ -97,18 +97,24 @@ class CallEvaluator(LibraryEvaluator):
         """``setup(model)``, ``fully_shard(model)``: a module handed to code that may move it in
         place is, from then on, where it was or wherever that code put it."""
         builtin = node.func.value if type(node.func) is cst.Name and qualified is None else None
-        owner = self.frame.self_value
-        if qualified in api.MODULE_CONTAINERS and owner is not None and owner.kind is Kind.MODULE:
-            for arg, value in zip(node.args, arguments):  # ``nn.ModuleList(self.blocks_list)``
-                name = dotted_name(arg.value)
-                if name is not None and name.count(".") == 1 and value.kind is Kind.SEQUENCE:
-                    self.state.bind(name, value.each_module_placed(owner.places))
+        if qualified in api.MODULE_CONTAINERS:
+            self._register_listed_modules(node, arguments)
         if api.leaves_modules_where_they_are(qualified, builtin):
             return
         for arg, value in zip(node.args, arguments):
             name = dotted_name(arg.value)
             if value.kind is Kind.MODULE and value.places != NOWHERE and name is not None and not arg.star:
                 self.state.bind(name, value.placed(value.places | NOWHERE))
+
+    def _register_listed_modules(self, node: cst.Call, arguments: tuple[Value, ...]) -> None:
+        """``nn.ModuleList(self.blocks_list)`` in a module registers the list's modules: they move with it."""
+        owner = self.frame.self_value
+        if owner is None or owner.kind is not Kind.MODULE:
+            return
+        for arg, value in zip(node.args, arguments):
+            name = dotted_name(arg.value)
+            if name is not None and name.count(".") == 1 and value.kind is Kind.SEQUENCE:
+                self.state.bind(name, value.each_module_placed(owner.places))
 
     def _argument(self, arg: cst.Arg) -> Value:
         return self.evaluate(arg.value)  # ``*seq`` / ``**mapping``: the sequence or mapping itself
