@@ -20,6 +20,7 @@ from .syntax import (
     children,
     fits_tensor_move,
     lazily_set,
+    own_attribute,
     registered_attribute,
     returns_once_done,
     runs_as_a_program,
@@ -226,8 +227,8 @@ class _Collector:
         dotted = dotted_name(target) if type(target) is cst.Attribute else None
         if dotted is not None:
             names.add(dotted)
-            root, _, attribute = dotted.partition(".")
-            if root == self.self_names[-1] and "." not in attribute:
+            attribute = own_attribute(dotted, self.self_names[-1])
+            if attribute is not None:
                 self.evidence_stack[-1].self_assigned.add(attribute)
         for rebound in self.loop_stack:
             rebound.update(names)
@@ -316,14 +317,13 @@ class _Collector:
                 evidence.uses_nccl = True
             if method in _COLLECTIVES and receiver.rsplit(".", 1)[-1] in ("dist", "distributed"):
                 evidence.runs_collective = True
-            owner, _, attribute = receiver.partition(".")
             if receiver == self.self_names[-1]:
                 evidence.self_called.add(method)
                 registered = registered_attribute(node, method)
                 if registered is not None:
                     evidence.self_assigned.add(registered)
-            elif owner == self.self_names[-1] and method in ("to", "cuda", "cpu") and "." not in attribute:
-                evidence.self_assigned.add(attribute)  # ``self.model.cuda()``: a module moves in place
+            elif method in ("to", "cuda", "cpu") and (moved := own_attribute(receiver, self.self_names[-1])):
+                evidence.self_assigned.add(moved)  # ``self.model.cuda()``: a module moves in place
         if method in _TENSOR_ARGUMENT_METHODS and node.args:
             self._note(evidence.tensor_arguments, node.args[0].value)
         if method in ("to", "cuda") and node.args:

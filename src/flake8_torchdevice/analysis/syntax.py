@@ -298,7 +298,7 @@ def returns_once_done(statement: cst.CSTNode, body: Sequence[cst.CSTNode], owner
     """``if self.built: return`` in a body that sets ``self.built = True``: what follows runs once."""
     if type(statement) is not cst.If or statement.orelse is not None:
         return False
-    flag = _flag(statement.test, owner)
+    flag = own_attribute(dotted_name(statement.test), owner)
     last = statements(statement.body)[-1]
     returns = type(last) is cst.SimpleStatementLine and type(last.body[-1]) is cst.Return
     return flag is not None and returns and sets_flag(body, owner, flag)
@@ -311,16 +311,16 @@ def lazily_set(test: cst.BaseExpression, body: cst.BaseSuite, owner: str | None)
     if owner is None:
         return frozenset()
     if type(test) is cst.UnaryOperation and type(test.operator) is cst.Not:
-        flag = _flag(test.expression, owner)
+        flag = own_attribute(dotted_name(test.expression), owner)
         if flag is not None and sets_flag(statements(body), owner, flag):
             return EVERY_ATTRIBUTE
     return frozenset(_unset_attributes(test, owner))
 
 
-def _flag(test: cst.BaseExpression, owner: str) -> str | None:
-    name = dotted_name(test)
-    prefix = f"{owner}."
-    return name[len(prefix) :] if name is not None and name.startswith(prefix) and name.count(".") == 1 else None
+def own_attribute(dotted: str | None, owner: str | None) -> str | None:
+    """``x`` of ``self.x``, one level down, where ``owner`` is the name ``self`` goes by."""
+    root, _, attribute = (dotted or "").partition(".")
+    return attribute if owner is not None and root == owner and attribute and "." not in attribute else None
 
 
 def sets_flag(body: Sequence[cst.CSTNode], owner: str, flag: str) -> bool:

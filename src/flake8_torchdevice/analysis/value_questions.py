@@ -203,15 +203,16 @@ def builds_layer_with_state(call: CallFact) -> bool:
     return call.qualified is not None and api.module_has_state(call.qualified)
 
 
-def elements(value: Value) -> Iterator[Value]:
-    """The value itself and, for a list, tuple or dict, every value it may hold (nested)."""
+def elements(value: Value, joined: bool = True) -> Iterator[Value]:
+    """The value itself and, for a list, tuple or dict, every value it may hold (nested). Without
+    ``joined``, a dict whose items are known gives those, not the join of them it also carries."""
     yield value
     for element in value.elements or ():
-        yield from elements(element)
-    if value.item is not None:
-        yield from elements(value.item)
+        yield from elements(element, joined)
+    if value.item is not None and (joined or not value.items):
+        yield from elements(value.item, joined)
     for _, item in value.items:
-        yield from elements(item)
+        yield from elements(item, joined)
 
 
 def evidence_confidence(*values: Value) -> Confidence:

@@ -312,7 +312,7 @@ def may_own_parameters(qualified: str | None) -> bool:
 
 
 # Tensor attributes that are tensors themselves (``x.data``, ``x.grad``).
-TENSOR_ATTRIBUTES = frozenset({"data", "grad", "T", "mT", "H", "mH", "real", "imag"})
+TENSOR_ATTRIBUTES = generated.TENSOR_PROPERTIES_TENSOR
 # A tensor's attributes that describe it (``shape``, ``dtype``, ``is_cuda``...), not its data nor its device.
 TENSOR_METADATA = generated.TENSOR_PROPERTIES_OTHER - {"device", "name"}
 

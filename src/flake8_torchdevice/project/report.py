@@ -24,6 +24,7 @@ def project_roots(paths: Sequence[Path]) -> tuple[Path, ...]:
     folder of scripts): inside another root of the run, it is part of that project. Where a file
     links to is not where it is: a link to ``/dev/zero`` must not make ``/`` the project."""
     given = [os.path.abspath(path) for path in paths] or [os.getcwd()]
+    # One ``find_root`` per folder, not per file: a pre-commit run passes each changed file.
     folders = {path if os.path.isdir(path) else os.path.dirname(path) for path in given}
     found = {find_root(Path(folder)) for folder in folders}
     return tuple(

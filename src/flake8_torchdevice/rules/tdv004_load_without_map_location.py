@@ -11,6 +11,7 @@ from ..analysis.queries import (
     CallFact,
     Value,
     dotted_name,
+    elements,
     is_optimizer,
     is_tensor,
     is_unknown,
@@ -125,18 +126,7 @@ def _may_save_device_tensors(value: Value) -> bool:
     """Might a saved value hold a tensor on an accelerator: one the code may have moved
     (``model.state_dict()`` of a model it moves or is handed), or a value the code does not show
     (``optimizer.state_dict()``: the moments are where the parameters are)?"""
-    return any(may_be_on_accelerator(part) or _not_shown(part) for part in _saved_parts(value))
-
-
-def _saved_parts(value: Value) -> Iterator[Value]:
-    """The value and what it holds: a dict's items, not the join of them it also carries."""
-    yield value
-    for part in value.elements or ():
-        yield from _saved_parts(part)
-    for _, item in value.items:
-        yield from _saved_parts(item)
-    if value.item is not None and not value.items:
-        yield from _saved_parts(value.item)
+    return any(may_be_on_accelerator(part) or _not_shown(part) for part in elements(value, joined=False))
 
 
 def _not_shown(part: Value) -> bool:
