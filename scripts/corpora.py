@@ -13,7 +13,7 @@ unpacked is not unpacked again.
     python scripts/corpora.py --fresh    # the libraries first linted with the final rules
     python scripts/corpora.py --user     # export the user repositories fetched with the search tool
     python scripts/corpora.py --fresh-user # export the user repositories first linted with the final rules
-    python scripts/corpora.py --round9   # a first look's libraries and user repositories (--round4 to --round13)
+    python scripts/corpora.py --round9   # a first look's libraries and user repositories (--round4 to --round14)
 
 Reuse from another script::
 
@@ -284,6 +284,18 @@ ROUND13_CORPORA: dict[str, str] = {
     "torchcfm": "torchcfm==1.0.7",
     "pytorch_toolbelt": "pytorch-toolbelt==0.8.0",
 }
+ROUND14_CORPORA: dict[str, str] = {
+    "braindecode": "braindecode==1.8.1",
+    "pyiqa": "pyiqa==0.1.16",
+    "pytorch_ood": "pytorch-ood==0.4.0",
+    "torchdistill": "torchdistill==1.1.5",
+    "cebra": "cebra==0.6.1",
+    "pycox": "pycox==0.3.0",
+    "torchreid": "torchreid==0.2.5",
+    "audiocraft": "audiocraft==1.3.0",
+    "nerfstudio": "nerfstudio==1.1.5",
+    "torchsurv": "torchsurv==0.2.0",
+}
 KNOWN_CORPORA: dict[str, str] = {
     **CORPORA,
     **EXTRA_CORPORA,
@@ -299,6 +311,7 @@ KNOWN_CORPORA: dict[str, str] = {
     **ROUND11_CORPORA,
     **ROUND12_CORPORA,
     **ROUND13_CORPORA,
+    **ROUND14_CORPORA,
 }
 
 # User research code: training scripts, tutorials and notebooks from public repositories, pinned
@@ -537,6 +550,18 @@ ROUND13_USER_REPOSITORIES: dict[str, tuple[str, str]] = {
     "faster-rcnn": ("chenyuntc/simple-faster-rcnn-pytorch", "367db367834efd8a2bc58ee0023b2b628a0e474d"),
     "semantic-segmentation": ("ZijunDeng/pytorch-semantic-segmentation", "4a1721f9a3284788336430efb140288096c6dd09"),
 }
+ROUND14_USER_REPOSITORIES: dict[str, tuple[str, str]] = {
+    "ssd": ("amdegroot/ssd.pytorch", "5b0b77faa955c1917b0c710d770739ba8fbff9b7"),
+    "u2net": ("xuebinqin/U-2-Net", "ac7e1c817ecab7c7dff5ce6b1abba61cd213ff29"),
+    "awd-lstm-lm": ("salesforce/awd-lstm-lm", "1d466ec5875675ca6b6f0caacbb741240a29da9e"),
+    "tcn": ("locuslab/TCN", "2f8c2b817050206397458dfd1f5a25ce8a32fe65"),
+    "improved-diffusion": ("openai/improved-diffusion", "1bc7bbbdc414d83d4abf2ad8cc1446dc36c4e4d5"),
+    "stylegan3": ("NVlabs/stylegan3", "c233a919a6faee6e36a316ddd4eddababad1adf9"),
+    "outlier-exposure": ("hendrycks/outlier-exposure", "e6ede98a5474a0620d9befa50b38eaf584df4401"),
+    "biggan": ("ajbrock/BigGAN-PyTorch", "98459431a5d618d644d54cd1e9fceb1e5045648d"),
+    "deeprl": ("ShangtongZhang/DeepRL", "c0968b5c046314af09944843cdf06f4100c6bb95"),
+    "pix2pixhd": ("NVIDIA/pix2pixHD", "14b3b3c7fff413086e3b58df52096f16b6891172"),
+}
 KNOWN_USER_REPOSITORIES: dict[str, tuple[str, str]] = {
     **USER_REPOSITORIES,
     **FRESH_USER_REPOSITORIES,
@@ -550,6 +575,7 @@ KNOWN_USER_REPOSITORIES: dict[str, tuple[str, str]] = {
     **ROUND11_USER_REPOSITORIES,
     **ROUND12_USER_REPOSITORIES,
     **ROUND13_USER_REPOSITORIES,
+    **ROUND14_USER_REPOSITORIES,
 }
 # Each first look: its libraries and its user repositories (``--roundN`` in this script and in
 # ``precision.py``).
@@ -564,6 +590,7 @@ FIRST_LOOKS: dict[int, tuple[dict[str, str], dict[str, tuple[str, str]]]] = {
     11: (ROUND11_CORPORA, ROUND11_USER_REPOSITORIES),
     12: (ROUND12_CORPORA, ROUND12_USER_REPOSITORIES),
     13: (ROUND13_CORPORA, ROUND13_USER_REPOSITORIES),
+    14: (ROUND14_CORPORA, ROUND14_USER_REPOSITORIES),
 }
 MIRROR_ROOT = Path("/work/.mirror")
 
