@@ -65,6 +65,11 @@ def is_zero_dim(value: Value) -> bool:
     return value.scalar
 
 
+def is_number(value: Value) -> bool:
+    """A Python number (``k`` of ``for k in range(n)``, ``len(x)``, ``0``)."""
+    return value.kind is Kind.SCALAR
+
+
 def rank(value: Value) -> int | None:
     """How many dimensions the value has, when the code shows it."""
     return value.rank

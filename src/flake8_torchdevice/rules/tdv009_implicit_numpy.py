@@ -14,6 +14,7 @@ from ..analysis.queries import (
     elements,
     evidence_confidence,
     is_ndarray,
+    is_number,
     is_tensor,
     is_zero_dim,
     may_be_on_accelerator,
@@ -61,8 +62,9 @@ class ImplicitNumpyConversion(Rule):
     `TypeError` on any device.
 
     Not reported: tensors the code shows are on the CPU, values converted first (`.item()`,
-    `.cpu()`, `.tolist()`, `float(...)`), tensors whose place the code does not show, and a 0-dim
-    tensor stored into one element (NumPy converts it with `float()`, which works on any device).
+    `.cpu()`, `.tolist()`, `float(...)`), tensors whose place the code does not show, and a tensor
+    stored into one element (`table[i, j] = t`: NumPy converts it with `float()`, which works on any
+    device).
 
     On by default since round 10: its sure findings (a tensor the code shows on a device) were
     right 3 times in 3 on code first seen (rounds 8 and 10); its likely ones (a device on some
@@ -109,7 +111,11 @@ class ImplicitNumpyConversion(Rule):
                     break
         for store in analysis.stores():
             aware = analysis.copies_to_cpu(store.scope.function)
-            if is_ndarray(store.container) and _on_device(store.value, aware) is not None and not _scalar_slot(store):
+            if (
+                is_ndarray(store.container)
+                and _on_device(store.value, aware) is not None
+                and not _one_element(analysis, store)
+            ):
                 yield self._stored(analysis, store)
 
     def _argument(self, analysis: Analysis, call: CallFact, arg: cst.Arg, value: Value) -> Finding | None:
@@ -157,13 +163,18 @@ def _parenthesized(expression: cst.BaseExpression) -> cst.BaseExpression:
     return expression.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
 
 
-def _scalar_slot(store: StoreFact) -> bool:
-    """``history[i] = loss`` with a 0-dim ``loss`` into one element: NumPy calls ``float(loss)``, which
-    works on any device. Into a row (``history[i]`` of a 2-D array) it converts with numpy.asarray."""
-    if not is_zero_dim(store.value):
-        return False
+def _one_element(analysis: Analysis, store: StoreFact) -> bool:
+    """``table[i, j] = t``: one element of the array, each of its dimensions indexed by a number.
+    NumPy stores one element with ``float(t)``, which works on any device (a tensor of more than one
+    element raises ValueError on every device: another bug); into a row (``table[i]`` of a 2-D
+    array) it converts with numpy.asarray. Where the array's rank is not shown, only a 0-dim
+    tensor is known to go into one element (``history[i] = loss``)."""
     dimensions = rank(store.container)
-    return dimensions is None or len(store.node.slice) >= dimensions
+    if dimensions is None:
+        return is_zero_dim(store.value)
+    indices = [element.slice for element in store.node.slice]
+    numbers = all(type(index) is cst.Index and is_number(analysis.value_of(index.value)) for index in indices)
+    return len(indices) >= dimensions and (numbers or is_zero_dim(store.value))
 
 
 def _on_device(value: Value, aware: bool) -> Value | None:
