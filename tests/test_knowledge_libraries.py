@@ -211,3 +211,15 @@ for inputs, expected in DataLoader(TensorDataset(torch.randn(64, 4), torch.randn
 def test_batches_of_the_libraries_meet_moved_models_and_tensors(name: str) -> None:
     source = PROGRAMS[name].lstrip()
     assert _findings(source) == _expected(source)
+
+
+@pytest.mark.parametrize(
+    ("module", "grade"),
+    [("torchtext.legacy.data", "high"), ("torchtext.data", "medium")],
+)
+def test_torchtext_batches_without_a_device_are_sure_only_where_the_version_is(module: str, grade: str) -> None:
+    # torchtext 0.2 made them on the current GPU (device=None); 0.3 made None the CPU. The legacy
+    # module exists from 0.9 on, so its batches are on the CPU; torchtext.data may be either.
+    source = PROGRAMS["torchtext_batches_on_the_cpu"].lstrip().replace("torchtext.legacy.data", module)
+    checked = check_source(source, Settings(confidence=Confidence.LOW))
+    assert {finding.confidence for finding in checked.diagnostics} == {grade}

@@ -22,6 +22,7 @@ from .domain import (
     Kind,
     Origin,
     Place,
+    PlaceKind,
     Value,
     accelerator,
     mapping,
@@ -97,6 +98,11 @@ class LibraryEvaluator(MethodEvaluator):
             places = NOWHERE  # ``collate_fn=partial(collate, device=device)``: where that device is
         elif loader.collates_dataset:
             places = _collated_places(_first_argument(node, arguments, "dataset"))
+        elif loader.cpu_default_since is not None:
+            library, version = loader.cpu_default_since
+            origin = Origin(node, f"yielded by {short} ({library} {version} and later)")
+            batch = _batch(loader, frozenset({Place(PlaceKind.CPU, guessed=True)}), origin)
+            return Value(kind=Kind.LOADER, item=batch, cls=qualified)
         return Value(kind=Kind.LOADER, item=_batch(loader, places, Origin(node, f"yielded by {short}")), cls=qualified)
 
     def _collates_onto_a_device(self, node: cst.Call, arguments: tuple[Value, ...]) -> bool:

@@ -47,6 +47,10 @@ class Loader:
     collates_dataset: bool = False
     # ``Cls.splits(datasets, ...)`` builds one loader per dataset, with the same keywords.
     splits: bool = False
+    # Where the CPU default is younger than the class: before this version, a loader built without
+    # a device made its batches elsewhere (``(library, version)``). Code that does not pin the
+    # library may have been written against either, so such batches are only likely on the CPU.
+    cpu_default_since: tuple[str, str] | None = None
 
 
 _TORCH_DATA = Read("torch", "2.13.0", "torch/utils/data/_utils/collate.py")
@@ -62,6 +66,9 @@ _TORCHTEXT = Loader(
     "when device is None (the default) or an int (0.6.0 logs a warning and uses the CPU)",
     device_keyword="device",
     splits=True,
+    # torchtext 0.2.3, torchtext/data/iterator.py: "Use -1 for CPU and None for the currently
+    # active GPU device" (None becomes -1 only where CUDA is not available); 0.3.1 made None the CPU.
+    cpu_default_since=("torchtext", "0.3"),
 )
 # The same classes, moved to ``torchtext.legacy.data`` in 0.9 and unchanged there (read in the
 # repository, torchtext/legacy/data/iterator.py at commit 3f8c328; the legacy releases are not on PyPI

@@ -66,7 +66,8 @@ class InputLeftBehind(Rule):
     `knowledge/libraries.py`: a `DataLoader`'s batches (on the CPU, unless its dataset holds
     tensors on the device or its `collate_fn` is given a device, `partial(collate, device=device)`),
     a legacy torchtext `BucketIterator`/`Iterator`'s `batch.text` and `batch.label` (on the CPU
-    unless built with `device=`), an AllenNLP loader's `TensorDict`s
+    unless built with `device=`; likely only, from `torchtext.data`, whose 0.2 releases made them on
+    the current GPU), an AllenNLP loader's `TensorDict`s
     (unless given `cuda_device=` or `set_target_device()`), a torchvision `ToTensor()` or
     `transforms.Compose([...])` result and a `datasets.MNIST(..., transform=...)[i]` image, and a
     Hugging Face tokenizer's tensors with `return_tensors="pt"` are all on the CPU.
