@@ -194,6 +194,8 @@ class MethodEvaluator(_Base):
         if value.cls in api.PARAMETER_CLASSES and not _returns_itself(node, target, value):
             # ``nn.Parameter(w).to(device)``: a copy, a plain tensor (a module does not own it)
             moved = replace(moved, cls=None)
+        if any(self.imports.qualify(arg.value) in api.INTEGER_OR_BOOL_DTYPES for arg in node.args):
+            moved = replace(moved, grad=False)  # ``.to(torch.uint8)``: an integer tensor never requires grad
         name = dotted_name(receiver)
         if value.kind in _MOVED_IN_PLACE and name is not None:
             self.state.bind(name, moved)
