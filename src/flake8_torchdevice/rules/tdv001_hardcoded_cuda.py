@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import replace
 from typing import cast
 
@@ -114,6 +114,14 @@ def _placement_arguments(call: CallFact) -> Iterator[tuple[cst.BaseExpression, i
             if position == positional_index:
                 yield arg.value, index
             position += 1
+
+
+def _placements(call: CallFact, index: int, value: Value) -> Iterable[Value]:
+    """The devices a placement argument holds: itself (``device = "cuda"`` ... ``.to(device)``), or
+    each device a ``device_map`` maps to (``{"": "cuda:0"}``). A list under another keyword is not
+    a placement: ``_add_arguments(parser, device={"choices": ["cpu", "cuda"]})`` offers options."""
+    keyword = call.node.args[index].keyword
+    return elements(value) if keyword is not None and keyword.value == "device_map" else (value,)
 
 
 def _hard_coded_origin(value: Value, analysis: Analysis, guarded: set[int]) -> cst.BaseExpression | None:
@@ -326,7 +334,7 @@ class HardcodedCudaDevice(Rule):
             if index_literal is not None and _torch_placement(call):
                 yield self._device_index(index_literal)  # ``.to(0)``, ``device = 0`` ... ``device=device``
                 continue
-            for held in elements(value):  # ``device = "cuda"`` ... ``.to(device)``; ``device_map={"": "cuda:0"}``
+            for held in _placements(call, index, value):
                 origin = _hard_coded_origin(held, analysis, guarded)
                 if origin is not None:
                     legacy = _legacy_type_name(origin, analysis)
