@@ -52,7 +52,7 @@ def module_output(model, batch):
     logits = model(batch)  # reveal: output {module:model} grad
     first = logits[0]  # reveal: output {module:model} grad
     field = logits.logits  # reveal: output {module:model} grad
-    width = first.shape[-1]  # reveal: unknown
+    width = first.shape[-1]  # reveal: scalar
     kind = logits.dtype  # reveal: unknown
     with torch.no_grad():
         quiet = model(batch)  # reveal: output {module:model}

@@ -48,7 +48,7 @@ _ARRAY_KINDS = frozenset({Kind.TENSOR, Kind.OUTPUT, Kind.ARRAYLIKE, Kind.NDARRAY
 _RESULT_FIELDS = frozenset({"values", "indices"})
 # ``x.data`` and ``x.grad`` never require grad; ``x.T`` and the other views keep it.
 _NO_GRAD_ATTRIBUTES = frozenset({"data", "grad"})
-_NUMBER_TYPES = frozenset({"float", "int", "bool"})
+_SIZES = {"shape": sequence(item=SCALAR), "ndim": SCALAR}  # numbers, of a tensor or an ndarray alike
 
 
 class ExpressionEvaluator(_Base):
@@ -112,6 +112,8 @@ class ExpressionEvaluator(_Base):
 
     def attribute_of(self, owner: Value, attribute: str, node: cst.CSTNode) -> Value:
         kind = owner.kind
+        if attribute in _SIZES and kind is not Kind.MODULE and kind is not Kind.OBJECT:
+            return _SIZES[attribute]
         if kind is Kind.SEQUENCE and attribute in _RESULT_FIELDS and owner.elements and len(owner.elements) == 2:
             return owner.elements[attribute == "indices"]  # ``x.max(dim=1).values``: torch's named tuple
         if kind is Kind.TENSOR or kind is Kind.ARRAYLIKE:
@@ -130,7 +132,7 @@ class ExpressionEvaluator(_Base):
             if attribute in api.TENSOR_ATTRIBUTES:
                 grad = owner.grad and attribute not in _NO_GRAD_ATTRIBUTES
                 return Value(kind=Kind.TENSOR, places=owner.places, grad=grad, origin=owner.origin)
-            if attribute in api.TENSOR_METADATA:  # ``outputs.shape[-1]``: a number, not part of the output
+            if attribute in api.TENSOR_METADATA:  # ``outputs.dtype``: not part of the output
                 return UNKNOWN
             # ``model(x).logits``: part of what the module returned
             return Value(kind=Kind.OUTPUT, places=owner.places, grad=owner.grad, origin=owner.origin)
@@ -380,7 +382,7 @@ class ExpressionEvaluator(_Base):
         """``torch.Tensor`` annotates a tensor, ``float`` (``int``, ``bool``) a Python number."""
         if self.imports.qualify(annotation) in api.TENSOR_TYPES:
             return Kind.TENSOR
-        return Kind.SCALAR if type(annotation) is cst.Name and annotation.value in _NUMBER_TYPES else None
+        return Kind.SCALAR if type(annotation) is cst.Name and annotation.value in ("float", "int", "bool") else None
 
 
 def _shapeless(value: Value) -> bool:

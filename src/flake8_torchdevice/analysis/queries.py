@@ -205,12 +205,8 @@ class Analysis:
     def _names_saved_dtype(self, arg: cst.Arg) -> bool:
         if arg.star or (arg.keyword is not None and arg.keyword.value != "dtype"):
             return False
-        name = dotted_name(arg.value)  # ``y.dtype``, ``orig_dtype``, ``self.compute_dtype``
-        return (
-            name is not None
-            and self.qualify(arg.value) not in api.DTYPES
-            and name.rsplit(".", 1)[-1].lower().endswith("dtype")
-        )
+        # ``y.dtype``, ``orig_dtype``, ``self.compute_dtype``: held in a value, not written out
+        return self.names_a_dtype(arg.value) and self.qualify(arg.value) not in api.DTYPES
 
     def copies_to_cpu(self, function: FunctionInfo | None) -> bool:
         """Does the scope call ``.cpu()`` somewhere? Its author knows its tensors may live on a
