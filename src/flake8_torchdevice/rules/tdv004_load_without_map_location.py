@@ -217,7 +217,7 @@ class LoadWithoutMapLocation(Rule):
     code = "TDV004"
     name = "load-without-map-location"
     summary = "`torch.load()` (or `torch.jit.load()`, `load_state_dict_from_url()`) without `map_location`"
-    precision = "first look, high: 40 of 46 (rounds 7-9), 0 of 6 (round 10), 4 of 8 (11), 7 of 21 (12), 2 of 10 (13)"
+    precision = "first look, high: 40 of 46 (rounds 7-9), 13 of 45 (10-13), 7 of 20 (14)"
 
     def check(self, analysis: Analysis, settings: Settings) -> Iterator[Finding]:
         device_free = _loads_device_free_states(analysis)

@@ -114,7 +114,7 @@ class InputLeftBehind(Rule):
     code = "TDV006"
     name = "input-left-behind"
     summary = "A module moved to a device is called with a tensor left on the CPU, or a CPU layer with a moved one"
-    precision = "first look: high 2 of 2 (round 10), 0 of 3 (round 11: one cause, fixed); medium 0 of 5 (round 12)"
+    precision = "first look: high 2 of 2 (round 10), 0 of 3 (11: fixed since), 5 debatable (14); medium 0 of 5 (12)"
     depends_on_callers = True  # where a helper's parameters are is where its callers put them
 
     def check(self, analysis: Analysis, settings: Settings) -> Iterator[Finding]:

@@ -66,9 +66,13 @@ class ImplicitNumpyConversion(Rule):
     stored into one element (`table[i, j] = t`: NumPy converts it with `float()`, which works on any
     device).
 
-    On by default since round 10: its sure findings (a tensor the code shows on a device) were
-    right 3 times in 3 on code first seen (rounds 8 and 10); its likely ones (a device on some
-    paths, a helper's input) 10 times in 14 (docs/precision.md), shown with `--confidence medium`.
+    Off by default since round 14: its sure findings (a tensor the code shows on a device) were
+    right 3 times in 3 on code first seen at rounds 8 and 10, then 0 times in 2 at rounds 13 and 14
+    (an output's shape read as the output; a store into one NumPy element; both fixed since); its
+    likely ones (a device on some paths, a helper's input) 10 times in 15 (docs/precision.md).
+    Enable it where tensors meet NumPy, Matplotlib or pandas: `--extend-select TDV009`
+    (torchdevice, or `extend-select = ["TDV009"]` under `[tool.torchdevice]`) or
+    `--extend-select=TDV009` (flake8).
 
     ## Fix
     Safe: a single tensor argument that does not require grad becomes `t.cpu()`. None for lists.
@@ -95,7 +99,7 @@ class ImplicitNumpyConversion(Rule):
     code = "TDV009"
     name = "implicit-numpy-conversion"
     summary = "A tensor that may be on an accelerator is converted by NumPy, Matplotlib or pandas without `.cpu()`"
-    precision = "first look: high 3 of 4 (rounds 8-13: an output's shape, fixed); medium 10 of 15 (rounds 7-13)"
+    precision = "first look: high 3 of 3 (rounds 8, 10), 0 of 1 (13), 0 of 1 (14: both fixed); medium 10 of 15"
     depends_on_callers = True  # where a helper's parameters are is where its callers put them
 
     def check(self, analysis: Analysis, settings: Settings) -> Iterator[Finding]:
