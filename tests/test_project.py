@@ -57,6 +57,10 @@ def kinds(source: str, path: str = "train.py") -> list[str]:
         ("import torch\nm = torch.load(p, map_location=lambda storage, loc: storage)\n", [CPU_LOAD]),
         ('parser.add_argument("--no-cuda", action="store_true")\n', [CPU_OPTION]),
         ('parser.add_argument("--cuda", action="store_true")\n', [CPU_OPTION]),  # CUDA is opt-in
+        ('parser.add_argument("--cuda", action="store_false")\n', [CPU_OPTION]),  # the flag turns it off
+        ('parser.add_argument("--ngpu", type=int, default=1, help="0 = CPU.")\n', [CPU_OPTION]),
+        ('parser.add_argument("--gpu_ids", default="0", help="e.g. 0,1,2. use -1 for CPU")\n', [CPU_OPTION]),
+        ('parser.add_argument("--workers", type=int, help="CPU workers (0 = main process)")\n', []),
         ('parser.add_argument("--device", default="cpu")\n', [CPU_DEFAULT]),
         ('def embed(x, device="cpu"):\n    return x\n', [CPU_DEFAULT]),
         (

@@ -63,6 +63,9 @@ _SKIP_FUNCTIONS = frozenset({"skipif", "skipIf", "skipUnless", "skip", "skipTest
 _HANDS_ON_OPTIONS = re.compile(r"\*\*\s*(vars\(|\w+\.__dict__)")
 _CUDA_OPT_IN = re.compile(r"^--?(use[-_])?(cuda|gpu)$", re.IGNORECASE)
 _CPU_DEVICE = re.compile(r"cpu", re.IGNORECASE)
+# A GPU option whose help names the value that selects the CPU: ``--ngpu`` with "0 = CPU.",
+# ``--gpu_ids`` with "use -1 for CPU".
+_HELP_SELECTS_CPU = re.compile(r"(-1|\b0)\s*(=|:|for|means|is)\s*(the\s+)?cpu\b", re.IGNORECASE)
 # A device of any kind: "cuda" or "device" anywhere (``is_cuda``, ``self.device``), a move
 # (``.to(``), or one of the short names as a word (not "input", "output"). A file without any
 # places nothing anywhere but on the CPU, and takes no device from elsewhere. Substring tests
@@ -478,8 +481,12 @@ class _Reader(ast.NodeVisitor):
             self.found(CPU_OPTION, node)
         elif "--device" in flags and default is not None and _names_cpu(default):
             self.found(CPU_DEFAULT, node)
-        elif any(_CUDA_OPT_IN.match(flag) for flag in flags) and _constant(action) == "store_true":
-            self.found(CPU_OPTION, node)  # CUDA is opt-in: the default run is on the CPU
+        elif any(_CUDA_OPT_IN.match(flag) for flag in flags) and _constant(action) in ("store_true", "store_false"):
+            # CUDA is opt-in (the default run is on the CPU), or the flag turns it off
+            # (awd-lstm-lm's ``--cuda``, ``store_false``: a run given it is on the CPU)
+            self.found(CPU_OPTION, node)
+        elif isinstance(help_text := _constant(_keyword(node, "help")), str) and _HELP_SELECTS_CPU.search(help_text):
+            self.found(CPU_OPTION, node)
         else:
             return
         dest = _constant(_keyword(node, "dest"))
