@@ -26,6 +26,8 @@ pairs = list(zip(values, values))  # reveal: sequence[sequence(tensor {device}, 
 listed = []
 listed.append(host)
 reveal(listed)  # reveal: sequence[tensor {cpu}]
+repeated = [host] * 3  # reveal: sequence[tensor {cpu}]
+joined = [gpu] + listed  # reveal: sequence[tensor may{cpu, device}]
 listed.extend([host])
 reveal(listed)  # reveal: sequence[tensor {cpu}]
 stacked = torch.stack(values)  # reveal: tensor {device}

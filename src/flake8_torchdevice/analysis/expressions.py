@@ -215,6 +215,9 @@ class ExpressionEvaluator(_Base):
         if not tensors:
             if left.kind is Kind.SCALAR and right.kind is Kind.SCALAR:
                 return SCALAR
+            if Kind.SEQUENCE in (left.kind, right.kind):  # ``[t] * n``, ``a + b``: the same elements, repeated
+                parts = [value.element() for value in (left, right) if value.kind is Kind.SEQUENCE]
+                return sequence(item=any_element(parts))
             # Operands of unknown kind that may be tensors somewhere: so may the result be.
             return Value(places=join_places(left.places, right.places))
         if all(value.kind is Kind.NDARRAY for value in tensors):
@@ -363,21 +366,7 @@ class ExpressionEvaluator(_Base):
     def _await(self, node: cst.Await) -> Value:
         return self.evaluate(node.expression)
 
-    # -------------------------------------------------------------- iteration
-    def iterated(self, value: Value) -> Value:
-        """What ``for x in value`` binds to ``x``."""
-        kind = value.kind
-        if kind is Kind.LOADER:  # its batches, as knowledge/libraries says
-            return value.element()
-        if kind is Kind.BATCH:
-            return tensor(value.places, value.origin)
-        if kind in _ARRAY_KINDS:  # a module's output: its tuple of tensors, or the rows of its tensor
-            kind, zero_dim = (Kind.TENSOR if kind is Kind.OUTPUT else kind), value.rank == 1  # rows of 1-dim: 0-dim
-            return Value(kind=kind, places=value.places, grad=value.grad, scalar=zero_dim, origin=value.origin)
-        if kind is Kind.SEQUENCE:
-            return value.element()
-        return UNKNOWN
-
+    # -------------------------------------------------------------- annotations
     def annotation_kind(self, annotation: cst.BaseExpression) -> Kind | None:
         """``torch.Tensor`` annotates a tensor, ``float`` (``int``, ``bool``) a Python number."""
         if self.imports.qualify(annotation) in api.TENSOR_TYPES:

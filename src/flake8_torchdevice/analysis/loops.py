@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
-from .domain import UNKNOWN
+from .domain import TENSOR_KINDS, UNKNOWN, Kind, Value, tensor
 from .facts import Facts
 from .frames import Pending
 from .state import State
@@ -35,6 +35,7 @@ LOOP_PASSES = 3
 DRAFTED_NESTING = 2
 
 Body = Callable[[State], State]
+_ITERATED_ARRAYS = TENSOR_KINDS | {Kind.ARRAYLIKE, Kind.NDARRAY}
 
 
 @dataclass
@@ -46,6 +47,20 @@ class Draft:
 
 
 class LoopWalker(_Base):
+    def iterated(self, value: Value) -> Value:
+        """What ``for x in value`` binds to ``x``."""
+        kind = value.kind
+        if kind is Kind.LOADER:  # its batches, as knowledge/libraries says
+            return value.element()
+        if kind is Kind.BATCH:
+            return tensor(value.places, value.origin)
+        if kind in _ITERATED_ARRAYS:  # a module's output: its tuple of tensors, or the rows of its tensor
+            kind, zero_dim = (Kind.TENSOR if kind is Kind.OUTPUT else kind), value.rank == 1  # rows of 1-dim: 0-dim
+            return Value(kind=kind, places=value.places, grad=value.grad, scalar=zero_dim, origin=value.origin)
+        if kind is Kind.SEQUENCE:
+            return value.element()
+        return UNKNOWN
+
     def for_loop(self, node: cst.For) -> None:
         element = self.iterated(self.evaluate(node.iter))
 
