@@ -8,7 +8,7 @@ from transformers import AutoModel, AutoTokenizer
 
 a = torch.zeros(3)  # reveal: tensor {cpu}
 b = torch.arange(10)  # reveal: tensor {cpu} rank=1
-c = torch.tensor([1.0, 2.0])  # reveal: tensor {cpu}
+c = torch.tensor([1.0, 2.0])  # reveal: tensor {cpu} rank=1
 d = torch.tensor(2.0)  # reveal: tensor {cpu} 0-dim
 e = torch.from_numpy(np.ones(3))  # reveal: tensor {cpu}
 f = torch.FloatTensor(3, 4)  # reveal: tensor {cpu}
@@ -61,3 +61,11 @@ def typed_local():
 size = len(a)
 scale = torch.sqrt(torch.tensor(size).float())  # reveal: tensor {cpu} 0-dim
 stacked = torch.stack([d, d])  # reveal: tensor {cpu}
+
+# Shapes through indexing: a number takes a dimension away, a slice keeps them all.
+steps = torch.Tensor([0.5])  # reveal: tensor {cpu} rank=1
+schedule = 1 - torch.cat([steps, torch.linspace(0, 1, 4)]).cpu()  # reveal: tensor {cpu} rank=1
+last = schedule[-1]  # reveal: tensor {cpu} 0-dim
+tail = schedule[1:]  # reveal: tensor {cpu} rank=1
+grid = torch.tensor([[1.0, 2.0], [3.0, 4.0]])  # reveal: tensor {cpu} rank=2
+row = grid[0]  # reveal: tensor {cpu} rank=1

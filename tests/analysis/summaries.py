@@ -52,13 +52,13 @@ class Sampler:
 
     def run(self):
         chosen, noise = self.pick(2)
-        reveal(chosen)  # reveal: tensor {cpu}
+        reveal(chosen)  # reveal: tensor {cpu} rank=1
         reveal(self.pool)  # reveal: tensor {cpu} rank=1
         return noise
 
 
 sampler = Sampler(10)
-picked = sampler.pick(3)  # reveal: sequence(tensor {cpu}, tensor {cpu})
+picked = sampler.pick(3)  # reveal: sequence(tensor {cpu} rank=1, tensor {cpu})
 ran = sampler.run()  # reveal: tensor {cpu}
 
 

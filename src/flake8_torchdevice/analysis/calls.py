@@ -44,6 +44,7 @@ from .imports import dotted_name
 from .libraries import LibraryEvaluator
 from .literals import computed_cuda_device
 from .methods import keyword_value, returns_values_and_indices
+from .shapes import CONCATENATIONS, concatenated_rank, data_rank, shape_rank
 from .syntax import keyword_argument
 
 _TENSOR_KINDS = frozenset({Kind.TENSOR, Kind.OUTPUT, Kind.ARRAYLIKE})
@@ -205,7 +206,7 @@ class CallEvaluator(LibraryEvaluator):
         if qualified in api.NUMPY_MATH and arguments and all(value.kind is Kind.SCALAR for value in arguments):
             return SCALAR  # ``np.log(2 * np.pi)``: a NumPy scalar, a number to torch
         if qualified.startswith("numpy."):
-            return Value(kind=Kind.NDARRAY, places=CPU, rank=_shape_rank(qualified, node), origin=origin)
+            return Value(kind=Kind.NDARRAY, places=CPU, rank=shape_rank(qualified, node), origin=origin)
         if qualified in ("tqdm.tqdm", "tqdm.auto.tqdm", "tqdm.notebook.tqdm"):
             return sequence(item=self.iterated(first))
         effect = api.function_effect(qualified)
@@ -242,7 +243,8 @@ class CallEvaluator(LibraryEvaluator):
             elif places is None:
                 places = self.state.default_places
             scalar = _is_number(node) or first.kind is Kind.SCALAR or first.scalar
-            return tensor(places, origin, grad=grad, scalar=scalar)
+            data = node.args[0].value if node.args and node.args[0].keyword is None else None
+            return replace(tensor(places, origin, grad=grad, scalar=scalar), rank=data_rank(data))
         if effect is Effect.LIKE:
             return tensor(first.places if places is None else places, first.origin or origin, grad=grad)
         if effect is Effect.OTHER:
@@ -250,6 +252,8 @@ class CallEvaluator(LibraryEvaluator):
         if qualified in api.SHAPE_ARGUMENT_FUNCTIONS:  # the rest are sizes or host-side lengths
             arguments = arguments[:1]
         computed = self.computed(arguments, qualified not in api.NO_GRAD_FUNCTIONS)
+        if qualified in CONCATENATIONS and arguments:
+            computed = replace(computed, rank=concatenated_rank(arguments[0]))
         name = qualified.removeprefix("torch.")
         if "." not in name and returns_values_and_indices(name, node.args[1:], arguments[1:]):
             indices = Value(kind=Kind.TENSOR, places=computed.places, origin=computed.origin)
@@ -275,9 +279,9 @@ class CallEvaluator(LibraryEvaluator):
     def _legacy(self, node: cst.Call, qualified: str, first: Value, origin: Origin) -> Value:
         if qualified.endswith("Variable"):  # a wrapper that changes nothing
             return first.with_kind(Kind.TENSOR) if first.kind in (Kind.UNKNOWN, Kind.ARRAYLIKE) else first
-        if qualified == "torch.Tensor":
-            return tensor(self.state.default_places, origin)
-        return tensor(CPU, origin)  # typed constructors always allocate on the CPU
+        places = self.state.default_places if qualified == "torch.Tensor" else CPU  # typed ones: the CPU
+        data = node.args[0].value if len(node.args) == 1 and node.args[0].keyword is None else None
+        return replace(tensor(places, origin), rank=data_rank(data))  # ``torch.Tensor([x])``: 1-dim
 
     def _project_module(self, node: cst.Call, imported: ImportedClass) -> Value:
         """An instance of a module class from another of the project's files: built as torch's
@@ -352,16 +356,6 @@ _ENSURES_TENSOR = frozenset({"torch.as_tensor", "torch.asarray"})
 def module_placed(module: Value) -> bool:
     """The code shows where the module is (built here, moved with .to())."""
     return module.places != NOWHERE and not all(place.kind is PlaceKind.WITH_MODULE for place in module.places)
-
-
-def _shape_rank(qualified: str, node: cst.Call) -> int | None:
-    """``np.zeros((n, 1))``: an array of a literal shape has that many dimensions."""
-    if qualified.rsplit(".", 1)[-1] not in ("zeros", "ones", "empty", "full") or not node.args:
-        return None
-    shape = node.args[0].value
-    if type(shape) is cst.Tuple or type(shape) is cst.List:
-        return len(shape.elements)
-    return 1 if type(shape) in (cst.Integer, cst.Name, cst.Call, cst.Attribute) else None
 
 
 def _reduces_fully(node: cst.Call, qualified: str) -> bool:

@@ -9,6 +9,7 @@ model still has its sub-expressions evaluated, so no call goes unseen."""
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any, cast
 
 import libcst as cst
@@ -36,6 +37,7 @@ from .facts import LiteralFact, OperationFact, StoreFact
 from .imports import dotted_name
 from .literals import computed_cuda_device, is_cpu_literal, is_cuda_literal, string_value
 from .methods import names_a_device
+from .shapes import common_rank, indexed
 from .syntax import all_params, children, is_a, literal_index, range_stop
 
 if TYPE_CHECKING:
@@ -149,18 +151,23 @@ class ExpressionEvaluator(_Base):
     # -------------------------------------------------------------- subscripts
     def _subscript(self, node: cst.Subscript) -> Value:
         owner = self.evaluate(node.value)
-        indices = UNKNOWN
+        indices: Value | None = None  # a slice
         for element in node.slice:
             if type(element.slice) is cst.Index:
                 indices = self.evaluate(element.slice.value)
             else:
                 self.evaluate_children(element)
-        if self.recording and len(node.slice) == 1 and owner.kind in TENSOR_KINDS and indices.kind in TENSOR_KINDS:
+        single = len(node.slice) == 1
+        if self.recording and single and owner.kind in TENSOR_KINDS and indices and indices.kind in TENSOR_KINDS:
             # ``t[order]``: a tensor indexed by a tensor, which must be on the CPU or where ``t`` is
             self.facts.operations[id(node)] = OperationFact(
                 node, owner, indices, False, self.state.cuda_refused, self.frame.scope
             )
-        return self.subscripted(owner, node)
+        value = self.subscripted(owner, node)
+        if single and owner.kind in _ARRAY_KINDS:  # ``betas[i]`` of a 1-dim tensor: 0-dim
+            zero_dim, rank = indexed(owner, indices)
+            return replace(value, scalar=zero_dim, rank=rank)
+        return value
 
     def subscripted(self, owner: Value, node: cst.Subscript) -> Value:
         kind = owner.kind
@@ -231,6 +238,7 @@ class ExpressionEvaluator(_Base):
             places=places,
             grad=self.state.grad_enabled and any(value.grad for value in tensors),
             scalar=all(value.scalar for value in tensors) and all(_shapeless(value) for value in (left, right)),
+            rank=common_rank([left, right]),
             origin=origin,
         )
 

@@ -353,6 +353,7 @@ def _placed_throughout(value: Value, places: frozenset[Place], origin: Origin) -
         places=places,
         grad=value.grad,
         scalar=value.scalar,
+        rank=value.rank,
         elements=None
         if value.elements is None
         else tuple(_placed_throughout(e, places, origin) for e in value.elements),
