@@ -42,7 +42,7 @@ from .domain import (
 from .facts import Called, CallFact
 from .imports import dotted_name
 from .libraries import LibraryEvaluator
-from .literals import computed_cuda_device
+from .literals import computed_cuda_device, string_value
 from .methods import keyword_value, returns_values_and_indices
 from .shapes import CONCATENATIONS, concatenated_rank, data_rank, shape_rank
 from .syntax import keyword_argument
@@ -179,6 +179,11 @@ class CallEvaluator(LibraryEvaluator):
         if qualified == "torch.set_default_device":
             if node.args:
                 self.state.default_places = self.device_places(node.args[0].value, first) or NOWHERE
+            return NONE
+        if qualified == "torch.set_default_tensor_type" and node.args:  # ``("torch.cuda.FloatTensor")``
+            type_name = string_value(node.args[0].value) or self.imports.qualify(node.args[0].value) or ""
+            cpu = CPU if type_name.startswith("torch.") else NOWHERE
+            self.state.default_places = accelerator('"cuda"') if type_name.startswith("torch.cuda.") else cpu
             return NONE
         if qualified in api.PARAMETER_CLASSES:  # a parameter or buffer, frozen or not, moves with its module
             grad = qualified != "torch.nn.Buffer" and not _flag(node, "requires_grad", False)
