@@ -240,8 +240,6 @@ class _Collector:
             if param.default is not None:
                 self.visit(param.default)
         info = FunctionInfo(node, owner.key if owner is not None else None, Evidence(), self.bindings.key(node))
-        # ``def init_dist(launcher, backend="nccl")``: the process group it sets up is NCCL's
-        info.evidence.uses_nccl = any(string_value(p.default) == "nccl" for p in all_params(node.params) if p.default)
         self.definitions.functions[id(node)] = info
         self.bindings.enter_function(info)
         if owner is not None:

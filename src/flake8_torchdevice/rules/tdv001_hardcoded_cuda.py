@@ -177,10 +177,7 @@ def _guarded_functions(analysis: Analysis) -> set[int]:
 
 
 def _runs_guarded(call: CallFact, guarded: set[int]) -> bool:
-    """Under a CUDA check, in a guarded function, or in one that runs only with CUDA (a set-up of
-    NCCL calls its ``_init_dist_pytorch(backend)`` helper)."""
-    function = call.scope.function
-    return _guarded(call) or call.scope.cuda_specific or (function is not None and id(function) in guarded)
+    return _guarded(call) or (call.scope.function is not None and id(call.scope.function) in guarded)
 
 
 def _option_name(call: cst.Call) -> str | None:
@@ -242,9 +239,8 @@ class HardcodedCudaDevice(Rule):
     choice, `use_gpu=True` or `no_cuda=False`, nor an attribute assigned from one: that branch runs
     for every caller that does not pass the flag, and is reported as likely, citing the default,
     unless every call in the file passes it), tests skipped without CUDA
-    (`skipif`/`skipUnless`), functions and classes named for CUDA, functions that set up NCCL (also
-    through a `backend="nccl"` parameter default) or run once per GPU
-    (`mp.spawn(nprocs=device_count)`) and the helpers only they call, and, in a file that sets up NCCL, code that runs
+    (`skipif`/`skipUnless`), functions and classes named for CUDA, functions that set up NCCL or run
+    once per GPU (`mp.spawn(nprocs=device_count)`), and, in a file that sets up NCCL, code that runs
     only in a multi-process job (after `if not dist.is_initialized(): return` or `if
     get_world_size() == 1: return`), files that import a CUDA-only library (`apex`, `cupy`,
     `flash_attn`, `megatron`, `pycuda`, `tensorrt`, `transformer_engine`, `triton`, `vllm`...), also
