@@ -60,7 +60,9 @@ def kinds(source: str, path: str = "train.py") -> list[str]:
         ('parser.add_argument("--cuda", action="store_false")\n', [CPU_OPTION]),  # the flag turns it off
         ('parser.add_argument("--ngpu", type=int, default=1, help="0 = CPU.")\n', [CPU_OPTION]),
         ('parser.add_argument("--gpu_ids", default="0", help="e.g. 0,1,2. use -1 for CPU")\n', [CPU_OPTION]),
+        ('parser.add_argument("--gpu", default="0", help="use \'-1\' for CPU")\n', [CPU_OPTION]),
         ('parser.add_argument("--workers", type=int, help="CPU workers (0 = main process)")\n', []),
+        ('parser.add_argument("--threads", type=int, help="0 = CPU count")\n', []),
         ('parser.add_argument("--device", default="cpu")\n', [CPU_DEFAULT]),
         ('def embed(x, device="cpu"):\n    return x\n', [CPU_DEFAULT]),
         (

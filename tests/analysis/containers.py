@@ -27,6 +27,7 @@ listed = []
 listed.append(host)
 reveal(listed)  # reveal: sequence[tensor {cpu}]
 repeated = [host] * 3  # reveal: sequence[tensor {cpu}]
+named = "%s" % [host]  # reveal: unknown
 joined = [gpu] + listed  # reveal: sequence[tensor may{cpu, device}]
 listed.extend([host])
 reveal(listed)  # reveal: sequence[tensor {cpu}]

@@ -211,7 +211,7 @@ class CallEvaluator(LibraryEvaluator):
         if qualified in api.NUMPY_MATH and arguments and all(value.kind is Kind.SCALAR for value in arguments):
             return SCALAR  # ``np.log(2 * np.pi)``: a NumPy scalar, a number to torch
         if qualified.startswith("numpy."):
-            return Value(kind=Kind.NDARRAY, places=CPU, rank=shape_rank(qualified, node), origin=origin)
+            return Value(kind=Kind.NDARRAY, places=CPU, rank=shape_rank(qualified, node, first), origin=origin)
         if qualified in ("tqdm.tqdm", "tqdm.auto.tqdm", "tqdm.notebook.tqdm"):
             return sequence(item=self.iterated(first))
         effect = api.function_effect(qualified)
@@ -248,8 +248,8 @@ class CallEvaluator(LibraryEvaluator):
             elif places is None:
                 places = self.state.default_places
             scalar = _is_number(node) or first.kind is Kind.SCALAR or first.scalar
-            data = node.args[0].value if node.args and node.args[0].keyword is None else None
-            return replace(tensor(places, origin, grad=grad, scalar=scalar), rank=data_rank(data))
+            data = data_rank(first) if first.kind is Kind.SEQUENCE else None  # ``torch.tensor([a, b])``
+            return replace(tensor(places, origin, grad=grad, scalar=scalar), rank=data)
         if effect is Effect.LIKE:
             return tensor(first.places if places is None else places, first.origin or origin, grad=grad)
         if effect is Effect.OTHER:
@@ -285,8 +285,8 @@ class CallEvaluator(LibraryEvaluator):
         if qualified.endswith("Variable"):  # a wrapper that changes nothing
             return first.with_kind(Kind.TENSOR) if first.kind in (Kind.UNKNOWN, Kind.ARRAYLIKE) else first
         places = self.state.default_places if qualified == "torch.Tensor" else CPU  # typed ones: the CPU
-        data = node.args[0].value if len(node.args) == 1 and node.args[0].keyword is None else None
-        return replace(tensor(places, origin), rank=data_rank(data))  # ``torch.Tensor([x])``: 1-dim
+        data = data_rank(first) if first.kind is Kind.SEQUENCE else None  # ``torch.Tensor([x])``: 1-dim
+        return replace(tensor(places, origin), rank=data)
 
     def _project_module(self, node: cst.Call, imported: ImportedClass) -> Value:
         """An instance of a module class from another of the project's files: built as torch's

@@ -58,6 +58,7 @@ class Kind(enum.Enum):
 
 # Kinds that hold tensor data somewhere a device matters.
 TENSOR_KINDS = frozenset({Kind.TENSOR, Kind.OUTPUT})
+ARRAY_KINDS = frozenset({Kind.TENSOR, Kind.OUTPUT, Kind.ARRAYLIKE, Kind.NDARRAY})  # what has rows
 _JOIN_TO_ARRAYLIKE = frozenset({Kind.TENSOR, Kind.ARRAYLIKE, Kind.NDARRAY})
 
 

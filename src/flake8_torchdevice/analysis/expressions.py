@@ -16,6 +16,7 @@ import libcst as cst
 
 from ..knowledge import api
 from .domain import (
+    ARRAY_KINDS,
     CPU,
     NONE,
     NOWHERE,
@@ -37,7 +38,7 @@ from .facts import LiteralFact, OperationFact, StoreFact
 from .imports import dotted_name
 from .literals import computed_cuda_device, is_cpu_literal, is_cuda_literal, string_value
 from .methods import names_a_device
-from .shapes import common_rank, indexed
+from .shapes import common_rank, indexed, shapeless
 from .syntax import all_params, children, is_a, literal_index, range_stop
 
 if TYPE_CHECKING:
@@ -45,7 +46,6 @@ if TYPE_CHECKING:
 else:
     _Base = object
 
-_ARRAY_KINDS = frozenset({Kind.TENSOR, Kind.OUTPUT, Kind.ARRAYLIKE, Kind.NDARRAY})
 # Fields of the named tuples torch returns (``torch.max(x, 1)``, ``x.topk(k)``, ``x.sort()``).
 _RESULT_FIELDS = frozenset({"values", "indices"})
 # ``x.data`` and ``x.grad`` never require grad; ``x.T`` and the other views keep it.
@@ -164,14 +164,14 @@ class ExpressionEvaluator(_Base):
                 node, owner, indices, False, self.state.cuda_refused, self.frame.scope
             )
         value = self.subscripted(owner, node)
-        if single and owner.kind in _ARRAY_KINDS:  # ``betas[i]`` of a 1-dim tensor: 0-dim
+        if single and owner.kind in ARRAY_KINDS:  # ``betas[i]`` of a 1-dim tensor: 0-dim
             zero_dim, rank = indexed(owner, indices)
             return replace(value, scalar=zero_dim, rank=rank)
         return value
 
     def subscripted(self, owner: Value, node: cst.Subscript) -> Value:
         kind = owner.kind
-        if kind in _ARRAY_KINDS:
+        if kind in ARRAY_KINDS:
             return Value(kind=kind, places=owner.places, grad=owner.grad, origin=owner.origin)
         if kind is Kind.BATCH:
             return tensor(owner.places, owner.origin)
@@ -214,17 +214,18 @@ class ExpressionEvaluator(_Base):
             )
         if computed_cuda_device(node):  # ``"cuda:" + str(rank)``, ``"cuda:%d" % rank``
             return self.hard_coded_device(node)
+        if Kind.SEQUENCE in (left.kind, right.kind) and type(node.operator) in (cst.Add, cst.Multiply):
+            return _joined_lists(left, right, type(node.operator) is cst.Multiply)
+        if type(node.operator) is cst.MatrixMultiply:  # ``v @ w`` of 1-dim tensors is 0-dim
+            return replace(self.arithmetic(left, right), rank=None)
         return self.arithmetic(left, right)
 
     def arithmetic(self, left: Value, right: Value) -> Value:
         """``left <op> right``: a tensor where its non-0-dim tensor operands are."""
-        tensors = [value for value in (left, right) if value.kind in _ARRAY_KINDS]
+        tensors = [value for value in (left, right) if value.kind in ARRAY_KINDS]
         if not tensors:
             if left.kind is Kind.SCALAR and right.kind is Kind.SCALAR:
                 return SCALAR
-            if Kind.SEQUENCE in (left.kind, right.kind):  # ``[t] * n``, ``a + b``: the same elements, repeated
-                parts = [value.element() for value in (left, right) if value.kind is Kind.SEQUENCE]
-                return sequence(item=any_element(parts))
             # Operands of unknown kind that may be tensors somewhere: so may the result be.
             return Value(places=join_places(left.places, right.places))
         if all(value.kind is Kind.NDARRAY for value in tensors):
@@ -237,7 +238,7 @@ class ExpressionEvaluator(_Base):
             kind=kind,
             places=places,
             grad=self.state.grad_enabled and any(value.grad for value in tensors),
-            scalar=all(value.scalar for value in tensors) and all(_shapeless(value) for value in (left, right)),
+            scalar=all(value.scalar for value in tensors) and all(shapeless(value) for value in (left, right)),
             rank=common_rank([left, right]),
             origin=origin,
         )
@@ -250,7 +251,7 @@ class ExpressionEvaluator(_Base):
         left = self.evaluate(node.left)
         for target in node.comparisons:
             self.evaluate(target.comparator)
-        if left.kind in _ARRAY_KINDS:
+        if left.kind in ARRAY_KINDS:
             return Value(kind=left.kind, places=left.places, scalar=left.scalar, origin=left.origin)
         return SCALAR
 
@@ -382,9 +383,11 @@ class ExpressionEvaluator(_Base):
         return Kind.SCALAR if type(annotation) is cst.Name and annotation.value in ("float", "int", "bool") else None
 
 
-def _shapeless(value: Value) -> bool:
-    """A 0-dim tensor or a Python number: combined, they stay 0-dim."""
-    return value.scalar or value.kind is Kind.SCALAR
+def _joined_lists(left: Value, right: Value, repeated: bool) -> Value:
+    """``[t] * n``: the same elements, repeated; ``a + b``: the elements of both (one the code
+    does not show may add any)."""
+    sides = [side for side in (left, right) if side.kind is Kind.SEQUENCE or not repeated]
+    return sequence(item=any_element([side.element() if side.kind is Kind.SEQUENCE else UNKNOWN for side in sides]))
 
 
 # Each handler takes the node type it is filed under.

@@ -165,7 +165,6 @@ class Interpreter(StatementWalker, ExpressionEvaluator, CallEvaluator, SummaryEv
             cuda_checked=outer.cuda_checked or self.cuda_specific(info),
             grad_enabled=outer.grad_enabled and not self._decorated_without_grad(info),
             outer=visible,
-            default_places=outer.default_places,  # ``torch.set_default_device(d)`` before the call
         )
         if self_value is not None and info.self_name is not None:
             entry.bind(info.self_name, self_value)

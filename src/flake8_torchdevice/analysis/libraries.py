@@ -90,7 +90,7 @@ class LibraryEvaluator(MethodEvaluator):
     # ------------------------------------------------------------------ loaders
     def _loader(self, node: cst.Call, qualified: str, loader: Loader, arguments: tuple[Value, ...]) -> Value:
         short = qualified.rsplit(".", 1)[-1]
-        places = CPU
+        places, origin = CPU, Origin(node, f"yielded by {short}")
         device = keyword_argument(node, loader.device_keyword) if loader.device_keyword is not None else None
         if device is not None and loader.device_keyword is not None:
             places = self._loader_device(device, keyword_value(node, arguments, loader.device_keyword))
@@ -98,12 +98,14 @@ class LibraryEvaluator(MethodEvaluator):
             places = NOWHERE  # ``collate_fn=partial(collate, device=device)``: where that device is
         elif loader.collates_dataset:
             places = _collated_places(_first_argument(node, arguments, "dataset"))
-        elif loader.cpu_default_since is not None:
+        is_default = device is None or (type(device) is cst.Name and device.value == "None")
+        if loader.cpu_default_since is not None and is_default:  # the CPU since that version only
             library, version = loader.cpu_default_since
-            origin = Origin(node, f"yielded by {short} ({library} {version} and later)")
-            batch = _batch(loader, frozenset({Place(PlaceKind.CPU, guessed=True)}), origin)
-            return Value(kind=Kind.LOADER, item=batch, cls=qualified)
-        return Value(kind=Kind.LOADER, item=_batch(loader, places, Origin(node, f"yielded by {short}")), cls=qualified)
+            places, origin = (
+                frozenset({Place(PlaceKind.CPU, guessed=True)}),
+                Origin(node, f"yielded by {short} ({library} {version} and later)"),
+            )
+        return Value(kind=Kind.LOADER, item=_batch(loader, places, origin), cls=qualified)
 
     def _collates_onto_a_device(self, node: cst.Call, arguments: tuple[Value, ...]) -> bool:
         """A ``collate_fn`` given a device (``partial(collate, device=device)``), or a function of

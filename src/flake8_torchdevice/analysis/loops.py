@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
-from .domain import TENSOR_KINDS, UNKNOWN, Kind, Value, tensor
+from .domain import ARRAY_KINDS, UNKNOWN, Kind, Value, tensor
 from .facts import Facts
 from .frames import Pending
 from .state import State
@@ -35,7 +35,6 @@ LOOP_PASSES = 3
 DRAFTED_NESTING = 2
 
 Body = Callable[[State], State]
-_ITERATED_ARRAYS = TENSOR_KINDS | {Kind.ARRAYLIKE, Kind.NDARRAY}
 
 
 @dataclass
@@ -54,7 +53,7 @@ class LoopWalker(_Base):
             return value.element()
         if kind is Kind.BATCH:
             return tensor(value.places, value.origin)
-        if kind in _ITERATED_ARRAYS:  # a module's output: its tuple of tensors, or the rows of its tensor
+        if kind in ARRAY_KINDS:  # a module's output: its tuple of tensors, or the rows of its tensor
             kind, zero_dim = (Kind.TENSOR if kind is Kind.OUTPUT else kind), value.rank == 1  # rows of 1-dim: 0-dim
             return Value(kind=kind, places=value.places, grad=value.grad, scalar=zero_dim, origin=value.origin)
         if kind is Kind.SEQUENCE:

@@ -19,43 +19,41 @@ _SHAPED_FACTORIES = frozenset({"zeros", "ones", "empty", "full"})
 CONCATENATIONS = frozenset({"torch.cat", "torch.concat", "torch.concatenate"})
 
 
-def shape_rank(qualified: str, node: cst.Call) -> int | None:
-    """``np.zeros((n, 1))``: an array of a literal shape has that many dimensions."""
+def shape_rank(qualified: str, node: cst.Call, shape: Value) -> int | None:
+    """``np.zeros((n, 1))``: an array of a literal shape has that many dimensions, and one of a
+    number (``np.zeros(n)``) one; ``np.zeros(x.shape)`` has as many as ``x``, which is not shown."""
     if qualified.rsplit(".", 1)[-1] not in _SHAPED_FACTORIES or not node.args:
         return None
-    shape = node.args[0].value
-    if type(shape) is cst.Tuple or type(shape) is cst.List:
-        return len(shape.elements)
-    return 1 if type(shape) in (cst.Integer, cst.Name, cst.Call, cst.Attribute) else None
+    literal = node.args[0].value
+    if type(literal) is cst.Tuple or type(literal) is cst.List:
+        return len(literal.elements)
+    return 1 if shape.kind is Kind.SCALAR else None
 
 
-def data_rank(data: cst.BaseExpression | None) -> int | None:
-    """``torch.tensor([0.5, 1.0])``, ``torch.Tensor([x[0]])``: a list of numbers (or of items
-    picked out of something) is 1-dim, a list of such lists 2-dim. A name or a call could hold a
-    list or a row: it says nothing."""
-    if type(data) is not cst.List and type(data) is not cst.Tuple:
+def data_rank(data: Value) -> int | None:
+    """``torch.tensor([0.5, 1.0])``, ``torch.Tensor([[x, y]])``: data made of numbers (or 0-dim
+    tensors) has one dimension per level of lists around them. A value whose parts the code does
+    not show (``[box[0]]`` of a parameter: a number or a row) says nothing."""
+    if data.kind is Kind.SCALAR or data.scalar:
+        return 0
+    if data.kind is not Kind.SEQUENCE:
         return None
-    elements = [element.value for element in data.elements if type(element) is cst.Element]
-    if len(elements) != len(data.elements) or not elements:
-        return None  # ``[*rows]``: unpacked, of any shape; ``[]``: 1-dim, but rarely worth knowing
-    inner = {_element_rank(element) for element in elements}
-    rank = inner.pop() if len(inner) == 1 else None
+    parts = data.elements or ((data.item,) if data.item is not None else ())
+    ranks = {data_rank(part) for part in parts}
+    rank = ranks.pop() if len(ranks) == 1 else None
     return None if rank is None else rank + 1
 
 
-def _element_rank(element: cst.BaseExpression) -> int | None:
-    if type(element) is cst.UnaryOperation:
-        element = element.expression
-    if type(element) in (cst.Integer, cst.Float, cst.Subscript):
-        return 0
-    return data_rank(element)
+def shapeless(value: Value) -> bool:
+    """A 0-dim tensor or a Python number: combined, they stay 0-dim."""
+    return value.scalar or value.kind is Kind.SCALAR
 
 
 def common_rank(values: list[Value], concatenated: bool = False) -> int | None:
     """The rank of an elementwise result: that of its tensors that are not 0-dim, where they agree
     (numbers and 0-dim tensors broadcast without adding a dimension). Tensors joined by
     ``torch.cat`` all have one rank: any of them shown tells it."""
-    ranks = {value.rank for value in values if value.kind is not Kind.SCALAR and not value.scalar}
+    ranks = {value.rank for value in values if not shapeless(value)}
     if concatenated:
         ranks.discard(None)
     return ranks.pop() if len(ranks) == 1 else None

@@ -219,7 +219,7 @@ DTYPES = frozenset(
 # The dtypes whose tensors never require grad: ``x.to(torch.uint8)`` is an image, not a result to
 # differentiate (semantics/holds_cast_to_an_integer_dtype_drops_grad.py).
 INTEGER_OR_BOOL_DTYPES = frozenset(
-    f"torch.{name}" for name in "int int8 int16 int32 int64 uint8 long short bool".split()
+    f"torch.{name}" for name in "int int8 int16 int32 int64 uint8 uint16 uint32 uint64 long short bool".split()
 )
 # Counts that are 0 (never an error) without CUDA: devices, and CUDA memory in use. Compared with
 # a number (``device_count() > 1``, ``memory_allocated() < 8e9``), they read as the analysis's

@@ -65,7 +65,8 @@ _CUDA_OPT_IN = re.compile(r"^--?(use[-_])?(cuda|gpu)$", re.IGNORECASE)
 _CPU_DEVICE = re.compile(r"cpu", re.IGNORECASE)
 # A GPU option whose help names the value that selects the CPU: ``--ngpu`` with "0 = CPU.",
 # ``--gpu_ids`` with "use -1 for CPU".
-_HELP_SELECTS_CPU = re.compile(r"(-1|\b0)\s*(=|:|for|means|is)\s*(the\s+)?cpu\b", re.IGNORECASE)
+_HELP_SELECTS_CPU = re.compile(r"['\"]?(-1|\b0)['\"]?\s*(=|:|for|means|is)\s*(the\s+)?cpu\b", re.IGNORECASE)
+_NAMES_A_DEVICE = re.compile(r"gpu|cuda|device", re.IGNORECASE)
 # A device of any kind: "cuda" or "device" anywhere (``is_cuda``, ``self.device``), a move
 # (``.to(``), or one of the short names as a word (not "input", "output"). A file without any
 # places nothing anywhere but on the CPU, and takes no device from elsewhere. Substring tests
@@ -475,8 +476,7 @@ class _Reader(ast.NodeVisitor):
 
     def _read_option(self, node: ast.Call) -> None:
         flags = [arg.value for arg in node.args if isinstance(arg, ast.Constant) and isinstance(arg.value, str)]
-        default = _keyword(node, "default")
-        action = _keyword(node, "action")
+        default, action, help_text = (_keyword(node, name) for name in ("default", "action", "help"))
         if any(api.CPU_OPTION.match(flag) for flag in flags):
             self.found(CPU_OPTION, node)
         elif "--device" in flags and default is not None and _names_cpu(default):
@@ -485,8 +485,8 @@ class _Reader(ast.NodeVisitor):
             # CUDA is opt-in (the default run is on the CPU), or the flag turns it off
             # (awd-lstm-lm's ``--cuda``, ``store_false``: a run given it is on the CPU)
             self.found(CPU_OPTION, node)
-        elif isinstance(help_text := _constant(_keyword(node, "help")), str) and _HELP_SELECTS_CPU.search(help_text):
-            self.found(CPU_OPTION, node)
+        elif any(map(_NAMES_A_DEVICE.search, flags)) and _HELP_SELECTS_CPU.search(str(_constant(help_text))):
+            self.found(CPU_OPTION, node)  # ``--ngpu`` "0 = CPU.": not ``--threads`` "0 = CPU count"
         else:
             return
         dest = _constant(_keyword(node, "dest"))

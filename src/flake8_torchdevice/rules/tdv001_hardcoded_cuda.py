@@ -118,10 +118,11 @@ def _placement_arguments(call: CallFact) -> Iterator[tuple[cst.BaseExpression, i
 
 def _placements(call: CallFact, index: int, value: Value) -> Iterable[Value]:
     """The devices a placement argument holds: itself (``device = "cuda"`` ... ``.to(device)``), or
-    each device a ``device_map`` maps to (``{"": "cuda:0"}``). A list under another keyword is not
-    a placement: ``_add_arguments(parser, device={"choices": ["cpu", "cuda"]})`` offers options."""
+    each device a mapping maps to (``device_map={"": "cuda:0"}``, ``map_location={"cuda:1":
+    "cuda:0"}``). What a ``device=`` keyword holds inside a list or a dict is not a placement:
+    ``_add_arguments(parser, device={"choices": ["cpu", "cuda"]})`` offers options."""
     keyword = call.node.args[index].keyword
-    return elements(value) if keyword is not None and keyword.value == "device_map" else (value,)
+    return elements(value) if keyword is None or keyword.value != "device" else (value,)
 
 
 def _hard_coded_origin(value: Value, analysis: Analysis, guarded: set[int]) -> cst.BaseExpression | None:
