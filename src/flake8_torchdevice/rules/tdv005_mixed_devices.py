@@ -130,8 +130,9 @@ class MixedDevices(Rule):
     `total += loss.item()` (a Python float) and `total = total + loss` (a new tensor); an
     in-place update from inputs the function brings to the CPU (`torch.from_numpy`, `.cpu()`, a
     `DataLoader`'s batches); arithmetic in a module's `__init__` on its parameters, which are
-    still on the CPU there; CPU 0-dim operands (`torch.tensor(2.0)`, `x.sum()`) of operators
-    and elementwise functions, which PyTorch takes as scalars on any device (not the bounds of
+    still on the CPU there; CPU 0-dim operands (`torch.tensor(2.0)`, `x.sum()`, `torch.tensor(n)`
+    of a size read off `x.shape`, `betas[i]` of a 1-dim `betas`) of operators and elementwise
+    functions, which PyTorch takes as scalars on any device (not the bounds of
     `torch.clamp`, nor the tensors `torch.stack` or `torch.cat` join: those raise on a GPU);
     two device expressions that might be the same device (`device` and `other_device`); tensors
     whose place the code does not show; code under a CPU-only branch (`if x.device.type == "cpu":`,
