@@ -183,7 +183,8 @@ class CallEvaluator(LibraryEvaluator):
         if qualified == "torch.set_default_tensor_type" and node.args:  # ``("torch.cuda.FloatTensor")``
             type_name = string_value(node.args[0].value) or self.imports.qualify(node.args[0].value) or ""
             cpu = CPU if type_name.startswith("torch.") else NOWHERE
-            self.state.default_places = accelerator('"cuda"') if type_name.startswith("torch.cuda.") else cpu
+            placed = accelerator('"cuda"') if type_name.startswith("torch.cuda.") else cpu
+            self.state.default_places = self.state.legacy_places = placed
             return NONE
         if qualified in api.PARAMETER_CLASSES:  # a parameter or buffer, frozen or not, moves with its module
             grad = qualified != "torch.nn.Buffer" and not _flag(node, "requires_grad", False)
@@ -284,7 +285,7 @@ class CallEvaluator(LibraryEvaluator):
     def _legacy(self, node: cst.Call, qualified: str, first: Value, origin: Origin) -> Value:
         if qualified.endswith("Variable"):  # a wrapper that changes nothing
             return first.with_kind(Kind.TENSOR) if first.kind in (Kind.UNKNOWN, Kind.ARRAYLIKE) else first
-        places = self.state.default_places if qualified == "torch.Tensor" else CPU  # typed ones: the CPU
+        places = self.state.legacy_places if qualified == "torch.Tensor" else CPU  # typed ones: the CPU
         data = data_rank(first) if first.kind is Kind.SEQUENCE else None  # ``torch.Tensor([x])``: 1-dim
         return replace(tensor(places, origin), rank=data)
 

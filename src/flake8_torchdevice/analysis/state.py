@@ -24,6 +24,7 @@ class State:
         "cuda_refused",
         "default_places",
         "grad_enabled",
+        "legacy_places",
         "names",
         "outer",
         "owners",
@@ -41,6 +42,7 @@ class State:
         cuda_refused: bool = False,
         outer: dict[str, Value] | None = None,
         cuda_by_default: Origin | None = None,
+        legacy_places: frozenset[Place] = CPU,
     ) -> None:
         self.names: dict[str, Value] = names if names is not None else {}
         # The enclosing scope's names (the module's, for a function), read when ``names`` lacks one.
@@ -57,6 +59,10 @@ class State:
         self.grad_enabled = grad_enabled
         # Where a factory without ``device=`` allocates (``with torch.device(d):`` changes it).
         self.default_places = default_places
+        # Where ``torch.Tensor(data)`` allocates: only ``torch.set_default_tensor_type`` changes it
+        # (the legacy constructor ignores ``set_default_device``: semantics/
+        # holds_legacy_constructor_ignores_the_default_device.py).
+        self.legacy_places = legacy_places
         self.reachable = reachable
         # Names with attribute paths bound (``self`` for ``self.net``): rebinding one forgets them.
         self.owners: set[str] = (
@@ -74,6 +80,7 @@ class State:
             self.cuda_refused,
             self.outer,
             self.cuda_by_default,
+            self.legacy_places,
         )
 
     def get(self, name: str) -> Value | None:
@@ -135,6 +142,7 @@ class State:
             cuda_refused=self.cuda_refused and other.cuda_refused,
             outer=self.outer,
             cuda_by_default=self.cuda_by_default if self.cuda_by_default is other.cuda_by_default else None,
+            legacy_places=self.legacy_places | other.legacy_places,
         )
 
     def same_as(self, other: State) -> bool:
@@ -146,6 +154,7 @@ class State:
             and self.cuda_by_default is other.cuda_by_default
             and self.grad_enabled == other.grad_enabled
             and self.default_places == other.default_places
+            and self.legacy_places == other.legacy_places
             and self.names == other.names
         )
 
