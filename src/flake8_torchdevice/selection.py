@@ -8,19 +8,12 @@ torch. Why each of these rules is off is in its own documentation.
 from collections.abc import Iterable
 
 # A rule is on when its high findings were right at least nine times in ten at its first looks
-# (code it was not tuned on; ``precision`` in each rule, docs/precision.md). TDV001 came on at
-# round 9 (its high findings, sure only where the project's code shows it runs without CUDA, were
-# right 17 times in 17 in rounds 7-9) and went off again at round 10: 37 of 67 over rounds 7-14.
-# TDV009 came on at round 10 (high: 3 of 3 in rounds 8 and 10), fell short at round 13 (0 of 1)
-# and again at round 14 (0 of 1: a store into one NumPy element, fixed since): off, 3 of 5.
-# TDV004's high findings were right 60 times in 111 over rounds 7-14; TDV005's 13 in 34. TDV010
-# came on after three first looks since its last fix (5 right of 5). TDV013 is new: no first look
-# has found anything for it. TDV012 was right 1 of 1 at round 14 (10 of 11 in all). TDV002, TDV003
-# and TDV006 fell short on one cause each (rounds 7 and 11); at round 13 TDV002 (0 of 2) and TDV010
-# (0 of 2) fell short on causes fixed since, and stayed on for the next first look to decide: at
-# round 14 TDV002 was right 2 of 2; TDV006's 5 sure findings were debatable (batches of a torchtext
-# whose version decides, graded likely since), TDV010 found nothing. TDV007 is a performance rule:
-# right 34 of 34 at round 14, but most of its findings run once, where the copy costs nothing.
+# (code it was not tuned on; ``precision`` in each rule). One that falls short on causes fixed
+# since stays on until the next first look, and goes off if it falls short again. Why each of
+# these is off, round by round, is in docs/precision.md ("What round N decided"): TDV001 (37 of
+# 67 over rounds 7-14), TDV004 (60 of 111), TDV005 (13 of 34), TDV008 (never right), TDV009 (fell
+# short at rounds 13 and 14), TDV013 (no first look has found anything for it); TDV007 is right
+# as a rule but a performance one, most of whose findings run once.
 OFF_BY_DEFAULT = frozenset({"TDV001", "TDV004", "TDV005", "TDV007", "TDV008", "TDV009", "TDV013"})
 
 

@@ -151,21 +151,21 @@ class ExpressionEvaluator(_Base):
     # -------------------------------------------------------------- subscripts
     def _subscript(self, node: cst.Subscript) -> Value:
         owner = self.evaluate(node.value)
-        indices: Value | None = None  # a slice
+        index: Value | None = None  # a slice (the last index, where there are several)
         for element in node.slice:
             if type(element.slice) is cst.Index:
-                indices = self.evaluate(element.slice.value)
+                index = self.evaluate(element.slice.value)
             else:
                 self.evaluate_children(element)
         single = len(node.slice) == 1
-        if self.recording and single and owner.kind in TENSOR_KINDS and indices and indices.kind in TENSOR_KINDS:
+        if self.recording and single and owner.kind in TENSOR_KINDS and index and index.kind in TENSOR_KINDS:
             # ``t[order]``: a tensor indexed by a tensor, which must be on the CPU or where ``t`` is
             self.facts.operations[id(node)] = OperationFact(
-                node, owner, indices, False, self.state.cuda_refused, self.frame.scope
+                node, owner, index, False, self.state.cuda_refused, self.frame.scope
             )
         value = self.subscripted(owner, node)
         if single and owner.kind in ARRAY_KINDS:  # ``betas[i]`` of a 1-dim tensor: 0-dim
-            zero_dim, rank = indexed(owner, indices)
+            zero_dim, rank = indexed(owner, index)
             return replace(value, scalar=zero_dim, rank=rank)
         return value
 
