@@ -37,7 +37,7 @@ from .imports import dotted_name
 from .literals import bool_value
 from .loops import LoopWalker
 from .state import State, mark_cpu_branches, refuted_by_a_value, unreachable
-from .syntax import all_params, bound_names, children, statements
+from .syntax import all_params, bound_names, children, opens_a_file, statements
 
 if TYPE_CHECKING:
     from .parts import InterpreterParts as _Base
@@ -102,8 +102,9 @@ class StatementWalker(LoopWalker, _Base):
                 self.state.grad_enabled = False
             elif qualified == "torch.device":  # factories allocate on that device inside
                 self.state.default_places = context.places
-            if item.asname is not None:
-                self.bind_target(item.asname.name, UNKNOWN)
+            if item.asname is not None:  # ``with open(p) as f``: ``f`` remembers the call that opened it
+                opened = call is not None and qualified is None and opens_a_file(call)
+                self.bind_target(item.asname.name, context if opened else UNKNOWN)
         self.block(statements(node.body))
         if self.state.reachable:
             self.state.grad_enabled, self.state.default_places = before_grad, before_places

@@ -351,3 +351,8 @@ def _unset_attributes(test: cst.BaseExpression, self_name: str) -> set[str]:
                 found.add(attribute)
         stack.extend(children(node))
     return found
+
+
+def opens_a_file(call: cst.Call) -> bool:
+    """``open(path, "rb")``: the builtin, by its name (an imported ``open`` qualifies otherwise)."""
+    return type(call.func) is cst.Name and call.func.value == "open"

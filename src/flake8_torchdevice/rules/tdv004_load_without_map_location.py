@@ -134,7 +134,12 @@ def _not_shown(part: Value) -> bool:
 
 
 def _path_key(analysis: Analysis, path: cst.BaseExpression) -> str:
-    """A path as written, but a string literal by its value: ``'mlp.params'`` is ``"mlp.params"``."""
+    """A path as written, but a string literal by its value (``'mlp.params'`` is ``"mlp.params"``),
+    and a file object by the path it was opened from (``open(name, "rb")``, ``f`` of ``with
+    open(name, "wb") as f``)."""
+    opened = path if type(path) is cst.Call else analysis.origin_node(analysis.value_of(path))
+    if type(opened) is cst.Call and dotted_name(opened.func) == "open" and opened.args:
+        path = opened.args[0].value
     literal = string_value(path)
     return source_text(analysis, path) if literal is None else repr(literal)
 
@@ -172,7 +177,8 @@ class LoadWithoutMapLocation(Rule):
     CUDA check or in code named for GPUs (FSDP, CUDA-only components); loads of what this file
     itself saves to the same path (`torch.save(state, path)` ... `torch.load(path)`, `torch.jit.save`
     ... `torch.jit.load`, in the same function, or both at module level: the same run on the same
-    machine; a string path however quoted), or that a call of the file's own function writes there
+    machine; a string path however quoted, or a file object opened on it: `with open(path, "wb") as
+    f: torch.save(x, f)` ... `torch.load(open(path, "rb"))`), or that a call of the file's own function writes there
     (`train(..., "best.pt")` with a `save_path` parameter); states that hold no device
     tensors: schedulers, gradient scalers, RNG states
     (`scheduler.load_state_dict(torch.load(...))`, `torch.set_rng_state(torch.load(...))`).
