@@ -249,8 +249,7 @@ class CallEvaluator(LibraryEvaluator):
             elif places is None:
                 places = self.state.default_places
             scalar = _is_number(node) or first.kind is Kind.SCALAR or first.scalar
-            data = data_rank(first) if first.kind is Kind.SEQUENCE else None  # ``torch.tensor([a, b])``
-            return replace(tensor(places, origin, grad=grad, scalar=scalar), rank=data)
+            return replace(tensor(places, origin, grad=grad, scalar=scalar), rank=data_rank(first))
         if effect is Effect.LIKE:
             return tensor(first.places if places is None else places, first.origin or origin, grad=grad)
         if effect is Effect.OTHER:
@@ -286,8 +285,7 @@ class CallEvaluator(LibraryEvaluator):
         if qualified.endswith("Variable"):  # a wrapper that changes nothing
             return first.with_kind(Kind.TENSOR) if first.kind in (Kind.UNKNOWN, Kind.ARRAYLIKE) else first
         places = self.state.legacy_places if qualified == "torch.Tensor" else CPU  # typed ones: the CPU
-        data = data_rank(first) if first.kind is Kind.SEQUENCE else None  # ``torch.Tensor([x])``: 1-dim
-        return replace(tensor(places, origin), rank=data)
+        return replace(tensor(places, origin), rank=data_rank(first))  # ``torch.Tensor([x])``: 1-dim
 
     def _project_module(self, node: cst.Call, imported: ImportedClass) -> Value:
         """An instance of a module class from another of the project's files: built as torch's

@@ -30,7 +30,7 @@ from .cuda_words import flag_polarity, mentions_cuda
 from .device_tests import on_the_cpu, placement_test
 from .domain import Kind, Origin, Polarity, Value
 from .imports import ImportTable, dotted_name
-from .literals import number_value, string_value
+from .literals import is_none_literal, number_value, string_value
 from .state import State
 from .syntax import children
 
@@ -232,7 +232,7 @@ class Conditions:
                 inner = self.polarity(right, state)
             if inner is not Polarity.NONE:
                 # ``ids is not None``, ``gpu_id != -1`` (-1: no GPU) test what ``ids``, ``gpu_id`` test.
-                if _is_none(right) or _is_none(left) or number_value(right) == -1:
+                if is_none_literal(right) or is_none_literal(left) or number_value(right) == -1:
                     return inner if negated else inner.flipped()
                 counts_zero = isinstance(operator, _ZERO_COMPARISONS) and _counts_none(right)
                 return inner.flipped() if counts_zero or negated else inner
@@ -397,10 +397,6 @@ def _compare(count: float, operator: cst.BaseCompOp, bound: float, flipped: bool
 def _common_polarity(polarities: Sequence[Polarity]) -> Polarity:
     distinct = set(polarities)
     return distinct.pop() if len(distinct) == 1 else Polarity.NONE
-
-
-def _is_none(node: cst.BaseExpression) -> bool:
-    return type(node) is cst.Name and node.value == "None"
 
 
 def _counts_none(node: cst.BaseExpression) -> bool:

@@ -33,7 +33,7 @@ from .domain import (
 )
 from .facts import Called
 from .imports import dotted_name
-from .literals import is_cpu_literal, string_value
+from .literals import is_cpu_literal, is_none_literal, string_value
 from .methods import MethodEvaluator, keyword_value
 from .syntax import all_params, keyword_argument
 
@@ -98,7 +98,7 @@ class LibraryEvaluator(MethodEvaluator):
             places = NOWHERE  # ``collate_fn=partial(collate, device=device)``: where that device is
         elif loader.collates_dataset:
             places = _collated_places(_first_argument(node, arguments, "dataset"))
-        is_default = device is None or (type(device) is cst.Name and device.value == "None")
+        is_default = device is None or is_none_literal(device)
         if loader.cpu_default_since is not None and is_default:  # the CPU since that version only
             library, version = loader.cpu_default_since
             places, origin = (
@@ -121,7 +121,7 @@ class LibraryEvaluator(MethodEvaluator):
         return any("device" in param.name.value and not _defaults_to_the_cpu(param) for param in params)
 
     def _loader_device(self, node: cst.BaseExpression, value: Value) -> frozenset[Place]:
-        if type(node) is cst.Name and node.value == "None":
+        if is_none_literal(node):
             return CPU
         if type(node) in (cst.Integer, cst.UnaryOperation):  # an index: the GPU, or the CPU, by version
             return NOWHERE
@@ -205,7 +205,7 @@ def _batch(loader: Loader, places: frozenset[Place], origin: Origin) -> Value:
 def _defaults_to_the_cpu(param: cst.Param) -> bool:
     """``device="cpu"``, ``device=None``: what a ``collate_fn`` passed as it is gets."""
     default = param.default
-    return default is not None and (is_cpu_literal(default) or (type(default) is cst.Name and default.value == "None"))
+    return default is not None and (is_cpu_literal(default) or is_none_literal(default))
 
 
 def _collated_places(dataset: Value) -> frozenset[Place]:

@@ -64,6 +64,10 @@ def is_cuda_literal(node: cst.BaseExpression) -> bool:
     return value is not None and _CUDA_DEVICE.fullmatch(value) is not None
 
 
+def is_none_literal(node: cst.BaseExpression) -> bool:
+    return type(node) is cst.Name and node.value == "None"
+
+
 def is_cpu_literal(node: cst.BaseExpression) -> bool:
     value = string_value(node)
     return value is not None and _CPU_DEVICE.fullmatch(value) is not None

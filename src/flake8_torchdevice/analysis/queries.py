@@ -30,6 +30,7 @@ from .syntax import (
     ends_a_notebook_cell,
     fits_tensor_move,
     keyword_argument,
+    opens_a_file,
     own_nodes,
     positional_argument,
 )
@@ -117,6 +118,7 @@ __all__ = [
     "must_be_on_accelerator",
     "must_be_on_cpu",
     "on_the_cpu_in_a_branch",
+    "opens_a_file",
     "own_nodes",
     "place_name",
     "place_unknown",

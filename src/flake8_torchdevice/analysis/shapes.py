@@ -33,13 +33,17 @@ def shape_rank(qualified: str, node: cst.Call, shape: Value) -> int | None:
 def data_rank(data: Value) -> int | None:
     """``torch.tensor([0.5, 1.0])``, ``torch.Tensor([[x, y]])``: data made of numbers (or 0-dim
     tensors) has one dimension per level of lists around them. A value whose parts the code does
-    not show (``[box[0]]`` of a parameter: a number or a row) says nothing."""
+    not show (``[box[0]]`` of a parameter: a number or a row) says nothing, and neither does data
+    that is no list (``torch.tensor(3.0)`` is 0-dim, which ``Value.scalar`` says)."""
+    return _nested_rank(data) if data.kind is Kind.SEQUENCE else None
+
+
+def _nested_rank(data: Value) -> int | None:
     if data.kind is Kind.SCALAR or data.scalar:
         return 0
     if data.kind is not Kind.SEQUENCE:
         return None
-    parts = data.elements or ((data.item,) if data.item is not None else ())
-    ranks = {data_rank(part) for part in parts}
+    ranks = {_nested_rank(part) for part in _parts(data)}
     rank = ranks.pop() if len(ranks) == 1 else None
     return None if rank is None else rank + 1
 
@@ -61,8 +65,12 @@ def common_rank(values: list[Value], concatenated: bool = False) -> int | None:
 
 def concatenated_rank(pieces: Value) -> int | None:
     """``torch.cat([a, b])``: the rank of its pieces."""
-    parts = pieces.elements or ((pieces.item,) if pieces.item is not None else ())
-    return common_rank(list(parts), concatenated=True)
+    return common_rank(list(_parts(pieces)), concatenated=True)
+
+
+def _parts(sequence: Value) -> tuple[Value, ...]:
+    """What a list holds: its elements where the code shows each, else the one any of them is."""
+    return sequence.elements or ((sequence.item,) if sequence.item is not None else ())
 
 
 def indexed(owner: Value, index: Value | None) -> tuple[bool, int | None]:

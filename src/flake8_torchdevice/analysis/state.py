@@ -15,6 +15,7 @@ from __future__ import annotations
 import libcst as cst
 
 from .domain import CPU, CPU_PLACE, TENSOR_KINDS, Kind, Origin, Place, Value, must_be_on_cpu, on_the_cpu_in_a_branch
+from .literals import is_none_literal
 
 
 class State:
@@ -192,7 +193,7 @@ def refuted_by_a_value(state: State, test: cst.BaseExpression, truth: bool) -> b
     if type(test) is not cst.Comparison or len(test.comparisons) != 1:
         return False
     target = test.comparisons[0]
-    if type(target.comparator) is not cst.Name or target.comparator.value != "None":
+    if not is_none_literal(target.comparator):
         return False
     if type(target.operator) not in (cst.Is, cst.IsNot) or type(test.left) is not cst.Name:
         return False

@@ -19,6 +19,7 @@ from ..analysis.queries import (
     load_with_map_location,
     may_be_on_accelerator,
     must_be_on_cpu,
+    opens_a_file,
     positional_argument,
     saves_a_file,
     string_value,
@@ -138,7 +139,7 @@ def _path_key(analysis: Analysis, path: cst.BaseExpression) -> str:
     and a file object by the path it was opened from (``open(name, "rb")``, ``f`` of ``with
     open(name, "wb") as f``)."""
     opened = path if type(path) is cst.Call else analysis.origin_node(analysis.value_of(path))
-    if type(opened) is cst.Call and dotted_name(opened.func) == "open" and opened.args:
+    if type(opened) is cst.Call and opens_a_file(opened) and opened.args:
         path = opened.args[0].value
     literal = string_value(path)
     return source_text(analysis, path) if literal is None else repr(literal)
@@ -178,9 +179,9 @@ class LoadWithoutMapLocation(Rule):
     itself saves to the same path (`torch.save(state, path)` ... `torch.load(path)`, `torch.jit.save`
     ... `torch.jit.load`, in the same function, or both at module level: the same run on the same
     machine; a string path however quoted, or a file object opened on it: `with open(path, "wb") as
-    f: torch.save(x, f)` ... `torch.load(open(path, "rb"))`), or that a call of the file's own function writes there
-    (`train(..., "best.pt")` with a `save_path` parameter); states that hold no device
-    tensors: schedulers, gradient scalers, RNG states
+    f: torch.save(x, f)` ... `torch.load(open(path, "rb"))`), or that a call of the file's own
+    function writes there (`train(..., "best.pt")` with a `save_path` parameter); states that hold
+    no device tensors: schedulers, gradient scalers, RNG states
     (`scheduler.load_state_dict(torch.load(...))`, `torch.set_rng_state(torch.load(...))`).
     Downloads (`load_state_dict_from_url`, `load_url`) are reported as guesses (low confidence):
     weights published for download are saved from the CPU as a rule (torchvision's are), though
