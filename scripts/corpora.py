@@ -13,7 +13,7 @@ unpacked is not unpacked again.
     python scripts/corpora.py --fresh    # the libraries first linted with the final rules
     python scripts/corpora.py --user     # export the user repositories fetched with the search tool
     python scripts/corpora.py --fresh-user # export the user repositories first linted with the final rules
-    python scripts/corpora.py --round9   # a first look's libraries and user repositories (--round4 to --round14)
+    python scripts/corpora.py --round9   # a first look's libraries and user repositories (--round4 to --round15)
 
 Reuse from another script::
 
@@ -296,6 +296,18 @@ ROUND14_CORPORA: dict[str, str] = {
     "nerfstudio": "nerfstudio==1.1.5",
     "torchsurv": "torchsurv==0.2.0",
 }
+ROUND15_CORPORA: dict[str, str] = {
+    "catalyst": "catalyst==22.4",
+    "pythae": "pythae==0.1.2",
+    "deepinv": "deepinv==0.5.0",
+    "dac": "descript-audio-codec==1.0.0",
+    "gluonts": "gluonts==0.17.0",
+    "torch_harmonics": "torch-harmonics==0.9.3",
+    "compressai": "compressai==1.2.8",
+    "pytorch_adapt": "pytorch-adapt==0.0.83",
+    "torchopt": "torchopt==0.7.3",
+    "lavis": "salesforce-lavis==1.0.2",
+}
 KNOWN_CORPORA: dict[str, str] = {
     **CORPORA,
     **EXTRA_CORPORA,
@@ -312,6 +324,7 @@ KNOWN_CORPORA: dict[str, str] = {
     **ROUND12_CORPORA,
     **ROUND13_CORPORA,
     **ROUND14_CORPORA,
+    **ROUND15_CORPORA,
 }
 
 # User research code: training scripts, tutorials and notebooks from public repositories, pinned
@@ -562,6 +575,24 @@ ROUND14_USER_REPOSITORIES: dict[str, tuple[str, str]] = {
     "deeprl": ("ShangtongZhang/DeepRL", "c0968b5c046314af09944843cdf06f4100c6bb95"),
     "pix2pixhd": ("NVIDIA/pix2pixHD", "14b3b3c7fff413086e3b58df52096f16b6891172"),
 }
+ROUND15_USER_REPOSITORIES: dict[str, tuple[str, str]] = {
+    "monodepth2": ("nianticlabs/monodepth2", "b676244e5a1ca55564eb5d16ab521a48f823af31"),
+    "raft": ("princeton-vl/RAFT", "2888e15a51fa41140771d3f498ed8023cff098d1"),
+    "csail-segmentation": ("CSAILVision/semantic-segmentation-pytorch", "8f27c9b97d2ca7c6e05333d5766d144bf7d8c31b"),
+    "time-series-library": ("thuml/Time-Series-Library", "4e938a1767106324dd753b2a44832bf870a0252e"),
+    "image-captioning": (
+        "sgrvinod/a-PyTorch-Tutorial-to-Image-Captioning",
+        "cc9c7e2f4017938d414178d3781fed8dbe442852",
+    ),
+    "text-recognition": ("clovaai/deep-text-recognition-benchmark", "e2117f2fb882b3c6085030500a260c113be27a63"),
+    "attention-is-all-you-need": (
+        "jadore801120/attention-is-all-you-need-pytorch",
+        "132907dd272e2cc92e3c10e6c4e783a87ff8893d",
+    ),
+    "informer": ("zhouhaoyi/Informer2020", "29f2a739226a509202a092b464163da81fa74960"),
+    "yolov7": ("WongKinYiu/yolov7", "a207844b1ce82d204ab36d87d496728d3d2348e7"),
+    "openpose": ("Hzzone/pytorch-openpose", "5ee71dc10020403dc3def2bb68f9b77c40337ae2"),
+}
 KNOWN_USER_REPOSITORIES: dict[str, tuple[str, str]] = {
     **USER_REPOSITORIES,
     **FRESH_USER_REPOSITORIES,
@@ -576,6 +607,7 @@ KNOWN_USER_REPOSITORIES: dict[str, tuple[str, str]] = {
     **ROUND12_USER_REPOSITORIES,
     **ROUND13_USER_REPOSITORIES,
     **ROUND14_USER_REPOSITORIES,
+    **ROUND15_USER_REPOSITORIES,
 }
 # Each first look: its libraries and its user repositories (``--roundN`` in this script and in
 # ``precision.py``).
@@ -591,6 +623,7 @@ FIRST_LOOKS: dict[int, tuple[dict[str, str], dict[str, tuple[str, str]]]] = {
     12: (ROUND12_CORPORA, ROUND12_USER_REPOSITORIES),
     13: (ROUND13_CORPORA, ROUND13_USER_REPOSITORIES),
     14: (ROUND14_CORPORA, ROUND14_USER_REPOSITORIES),
+    15: (ROUND15_CORPORA, ROUND15_USER_REPOSITORIES),
 }
 MIRROR_ROOT = Path("/work/.mirror")
 
