@@ -69,3 +69,30 @@ for step in range(3):
         total = total + part.cpu()
     outputs.append(total)
 reveal(outputs)  # reveal: sequence[tensor may{cpu, device}]
+
+# A loop over a dict's items that stores a value back under each key rewrites every element:
+# after it, every element is what the loop stored (an empty dict has nothing left behind).
+for inputs in torch.utils.data.DataLoader(dataset):
+    for key, item in inputs.items():
+        inputs[key] = item.to(device)
+    reveal(inputs["image"])  # reveal: tensor {device}
+    reveal(inputs[("color", 0)])  # reveal: tensor {device}
+cached = {"a": torch.zeros(1), "b": torch.ones(1)}
+for key in cached:
+    cached[key] = cached[key].cuda()
+reveal(cached)  # reveal: mapping[tensor {"cuda"}]
+partly = {"a": torch.zeros(1), "b": torch.ones(1)}
+for key, item in partly.items():
+    if key == "a":
+        partly[key] = item.cuda()
+reveal(partly["b"])  # reveal: tensor may{"cuda", cpu}
+moved = [torch.zeros(1), torch.ones(1)]
+for i in range(len(moved)):
+    moved[i] = moved[i].to(device)
+reveal(moved)  # reveal: sequence[tensor {device}]
+early = [torch.zeros(1), torch.ones(1)]
+for i, item in enumerate(early):
+    if item.sum() > 0:
+        break
+    early[i] = item.to(device)
+reveal(early)  # reveal: sequence[tensor may{cpu, device}]

@@ -10,6 +10,7 @@ import libcst as cst
 
 from ..knowledge.api import DEVICE_TYPE_CALLS
 from .bindings import BindingRecorder
+from .containers import every_element_stores
 from .definitions import ClassInfo, Definitions, Evidence, FunctionInfo
 from .imports import dotted_name
 from .literals import string_value
@@ -212,6 +213,7 @@ class _Collector:
         try:
             if type(node) is cst.For:
                 self.bind(node.target)
+                self.definitions.every_element_stores |= every_element_stores(node)
             for child in children(node):
                 self.visit(child)
         finally:

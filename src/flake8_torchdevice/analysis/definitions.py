@@ -128,6 +128,8 @@ class Definitions:
     call_sites: defaultdict[str, list[cst.Call]] = field(default_factory=lambda: defaultdict(list))
     # Names (and attribute paths) each loop may rebind: what a loop's back edge can change.
     loop_targets: dict[int, frozenset[str]] = field(default_factory=dict)
+    # Stores that replace every element of a container (``containers.every_element_stores``).
+    every_element_stores: set[int] = field(default_factory=set)
     module_evidence: Evidence = field(default_factory=Evidence)
     # Values assigned to ``self.x`` under a test that ``self.x`` is not set yet (lazy initialisation).
     lazy_values: set[int] = field(default_factory=set)

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any, cast
 import libcst as cst
 
 from ..knowledge import api
+from .containers import stored_into
 from .domain import (
     ARRAY_KINDS,
     CPU,
@@ -192,18 +193,10 @@ class ExpressionEvaluator(_Base):
         if self.recording:
             self.facts.stores[id(target)] = StoreFact(target, container, value, self.frame.scope)
         name = dotted_name(target.value)
-        if name is None:
-            return
-        grown = value if container.item is None else any_element((container.item, value))
-        if container.kind is Kind.SEQUENCE:
-            self.state.bind(name, sequence(item=grown))
-        elif container.kind is Kind.MAPPING:
-            key = literal_index(target)
-            if type(key) is str:
-                items = (*tuple((k, v) for k, v in container.items if k != key), (key, value))
-                self.state.bind(name, mapping(items, container.item))
-            else:
-                self.state.bind(name, mapping(container.items, grown))
+        every_element = id(target) in self.definitions.every_element_stores
+        updated = stored_into(container, literal_index(target), value, every_element)
+        if name is not None and updated is not None:
+            self.state.bind(name, updated)
 
     # -------------------------------------------------------------- arithmetic
     def _binary(self, node: cst.BinaryOperation) -> Value:

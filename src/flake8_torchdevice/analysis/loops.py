@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
+from .containers import rewritten_container
 from .domain import ARRAY_KINDS, UNKNOWN, Kind, Value, tensor
 from .facts import Facts
 from .frames import Pending
@@ -64,15 +65,22 @@ class LoopWalker(_Base):
         element = self.iterated(self.evaluate(node.iter))
 
         bound = range_stop(node.iter)
+        rewritten = rewritten_container(node)
+        ends: list[State] = []
 
         def body(head: State) -> State:
             # ``for i in range(torch.cuda.device_count()):`` runs only where a device is counted.
             self.state = head if bound is None else self.narrow(head, bound, True).copy()
             self.bind_target(node.target, element)
             self.block(statements(node.body))
+            ends.append(self.state)
             return self.state
 
         head, breaks = self._run(node, body)
+        replaced = ends[-1].get(rewritten) if rewritten is not None and ends else None
+        if rewritten is not None and replaced is not None:  # every element replaced, on every pass
+            head = head.copy()
+            head.bind(rewritten, replaced)
         self._leave(head, breaks, node.orelse)
 
     def while_loop(self, node: cst.While) -> None:

@@ -183,7 +183,7 @@ class MixedDevices(Rule):
     code = "TDV005"
     name = "mixed-devices"
     summary = "An operation combines a tensor on the CPU with one on a device"
-    precision = "first look: high 13 of 34 (rounds 7-13), 0 of 0 (14: 6 debatable); medium 21 of 48 (rounds 8-14)"
+    precision = "first look: high 17 of 39 (rounds 7-15); medium 22 of 75 (rounds 8-15)"
     depends_on_callers = True  # where a helper's parameters are is where its callers put them
 
     def check(self, analysis: Analysis, settings: Settings) -> Iterator[Finding]:

@@ -17,6 +17,7 @@ from ..analysis.queries import (
     positional_argument,
     same_places,
 )
+from ..confidence import Confidence
 from ..settings import Settings
 from .base import Finding, Fix, Rule, quoted
 
@@ -111,7 +112,18 @@ def _returns_itself(analysis: Analysis, site: CallFact, made: CallFact) -> bool:
         return False  # a layout conversion, or a copy asked for
     if site.method == "to" and must_be_on_cpu(site.result):
         return True
-    return same_places(site.result, made.result)
+    return same_places(site.result, made.result) or _made_where_moved(analysis, site, made)
+
+
+def _made_where_moved(analysis: Analysis, site: CallFact, made: CallFact) -> bool:
+    """``nn.Parameter(make(k, device=d)).to(d)``: data a call was asked to make on the very device
+    the ``.to()`` names is there already, whatever ``make`` is."""
+    data = _data_argument(made.node)
+    target = keyword_argument(site.node, "device") or positional_argument(site.node, 0)
+    if data is None or target is None or type(data.value) is not cst.Call:
+        return False
+    asked = keyword_argument(data.value, "device")
+    return asked is not None and analysis.module.code_for_node(asked) == analysis.module.code_for_node(target)
 
 
 def _moved_inside(analysis: Analysis, site: CallFact, made: CallFact) -> cst.Call | None:
@@ -188,7 +200,8 @@ class ParameterMovedByTo(Rule):
     ## Not reported
     `.to("cpu")` or `.to(cpu_device)` (`.to()` returns the Parameter itself there; a Parameter
     made from a GPU tensor and moved to the CPU is rare); a move to where the
-    data already is (`nn.Parameter(torch.ones(3, device=device)).to(device)`); `.to(memory_format=...)`
+    data already is (`nn.Parameter(torch.ones(3, device=device)).to(device)`, or data a call was
+    asked to make on that very device: `nn.Parameter(window(5, device=d)).to(d)`); `.to(memory_format=...)`
     alone (a no-op on a tensor already in that layout); a copy handed straight to
     `nn.ParameterList([...])` / `nn.ParameterDict({...})` or their `append` / `extend` / `insert` /
     `update`, which make a Parameter of every tensor they get; `.cpu()`, `.half()`,
@@ -196,13 +209,19 @@ class ParameterMovedByTo(Rule):
     (`p = nn.Parameter(x)` ... `p.to(device)`: TDV002's business when the result is dropped);
     one returned by a method that construction does not run (`return
     nn.Parameter(torch.zeros(1)).to(self.device)` as a placeholder loss): a value, no module's
-    parameter.
+    parameter. Where the code does not show where the wrapped data is, the finding is only
+    likely (medium): the data may be on the device already.
+
+    Off by default since round 15: right 10 times in 12 on code first seen, and it fell short
+    twice (round 10: a placeholder loss; round 15: data made on the device by another module's
+    helper; both fixed since). Enable it with `--extend-select TDV012` (torchdevice, or
+    `extend-select = ["TDV012"]` under `[tool.torchdevice]`) or `--extend-select=TDV012` (flake8).
     """
 
     code = "TDV012"
     name = "parameter-moved-by-to"
     summary = "`.to()` / `.cuda()` on a new `nn.Parameter`: on an accelerator the copy is a plain tensor"
-    precision = "first look: 4 of 4 (rounds 5, 7); 0 of 1 (10: a placeholder loss, fixed); 6 of 6 (12-14)"
+    precision = "first look: 4 of 4 (rounds 5, 7); 0 of 1 (10: a placeholder loss, fixed); 6 of 6 (12-14); 0 of 1 (15)"
 
     def check(self, analysis: Analysis, settings: Settings) -> Iterator[Finding]:
         handed: set[int] | None = None
@@ -221,7 +240,10 @@ class ParameterMovedByTo(Rule):
             replacement = _moved_inside(analysis, site, made)
             wrapper = (made.qualified or "").rsplit(".", 1)[-1]
             written = quoted(analysis, site.node, 36)
-            where = "to another dtype" if _converts_dtype(analysis, site) else "on a GPU"
+            converts = _converts_dtype(analysis, site)
+            where = "to another dtype" if converts else "on a GPU"
+            # Where the code does not show where the data is, it may be on the device already.
+            confidence = Confidence.HIGH if converts or made.result.places else Confidence.MEDIUM
             yield self.finding(
                 site.node,
                 f"`{written}` is a plain tensor {where}, not a {wrapper}: never trained, saved or moved "
@@ -229,6 +251,7 @@ class ParameterMovedByTo(Rule):
                 Fix(site.node, replacement, safe=True, description=f"move .{site.method}() inside {wrapper}()")
                 if replacement is not None
                 else None,
+                confidence,
             )
 
 

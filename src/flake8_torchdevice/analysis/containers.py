@@ -1,0 +1,124 @@
+"""Containers written element by element: what ``container[key] = value`` leaves in the name.
+
+A store under a literal key replaces that one element of a dict; a store under a key the code
+computes may replace any element, so each one becomes what it was or the new value. A loop over
+every key of a container that stores under each key (``for key, item in batch.items():
+batch[key] = item.to(device)``, ``for i in range(len(xs)): xs[i] = ...``) replaces every
+element: after that store, every element is the stored value."""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from .domain import Kind, Value, any_element, join_places, mapping, sequence
+from .imports import dotted_name
+from .syntax import statements
+
+
+def stored_into(container: Value, key: int | str | None, value: Value, every_element: bool) -> Value | None:
+    """The container after ``container[key] = value``; ``None`` where its name keeps its value (a
+    tensor written in place stays where it is)."""
+    kind = container.kind
+    if every_element:
+        if kind is Kind.MAPPING:
+            return mapping((), value)
+        if kind is Kind.SEQUENCE:
+            return sequence(item=value)
+        if kind is Kind.BATCH and value.places:  # a batch's elements are tensors
+            return Value(kind=Kind.BATCH, places=value.places, origin=value.origin)
+        return None
+    if kind is Kind.BATCH and value.places:  # may have replaced any of its tensors
+        return Value(kind=Kind.BATCH, places=join_places(container.places, value.places), origin=container.origin)
+    grown = value if container.item is None else any_element((container.item, value))
+    if kind is Kind.SEQUENCE:
+        return sequence(item=grown)
+    if kind is not Kind.MAPPING:
+        return None
+    if type(key) is str:
+        return mapping((*((k, v) for k, v in container.items if k != key), (key, value)), container.item)
+    maybe_replaced = tuple((k, any_element((v, value))) for k, v in container.items)
+    return mapping(maybe_replaced, grown)
+
+
+def every_element_stores(loop: cst.For) -> frozenset[int]:
+    """The stores (by ``id`` of their target) of a loop over every key of a container that put a
+    value under the key of each iteration, on every pass: at the top of a body without ``break``
+    or ``continue``."""
+    iterated = _keys_iterated(loop)
+    if iterated is None or _leaves_early(loop.body):
+        return frozenset()
+    container, key = iterated
+    found: set[int] = set()
+    for line in statements(loop.body):
+        if type(line) is not cst.SimpleStatementLine:
+            continue
+        for small in line.body:
+            if type(small) is cst.Assign and len(small.targets) == 1:
+                target = small.targets[0].target
+                if type(target) is cst.Subscript and _indexes(target, container, key):
+                    found.add(id(target))
+    return frozenset(found)
+
+
+def rewritten_container(loop: cst.For) -> str | None:
+    """The container whose every element the loop replaces (an empty one has none left to keep)."""
+    iterated = _keys_iterated(loop)
+    return iterated[0] if iterated is not None and every_element_stores(loop) else None
+
+
+def _keys_iterated(loop: cst.For) -> tuple[str, str] | None:
+    """``(container, key)`` where the loop's key name runs over every key (or index) of the
+    container: ``for k in d``, ``d.keys()``, ``for k, v in d.items()``, ``for i in range(len(xs))``,
+    ``for i, x in enumerate(xs)``."""
+    target, iterable = loop.target, loop.iter
+    if type(target) is cst.Tuple and len(target.elements) == 2:
+        key = target.elements[0].value
+        items_of = _receiver(iterable, "items")
+        if items_of is not None:
+            return _named(items_of, key)
+        enumerated = _sole_argument(iterable, "enumerate")
+        return _named(enumerated, key) if enumerated is not None else None
+    keys_of = _receiver(iterable, "keys")
+    if keys_of is not None:
+        return _named(keys_of, target)
+    counted = _sole_argument(iterable, "range")
+    if counted is not None:
+        measured = _sole_argument(counted, "len")
+        return _named(measured, target) if measured is not None else None
+    return _named(iterable, target)
+
+
+def _receiver(node: cst.BaseExpression, method: str) -> cst.BaseExpression | None:
+    """``d`` of ``d.method()``."""
+    if type(node) is cst.Call and not node.args and type(node.func) is cst.Attribute:
+        return node.func.value if node.func.attr.value == method else None
+    return None
+
+
+def _sole_argument(node: cst.BaseExpression, function: str) -> cst.BaseExpression | None:
+    """``x`` of ``function(x)``."""
+    if type(node) is cst.Call and len(node.args) == 1 and not node.args[0].keyword and not node.args[0].star:
+        return node.args[0].value if type(node.func) is cst.Name and node.func.value == function else None
+    return None
+
+
+def _named(container: cst.BaseExpression, key: cst.BaseExpression) -> tuple[str, str] | None:
+    name = dotted_name(container)
+    return (name, key.value) if name is not None and type(key) is cst.Name else None
+
+
+def _indexes(target: cst.Subscript, container: str, key: str) -> bool:
+    if dotted_name(target.value) != container or len(target.slice) != 1:
+        return False
+    index = target.slice[0].slice
+    return type(index) is cst.Index and type(index.value) is cst.Name and index.value.value == key
+
+
+def _leaves_early(body: cst.BaseSuite) -> bool:
+    pending: list[cst.CSTNode] = [body]
+    while pending:
+        node = pending.pop()
+        if type(node) is cst.Break or type(node) is cst.Continue:
+            return True
+        pending.extend(node.children)
+    return False
