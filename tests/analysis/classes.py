@@ -137,3 +137,20 @@ class ListedAndRegistered(nn.Module):
         for block in self.loose:
             reveal(block)  # reveal: module {cpu}
         return x
+
+# ``model.device`` of a module whose class does not set it (a base of another library does):
+# where its parameters are.
+from audiotools.ml import BaseModel
+
+
+class Codec(BaseModel):
+    def __init__(self):
+        super().__init__()
+        self.encoder = torch.nn.Linear(2, 2)
+
+    def forward(self, x):
+        return self.encoder(x)
+
+
+codec = Codec().to("cpu")
+reveal(codec.device)  # reveal: device {cpu}

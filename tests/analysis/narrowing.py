@@ -107,3 +107,14 @@ def on_the_cpu_branch(device):
     if weights.is_cpu:
         reveal(weights)  # reveal: tensor {cpu}
     return weights
+
+# A branch behind a constant false test never runs; the other always does.
+switched_off = torch.zeros(1)
+if False:
+    switched_off = switched_off.cuda()
+reveal(switched_off)  # reveal: tensor {cpu}
+if 0:
+    pass
+else:
+    switched_off = switched_off.to(device)
+reveal(switched_off)  # reveal: tensor {device}

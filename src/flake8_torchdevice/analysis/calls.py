@@ -225,6 +225,8 @@ class CallEvaluator(LibraryEvaluator):
     def _torch_result(
         self, node: cst.Call, qualified: str, effect: Effect, arguments: tuple[Value, ...], origin: Origin
     ) -> Value:
+        if (written := keyword_value(node, arguments, "out")).kind in _TENSOR_KINDS:
+            return written  # ``torch.eye(n, out=t)`` fills ``t`` and returns it, where it is
         first = arguments[0] if arguments else UNKNOWN
         device = keyword_argument(node, "device")
         named = keyword_value(node, arguments, "device")

@@ -12,7 +12,7 @@ import libcst as cst
 
 from .domain import Kind, Value, any_element, join_places, mapping, sequence
 from .imports import dotted_name
-from .syntax import statements
+from .syntax import own_nodes, statements
 
 
 def stored_into(container: Value, key: int | str | None, value: Value, every_element: bool) -> Value | None:
@@ -115,10 +115,4 @@ def _indexes(target: cst.Subscript, container: str, key: str) -> bool:
 
 
 def _leaves_early(body: cst.BaseSuite) -> bool:
-    pending: list[cst.CSTNode] = [body]
-    while pending:
-        node = pending.pop()
-        if type(node) is cst.Break or type(node) is cst.Continue:
-            return True
-        pending.extend(node.children)
-    return False
+    return any(type(node) is cst.Break or type(node) is cst.Continue for node in own_nodes(body))

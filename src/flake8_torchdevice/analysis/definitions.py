@@ -21,6 +21,7 @@ from ..imported import ImportedClass, ImportedHelper
 from ..knowledge import api
 from .domain import Kind
 from .imports import dotted_name
+from .syntax import every_node
 
 
 @dataclass
@@ -216,6 +217,10 @@ class Definitions:
         ``torchrun`` script). Not where it sets one up with another backend (``gloo``)."""
         return self.sets_up_nccl() or not self.sets_up_a_process_group
 
+    def top_level_names(self) -> frozenset[str]:
+        """The functions and classes the module defines at its top."""
+        return frozenset(self.top_functions) | frozenset(self.classes)
+
     def calls_of(self, function: FunctionInfo) -> list[cst.Call]:
         """The calls in this file that may reach ``function``: ``f(...)`` for a function,
         ``x.f(...)`` for a method (``model.train()`` does not call a script's ``train()``)."""
@@ -278,6 +283,11 @@ class Definitions:
         index = next((i for i, candidate in enumerate(function.positional_params()) if candidate is param), None)
         return bool(sites) and all(_passes(site, param.name.value, index) for site in sites)
 
+    def default_unused(self, function: FunctionInfo, param: cst.Param) -> bool:
+        """A default no run of the function uses: every call replaces it, or the body never reads
+        the parameter (``device=torch.device("cuda:0")`` kept for an old signature)."""
+        return not _reads(function.node.body, param.name.value) or self.default_always_replaced(function, param)
+
     def runs_in_forward(self, function: FunctionInfo) -> bool:
         """A method that ``forward()`` (or ``__call__``) of its class runs, directly or through
         other methods called on ``self``, in its class or a related class of this file."""
@@ -323,3 +333,8 @@ _PROPERTY_DECORATORS = frozenset({"property", "functools.cached_property", "cach
 def _decorator_name(decorator: cst.Decorator) -> str | None:
     target = decorator.decorator
     return dotted_name(target.func if type(target) is cst.Call else target)
+
+
+def _reads(body: cst.BaseSuite, name: str) -> bool:
+    """Does the code mention ``name`` (or hand every local on, with ``locals()`` / ``vars()``)?"""
+    return any(type(node) is cst.Name and node.value in (name, "locals", "vars") for node in every_node(body))

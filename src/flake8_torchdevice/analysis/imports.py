@@ -48,15 +48,18 @@ class ImportTable:
         # cannot be reused by another node meanwhile.
         self._qualified: dict[int, tuple[cst.BaseExpression, str | None]] = {}
 
-    def record(self, statement: cst.CSTNode) -> None:
-        """Learn the names bound by an ``import`` or ``from ... import`` statement."""
+    def record(self, statement: cst.CSTNode, defined_here: frozenset[str] = frozenset()) -> None:
+        """Learn the names bound by an ``import`` or ``from ... import`` statement, except those in
+        ``defined_here`` (a function's own import of a name the module defines binds it in that
+        function only: everywhere else the name is the module's)."""
         self._qualified.clear()
         if isinstance(statement, cst.Import):
             for alias in statement.names:
                 module = _module_path(alias.name)
                 if alias.asname is not None:
                     local = _module_path(alias.asname.name)
-                    self._aliases[local] = module
+                    if local not in defined_here:
+                        self._aliases[local] = module
                 else:
                     # ``import torch.nn`` binds ``torch``, which then reaches ``torch.nn``.
                     root = module.split(".", 1)[0]
@@ -74,7 +77,8 @@ class ImportTable:
             for alias in statement.names:
                 imported = _module_path(alias.name)
                 local = _module_path(alias.asname.name) if alias.asname else imported
-                self._aliases[local] = f"{module}.{imported}"
+                if local not in defined_here:
+                    self._aliases[local] = f"{module}.{imported}"
 
     def qualify(self, node: cst.BaseExpression) -> str | None:
         """The qualified name an expression refers to, when it starts at an import.

@@ -64,6 +64,15 @@ def is_cuda_literal(node: cst.BaseExpression) -> bool:
     return value is not None and _CUDA_DEVICE.fullmatch(value) is not None
 
 
+def constant_truth(node: cst.BaseExpression) -> bool | None:
+    """The truth of a test that is a constant (``True``, ``False``, ``0``, ``1``), else None."""
+    if type(node) is cst.Name and node.value in ("True", "False"):
+        return node.value == "True"
+    if type(node) is cst.Integer:
+        return int(node.value, 0) != 0
+    return None
+
+
 def is_none_literal(node: cst.BaseExpression) -> bool:
     return type(node) is cst.Name and node.value == "None"
 

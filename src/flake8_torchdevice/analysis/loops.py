@@ -23,6 +23,7 @@ from .containers import rewritten_container
 from .domain import ARRAY_KINDS, UNKNOWN, Kind, Value, tensor
 from .facts import Facts
 from .frames import Pending
+from .literals import constant_truth
 from .state import State
 from .syntax import range_stop, statements
 
@@ -95,7 +96,8 @@ class LoopWalker(_Base):
         self.state = head
         self.evaluate(node.test)
         exit_state = self.narrow(self.state, node.test, False)
-        self._leave(exit_state if not _always_true(node.test) else _nowhere(head), breaks, node.orelse)
+        always = constant_truth(node.test) is True  # ``while True:`` is left only by ``break``
+        self._leave(_nowhere(head) if always else exit_state, breaks, node.orelse)
 
     # ------------------------------------------------------------------ the driver
     def _run(self, node: cst.For | cst.While, body: Body) -> tuple[State, list[State]]:
@@ -176,11 +178,6 @@ class LoopWalker(_Base):
             self.block(statements(orelse.body))
         for state in breaks:
             self.state = self.state.join(state)
-
-
-def _always_true(test: cst.BaseExpression) -> bool:
-    """``while True:`` / ``while 1:``: the loop is left only by ``break``."""
-    return (type(test) is cst.Name and test.value == "True") or (type(test) is cst.Integer and test.value != "0")
 
 
 def _nowhere(state: State) -> State:

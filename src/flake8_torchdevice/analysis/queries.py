@@ -226,13 +226,13 @@ class Analysis:
         return self._definitions.calls_of(function)
 
     def replaced_defaults(self) -> set[int]:
-        """The parameter defaults (by id of the expression) that every call replaces: in the
-        project where other files call the function, else in the file for a function nothing else
-        calls (``Definitions.default_always_replaced``). Such a default is never used."""
+        """The parameter defaults (by id of the expression) that no run uses: the body never reads
+        the parameter, or every call replaces it (in the project where other files call the
+        function, else in the file for a function nothing else calls; ``Definitions.default_unused``)."""
         return {
             id(fact.param.default)
             for fact in self._facts.defaults.values()
-            if self._definitions.default_always_replaced(fact.function, fact.param)
+            if self._definitions.default_unused(fact.function, fact.param)
         }
 
     def guarded_by_its_callers(self, function: FunctionInfo) -> bool | None:

@@ -15,7 +15,7 @@ from __future__ import annotations
 import libcst as cst
 
 from .domain import CPU, CPU_PLACE, TENSOR_KINDS, Kind, Origin, Place, Value, must_be_on_cpu, on_the_cpu_in_a_branch
-from .literals import is_none_literal
+from .literals import constant_truth, is_none_literal
 
 
 class State:
@@ -189,7 +189,10 @@ def refuted_by_a_value(state: State, test: cst.BaseExpression, truth: bool) -> b
     """Can ``test`` not be ``truth`` here: ``x is None`` (true) or ``x is not None`` (false) where
     ``x`` holds a tensor, a module or a device that the code made or a call passed, which is never
     None? A call that passes a state (``step(x, h)``) never runs the ``if h is None:`` branch that
-    makes a fresh one. A parameter taken for a tensor by its use alone may still be None."""
+    makes a fresh one. A parameter taken for a tensor by its use alone may still be None. And a
+    constant: the branch of ``if False:`` never runs."""
+    if constant_truth(test) is (not truth):
+        return True
     if type(test) is not cst.Comparison or len(test.comparisons) != 1:
         return False
     target = test.comparisons[0]

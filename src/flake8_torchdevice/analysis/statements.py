@@ -244,7 +244,8 @@ class StatementWalker(LoopWalker, _Base):
                 self.evaluate(node.msg)
             self.state = self.narrow(self.state, node.test, True).copy()
         elif type(node) is cst.Import or type(node) is cst.ImportFrom:
-            self.imports.record(node)
+            in_function = self.frame.function is not None
+            self.imports.record(node, self.definitions.top_level_names() if in_function else frozenset())
         elif type(node) is cst.Del:
             for name in bound_names(node.target):
                 self.state.forget(name)

@@ -114,6 +114,8 @@ class SummaryEvaluator(_Base):
                 getter = self._method(owner.cls, attribute)
                 if getter is not None and getter.is_property and getter.self_name is not None:
                     return self._summarise(getter, {}, owner)[0]  # ``self.device`` of a property
+                if attribute == "device" and owner.kind is Kind.MODULE:  # a base's (HF, audiotools)
+                    return _where_its_parameters_are(owner)
             if value is None or value.kind is Kind.UNKNOWN:
                 return self._shown_by_methods(info, attribute, value or UNKNOWN)
             return value
@@ -124,7 +126,7 @@ class SummaryEvaluator(_Base):
                 registered = PARAMETER if (owner.cls or "").startswith("torch.nn.") else None
                 return Value(kind=Kind.TENSOR, places=owner.places, grad=True, cls=registered, origin=owner.origin)
             if attribute == "device":
-                return Value(kind=Kind.DEVICE, places=owner.places, origin=owner.origin)
+                return _where_its_parameters_are(owner)
         return UNKNOWN
 
     def _shown_by_methods(self, info: ClassInfo, attribute: str, value: Value) -> Value:
@@ -408,3 +410,8 @@ def _or_as_it_was(value: Value) -> Value:
 
 def _misfit(method: FunctionInfo, attribute: str) -> bool:
     return method.self_name is not None and f"{method.self_name}.{attribute}" in method.evidence.misfits
+
+
+def _where_its_parameters_are(module: Value) -> Value:
+    """``model.device`` of a module whose class does not set it: the device of its parameters."""
+    return Value(kind=Kind.DEVICE, places=module.places, origin=module.origin)

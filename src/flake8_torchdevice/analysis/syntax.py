@@ -124,6 +124,15 @@ def own_nodes(body: cst.CSTNode) -> Iterator[cst.CSTNode]:
         pending.extend(child for child in children(node) if type(child) not in _OWN_SCOPES)
 
 
+def every_node(root: cst.CSTNode) -> Iterator[cst.CSTNode]:
+    """``root`` and every node under it, those of nested functions and classes too."""
+    pending = [root]
+    while pending:
+        node = pending.pop()
+        yield node
+        pending.extend(children(node))
+
+
 def statements(suite: cst.BaseSuite) -> Sequence[cst.BaseStatement]:
     if type(suite) is cst.IndentedBlock:
         return suite.body

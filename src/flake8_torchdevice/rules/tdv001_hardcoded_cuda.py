@@ -312,7 +312,7 @@ class HardcodedCudaDevice(Rule):
             return  # the whole file runs only where CUDA does
         guarded = _guarded_functions(analysis)
         skipped = analysis.cases_skipped_without_cuda()
-        unused = analysis.replaced_defaults()  # ``device=torch.device("cuda")`` that every call replaces
+        unused = analysis.replaced_defaults()  # ``device=torch.device("cuda")`` no run uses
         for call in analysis.calls():
             if not _runs_guarded(call, guarded) and id(call.node) not in unused:
                 for finding in self._check_call(call, analysis, guarded):

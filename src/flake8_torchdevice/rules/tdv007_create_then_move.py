@@ -16,6 +16,7 @@ from ..analysis.queries import (
     is_tensor,
     keyword_argument,
     may_be_on_accelerator,
+    must_be_on_cpu,
     positional_argument,
     string_value,
 )
@@ -146,7 +147,9 @@ class CreateThenMove(Rule):
             if created is None:
                 continue
             target = keyword_argument(site.node, "device") or positional_argument(site.node, 0)
-            moves = may_be_on_accelerator(site.result) or _is_device_of(target) or _holds_a_device_of(site)
+            # ``.to(model.device)`` moves unless the code shows the model on the CPU.
+            named = (_is_device_of(target) or _holds_a_device_of(site)) and not must_be_on_cpu(site.result)
+            moves = may_be_on_accelerator(site.result) or named
             if keyword_argument(created.node, "device") is not None or not moves:
                 continue
             if keyword_argument(created.node, "generator") is not None:
