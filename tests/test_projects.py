@@ -16,12 +16,14 @@ from pathlib import Path
 import pytest
 
 from flake8_torchdevice.cli import main
-from flake8_torchdevice.imported import MAKES_CPU_TENSORS, MOVES_TO_CUDA_WHEN_AVAILABLE, ImportedHelper
+from flake8_torchdevice.imported import MAKES_CPU_TENSORS, MOVES_TO_CUDA_WHEN_AVAILABLE, ImportedHelper, ImportedSaver
+from flake8_torchdevice.project.beliefs import ProjectBeliefs
 from flake8_torchdevice.project.calls import read_calls, wanted
 from flake8_torchdevice.project.classes import imported_classes
 from flake8_torchdevice.project.cuda_tests import runs_with_cuda
 from flake8_torchdevice.project.index import index_source
 from flake8_torchdevice.project.index_store import decoded_calls, decoded_index, encoded_calls, encoded_index
+from flake8_torchdevice.project.snapshot import decoded_beliefs, encoded_beliefs
 from runtime_checks.fixtures import expectations
 
 PROJECTS = Path(__file__).resolve().parent / "analysis" / "projects"
@@ -38,13 +40,13 @@ def expected(case: Path, marker: str) -> Counter:
 
 
 def checked(capsys, case: Path, *args: str) -> Counter:
-    # TDV006 (off by default since round 15) is how most of these projects show a fact that crossed a file.
+    # Every rule, as flake8 --select=TDV runs below: rules off by default show facts that cross files too.
     main(
         [
             "check",
             "--runs-without-cuda",
-            "--extend-select",
-            "TDV006",
+            "--select",
+            "TDV",
             "--format",
             "json",
             "--exit-zero",
@@ -308,3 +310,54 @@ def test_a_file_is_told_what_the_helpers_it_calls_return():
     )
     index = indexes[0]
     assert decoded_index(json.loads(json.dumps(encoded_index(index)))) == index
+
+
+SAVERS = """
+import os
+import torch
+
+
+def save_checkpoint(state, folder, *, tag="last"):
+    torch.save(state, os.path.join(folder, f"{tag}.pt"))
+
+
+def save_named(model, name):
+    target = name + ".pt"
+    torch.save(model.state_dict(), target)
+
+
+def log_only(model, folder):
+    torch.save(model.state_dict(), "weights.pt")
+
+
+class EarlyStopping:
+    def __call__(self, loss, model, path):
+        self.keep(model, path)
+
+    def keep(self, model, path):
+        torch.save(model.state_dict(), path + "/checkpoint.pth")
+
+
+class Meter:
+    def __call__(self, value):
+        return value
+"""
+
+
+def test_the_index_reads_which_callables_save_under_an_argument():
+    savers = index_source(SAVERS, "pkg/tools.py", "pkg").classes.savers
+    assert {entry.name: entry.saves_under for entry in savers} == {
+        "save_checkpoint": ((1, "folder"), (-1, "tag")),
+        "save_named": ((1, "name"),),
+        "EarlyStopping": ((2, "path"),),
+    }
+
+
+def test_a_file_is_told_which_savers_it_calls_and_the_index_keeps_them():
+    files = {"pkg/tools.py": SAVERS, "train.py": "from pkg.tools import EarlyStopping\nstop = EarlyStopping()\n"}
+    indexes = [index_source(source, path, "") for path, source in files.items()]
+    told = imported_classes((index.path, index.classes) for index in indexes)
+    assert told["train.py"].savers == (("EarlyStopping", ImportedSaver(((2, "path"),), "pkg/tools.py")),)
+    assert decoded_index(json.loads(json.dumps(encoded_index(indexes[0])))) == indexes[0]
+    beliefs = ProjectBeliefs(Path("/project"), classes=told)
+    assert decoded_beliefs(Path("/project"), json.loads(json.dumps(encoded_beliefs(beliefs)))) == beliefs

@@ -8,7 +8,9 @@ imports the other, and the result cache's key covers it.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import Any
 
 
 @dataclass(frozen=True)
@@ -33,13 +35,29 @@ class ImportedHelper:
 
 
 @dataclass(frozen=True)
+class ImportedSaver:
+    """A function of another file, or a class whose instances it calls, that saves a file
+    (``torch.save``) under some of its arguments (project/savers.py reads it)."""
+
+    # (position among the positional arguments, or -1 for a keyword-only one; parameter name)
+    saves_under: tuple[tuple[int, str], ...]
+    path: str  # where it is defined
+
+
+def decoded_saves_under(rows: Iterable[Any]) -> tuple[tuple[int, str], ...]:
+    """``saves_under`` as a cache holds it (lists of [position, name])."""
+    return tuple((int(position), str(name)) for position, name in rows)
+
+
+@dataclass(frozen=True)
 class ImportedClasses:
-    """The project's verdicts on the class names a file uses, and on the helper functions of its
-    other files that it calls, by the name as the file spells it (``Net``, ``models.Net``,
+    """The project's verdicts on the class names a file uses, and on the helper functions (and
+    savers) of its other files that it calls, by the name as the file spells it (``Net``, ``models.Net``,
     ``to_gpu``); names the project says nothing of are left out."""
 
     classes: tuple[tuple[str, ImportedClass], ...] = ()
     helpers: tuple[tuple[str, ImportedHelper], ...] = ()
+    savers: tuple[tuple[str, ImportedSaver], ...] = ()
 
 
 NO_IMPORTED_CLASSES = ImportedClasses()

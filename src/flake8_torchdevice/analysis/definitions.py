@@ -17,9 +17,9 @@ from dataclasses import dataclass, field
 import libcst as cst
 
 from ..callers import NO_CALLERS, CallFacts, FileCallers
-from ..imported import ImportedClass, ImportedHelper
+from ..imported import ImportedClass, ImportedHelper, ImportedSaver
 from ..knowledge import api
-from .domain import Kind
+from .domain import Kind, Value
 from .imports import dotted_name
 from .syntax import every_node
 
@@ -160,6 +160,8 @@ class Definitions:
     project_classes: dict[str, ImportedClass] = field(default_factory=dict)
     # What the helpers of the project's other files that the file calls return (``to_gpu``).
     project_helpers: dict[str, ImportedHelper] = field(default_factory=dict)
+    # The functions and classes of the project's other files that save under an argument.
+    project_savers: dict[str, ImportedSaver] = field(default_factory=dict)
     # The file calls ``init_process_group`` somewhere, with whatever backend.
     sets_up_a_process_group: bool = False
     _families: dict[str, list[ClassInfo]] = field(default_factory=dict)  # by class key
@@ -242,6 +244,22 @@ class Definitions:
             return None
         spelled = self._imported_spelling(node)
         return self.project_helpers.get(spelled) if spelled is not None else None
+
+    def saved_arguments(self, call: cst.Call, callee: Value) -> list[cst.BaseExpression]:
+        """The arguments a saver of another of the project's files saves a file under: a function
+        (``save_checkpoint(state, run_dir)``), or an instance of a class whose ``__call__`` saves
+        (``early_stopping(loss, model, path)``, the instance made by ``EarlyStopping(...)``)."""
+        if not self.project_savers:
+            return []
+        made_by = callee.origin.node if callee.origin is not None else None
+        spelled = self._imported_spelling(made_by.func if type(made_by) is cst.Call else call.func)
+        saver = self.project_savers.get(spelled) if spelled is not None else None
+        if saver is None:
+            return []
+        positional = [arg.value for arg in call.args if arg.keyword is None and not arg.star]
+        keywords = {arg.keyword.value: arg.value for arg in call.args if arg.keyword is not None}
+        found = [positional[position] for position, _ in saver.saves_under if 0 <= position < len(positional)]
+        return found + [keywords[name] for _, name in saver.saves_under if name in keywords]
 
     def _imported_spelling(self, node: cst.BaseExpression) -> str | None:
         spelled = dotted_name(node)

@@ -65,6 +65,7 @@ class Interpreter(StatementWalker, ExpressionEvaluator, CallEvaluator, SummaryEv
         self.definitions.callers = callers
         self.definitions.project_classes = dict(project_classes.classes)
         self.definitions.project_helpers = dict(project_classes.helpers)
+        self.definitions.project_savers = dict(project_classes.savers)
         self.file_sets_up_nccl = self.definitions.sets_up_nccl()
         distributed_means_cuda = self.definitions.distributed_means_cuda()
         self.conditions = Conditions(self.imports, guard_functions, TENSOR_TYPES, distributed_means_cuda)

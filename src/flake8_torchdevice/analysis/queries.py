@@ -13,9 +13,8 @@ from collections.abc import Set as AbstractSet
 
 import libcst as cst
 
-from ..knowledge import api
 from ..mentions import mark
-from . import domain
+from . import domain, dtypes
 from .cuda_evidence import cpu_support, mentions_cuda_anywhere
 from .cuda_words import needs_cuda
 from .definitions import Definitions, FunctionInfo
@@ -28,6 +27,7 @@ from .syntax import (
     children,
     docstring,
     ends_a_notebook_cell,
+    every_node,
     fits_tensor_move,
     keyword_argument,
     opens_a_file,
@@ -94,6 +94,7 @@ __all__ = [
     "device_index_literal",
     "dotted_name",
     "elements",
+    "every_node",
     "evidence_confidence",
     "fits_tensor_move",
     "is_array",
@@ -192,23 +193,10 @@ class Analysis:
         return self._facts.values.get(id(node), domain.UNKNOWN)
 
     def casts_to_a_saved_dtype(self, call: cst.Call) -> bool:
-        """``x.to(orig_dtype)``, ``x.to(dtype=w.dtype)``: a conversion that names only a dtype held
-        in a value, one the code read from a tensor, not a dtype it writes out (``torch.float16``)."""
-        arguments = [arg for arg in call.args if arg.keyword is None or arg.keyword.value != "non_blocking"]
-        return bool(arguments) and all(self._names_saved_dtype(arg) for arg in arguments)
+        return dtypes.casts_to_a_saved_dtype(self._imports, call)
 
     def names_a_dtype(self, node: cst.BaseExpression) -> bool:
-        """``torch.float16``, ``x.dtype``, ``compute_dtype``: an expression that holds a dtype."""
-        if self.qualify(node) in api.DTYPES:
-            return True
-        name = dotted_name(node)
-        return name is not None and name.rsplit(".", 1)[-1].lower().endswith("dtype")
-
-    def _names_saved_dtype(self, arg: cst.Arg) -> bool:
-        if arg.star or (arg.keyword is not None and arg.keyword.value != "dtype"):
-            return False
-        # ``y.dtype``, ``orig_dtype``, ``self.compute_dtype``: held in a value, not written out
-        return self.names_a_dtype(arg.value) and self.qualify(arg.value) not in api.DTYPES
+        return dtypes.names_a_dtype(self._imports, node)
 
     def copies_to_cpu(self, function: FunctionInfo | None) -> bool:
         """Does the scope call ``.cpu()`` somewhere? Its author knows its tensors may live on a
@@ -220,6 +208,11 @@ class Analysis:
     def functions(self) -> Iterable[FunctionInfo]:
         """Every function and method the file defines."""
         return self._definitions.functions.values()
+
+    def saved_arguments(self, site: CallFact) -> list[cst.BaseExpression]:
+        """What a call hands a saver of another of the project's files to save a file under
+        (``early_stopping(loss, model, path)``: ``path``)."""
+        return self._definitions.saved_arguments(site.node, site.callee)
 
     def call_sites(self, function: FunctionInfo) -> list[cst.Call]:
         """The calls in this file that may reach the function (``f(...)``; ``self.f(...)`` for a method)."""

@@ -23,12 +23,13 @@ import sys
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 
-from ..imported import ImportedClass, ImportedClasses, ImportedHelper
+from ..imported import ImportedClass, ImportedClasses, ImportedHelper, ImportedSaver
 from ..knowledge import api
 from .helpers import HelperEntry, read_helpers
 from .layout import importing_package, module_name
 from .names import dotted, qualified, read_through
 from .resolution import Resolver
+from .savers import SaverEntry, read_savers
 
 # Methods of ``self`` that move a module's parameters: a class that calls one places itself.
 _MOVES = frozenset({"cuda", "to", "to_empty", "xpu", "mps", "npu", "hpu", "ipu"})
@@ -62,6 +63,8 @@ class FileClasses:
     exports: tuple[tuple[str, str], ...] = ()
     # Its top-level functions whose result the index could read (project/helpers.py).
     helpers: tuple[HelperEntry, ...] = ()
+    # Its functions and classes that save a file under an argument (project/savers.py).
+    savers: tuple[SaverEntry, ...] = ()
 
 
 NO_CLASSES = FileClasses()
@@ -78,7 +81,8 @@ def read_classes(tree: ast.Module, aliases: Mapping[str, str], module: str, is_p
     )
     uses = {spelled: target for spelled in _uses(tree) if (target := _project_target(spelled, aliases)) is not None}
     exports = tuple(sorted(aliases.items())) if is_package else ()
-    return FileClasses(entries, tuple(sorted(uses.items())), exports, read_helpers(tree, aliases))
+    helpers, savers = read_helpers(tree, aliases), read_savers(tree, aliases)
+    return FileClasses(entries, tuple(sorted(uses.items())), exports, helpers, savers)
 
 
 def _project_target(spelled: str, aliases: Mapping[str, str]) -> str | None:
@@ -159,27 +163,31 @@ class ProjectClasses:
         self,
         classes: Mapping[str, tuple[ClassEntry, str]],
         helpers: Mapping[str, ImportedHelper],
+        savers: Mapping[str, ImportedSaver],
         resolve: Resolve,
     ) -> None:
         self._classes = classes
         self._helpers = helpers
+        self._savers = savers
         self._resolve = resolve
         self._verdicts: dict[str, _Verdict] = {}
 
     def for_file(self, uses: Iterable[tuple[str, str]], folder: str) -> ImportedClasses:
         """What the project says of each class and helper name a file uses, where it says anything."""
-        classes, helpers = [], []
+        classes, helpers, savers = [], [], []
         for spelled, target in uses:
             key = self._resolve(target, folder)
             if key is None:
                 continue
+            if key in self._savers:  # a function or a class (its instances save when called)
+                savers.append((spelled, self._savers[key]))
             if key in self._helpers:
                 helpers.append((spelled, self._helpers[key]))
-                continue
-            verdict = self.verdict(key)
-            if verdict.module is not None:
-                classes.append((spelled, ImportedClass(verdict.module, verdict.places_itself)))
-        return ImportedClasses(tuple(sorted(classes)), tuple(sorted(helpers)))
+            elif key in self._classes:
+                verdict = self.verdict(key)
+                if verdict.module is not None:
+                    classes.append((spelled, ImportedClass(verdict.module, verdict.places_itself)))
+        return ImportedClasses(tuple(sorted(classes)), tuple(sorted(helpers)), tuple(sorted(savers)))
 
     def verdict(self, key: str, depth: int = 0) -> _Verdict:
         known = self._verdicts.get(key)
@@ -225,9 +233,17 @@ def imported_classes(files: Iterable[tuple[str, FileClasses]]) -> dict[str, Impo
         for path, found in files
         for entry in found.helpers
     }
-    if not classes and not helpers:
+    savers = {
+        f"{module_name(path)}.{entry.name}": ImportedSaver(entry.saves_under, path)
+        for path, found in files
+        for entry in found.savers
+    }
+    if not classes and not helpers and not savers:
         return {}
     exports = {module_name(path): dict(found.exports) for path, found in files if found.exports}
-    project = ProjectClasses(classes, helpers, Resolver({**classes, **helpers}, exports).resolve)
+    resolve = Resolver({**classes, **helpers, **savers}, exports).resolve
+    project = ProjectClasses(classes, helpers, savers, resolve)
     told = {path: project.for_file(found.uses, importing_package(path)) for path, found in files if found.uses}
-    return {path: imported for path, imported in told.items() if imported.classes or imported.helpers}
+    return {
+        path: imported for path, imported in told.items() if imported.classes or imported.helpers or imported.savers
+    }

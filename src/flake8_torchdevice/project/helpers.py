@@ -60,7 +60,7 @@ def read_helpers(tree: ast.Module, aliases: Mapping[str, str]) -> tuple[HelperEn
 
 
 def _returns(function: ast.FunctionDef, aliases: Mapping[str, str]) -> str | None:
-    nodes = list(_own_nodes(function))
+    nodes = list(own_nodes(function))
     returned = [node.value for node in nodes if isinstance(node, ast.Return)]
     if not returned or any(value is None for value in returned):
         return None
@@ -72,7 +72,7 @@ def _returns(function: ast.FunctionDef, aliases: Mapping[str, str]) -> str | Non
     return None
 
 
-def _own_nodes(function: ast.FunctionDef) -> Iterator[ast.AST]:
+def own_nodes(function: ast.FunctionDef) -> Iterator[ast.AST]:
     """The nodes of the function's body, not those of functions or classes defined inside it."""
     pending: list[ast.AST] = list(function.body)
     while pending:

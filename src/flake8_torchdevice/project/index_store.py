@@ -16,6 +16,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+from ..imported import decoded_saves_under
 from .cache import FORMAT, TOOL, make_cache_directory, tool_identity, write_atomically
 from .calls import CallSite, FileCalls, Wanted
 from .classes import ClassEntry, FileClasses
@@ -23,6 +24,7 @@ from .evidence import Evidence
 from .helpers import HelperEntry
 from .index import Definition, FileIndex
 from .layout import Stamp
+from .savers import SaverEntry
 
 
 class IndexStore:
@@ -111,13 +113,17 @@ def encoded_index(index: FileIndex) -> list[Any]:
 def _encoded_classes(classes: FileClasses) -> list[Any]:
     entries = [[entry.name, list(entry.bases), entry.places_itself] for entry in classes.entries]
     helpers = [[helper.name, helper.returns] for helper in classes.helpers]
-    return [entries, [list(pair) for pair in classes.uses], [list(pair) for pair in classes.exports], helpers]
+    savers = [[saver.name, [list(pair) for pair in saver.saves_under]] for saver in classes.savers]
+    return [entries, [list(pair) for pair in classes.uses], [list(pair) for pair in classes.exports], helpers, savers]
 
 
 def _decoded_classes(row: list[Any]) -> FileClasses:
-    entries, uses, exports, helpers = row
+    entries, uses, exports, helpers, savers = row
     found = tuple(ClassEntry(str(name), _strings(bases), bool(places)) for name, bases, places in entries)
-    return FileClasses(found, _pairs(uses), _pairs(exports), tuple(HelperEntry(*pair) for pair in _pairs(helpers)))
+    saving = tuple(SaverEntry(str(name), decoded_saves_under(under)) for name, under in savers)
+    return FileClasses(
+        found, _pairs(uses), _pairs(exports), tuple(HelperEntry(*pair) for pair in _pairs(helpers)), saving
+    )
 
 
 def _pairs(rows: list[Any]) -> tuple[tuple[str, str], ...]:

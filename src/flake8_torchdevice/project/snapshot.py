@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from ..callers import CallFacts, FileCallers
-from ..imported import ImportedClass, ImportedClasses, ImportedHelper
+from ..imported import ImportedClass, ImportedClasses, ImportedHelper, ImportedSaver, decoded_saves_under
 from .beliefs import Belief, ProjectBeliefs
 from .cache import FORMAT, TOOL, make_cache_directory, tool_identity, write_atomically
 from .evidence import Evidence
@@ -108,6 +108,7 @@ def encoded_beliefs(beliefs: ProjectBeliefs) -> dict[str, Any]:
             path: [
                 [[name, found.module, found.places_itself] for name, found in classes.classes],
                 [[name, helper.returns, helper.path] for name, helper in classes.helpers],
+                [[name, [list(pair) for pair in saver.saves_under], saver.path] for name, saver in classes.savers],
             ]
             for path, classes in beliefs.classes.items()
         },
@@ -142,8 +143,9 @@ def decoded_beliefs(root: Path, document: Mapping[str, Any]) -> ProjectBeliefs:
         str(path): ImportedClasses(
             tuple((str(name), ImportedClass(bool(module), bool(places))) for name, module, places in rows),
             tuple((str(name), ImportedHelper(str(returns), str(where))) for name, returns, where in helpers),
+            tuple((str(name), ImportedSaver(decoded_saves_under(under), str(where))) for name, under, where in savers),
         )
-        for path, (rows, helpers) in document["classes"].items()
+        for path, (rows, helpers, savers) in document["classes"].items()
     }
     return ProjectBeliefs(root, _decoded(document["packages"]), _decoded(document["files"]), callers, classes)
 

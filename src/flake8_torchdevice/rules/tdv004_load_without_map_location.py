@@ -12,6 +12,7 @@ from ..analysis.queries import (
     Value,
     dotted_name,
     elements,
+    every_node,
     is_optimizer,
     is_tensor,
     is_unknown,
@@ -20,6 +21,7 @@ from ..analysis.queries import (
     may_be_on_accelerator,
     must_be_on_cpu,
     opens_a_file,
+    own_nodes,
     positional_argument,
     saves_a_file,
     string_value,
@@ -102,6 +104,29 @@ def _read_back(analysis: Analysis, load: cst.Call, saves: list[cst.CSTNode]) -> 
     )
 
 
+def _under_a_saved_directory(analysis: Analysis, site: CallFact, path: cst.BaseExpression) -> bool:
+    """Does the load read from under what a saver of another of the project's files was handed
+    earlier in the same function (``early_stopping(loss, model, path)`` in the epoch loop, then
+    ``torch.load(path + "/checkpoint.pth")``, or a name bound to such a path)? The same run wrote
+    it, on this machine."""
+    line, function = analysis.line_of(site.node), site.scope.function
+    named = _names_in(path)
+    if type(path) is cst.Name and function is not None:  # ``best = path + "/checkpoint.pth"``
+        for node in own_nodes(function.node.body):
+            if type(node) is cst.Assign and any(dotted_name(t.target) == path.value for t in node.targets):
+                named |= _names_in(node.value)
+    return any(
+        dotted_name(argument) in named
+        for other in analysis.calls()
+        if other.scope.function is function and analysis.line_of(other.node) < line
+        for argument in analysis.saved_arguments(other)
+    )
+
+
+def _names_in(expression: cst.BaseExpression) -> set[str]:
+    return {name for node in every_node(expression) if (name := dotted_name(node)) is not None}
+
+
 def _saves_cpu_tensors(analysis: Analysis, save: cst.CSTNode) -> bool:
     site = analysis.call_at(save)
     saved = positional_argument(site.node, 0) if site is not None and saves_a_file(site) else None
@@ -180,7 +205,11 @@ class LoadWithoutMapLocation(Rule):
     ... `torch.jit.load`, in the same function, or both at module level: the same run on the same
     machine; a string path however quoted, or a file object opened on it: `with open(path, "wb") as
     f: torch.save(x, f)` ... `torch.load(open(path, "rb"))`), or that a call of the file's own
-    function writes there (`train(..., "best.pt")` with a `save_path` parameter); states that hold
+    function writes there (`train(..., "best.pt")` with a `save_path` parameter); loads from under
+    what a saver of another of the project's files (a function, or a class whose instances save
+    when called, that `torch.save`s under that argument) was handed earlier in the same function
+    (`early_stopping(loss, model, path)` in the epoch loop, then `torch.load(path +
+    "/checkpoint.pth")`: project mode reads the saver); states that hold
     no device tensors: schedulers, gradient scalers, RNG states
     (`scheduler.load_state_dict(torch.load(...))`, `torch.set_rng_state(torch.load(...))`).
     Downloads (`load_state_dict_from_url`, `load_url`) are reported as guesses (low confidence):
@@ -249,6 +278,7 @@ class LoadWithoutMapLocation(Rule):
                     path is not None
                     and _read_back(analysis, call, saved.get((id(site.scope.function), _path_key(analysis, path)), []))
                 )
+                or (path is not None and _under_a_saved_directory(analysis, site, path))
             ):
                 continue
             written_here = _written_elsewhere_in_the_file(analysis, call, path, saved) if path is not None else []

@@ -1,0 +1,24 @@
+import torch
+from torch import nn
+
+from pkg.tools import EarlyStopping, store_weights
+
+
+def train(folder, losses):
+    model = nn.Linear(3, 3)
+    stopper = EarlyStopping()
+    for loss in losses:
+        stopper(loss, model, folder)
+    best = folder + "/checkpoint.pth"
+    model.load_state_dict(torch.load(best))  # alone: TDV004
+
+
+def finetune(path):
+    model = nn.Linear(3, 3)
+    store_weights(model, path)
+    model.load_state_dict(torch.load(path))  # alone: TDV004
+
+
+def evaluate(folder):
+    model = nn.Linear(3, 3)
+    model.load_state_dict(torch.load(folder + "/checkpoint.pth"))  # expect: TDV004
