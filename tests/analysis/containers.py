@@ -40,3 +40,7 @@ reveal(stored)  # reveal: mapping {x: tensor {device}}
 row = gpu.tolist()  # reveal: sequence[scalar]
 for key, value in batch.items():
     reveal(value)  # reveal: tensor may{cpu, device}
+models = {"encoder": torch.nn.Linear(2, 2), "decoder": torch.nn.Linear(2, 2)}
+models["encoder"].to(device)
+reveal(models["encoder"])  # reveal: module {device}
+reveal(models["decoder"])  # reveal: module {cpu}

@@ -13,6 +13,7 @@ import libcst as cst
 
 from ..knowledge import api
 from ..knowledge.api import Effect
+from .containers import stored_into
 from .domain import (
     CPU,
     NOWHERE,
@@ -34,7 +35,7 @@ from .domain import (
 from .facts import LiteralFact
 from .imports import dotted_name
 from .literals import cuda_fstring, is_cpu_literal, string_value
-from .syntax import fits_tensor_move, keyword_argument
+from .syntax import fits_tensor_move, keyword_argument, literal_index
 
 if TYPE_CHECKING:
     from .parts import InterpreterParts as _Base
@@ -199,6 +200,12 @@ class MethodEvaluator(_Base):
         name = dotted_name(receiver)
         if value.kind in _MOVED_IN_PLACE and name is not None:
             self.state.bind(name, moved)
+        elif value.kind in _MOVED_IN_PLACE and type(receiver) is cst.Subscript:  # ``models["depth"].to(d)``
+            owner = dotted_name(receiver.value)
+            held = self.state.get(owner) if owner is not None else None
+            updated = stored_into(held, literal_index(receiver), moved, False) if held is not None else None
+            if owner is not None and updated is not None:
+                self.state.bind(owner, updated)
         return moved
 
     def _move_target(self, node: cst.Call, method: str, arguments: tuple[Value, ...]) -> frozenset[Place] | None:

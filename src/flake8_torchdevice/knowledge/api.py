@@ -81,7 +81,10 @@ NEEDS_GPU = frozenset(
 )
 # Reductions that, given no dimension, reduce the whole tensor to a 0-dim one: ``x.sum()``,
 # ``torch.prod(x)`` (tests/fixtures/semantics/holds_full_reduction_is_a_scalar.py).
-FULL_REDUCTIONS = frozenset("sum mean std var prod max min norm all any amax amin logsumexp".split())
+FULL_REDUCTIONS = frozenset(
+    "sum mean std var prod max min norm all any amax amin logsumexp median nanmedian nansum nanmean "
+    "count_nonzero".split()
+)
 # NumPy's elementwise math: given Python numbers it returns a NumPy scalar, which a tensor on any
 # device takes as a number (``x * np.log(2 * np.pi)``).
 NUMPY_MATH = frozenset(
