@@ -13,7 +13,7 @@ unpacked is not unpacked again.
     python scripts/corpora.py --fresh    # the libraries first linted with the final rules
     python scripts/corpora.py --user     # export the user repositories fetched with the search tool
     python scripts/corpora.py --fresh-user # export the user repositories first linted with the final rules
-    python scripts/corpora.py --round9   # a first look's libraries and user repositories (--round4 to --round15)
+    python scripts/corpora.py --round9   # a first look's libraries and user repositories (--round4 to --round16)
 
 Reuse from another script::
 
@@ -308,6 +308,18 @@ ROUND15_CORPORA: dict[str, str] = {
     "torchopt": "torchopt==0.7.3",
     "lavis": "salesforce-lavis==1.0.2",
 }
+ROUND16_CORPORA: dict[str, str] = {
+    "torchtext": "torchtext==0.18.0",
+    "hummingbird": "hummingbird-ml==0.4.12",
+    "imagen": "imagen-pytorch==2.1.0",
+    "audiolm": "audiolm-pytorch==2.4.0",
+    "tsl": "torch-spatiotemporal==0.9.5",
+    "rtdl": "rtdl==0.0.13",
+    "torchcde": "torchcde==0.2.5",
+    "torchjd": "torchjd==0.18.0",
+    "transformers_interpret": "transformers-interpret==0.10.0",
+    "pytorch_tcn": "pytorch-tcn==1.2.3",
+}
 KNOWN_CORPORA: dict[str, str] = {
     **CORPORA,
     **EXTRA_CORPORA,
@@ -325,6 +337,7 @@ KNOWN_CORPORA: dict[str, str] = {
     **ROUND13_CORPORA,
     **ROUND14_CORPORA,
     **ROUND15_CORPORA,
+    **ROUND16_CORPORA,
 }
 
 # User research code: training scripts, tutorials and notebooks from public repositories, pinned
@@ -593,6 +606,21 @@ ROUND15_USER_REPOSITORIES: dict[str, tuple[str, str]] = {
     "yolov7": ("WongKinYiu/yolov7", "a207844b1ce82d204ab36d87d496728d3d2348e7"),
     "openpose": ("Hzzone/pytorch-openpose", "5ee71dc10020403dc3def2bb68f9b77c40337ae2"),
 }
+ROUND16_USER_REPOSITORIES: dict[str, tuple[str, str]] = {
+    "autoformer": ("thuml/Autoformer", "51c7d416ae120b805fd5beef2f4ccf7de496a6ff"),
+    "patchtst": ("yuqinie98/PatchTST", "204c21efe0b39603ad6e2ca640ef5896646ab1a9"),
+    "swinir": ("JingyunLiang/SwinIR", "6545850fbf8df298df73d81f3e8cba638787c8bd"),
+    "stargan-v2": ("clovaai/stargan-v2", "875b70a150609e8a678ed8482562e7074cdce7e5"),
+    "vq-vae-2": ("rosinality/vq-vae-2-pytorch", "ef5f67c46f93624163776caec9e0d95063910eca"),
+    "sam-optimizer": ("davda54/sam", "3c3afdbd71cff2462ec91c734b3d1170bd0f3707"),
+    "yolov4": ("Tianxiaomo/pytorch-YOLOv4", "a65d219f9066bae4e12003bd7cdc04531860c672"),
+    "object-detection": (
+        "sgrvinod/a-PyTorch-Tutorial-to-Object-Detection",
+        "5d5b75968c3cf1ffd2718bf828a7560b7ee8e8b5",
+    ),
+    "dinov2": ("facebookresearch/dinov2", "b8931f7bf91576930313be2c6d6af376033b35f0"),
+    "xmem": ("hkchengrex/XMem", "f3b841d50df058910bbf690229ddc15fb1aef7d6"),
+}
 KNOWN_USER_REPOSITORIES: dict[str, tuple[str, str]] = {
     **USER_REPOSITORIES,
     **FRESH_USER_REPOSITORIES,
@@ -608,6 +636,7 @@ KNOWN_USER_REPOSITORIES: dict[str, tuple[str, str]] = {
     **ROUND13_USER_REPOSITORIES,
     **ROUND14_USER_REPOSITORIES,
     **ROUND15_USER_REPOSITORIES,
+    **ROUND16_USER_REPOSITORIES,
 }
 # Each first look: its libraries and its user repositories (``--roundN`` in this script and in
 # ``precision.py``).
@@ -624,6 +653,7 @@ FIRST_LOOKS: dict[int, tuple[dict[str, str], dict[str, tuple[str, str]]]] = {
     13: (ROUND13_CORPORA, ROUND13_USER_REPOSITORIES),
     14: (ROUND14_CORPORA, ROUND14_USER_REPOSITORIES),
     15: (ROUND15_CORPORA, ROUND15_USER_REPOSITORIES),
+    16: (ROUND16_CORPORA, ROUND16_USER_REPOSITORIES),
 }
 MIRROR_ROOT = Path("/work/.mirror")
 
