@@ -103,6 +103,10 @@ class FunctionInfo:
             self.self_name = params[0].name.value if params else None
 
 
+# ``nn.Module`` methods that register state on the module.
+_REGISTERS = frozenset({"register_buffer", "register_parameter", "register_module", "add_module"})
+
+
 @dataclass
 class ClassInfo:
     node: cst.ClassDef
@@ -115,6 +119,19 @@ class ClassInfo:
 
     def base_names(self) -> list[str]:
         return [name for name in (dotted_name(base.value) for base in self.node.bases) if name is not None]
+
+    def stateless_callable(self) -> bool:
+        """A class that replaces ``__call__`` (no ``forward``) and keeps nothing a device holds: no
+        attribute made by a call, nothing registered (a data transform that subclasses
+        ``nn.Module``, say). Its inputs are where its callers put them, not where a module is."""
+        if "__call__" not in self.methods or "forward" in self.methods:
+            return False
+        for node in every_node(self.node.body):
+            if type(node) is cst.Call and (dotted_name(node.func) or "").rsplit(".", 1)[-1] in _REGISTERS:
+                return False
+            if isinstance(node, cst.Assign) and type(node.value) is cst.Call and _sets_an_attribute(node):
+                return False
+        return True
 
 
 @dataclass
@@ -356,3 +373,7 @@ def _decorator_name(decorator: cst.Decorator) -> str | None:
 def _reads(body: cst.BaseSuite, name: str) -> bool:
     """Does the code mention ``name`` (or hand every local on, with ``locals()`` / ``vars()``)?"""
     return any(type(node) is cst.Name and node.value in (name, "locals", "vars") for node in every_node(body))
+
+
+def _sets_an_attribute(assign: cst.Assign) -> bool:
+    return any(type(target.target) is cst.Attribute for target in assign.targets)

@@ -14,7 +14,9 @@ from __future__ import annotations
 
 import libcst as cst
 
+from ..knowledge.api import FX_TRACING_TESTS
 from .domain import CPU, CPU_PLACE, TENSOR_KINDS, Kind, Origin, Place, Value, must_be_on_cpu, on_the_cpu_in_a_branch
+from .imports import dotted_name
 from .literals import constant_truth, is_none_literal
 
 
@@ -190,8 +192,11 @@ def refuted_by_a_value(state: State, test: cst.BaseExpression, truth: bool) -> b
     ``x`` holds a tensor, a module or a device that the code made or a call passed, which is never
     None? A call that passes a state (``step(x, h)``) never runs the ``if h is None:`` branch that
     makes a fresh one. A parameter taken for a tensor by its use alone may still be None. And a
-    constant: the branch of ``if False:`` never runs."""
+    constant: the branch of ``if False:`` never runs; nor, on real tensors, the branch a test
+    takes only while torch.fx traces symbolically (``if is_torch_fx_proxy(ids):``)."""
     if constant_truth(test) is (not truth):
+        return True
+    if truth and type(test) is cst.Call and (dotted_name(test.func) or "").rsplit(".", 1)[-1] in FX_TRACING_TESTS:
         return True
     if type(test) is not cst.Comparison or len(test.comparisons) != 1:
         return False

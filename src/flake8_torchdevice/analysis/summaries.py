@@ -341,7 +341,7 @@ class SummaryEvaluator(_Base):
         values = {}
         evidence = info.evidence
         owner = self.definitions.owner(info)
-        in_module = owner is not None and self.is_module_class(owner)
+        in_module = owner is not None and self.is_module_class(owner) and not owner.stateless_callable()
         inputs = in_module and info.name in _MODULE_ENTRY_METHODS
         batch = self.definitions.batch_parameter(info)
         for param in all_params(info.node.params):

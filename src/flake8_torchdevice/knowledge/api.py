@@ -158,6 +158,11 @@ VALUES_AND_INDICES_ALONG_A_DIM = frozenset("max min median nanmedian".split())
 NO_GRAD_METHODS = generated.INTEGER_OR_BOOL_RESULT_METHODS | {"detach"}
 NO_GRAD_FUNCTIONS = generated.INTEGER_OR_BOOL_RESULT_FUNCTIONS | {"torch.detach"}
 
+# Tests that hold only while torch.fx traces the code symbolically (transformers'
+# ``is_torch_fx_proxy(x)``, ``torch.fx._symbolic_trace.is_fx_tracing()``): the tensors are proxies,
+# on no device, so nothing in such a branch can meet a tensor on another device.
+FX_TRACING_TESTS = frozenset({"is_torch_fx_proxy", "is_fx_tracing"})
+
 # Only modules have these: seeing one proves a module.
 MODULE_ONLY_METHODS = frozenset(
     "eval train parameters named_parameters buffers named_buffers children named_children modules "
