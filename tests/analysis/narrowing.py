@@ -118,3 +118,11 @@ if 0:
 else:
     switched_off = switched_off.to(device)
 reveal(switched_off)  # reveal: tensor {device}
+
+
+# A flag that defaults to CUDA, turned off where CUDA is missing: a CUDA check afterwards.
+def pick(use_cuda=True):
+    if not torch.cuda.is_available():
+        use_cuda = False
+        reveal(use_cuda)  # reveal: scalar cuda-check
+    reveal(use_cuda)  # reveal: scalar cuda-check

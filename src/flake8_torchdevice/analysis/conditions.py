@@ -21,16 +21,17 @@ records the default instead (``cuda_by_default``), for the rules to say why.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 
 import libcst as cst
 
 from ..knowledge.api import AVAILABILITY_CHECKS, CUDA_COUNTS, LEGACY_CUDA_CONSTRUCTORS
+from .comparisons import LARGE_COUNT, against_a_number, compare, counts_none, index_test, is_equality, literal_polarity
 from .cuda_words import flag_polarity, mentions_cuda
 from .device_tests import on_the_cpu, placement_test
 from .domain import Kind, Origin, Polarity, Value
 from .imports import ImportTable, dotted_name
-from .literals import is_none_literal, number_value, string_value
+from .literals import constant_truth, is_none_literal, number_value
 from .state import State
 from .syntax import children
 
@@ -45,10 +46,6 @@ _IN_DISTRIBUTED_JOB = re.compile(r"^(is_initialized|is_dist\w*|get_world_size)$"
 _WORLD_SIZE = re.compile(r"(^|[._])(get_)?world_size$")
 _DISTRIBUTED_FLAG = re.compile(r"(^|[._])(use_|is_)?distributed$")
 _NEGATED = (cst.NotEqual, cst.NotIn, cst.IsNot)
-# Device types that are not CUDA: listed with "cpu", they leave only CUDA (and its kin) outside.
-# A device index by its name (``device``, ``cuda_device``, ``gpu_id``), where -1 means the CPU.
-_DEVICE_INDEX = re.compile(r"(^|[._])(cuda_)?(device|gpu|cuda)(_?(id|index|idx|no))?$")
-_NOT_CUDA = frozenset({"mps", "xla", "meta", "xpu", "hpu", "npu", "mtia"})
 _MODULE_TYPES = frozenset({"torch.nn.Module", "torch.nn.modules.module.Module"})
 # The value an expression has in a state, evaluated without recording anything (the interpreter's
 # ``peek``): passed to each narrowing, so that conditions hold no reference to the interpreter.
@@ -180,6 +177,15 @@ class Conditions:
             return self.polarity(test.value, state)
         return Polarity.NONE
 
+    def bound_polarity(self, value: cst.BaseExpression, state: State) -> Polarity:
+        """The polarity of a value being bound: its test's, or a constant's that agrees with what the
+        state knows (``use_cuda = False`` where CUDA is missing is false exactly when
+        ``torch.cuda.is_available()`` is)."""
+        truth = constant_truth(value)
+        if truth is not None and (state.cuda_checked if truth else state.cuda_refused):
+            return Polarity.POSITIVE
+        return self.polarity(value, state)
+
     def mentions_guard(self, node: cst.CSTNode, state: State) -> bool:
         """Anywhere inside ``node`` (a decorator, say), is there a CUDA check?"""
         if isinstance(node, cst.BaseExpression) and self.polarity(node, state) is not Polarity.NONE:
@@ -192,7 +198,7 @@ class Conditions:
             return Polarity.POSITIVE
         func = call.func
         if type(func) is cst.Attribute and func.attr.value == "startswith" and call.args:
-            return _literal_polarity(call.args[0].value)  # ``str(device).startswith("cuda")``
+            return literal_polarity(call.args[0].value)  # ``str(device).startswith("cuda")``
         name = dotted_name(func)
         if name is None:
             return Polarity.NONE
@@ -217,14 +223,14 @@ class Conditions:
         for target in comparison.comparisons:
             operator, right = target.operator, target.comparator
             negated = isinstance(operator, _NEGATED)
-            literal = _literal_polarity(left)
+            literal = literal_polarity(left)
             if literal is Polarity.NONE:
-                literal = _literal_polarity(right)
+                literal = literal_polarity(right)
             if literal is not Polarity.NONE:
                 return literal.flipped() if negated else literal
             threshold = self._count_threshold(left, operator, right)
             if threshold is None:
-                threshold = _index_test(left, operator, right)
+                threshold = index_test(left, operator, right)
             if threshold is not None:
                 return threshold
             inner = self.polarity(left, state)
@@ -234,7 +240,7 @@ class Conditions:
                 # ``ids is not None``, ``gpu_id != -1`` (-1: no GPU) test what ``ids``, ``gpu_id`` test.
                 if is_none_literal(right) or is_none_literal(left) or number_value(right) == -1:
                     return inner if negated else inner.flipped()
-                counts_zero = isinstance(operator, _ZERO_COMPARISONS) and _counts_none(right)
+                counts_zero = isinstance(operator, _ZERO_COMPARISONS) and counts_none(right)
                 return inner.flipped() if counts_zero or negated else inner
             left = right
         return Polarity.NONE
@@ -245,15 +251,15 @@ class Conditions:
         """``device_count() > 1``, ``memory_allocated() < 8e9``: a count that is 0 without CUDA,
         compared with a number (None when the test is not one). A test that fails for 0 has CUDA
         in its true branch; one that holds for 0 is read the other way round, as ``== 0`` is."""
-        count, bound, flipped = _against_a_number(left, right)  # ``0 < device_count()`` too
+        count, bound, flipped = against_a_number(left, right)  # ``0 < device_count()`` too
         absent = self._without_cuda(count) if bound is not None else None
         if bound is None or absent is None:
             return None
-        if not _compare(absent, operator, bound, flipped):
+        if not compare(absent, operator, bound, flipped):
             return Polarity.POSITIVE
         # True for 0: the false branch has CUDA if some count fails the test (``<= 1``, ``== 0``);
         # ``>= 0`` holds for every count and proves nothing.
-        if _equality(operator) or not _compare(_LARGE_COUNT, operator, bound, flipped):
+        if is_equality(operator) or not compare(LARGE_COUNT, operator, bound, flipped):
             return Polarity.NEGATIVE
         return Polarity.NONE
 
@@ -325,84 +331,6 @@ def _by_default(state: State, flag: Origin) -> State:
     narrowed = state.copy()
     narrowed.cuda_by_default = flag
     return narrowed
-
-
-def _index_test(left: cst.BaseExpression, operator: cst.BaseCompOp, right: cst.BaseExpression) -> Polarity | None:
-    """``device >= 0``, ``cuda_device != -1``: a device index compared with -1 (the CPU, as AllenNLP's
-    ``cuda_device=-1``) or 0 (the first GPU). The test that fails for -1 has CUDA in its true branch."""
-    index, bound, flipped = _against_a_number(left, right)
-    name = dotted_name(index)
-    if bound not in (-1, 0) or name is None or not _DEVICE_INDEX.search(name.lower()):
-        return None
-    on_the_cpu = _compare(-1, operator, bound, flipped)
-    if on_the_cpu == _compare(0, operator, bound, flipped):
-        return None  # ``device <= 0`` holds for the CPU and the first GPU alike
-    return Polarity.NEGATIVE if on_the_cpu else Polarity.POSITIVE
-
-
-def _against_a_number(a: cst.BaseExpression, b: cst.BaseExpression) -> tuple[cst.BaseExpression, float | None, bool]:
-    """Of ``a <op> b``: the side compared with a number, the number (None: neither), if it is on the left."""
-    bound = number_value(b)
-    return (a, bound, False) if bound is not None else (b, number_value(a), True)
-
-
-def _literal_polarity(node: cst.BaseExpression) -> Polarity:
-    """A string naming a CUDA/GPU device type or backend (``"cuda"``, ``"nccl"``), or the CPU, written
-    out or as ``torch.device("cpu")``; a tuple, list or set of such strings has their common polarity."""
-    if type(node) is cst.Call and node.args and (dotted_name(node.func) or "").endswith("device"):
-        node = node.args[0].value
-    if type(node) is cst.Tuple or type(node) is cst.List or type(node) is cst.Set:
-        named = [element.value for element in node.elements]
-        polarity = _common_polarity([_literal_polarity(value) for value in named])
-        if polarity is Polarity.NONE:  # ``{"cpu", "mps"}``: every device type but the accelerators'
-            polarity = _common_polarity([_literal_polarity(v) for v in named if string_value(v) not in _NOT_CUDA])
-            return polarity if polarity is Polarity.NEGATIVE else Polarity.NONE
-        return polarity
-    value = string_value(node)
-    if value is None:
-        return Polarity.NONE
-    if mentions_cuda(value):
-        return Polarity.POSITIVE
-    if value.lower().startswith("cpu"):
-        return Polarity.NEGATIVE
-    return Polarity.NONE
-
-
-_LARGE_COUNT = 1e18  # more devices or bytes than any machine has
-
-
-def _equality(operator: cst.BaseCompOp) -> bool:
-    return type(operator) is cst.Equal or type(operator) is cst.NotEqual
-
-
-def _compare(count: float, operator: cst.BaseCompOp, bound: float, flipped: bool) -> bool:
-    """``count <op> bound`` (or ``bound <op> count`` when ``flipped``)."""
-    left, right = (bound, count) if flipped else (count, bound)
-    kind = type(operator)
-    if kind is cst.LessThan:
-        return left < right
-    if kind is cst.LessThanEqual:
-        return left <= right
-    if kind is cst.GreaterThan:
-        return left > right
-    if kind is cst.GreaterThanEqual:
-        return left >= right
-    if kind is cst.Equal:
-        return left == right
-    if kind is cst.NotEqual:
-        return left != right
-    return True  # ``is``, ``in``: read as proving nothing
-
-
-def _common_polarity(polarities: Sequence[Polarity]) -> Polarity:
-    distinct = set(polarities)
-    return distinct.pop() if len(distinct) == 1 else Polarity.NONE
-
-
-def _counts_none(node: cst.BaseExpression) -> bool:
-    """``== 0`` (no CUDA device), or ``== 1``: one process, no multi-process job; for a device
-    count, one device is CUDA in use, and reading it as none only leaves both branches silent."""
-    return type(node) is cst.Integer and node.value in ("0", "1")
 
 
 _EXIT_CALLS = frozenset({"skip", "skipTest", "exit", "_exit", "abort", "fail"})

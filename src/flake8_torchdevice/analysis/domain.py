@@ -237,12 +237,14 @@ def _cuda_in_use(place: Place) -> bool:
 
 def _cited_origin(left: Value, right: Value) -> Origin | None:
     """The origin a message about a joined value cites: the one that put it on a device when one
-    side is there (a message saying "on `device`" must not cite the `.cpu()` of the other path)."""
+    side is there (not the `.cpu()` of the other path); a flag's default only where it decides
+    both paths (``use_cuda = False`` where CUDA is missing decided the other: a check)."""
+    if left.kind is Kind.SCALAR and left.polarity is not Polarity.NONE and None in (left.origin, right.origin):
+        return None
     if right.origin is None or right.origin is left.origin:
         return left.origin
-    if left.origin is None or (may_be_on_accelerator(right) and not may_be_on_accelerator(left)):
-        return right.origin
-    return left.origin
+    moved_here = may_be_on_accelerator(right) and not may_be_on_accelerator(left)
+    return right.origin if left.origin is None or moved_here else left.origin
 
 
 def _joined_class(left: str | None, right: str | None) -> str | None:
@@ -384,11 +386,8 @@ def cpu_branch(value: Value) -> Origin | None:
 
 def may_hold_data(value: Value) -> bool:
     """A tensor (or array-like), or a value moved or made somewhere though its kind is unknown."""
-    return (
-        value.kind in TENSOR_KINDS
-        or value.kind is Kind.ARRAYLIKE
-        or (value.kind is Kind.UNKNOWN and value.places != NOWHERE)
-    )
+    kind = value.kind
+    return kind in TENSOR_KINDS or kind is Kind.ARRAYLIKE or (kind is Kind.UNKNOWN and value.places != NOWHERE)
 
 
 def computed_places(operands: list[Value]) -> tuple[frozenset[Place], Origin | None]:

@@ -244,8 +244,7 @@ class StatementWalker(LoopWalker, _Base):
                 self.evaluate(node.msg)
             self.state = self.narrow(self.state, node.test, True).copy()
         elif type(node) is cst.Import or type(node) is cst.ImportFrom:
-            in_function = self.frame.function is not None
-            self.imports.record(node, self.definitions.top_level_names() if in_function else frozenset())
+            self.imports.record(node, self.definitions.top_level_names() if self.frame.function else frozenset())
         elif type(node) is cst.Del:
             for name in bound_names(node.target):
                 self.state.forget(name)
@@ -256,7 +255,7 @@ class StatementWalker(LoopWalker, _Base):
         """A value about to be bound: a CUDA check becomes a guard variable."""
         if value.kind is not Kind.SCALAR and value.kind is not Kind.UNKNOWN:
             return value  # a tensor in a variable named ``gpu`` is no check
-        polarity = self.conditions.polarity(node, self.state)
+        polarity = self.conditions.bound_polarity(node, self.state)
         if polarity is Polarity.NONE or value.polarity is polarity:
             return value  # a flag keeps its origin: the default that chose CUDA (``use_gpu=True``)
         return Value(kind=Kind.SCALAR, polarity=polarity)

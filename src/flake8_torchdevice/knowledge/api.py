@@ -158,6 +158,41 @@ VALUES_AND_INDICES_ALONG_A_DIM = frozenset("max min median nanmedian".split())
 NO_GRAD_METHODS = generated.INTEGER_OR_BOOL_RESULT_METHODS | {"detach"}
 NO_GRAD_FUNCTIONS = generated.INTEGER_OR_BOOL_RESULT_FUNCTIONS | {"torch.detach"}
 
+# Libraries that only run on NVIDIA GPUs: a file importing one (or a backend module named for one)
+# is CUDA code by construction (TDV001 is silent there; the project index counts it as evidence
+# that the file requires CUDA). RAPIDS (cuml, cudf, cugraph) and NVML (pynvml) need a GPU to do
+# anything; CUDA extensions built for one model (nvdiffrast, spconv, MinkowskiEngine) too.
+CUDA_ONLY_LIBRARIES = frozenset(
+    {
+        "apex",
+        "bitsandbytes",
+        "cudf",
+        "cugraph",
+        "cuml",
+        "cupy",
+        "deep_gemm",
+        "flash_attn",
+        "isaacgym",
+        "isaaclab",
+        "isaacsim",
+        "megatron",
+        "MinkowskiEngine",
+        "nvdiffrast",
+        "omni",  # NVIDIA Omniverse / Isaac Sim
+        "pycuda",
+        "pynvml",
+        "setGPU",
+        "sglang",
+        "spconv",
+        "tensorrt",
+        "torch2trt",
+        "torch_tensorrt",
+        "transformer_engine",
+        "triton",
+        "vllm",
+    }
+)
+
 # Tests that hold only while torch.fx traces the code symbolically (transformers'
 # ``is_torch_fx_proxy(x)``, ``torch.fx._symbolic_trace.is_fx_tracing()``): the tensors are proxies,
 # on no device, so nothing in such a branch can meet a tensor on another device.

@@ -52,9 +52,6 @@ from .names import qualified
 _NAMED_FOR_THE_GPU = re.compile(r"(^|[^a-z])(multi_?)?(gpus?|cuda)([^a-z]|$)", re.IGNORECASE)
 # Libraries with no CPU implementation at all, or that install only where an NVIDIA GPU is
 # (Isaac Gym's system requirements name one): importing one unconditionally needs a GPU.
-_CUDA_ONLY_LIBRARIES = frozenset(
-    "apex flash_attn pycuda cupy tensorrt torch2trt nvdiffrast spconv MinkowskiEngine setGPU isaacgym".split()
-)
 # torch.utils.cpp_extension's loaders: given ``.cu`` sources, they compile CUDA kernels.
 _EXTENSION_LOADERS = frozenset({"load", "load_inline"})
 _EXIT_FUNCTIONS = frozenset({"sys.exit", "exit", "quit", "os._exit", "os.abort"})
@@ -434,11 +431,11 @@ class _Reader(ast.NodeVisitor):
         self._nested(node)
 
     def visit_Import(self, node: ast.Import) -> None:
-        if self._depth == 0 and any(alias.name.split(".")[0] in _CUDA_ONLY_LIBRARIES for alias in node.names):
+        if self._depth == 0 and any(alias.name.split(".")[0] in api.CUDA_ONLY_LIBRARIES for alias in node.names):
             self.found(CUDA_ONLY_IMPORT, node)
 
     def visit_ImportFrom(self, node: ast.ImportFrom) -> None:
-        if self._depth == 0 and not node.level and (node.module or "").split(".")[0] in _CUDA_ONLY_LIBRARIES:
+        if self._depth == 0 and not node.level and (node.module or "").split(".")[0] in api.CUDA_ONLY_LIBRARIES:
             self.found(CUDA_ONLY_IMPORT, node)
 
     # ------------------------------------------------------------------ expressions

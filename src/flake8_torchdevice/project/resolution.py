@@ -3,7 +3,7 @@
 A dotted name is looked up as the project's module names it (``layout.module_name``), read through
 a package's re-exports (``from .utils import to_device`` in ``pkg/__init__.py`` makes
 ``pkg.to_device`` the same function), or, for a script that imports its neighbours (``from utils
-import f`` in ``scripts/train.py``), through its own folder.
+import f`` in ``scripts/train.py``), through its own folder or one above it.
 """
 
 from __future__ import annotations
@@ -23,10 +23,14 @@ class Resolver:
 
     def resolve(self, dotted: str, folder: str) -> str | None:
         """The definition ``dotted`` names, as the project's module names it or as a neighbour of
-        a file in ``folder`` does; None for anything else."""
+        a file in ``folder`` does, or of a folder above it (a script in a sub-project's top folder
+        puts that folder on ``sys.path``: ``from utils.tools import f`` in ``sub/exp/main.py`` is
+        ``sub/utils/tools.py``), the nearest first; None for anything else."""
         found = self._followed(dotted)
-        if found is None and folder:
-            found = self._followed(f"{folder}.{dotted}")
+        parts = folder.split(".") if folder else []
+        while found is None and parts:
+            found = self._followed(".".join([*parts, dotted]))
+            parts.pop()
         return found
 
     def reached_through(self, dotted: str, folder: str) -> set[str]:

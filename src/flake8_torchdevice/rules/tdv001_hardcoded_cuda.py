@@ -26,32 +26,9 @@ from ..analysis.queries import (
     string_value,
 )
 from ..confidence import Confidence
-from ..knowledge.api import DEVICE_TYPE_CALLS, NEEDS_GPU
+from ..knowledge.api import CUDA_ONLY_LIBRARIES, DEVICE_TYPE_CALLS, NEEDS_GPU
 from ..settings import Settings
 from .base import Finding, Rule, graded_by_cpu_support, quoted
-
-# Libraries that only run on NVIDIA GPUs: a file importing one (or a backend module named for one)
-# is CUDA code by construction.
-CUDA_ONLY_LIBRARIES = frozenset(
-    {
-        "apex",
-        "bitsandbytes",
-        "cupy",
-        "deep_gemm",
-        "flash_attn",
-        "isaaclab",
-        "isaacsim",
-        "megatron",
-        "omni",  # NVIDIA Omniverse / Isaac Sim
-        "pycuda",
-        "sglang",
-        "tensorrt",
-        "torch_tensorrt",
-        "transformer_engine",
-        "triton",
-        "vllm",
-    }
-)
 
 LEGACY_TENSOR_TYPES = frozenset(
     f"torch.cuda.{dtype}Tensor" for dtype in "Float Double Half BFloat16 Long Int Short Char Byte Bool".split()
