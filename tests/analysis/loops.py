@@ -81,11 +81,18 @@ cached = {"a": torch.zeros(1), "b": torch.ones(1)}
 for key in cached:
     cached[key] = cached[key].cuda()
 reveal(cached)  # reveal: mapping[tensor {"cuda"}]
+# A store under a computed key leaves the entries the code spells by name as they were: such a
+# key is most often one of a few the code names (``for key in ("mask",)``), not every one.
 partly = {"a": torch.zeros(1), "b": torch.ones(1)}
 for key, item in partly.items():
     if key == "a":
         partly[key] = item.cuda()
-reveal(partly["b"])  # reveal: tensor may{"cuda", cpu}
+reveal(partly["b"])  # reveal: tensor {cpu}
+renamed = {"a": torch.zeros(1)}
+for key in renamed:
+    key = key + "_gpu"
+    renamed[key] = renamed["a"].cuda()
+reveal(renamed["a"])  # reveal: tensor {cpu}
 moved = [torch.zeros(1), torch.ones(1)]
 for i in range(len(moved)):
     moved[i] = moved[i].to(device)

@@ -1,7 +1,7 @@
 """Containers written element by element: what ``container[key] = value`` leaves in the name.
 
 A store under a literal key replaces that one element of a dict; a store under a key the code
-computes may replace any element, so each one becomes what it was or the new value. A loop over
+computes replaces an element no literal key names (the code's spelled keys keep theirs). A loop over
 every key of a container that stores under each key (``for key, item in batch.items():
 batch[key] = item.to(device)``, ``for i in range(len(xs)): xs[i] = ...``) replaces every
 element: after that store, every element is the stored value."""
@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import libcst as cst
 
-from .domain import Kind, Value, any_element, join_places, mapping, sequence
+from .domain import Kind, Value, any_element, mapping, sequence
 from .imports import dotted_name
-from .syntax import own_nodes, statements
+from .syntax import bound_names, own_nodes, statements
 
 
 def stored_into(container: Value, key: int | str | None, value: Value, every_element: bool) -> Value | None:
@@ -27,8 +27,6 @@ def stored_into(container: Value, key: int | str | None, value: Value, every_ele
         if kind is Kind.BATCH and value.places:  # a batch's elements are tensors
             return Value(kind=Kind.BATCH, places=value.places, origin=value.origin)
         return None
-    if kind is Kind.BATCH and value.places:  # may have replaced any of its tensors
-        return Value(kind=Kind.BATCH, places=join_places(container.places, value.places), origin=container.origin)
     grown = value if container.item is None else any_element((container.item, value))
     if kind is Kind.SEQUENCE:
         return sequence(item=grown)
@@ -36,8 +34,9 @@ def stored_into(container: Value, key: int | str | None, value: Value, every_ele
         return None
     if type(key) is str:
         return mapping((*((k, v) for k, v in container.items if k != key), (key, value)), container.item)
-    maybe_replaced = tuple((k, any_element((v, value))) for k, v in container.items)
-    return mapping(maybe_replaced, grown)
+    # A key the code computes is most often one of a few it names elsewhere (``for key in
+    # ("mask",)``): the entries under the keys it spells stay what they were.
+    return mapping(container.items, grown)
 
 
 def every_element_stores(loop: cst.For) -> frozenset[int]:
@@ -45,7 +44,7 @@ def every_element_stores(loop: cst.For) -> frozenset[int]:
     value under the key of each iteration, on every pass: at the top of a body without ``break``
     or ``continue``."""
     iterated = _keys_iterated(loop)
-    if iterated is None or _leaves_early(loop.body):
+    if iterated is None or _leaves_early(loop.body) or _rebinds(loop.body, iterated[1]):
         return frozenset()
     container, key = iterated
     found: set[int] = set()
@@ -112,6 +111,25 @@ def _indexes(target: cst.Subscript, container: str, key: str) -> bool:
         return False
     index = target.slice[0].slice
     return type(index) is cst.Index and type(index.value) is cst.Name and index.value.value == key
+
+
+def _rebinds(body: cst.BaseSuite, name: str) -> bool:
+    """Is ``name`` bound anew in the body (``key = f"{key}_gpu"``): then a store under it is no
+    longer under the key the loop is at."""
+    for node in own_nodes(body):
+        targets: list[cst.BaseExpression] = []
+        if type(node) is cst.Assign:
+            targets = [target.target for target in node.targets]
+        elif (
+            type(node) is cst.AugAssign
+            or type(node) is cst.AnnAssign
+            or type(node) is cst.NamedExpr
+            or type(node) is cst.For
+        ):
+            targets = [node.target]
+        if any(name in bound_names(target) for target in targets):
+            return True
+    return False
 
 
 def _leaves_early(body: cst.BaseSuite) -> bool:

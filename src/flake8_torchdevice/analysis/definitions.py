@@ -112,6 +112,7 @@ class ClassInfo:
     node: cst.ClassDef
     key: str  # unique in the file, as ``FunctionInfo.key``
     methods: dict[str, FunctionInfo] = field(default_factory=dict)
+    _stateless: bool | None = field(default=None, repr=False, compare=False)  # ``stateless_callable``
 
     @property
     def name(self) -> str:
@@ -121,16 +122,26 @@ class ClassInfo:
         return [name for name in (dotted_name(base.value) for base in self.node.bases) if name is not None]
 
     def stateless_callable(self) -> bool:
-        """A class that replaces ``__call__`` (no ``forward``) and keeps nothing a device holds: no
-        attribute made by a call, nothing registered (a data transform that subclasses
-        ``nn.Module``, say). Its inputs are where its callers put them, not where a module is."""
+        """A class that replaces ``__call__`` (no ``forward``) and keeps nothing a device holds:
+        no attribute made by a call, none it calls (a model handed in), nothing registered (a
+        data transform that subclasses ``nn.Module``, say). Its inputs are where its callers put
+        them, not where a module is."""
+        if self._stateless is None:  # asked for every walk of every method: read the body once
+            self._stateless = self._keeps_nothing()
+        return self._stateless
+
+    def _keeps_nothing(self) -> bool:
         if "__call__" not in self.methods or "forward" in self.methods:
             return False
         for node in every_node(self.node.body):
-            if type(node) is cst.Call and (dotted_name(node.func) or "").rsplit(".", 1)[-1] in _REGISTERS:
-                return False
-            if isinstance(node, cst.Assign) and type(node.value) is cst.Call and _sets_an_attribute(node):
-                return False
+            if type(node) is cst.Call:
+                called = dotted_name(node.func) or ""
+                if called.rsplit(".", 1)[-1] in _REGISTERS or _calls_an_attribute(called, self.methods):
+                    return False
+            elif isinstance(node, (cst.Assign, cst.AnnAssign, cst.AugAssign)) and type(node.value) is cst.Call:
+                targets = node.targets if isinstance(node, cst.Assign) else [node]
+                if any(type(target.target) is cst.Attribute for target in targets):
+                    return False
         return True
 
 
@@ -319,8 +330,12 @@ class Definitions:
         return bool(sites) and all(_passes(site, param.name.value, index) for site in sites)
 
     def default_unused(self, function: FunctionInfo, param: cst.Param) -> bool:
-        """A default no run of the function uses: every call replaces it, or the body never reads
-        the parameter (``device=torch.device("cuda:0")`` kept for an old signature)."""
+        """A default that names a device and that no run of the function uses: every call replaces
+        it, or the body never reads the parameter (``device=torch.device("cuda:0")`` kept for an
+        old signature). One that allocates or moves (``buf=torch.zeros(9).cuda()``) runs at the
+        ``def`` whatever the calls pass."""
+        if param.default is None or not _only_names_a_device(param.default):
+            return False
         return not _reads(function.node.body, param.name.value) or self.default_always_replaced(function, param)
 
     def runs_in_forward(self, function: FunctionInfo) -> bool:
@@ -375,5 +390,16 @@ def _reads(body: cst.BaseSuite, name: str) -> bool:
     return any(type(node) is cst.Name and node.value in (name, "locals", "vars") for node in every_node(body))
 
 
-def _sets_an_attribute(assign: cst.Assign) -> bool:
-    return any(type(target.target) is cst.Attribute for target in assign.targets)
+def _calls_an_attribute(called: str, methods: dict[str, FunctionInfo]) -> bool:
+    """``self.model(x)``: an attribute called like a function (not one of the class's methods)."""
+    owner, _, attribute = called.partition(".")
+    return owner == "self" and "." not in attribute and attribute != "" and attribute not in methods
+
+
+def _only_names_a_device(default: cst.BaseExpression) -> bool:
+    """``"cuda"``, ``0``, ``DEVICE``, ``torch.device("cuda", 0)``: evaluating it touches no GPU."""
+    if isinstance(default, (cst.SimpleString, cst.Integer, cst.Name, cst.Attribute)):
+        return True
+    if not isinstance(default, cst.Call) or (dotted_name(default.func) or "").rsplit(".", 1)[-1] != "device":
+        return False
+    return all(isinstance(arg.value, (cst.SimpleString, cst.Integer)) for arg in default.args)

@@ -208,8 +208,8 @@ class Value:
     # -------------------------------------------------------------------------- lattice
     def join(self, other: Value) -> Value:
         """What is known on both of two paths that meet (``None`` on one path is ignored)."""
-        if self is other or self == other:
-            return self
+        if self is other or self == other:  # equal but for their origins: the one that says why
+            return self if self.origin is not None or other.origin is None else other
         if other.kind is Kind.NONE:
             return self
         if self.kind is Kind.NONE:
@@ -237,10 +237,7 @@ def _cuda_in_use(place: Place) -> bool:
 
 def _cited_origin(left: Value, right: Value) -> Origin | None:
     """The origin a message about a joined value cites: the one that put it on a device when one
-    side is there (not the `.cpu()` of the other path); a flag's default only where it decides
-    both paths (``use_cuda = False`` where CUDA is missing decided the other: a check)."""
-    if left.kind is Kind.SCALAR and left.polarity is not Polarity.NONE and None in (left.origin, right.origin):
-        return None
+    side is there (a message saying "on `device`" must not cite the `.cpu()` of the other path)."""
     if right.origin is None or right.origin is left.origin:
         return left.origin
     moved_here = may_be_on_accelerator(right) and not may_be_on_accelerator(left)

@@ -8,6 +8,8 @@ question our rules ask ("is this ``torch.device``?").
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import cast
 
 import libcst as cst
@@ -47,19 +49,34 @@ class ImportTable:
         # valid until the next import is recorded. The node is kept with its answer, so that its id
         # cannot be reused by another node meanwhile.
         self._qualified: dict[int, tuple[cst.BaseExpression, str | None]] = {}
+        # Per function being walked: the module names its imports rebound, and what they were.
+        self._shadowed: list[dict[str, str | None]] = []
+
+    @contextmanager
+    def function_scope(self) -> Iterator[None]:
+        """While a function is walked: its own imports of names the module defines (``record``'s
+        ``defined_here``) bind them until it ends; everywhere else the name is the module's."""
+        self._shadowed.append({})
+        try:
+            yield
+        finally:
+            for name, before in self._shadowed.pop().items():
+                self._qualified.clear()
+                if before is None:
+                    self._aliases.pop(name, None)
+                else:
+                    self._aliases[name] = before
 
     def record(self, statement: cst.CSTNode, defined_here: frozenset[str] = frozenset()) -> None:
-        """Learn the names bound by an ``import`` or ``from ... import`` statement, except those in
-        ``defined_here`` (a function's own import of a name the module defines binds it in that
-        function only: everywhere else the name is the module's)."""
+        """Learn the names bound by an ``import`` or ``from ... import`` statement; those in
+        ``defined_here`` only until the function being walked ends (``function_scope``)."""
         self._qualified.clear()
         if isinstance(statement, cst.Import):
             for alias in statement.names:
                 module = _module_path(alias.name)
                 if alias.asname is not None:
                     local = _module_path(alias.asname.name)
-                    if local not in defined_here:
-                        self._aliases[local] = module
+                    self._bind(local, module, defined_here)
                 else:
                     # ``import torch.nn`` binds ``torch``, which then reaches ``torch.nn``.
                     root = module.split(".", 1)[0]
@@ -77,8 +94,14 @@ class ImportTable:
             for alias in statement.names:
                 imported = _module_path(alias.name)
                 local = _module_path(alias.asname.name) if alias.asname else imported
-                if local not in defined_here:
-                    self._aliases[local] = f"{module}.{imported}"
+                self._bind(local, f"{module}.{imported}", defined_here)
+
+    def _bind(self, local: str, target: str, defined_here: frozenset[str]) -> None:
+        if local in defined_here:
+            if not self._shadowed:
+                return  # no function scope to end it: the module's own name stays
+            self._shadowed[-1].setdefault(local, self._aliases.get(local))
+        self._aliases[local] = target
 
     def qualify(self, node: cst.BaseExpression) -> str | None:
         """The qualified name an expression refers to, when it starts at an import.

@@ -181,7 +181,8 @@ class Interpreter(StatementWalker, ExpressionEvaluator, CallEvaluator, SummaryEv
         saved = self.frame
         self.frame = Frame(info, scope, self_value)
         try:
-            yield self.frame
+            with self.imports.function_scope():
+                yield self.frame
         finally:
             self.frame = saved
 

@@ -201,11 +201,10 @@ class MethodEvaluator(_Base):
         if value.kind in _MOVED_IN_PLACE and name is not None:
             self.state.bind(name, moved)
         elif value.kind in _MOVED_IN_PLACE and type(receiver) is cst.Subscript:  # ``models["depth"].to(d)``
-            owner = dotted_name(receiver.value)
+            owner, key = dotted_name(receiver.value), literal_index(receiver)
             held = self.state.get(owner) if owner is not None else None
-            updated = stored_into(held, literal_index(receiver), moved, False) if held is not None else None
-            if owner is not None and updated is not None:
-                self.state.bind(owner, updated)
+            if owner is not None and held is not None and held.kind is Kind.MAPPING and type(key) is str:
+                self.state.bind(owner, stored_into(held, key, moved, False) or held)
         return moved
 
     def _move_target(self, node: cst.Call, method: str, arguments: tuple[Value, ...]) -> frozenset[Place] | None:

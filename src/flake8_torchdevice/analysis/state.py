@@ -12,10 +12,23 @@ written): branches copy and joins visit only the names the function itself binds
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import libcst as cst
 
 from ..knowledge.api import FX_TRACING_TESTS
-from .domain import CPU, CPU_PLACE, TENSOR_KINDS, Kind, Origin, Place, Value, must_be_on_cpu, on_the_cpu_in_a_branch
+from .domain import (
+    CPU,
+    CPU_PLACE,
+    TENSOR_KINDS,
+    Kind,
+    Origin,
+    Place,
+    Polarity,
+    Value,
+    must_be_on_cpu,
+    on_the_cpu_in_a_branch,
+)
 from .imports import dotted_name
 from .literals import constant_truth, is_none_literal
 
@@ -136,6 +149,10 @@ class State:
         for name, mine in mine_names.items():  # bound here only on my path: the outer value on theirs
             if name not in theirs_names and self.outer is not None and name in self.outer:
                 names[name] = mine.join(self.outer[name])
+        if self.cuda_refused and other.cuda_checked:
+            _decided_by_cuda(names, mine_names)
+        elif other.cuda_refused and self.cuda_checked:
+            _decided_by_cuda(names, theirs_names)
         return State(
             names,
             self.cuda_checked and other.cuda_checked,
@@ -212,3 +229,13 @@ def refuted_by_a_value(state: State, test: cst.BaseExpression, truth: bool) -> b
         and (value.kind in TENSOR_KINDS or value.kind in (Kind.MODULE, Kind.DEVICE))
     )
     return never_none and truth is (type(target.operator) is cst.Is)
+
+
+def _decided_by_cuda(joined: dict[str, Value], refused: dict[str, Value]) -> None:
+    """Where a path without CUDA meets one with it: a flag the first path turned off (``use_cuda =
+    False``, a check there) is true only with CUDA, whatever its default was: a plain check."""
+    for name, value in refused.items():
+        if value.kind is Kind.SCALAR and value.polarity is Polarity.POSITIVE and value.origin is None:
+            merged = joined.get(name)
+            if merged is not None and merged.polarity is Polarity.POSITIVE:
+                joined[name] = replace(merged, origin=None)

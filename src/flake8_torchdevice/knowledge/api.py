@@ -160,8 +160,9 @@ NO_GRAD_FUNCTIONS = generated.INTEGER_OR_BOOL_RESULT_FUNCTIONS | {"torch.detach"
 
 # Libraries that only run on NVIDIA GPUs: a file importing one (or a backend module named for one)
 # is CUDA code by construction (TDV001 is silent there; the project index counts it as evidence
-# that the file requires CUDA). RAPIDS (cuml, cudf, cugraph) and NVML (pynvml) need a GPU to do
-# anything; CUDA extensions built for one model (nvdiffrast, spconv, MinkowskiEngine) too.
+# that the file requires CUDA). RAPIDS (cuml, cudf, cugraph) needs a GPU to do anything; CUDA
+# extensions built for one model (nvdiffrast, spconv, MinkowskiEngine) too. Not NVML (pynvml):
+# files import it, optionally, to log GPU memory.
 CUDA_ONLY_LIBRARIES = frozenset(
     {
         "apex",
@@ -180,7 +181,6 @@ CUDA_ONLY_LIBRARIES = frozenset(
         "nvdiffrast",
         "omni",  # NVIDIA Omniverse / Isaac Sim
         "pycuda",
-        "pynvml",
         "setGPU",
         "sglang",
         "spconv",

@@ -10,9 +10,9 @@ from ..analysis.queries import (
     Analysis,
     CallFact,
     Value,
+    children,
     dotted_name,
     elements,
-    every_node,
     is_optimizer,
     is_tensor,
     is_unknown,
@@ -106,25 +106,68 @@ def _read_back(analysis: Analysis, load: cst.Call, saves: list[cst.CSTNode]) -> 
 
 def _under_a_saved_directory(analysis: Analysis, site: CallFact, path: cst.BaseExpression) -> bool:
     """Does the load read from under what a saver of another of the project's files was handed
-    earlier in the same function (``early_stopping(loss, model, path)`` in the epoch loop, then
-    ``torch.load(path + "/checkpoint.pth")``, or a name bound to such a path)? The same run wrote
-    it, on this machine."""
-    line, function = analysis.line_of(site.node), site.scope.function
-    named = _names_in(path)
+    earlier in the same function, on every path to the load (``early_stopping(loss, model, path)``
+    in the epoch loop, then ``torch.load(path + "/checkpoint.pth")``, or a name bound to such a
+    path)? The same run wrote it, on this machine. Only whole names count: a saver handed
+    ``args.save_dir`` (or all of ``args``) says nothing of ``args.resume``."""
+    function = site.scope.function
+    body: cst.CSTNode = function.node.body if function is not None else analysis.module
+    named = _roots_of(path)
     if type(path) is cst.Name and function is not None:  # ``best = path + "/checkpoint.pth"``
         for node in own_nodes(function.node.body):
             if type(node) is cst.Assign and any(dotted_name(t.target) == path.value for t in node.targets):
-                named |= _names_in(node.value)
+                named |= _roots_of(node.value)
+    line = analysis.line_of(site.node)
     return any(
-        dotted_name(argument) in named
+        dotted_name(argument) in named and _runs_before(body, other.node, site.node)
         for other in analysis.calls()
         if other.scope.function is function and analysis.line_of(other.node) < line
         for argument in analysis.saved_arguments(other)
     )
 
 
-def _names_in(expression: cst.BaseExpression) -> set[str]:
-    return {name for node in every_node(expression) if (name := dotted_name(node)) is not None}
+def _roots_of(path: cst.BaseExpression) -> set[str]:
+    """The names and attribute paths a path is built from, whole (``args.save_dir`` of
+    ``os.path.join(args.save_dir, "best.pt")``; not ``os.path``, not ``args``)."""
+    found: set[str] = set()
+    pending: list[cst.CSTNode] = [path]
+    while pending:
+        node = pending.pop()
+        name = dotted_name(node) if type(node) is cst.Name or type(node) is cst.Attribute else None
+        if name is not None:
+            found.add(name)
+        elif type(node) is cst.Call:
+            pending.extend(arg.value for arg in node.args)
+        else:
+            pending.extend(children(node))
+    return found
+
+
+# What may skip the statements inside it; a loop's body is taken to run (an epoch loop does).
+_CONDITIONAL = (cst.If, cst.Try, cst.TryStar, cst.Match, cst.IfExp, cst.BooleanOperation)
+
+
+def _runs_before(body: cst.CSTNode, saver: cst.CSTNode, load: cst.CSTNode) -> bool:
+    """Is the saver call on every path to the load: no ``if`` or ``try`` holds it that does not
+    hold the load too?"""
+    saver_path, load_path = _path_to(body, saver), _path_to(body, load)
+    if saver_path is None or load_path is None:
+        return False
+    shared = 0
+    while shared < min(len(saver_path), len(load_path)) and saver_path[shared] is load_path[shared]:
+        shared += 1
+    return not any(isinstance(node, _CONDITIONAL) for node in saver_path[shared:])
+
+
+def _path_to(root: cst.CSTNode, target: cst.CSTNode) -> list[cst.CSTNode] | None:
+    """The nodes from ``root`` down to ``target``, both included."""
+    pending: list[list[cst.CSTNode]] = [[root]]
+    while pending:
+        path = pending.pop()
+        if path[-1] is target:
+            return path
+        pending.extend([*path, child] for child in children(path[-1]))
+    return None
 
 
 def _saves_cpu_tensors(analysis: Analysis, save: cst.CSTNode) -> bool:
@@ -287,8 +330,8 @@ class LoadWithoutMapLocation(Rule):
             shown = shortened(location, 20)
             finding = self.finding(
                 call,
-                f"{(site.qualified or '').rsplit('.', 1)[-1]}() without map_location puts tensors on their saved "
-                f"device: a GPU-saved file fails on a CPU-only or MPS machine; pass map_location={shown}",
+                f"{(site.qualified or '').rsplit('.', 1)[-1]}() without map_location: a file saved on a GPU fails "
+                f"to load on a CPU-only or MPS machine; pass map_location={shown}",
                 Fix(call, _with_map_location(call, device), safe=False, description=f"add map_location={location}"),
                 # Weights published for download are saved from the CPU as a rule (torchvision's
                 # are), and a file this code writes from values it never shows on a device (a

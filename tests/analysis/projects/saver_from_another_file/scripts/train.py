@@ -22,3 +22,16 @@ def finetune(path):
 def evaluate(folder):
     model = nn.Linear(3, 3)
     model.load_state_dict(torch.load(folder + "/checkpoint.pth"))  # expect: TDV004
+
+
+def resume(args):
+    model = nn.Linear(3, 3)
+    store_weights(model, args)  # handed all of ``args``: says nothing of ``args.resume``
+    model.load_state_dict(torch.load(args.resume))  # expect: TDV004
+
+
+def maybe_saved(folder, losses, keep):
+    model = nn.Linear(3, 3)
+    if keep:
+        EarlyStopping()(losses[0], model, folder)
+    model.load_state_dict(torch.load(folder + "/checkpoint.pth"))  # expect: TDV004
