@@ -213,7 +213,7 @@ class _Collector:
         try:
             if type(node) is cst.For:
                 self.bind(node.target)
-                self.definitions.every_element_stores |= every_element_stores(node)
+                self.definitions.note_rewritten(id(node), every_element_stores(node))
             for child in children(node):
                 self.visit(child)
         finally:

@@ -39,13 +39,13 @@ def stored_into(container: Value, key: int | str | None, value: Value, every_ele
     return mapping(container.items, grown)
 
 
-def every_element_stores(loop: cst.For) -> frozenset[int]:
-    """The stores (by ``id`` of their target) of a loop over every key of a container that put a
-    value under the key of each iteration, on every pass: at the top of a body without ``break``
-    or ``continue``."""
+def every_element_stores(loop: cst.For) -> tuple[str, frozenset[int]] | None:
+    """A loop over every key of a container that puts a value under the key of each iteration, on
+    every pass (at the top of a body without ``break`` or ``continue``): the container, and those
+    stores by ``id`` of their target. None for any other loop."""
     iterated = _keys_iterated(loop)
     if iterated is None or _leaves_early(loop.body) or _rebinds(loop.body, iterated[1]):
-        return frozenset()
+        return None
     container, key = iterated
     found: set[int] = set()
     for line in statements(loop.body):
@@ -56,13 +56,7 @@ def every_element_stores(loop: cst.For) -> frozenset[int]:
                 target = small.targets[0].target
                 if type(target) is cst.Subscript and _indexes(target, container, key):
                     found.add(id(target))
-    return frozenset(found)
-
-
-def rewritten_container(loop: cst.For) -> str | None:
-    """The container whose every element the loop replaces (an empty one has none left to keep)."""
-    iterated = _keys_iterated(loop)
-    return iterated[0] if iterated is not None and every_element_stores(loop) else None
+    return (container, frozenset(found)) if found else None
 
 
 def _keys_iterated(loop: cst.For) -> tuple[str, str] | None:

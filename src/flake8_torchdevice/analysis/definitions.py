@@ -157,8 +157,10 @@ class Definitions:
     call_sites: defaultdict[str, list[cst.Call]] = field(default_factory=lambda: defaultdict(list))
     # Names (and attribute paths) each loop may rebind: what a loop's back edge can change.
     loop_targets: dict[int, frozenset[str]] = field(default_factory=dict)
-    # Stores that replace every element of a container (``containers.every_element_stores``).
+    # Stores that replace every element of a container, and the container each such loop
+    # rewrites, by ``id`` of the loop (``containers.every_element_stores``).
     every_element_stores: set[int] = field(default_factory=set)
+    rewritten_containers: dict[int, str] = field(default_factory=dict)
     module_evidence: Evidence = field(default_factory=Evidence)
     # Values assigned to ``self.x`` under a test that ``self.x`` is not set yet (lazy initialisation).
     lazy_values: set[int] = field(default_factory=set)
@@ -246,6 +248,12 @@ class Definitions:
         the process group to a launcher elsewhere: a job launched for GPUs (demucs' dora, a
         ``torchrun`` script). Not where it sets one up with another backend (``gloo``)."""
         return self.sets_up_nccl() or not self.sets_up_a_process_group
+
+    def note_rewritten(self, loop: int, rewritten: tuple[str, frozenset[int]] | None) -> None:
+        """What ``containers.every_element_stores`` found of a loop (by ``id``), if anything."""
+        if rewritten is not None:
+            self.rewritten_containers[loop], stores = rewritten
+            self.every_element_stores |= stores
 
     def top_level_names(self) -> frozenset[str]:
         """The functions and classes the module defines at its top."""

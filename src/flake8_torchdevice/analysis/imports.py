@@ -8,8 +8,6 @@ question our rules ask ("is this ``torch.device``?").
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from contextlib import contextmanager
 from typing import cast
 
 import libcst as cst
@@ -52,24 +50,22 @@ class ImportTable:
         # Per function being walked: the module names its imports rebound, and what they were.
         self._shadowed: list[dict[str, str | None]] = []
 
-    @contextmanager
-    def function_scope(self) -> Iterator[None]:
-        """While a function is walked: its own imports of names the module defines (``record``'s
-        ``defined_here``) bind them until it ends; everywhere else the name is the module's."""
+    def enter_function(self) -> None:
+        """A function's walk begins: its own imports of names the module defines (``record``'s
+        ``defined_here``) bind them until ``leave_function``; elsewhere the name is the module's."""
         self._shadowed.append({})
-        try:
-            yield
-        finally:
-            for name, before in self._shadowed.pop().items():
-                self._qualified.clear()
-                if before is None:
-                    self._aliases.pop(name, None)
-                else:
-                    self._aliases[name] = before
+
+    def leave_function(self) -> None:
+        for name, before in self._shadowed.pop().items():
+            self._qualified.clear()
+            if before is None:
+                self._aliases.pop(name, None)
+            else:
+                self._aliases[name] = before
 
     def record(self, statement: cst.CSTNode, defined_here: frozenset[str] = frozenset()) -> None:
         """Learn the names bound by an ``import`` or ``from ... import`` statement; those in
-        ``defined_here`` only until the function being walked ends (``function_scope``)."""
+        ``defined_here`` only until the function being walked ends (``leave_function``)."""
         self._qualified.clear()
         if isinstance(statement, cst.Import):
             for alias in statement.names:

@@ -180,10 +180,11 @@ class Interpreter(StatementWalker, ExpressionEvaluator, CallEvaluator, SummaryEv
         scope = Scope(info, cuda_specific=self.cuda_specific(info), in_module=in_module)
         saved = self.frame
         self.frame = Frame(info, scope, self_value)
+        self.imports.enter_function()
         try:
-            with self.imports.function_scope():
-                yield self.frame
+            yield self.frame
         finally:
+            self.imports.leave_function()
             self.frame = saved
 
     def _decorated_without_grad(self, info: FunctionInfo) -> bool:

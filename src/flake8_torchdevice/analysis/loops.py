@@ -19,7 +19,6 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
-from .containers import rewritten_container
 from .domain import ARRAY_KINDS, UNKNOWN, Kind, Value, tensor
 from .facts import Facts
 from .frames import Pending
@@ -66,7 +65,7 @@ class LoopWalker(_Base):
         element = self.iterated(self.evaluate(node.iter))
 
         bound = range_stop(node.iter)
-        rewritten = rewritten_container(node)
+        rewritten = self.definitions.rewritten_containers.get(id(node))
         ends: list[State] = []
 
         def body(head: State) -> State:
