@@ -25,14 +25,18 @@ NEEDS = {
     "cpu-only": "a CUDA-less machine",
     "cuda": "a machine with a usable CUDA GPU",
 }
-NEEDS_DATA = "a real device: the simulated meta device holds no data or has no such type"
+NEEDS_DATA = "a real device: the simulated meta device holds no data or has no such type or kernel"
 
 # meta tensors have no storage: any copy to the host fails with one of these, whatever the code.
-# Nor has meta a legacy type string: ``t.type(x.type())`` refuses ``torch.meta.FloatTensor``.
+# Nor has meta a legacy type string: ``t.type(x.type())`` refuses ``torch.meta.FloatTensor``, nor a
+# kernel for every operator (``F.ctc_loss``).
 META_HAS_NO_DATA = (
     RuntimeExpectation(("NotImplementedError", "RuntimeError"), ("Cannot copy out of meta tensor",), "any"),
     RuntimeExpectation(("RuntimeError",), ("cannot be called on meta tensors",), "any"),
     RuntimeExpectation(("ValueError",), ("invalid type: 'torch.meta.",), "any"),
+    RuntimeExpectation(
+        ("NotImplementedError",), ("with Meta tensors, but there was no fake impl or Meta kernel",), "any"
+    ),
 )
 
 

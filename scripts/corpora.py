@@ -13,7 +13,7 @@ unpacked is not unpacked again.
     python scripts/corpora.py --fresh    # the libraries first linted with the final rules
     python scripts/corpora.py --user     # export the user repositories fetched with the search tool
     python scripts/corpora.py --fresh-user # export the user repositories first linted with the final rules
-    python scripts/corpora.py --round9   # a first look's libraries and user repositories (--round4 to --round16)
+    python scripts/corpora.py --round9   # a first look's libraries and user repositories (--round4 to --round18)
 
 Reuse from another script::
 
@@ -320,6 +320,34 @@ ROUND16_CORPORA: dict[str, str] = {
     "transformers_interpret": "transformers-interpret==0.10.0",
     "pytorch_tcn": "pytorch-tcn==1.2.3",
 }
+# Round 17: ten libraries and ten user repositories chosen on 2026-12-06 the same way, after round
+# 16's causes were fixed: the first look of TDV005 on by default (docs/precision.md "Round 17").
+ROUND17_CORPORA: dict[str, str] = {
+    "realesrgan": "realesrgan==0.3.0",
+    "doctr": "python-doctr==1.1.0",
+    "solo_learn": "solo-learn==1.0.2",
+    "deepchem": "deepchem==2.8.0",
+    "lm_eval": "lm_eval==0.4.13",
+    "tts": "TTS==0.22.0",
+    "higher": "higher==0.2.1",
+    "pytorch_msssim": "pytorch-msssim==1.0.0",
+    "ema_pytorch": "ema-pytorch==0.8.3",
+    "ptflops": "ptflops==0.7.5",
+}
+# Round 18: ten libraries and ten user repositories chosen on 2026-12-06 the same way, after round
+# 17's causes were fixed (docs/precision.md "Round 18").
+ROUND18_CORPORA: dict[str, str] = {
+    "spandrel": "spandrel==0.4.2",
+    "vocos": "vocos==0.1.0",
+    "julius": "julius==0.2.8",
+    "momentfm": "momentfm==0.1.4",
+    "uni2ts": "uni2ts==2.0.0",
+    "sample_factory": "sample-factory==2.1.1",
+    "meshgpt": "meshgpt-pytorch==1.8.1",
+    "torchlibrosa": "torchlibrosa==0.1.0",
+    "torch_ema": "torch-ema==0.3",
+    "perceiver": "perceiver-pytorch==0.11.0",
+}
 KNOWN_CORPORA: dict[str, str] = {
     **CORPORA,
     **EXTRA_CORPORA,
@@ -338,6 +366,8 @@ KNOWN_CORPORA: dict[str, str] = {
     **ROUND14_CORPORA,
     **ROUND15_CORPORA,
     **ROUND16_CORPORA,
+    **ROUND17_CORPORA,
+    **ROUND18_CORPORA,
 }
 
 # User research code: training scripts, tutorials and notebooks from public repositories, pinned
@@ -621,6 +651,33 @@ ROUND16_USER_REPOSITORIES: dict[str, tuple[str, str]] = {
     "dinov2": ("facebookresearch/dinov2", "b8931f7bf91576930313be2c6d6af376033b35f0"),
     "xmem": ("hkchengrex/XMem", "f3b841d50df058910bbf690229ddc15fb1aef7d6"),
 }
+ROUND17_USER_REPOSITORIES: dict[str, tuple[str, str]] = {
+    "bark": ("suno-ai/bark", "f4f32d4cd480dfec1c245d258174bc9bde3c2148"),
+    "chatglm-6b": ("THUDM/ChatGLM-6B", "401bf3a8a7dd8a26fba189551dccfc61a7079b4e"),
+    "llava": ("haotian-liu/LLaVA", "c121f0432da27facab705978f83c4ada465e46fd"),
+    "depth-anything": ("LiheYoung/Depth-Anything", "1d03336771fe09c5398ffdd211441e33941a97dc"),
+    "robust-video-matting": ("PeterL1n/RobustVideoMatting", "53d74c6826735f01f4406b5ca9075eee27bec094"),
+    "nerf-pl": ("kwea123/nerf_pl", "52aeb387da64a9ad9a0f914ea9b049ffc598b20c"),
+    "midas": ("isl-org/MiDaS", "454597711a62eabcbf7d1e89f3fb9f569051ac9b"),
+    "styletts2": ("yl4579/StyleTTS2", "5cedc71c333f8d8b8551ca59378bdcc7af4c9529"),
+    "super-resolution": (
+        "sgrvinod/a-PyTorch-Tutorial-to-Super-Resolution",
+        "c30556bc79a9d43539f2d658722bcb7ff5011ddb",
+    ),
+    "stanford-alpaca": ("tatsu-lab/stanford_alpaca", "761dc5bfbdeeffa89b8bff5d038781a4055f796a"),
+}
+ROUND18_USER_REPOSITORIES: dict[str, tuple[str, str]] = {
+    "llama2-c": ("karpathy/llama2.c", "350e04fe35433e6d2941dce5a1f53308f87058eb"),
+    "build-nanogpt": ("karpathy/build-nanogpt", "6104ab1b53920f6e2159749676073ff7d815c1fa"),
+    "taming-transformers": ("CompVis/taming-transformers", "3ba01b241669f5ade541ce990f7650a3b8f65318"),
+    "grounding-dino": ("IDEA-Research/GroundingDINO", "856dde20aee659246248e20734ef9ba5214f5e44"),
+    "co-tracker": ("facebookresearch/co-tracker", "82e02e8029753ad4ef13cf06be7f4fc5facdda4d"),
+    "yolov9": ("WongKinYiu/yolov9", "5b1ea9a8b3f0ffe4fe0e203ec6232d788bb3fcff"),
+    "mobile-sam": ("ChaoningZhang/MobileSAM", "34bbbfdface3c18e5221aa7de6032d7220c6c6a1"),
+    "lora": ("cloneofsimo/lora", "d84074b3e3496f1cfa8a3f49b8b9972ef463b483"),
+    "instruct-pix2pix": ("timothybrooks/instruct-pix2pix", "0dffd1eeb02611c35088462d1df88714ce2b52f4"),
+    "minigpt-4": ("Vision-CAIR/MiniGPT-4", "d94738a7626ec43eba6c2cddf3cd2043f1a9689a"),
+}
 KNOWN_USER_REPOSITORIES: dict[str, tuple[str, str]] = {
     **USER_REPOSITORIES,
     **FRESH_USER_REPOSITORIES,
@@ -637,6 +694,8 @@ KNOWN_USER_REPOSITORIES: dict[str, tuple[str, str]] = {
     **ROUND14_USER_REPOSITORIES,
     **ROUND15_USER_REPOSITORIES,
     **ROUND16_USER_REPOSITORIES,
+    **ROUND17_USER_REPOSITORIES,
+    **ROUND18_USER_REPOSITORIES,
 }
 # Each first look: its libraries and its user repositories (``--roundN`` in this script and in
 # ``precision.py``).
@@ -654,6 +713,8 @@ FIRST_LOOKS: dict[int, tuple[dict[str, str], dict[str, tuple[str, str]]]] = {
     14: (ROUND14_CORPORA, ROUND14_USER_REPOSITORIES),
     15: (ROUND15_CORPORA, ROUND15_USER_REPOSITORIES),
     16: (ROUND16_CORPORA, ROUND16_USER_REPOSITORIES),
+    17: (ROUND17_CORPORA, ROUND17_USER_REPOSITORIES),
+    18: (ROUND18_CORPORA, ROUND18_USER_REPOSITORIES),
 }
 MIRROR_ROOT = Path("/work/.mirror")
 

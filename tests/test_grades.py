@@ -37,6 +37,61 @@ def test_a_tensor_made_from_data_the_code_does_not_show_may_be_0_dim():
     assert _grades(_SWITCHED_ENERGY.format(data="[0.1, 0.2, 0.3, 0.4]")) == {("TDV005", "high")}
 
 
+_SAMPLER = """
+import numpy as np
+import torch
+from torch import nn
+
+
+class Sampler(nn.Module):
+    def __init__(self, betas):
+        super().__init__()
+        self.net = nn.Linear(4, 4)
+        self.scales = {scales}
+
+    def forward(self, x):
+        return self.scales[-1] * self.net(x)
+
+
+device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+samples = Sampler(np.linspace(0.1, 0.2, 3)).to(device)(torch.rand(2, 4, device=device))
+"""
+
+
+def test_a_step_picked_from_a_schedule_whose_rank_the_code_does_not_show_may_be_0_dim():
+    # ``scales[-1]`` of a 1-dim schedule is a CPU 0-dim tensor, a number to any device; of a
+    # tensor whose rank the code does not show, maybe; of a 2-dim one, a row that must be moved.
+    assert _grades(_SAMPLER.format(scales="torch.tensor(1 - np.asarray(betas))")) == {("TDV005", "medium")}
+    assert _grades(_SAMPLER.format(scales="torch.linspace(0.1, 0.9, 3)")) == set()
+    assert _grades(_SAMPLER.format(scales="torch.tensor([[0.1, 0.2, 0.3, 0.4]] * 3)")) == {("TDV005", "high")}
+
+
+_WRAPPER = """
+import torch
+from torch import nn
+
+
+class Scorer(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.proj = nn.Linear(4, 4)
+
+    @property
+    def device(self):
+        return {device}
+
+    def forward(self, features, continuation):
+        expected = torch.tensor(continuation, device=self.device).unsqueeze(-1)
+        return torch.gather(self.proj(features), 1, expected)
+"""
+
+
+def test_a_tensor_made_on_the_device_the_code_names_is_not_surely_apart_from_its_model():
+    # The class makes its tensors on its own ``device`` on purpose: the CPU here, where it likely
+    # runs too; only the assumption that a module's inputs are on a device says otherwise.
+    assert _grades(_WRAPPER.format(device='"cpu"')) == {("TDV005", "medium")}
+
+
 _CACHED_DATASET = """
 import torch
 

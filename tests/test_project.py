@@ -23,12 +23,15 @@ from flake8_torchdevice.project.evidence import (
     CPU_OPTION,
     CUDA_EXTENSION,
     CUDA_ONLY_IMPORT,
+    DEVICE_OPTION,
+    DISTRIBUTED_STOPS_WITHOUT_CUDA,
     FALLBACK,
     NAMED_FOR_THE_GPU,
     NCCL_ONLY,
     SAYS_IT_NEEDS_CUDA,
     SKIPS_WITHOUT_CUDA,
     STOPS_WITHOUT_CUDA,
+    UNCHECKED_CUDA,
     Evidence,
 )
 from flake8_torchdevice.project.index import FileIndex, index_source
@@ -156,6 +159,24 @@ def test_stops_in_tests_are_skips_by_another_name():
     source = "import torch\nif not torch.cuda.is_available():\n    raise RuntimeError('no GPU')\n"
     assert kinds(source, "tests/test_kernels.py") == []
     assert kinds(source, "launch.py") == [STOPS_WITHOUT_CUDA]
+
+
+def test_a_stop_in_a_distributed_set_up_refuses_that_mode_only():
+    # Coqui TTS: ``init_distributed`` asserts CUDA; the rest of the package falls back to the CPU.
+    source = "import torch\n\n\ndef init_distributed(rank):\n    assert torch.cuda.is_available(), 'needs CUDA'\n"
+    assert kinds(source, "utils/distribute.py") == [DISTRIBUTED_STOPS_WITHOUT_CUDA]
+    assert kinds(source.replace("init_distributed", "main"), "launch.py") == [STOPS_WITHOUT_CUDA]
+    assert decide(evidence(FALLBACK, DISTRIBUTED_STOPS_WITHOUT_CUDA)).verdict == UNKNOWN
+    assert decide(evidence(DISTRIBUTED_STOPS_WITHOUT_CUDA)).verdict == REQUIRES_CUDA
+
+
+def test_a_device_option_says_the_package_is_not_written_for_gpus_only():
+    # LLaVA: ``--device`` (default "cuda") on its workers; its evaluation scripts hard-code .cuda().
+    option = "import argparse\nparser = argparse.ArgumentParser()\nparser.add_argument('--device', default='cuda')\n"
+    assert kinds(option, "serve/cli.py") == [DEVICE_OPTION]
+    unchecked = [Evidence(UNCHECKED_CUDA, f"eval/e{n}.py", 1) for n in range(3)]
+    assert decide(unchecked, 12, 0).verdict == REQUIRES_CUDA
+    assert decide([*unchecked, Evidence(DEVICE_OPTION, "serve/cli.py", 3)], 12, 0).verdict == UNKNOWN
 
 
 def test_the_index_counts_hard_coded_cuda_uses_and_the_guarded_ones():

@@ -116,7 +116,7 @@ class DataHolder:
         return self.data.device
 
     def blank(self):
-        reveal(self.data)  # reveal: tensor {"cuda"}
+        reveal(self.data)  # reveal: tensor {"cuda"} maybe-0-dim
         reveal(self.device)  # reveal: device {"cuda"}
         return torch.zeros(2, device=self.device)  # reveal: tensor {"cuda"}
 

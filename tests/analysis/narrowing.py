@@ -91,6 +91,23 @@ def copied_back_by_device_type(features):
     return features
 
 
+def copied_back_unless_its_device_is_the_cpu_device(features):
+    features = features.to(device)
+    if features.device != torch.device("cpu"):
+        features = features.cpu()
+    reveal(features)  # reveal: unknown may{?, cpu}
+    return features
+
+
+# ``torch.is_tensor(x)`` false: ``x`` is no tensor there, whatever device it would have been on.
+def copied_back_if_a_tensor_off_the_cpu(waveform):
+    waveform = waveform.to(device)
+    if torch.is_tensor(waveform) and waveform.device.type != "cpu":
+        waveform = waveform.cpu()
+    reveal(waveform)  # reveal: unknown may{?, cpu}
+    return waveform
+
+
 def copied_back_unless_the_device_is_the_cpu(device):
     weights = torch.ones(2, device=device)  # reveal: tensor {device}
     if device != "cpu":

@@ -59,4 +59,4 @@ made_like = x.new_zeros(3)  # reveal: tensor {device}
 # Python numbers read off a tensor make 0-dim tensors.
 length = torch.tensor(x.size(-1))  # reveal: tensor {cpu} 0-dim
 count = torch.tensor(x.numel())  # reveal: tensor {cpu} 0-dim
-shape = torch.tensor(x.size())  # reveal: tensor {cpu}
+shape = torch.tensor(x.size())  # reveal: tensor {cpu} rank=1

@@ -44,7 +44,7 @@ from .imports import dotted_name
 from .libraries import LibraryEvaluator
 from .literals import computed_cuda_device, string_value
 from .methods import keyword_value, returns_values_and_indices
-from .shapes import CONCATENATIONS, concatenated_rank, data_rank, shape_rank
+from .shapes import CONCATENATIONS, concatenated_rank, data_rank, shape_rank, shaped_by_data
 from .syntax import keyword_argument
 
 _TENSOR_KINDS = frozenset({Kind.TENSOR, Kind.OUTPUT, Kind.ARRAYLIKE})
@@ -250,8 +250,7 @@ class CallEvaluator(LibraryEvaluator):
                 places = NOWHERE  # ``torch.as_tensor(x)`` of what may be a tensor already: it stays put
             elif places is None:
                 places = self.state.default_places
-            scalar = _is_number(node) or first.kind is Kind.SCALAR or first.scalar
-            return replace(tensor(places, origin, grad=grad, scalar=scalar), rank=data_rank(first))
+            return shaped_by_data(tensor(places, origin, grad=grad), first, _is_number(node), qualified)
         if effect is Effect.LIKE:
             return tensor(first.places if places is None else places, first.origin or origin, grad=grad)
         if effect is Effect.OTHER:

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from dataclasses import replace
 
 import libcst as cst
 
@@ -29,7 +30,7 @@ from ..knowledge.api import AVAILABILITY_CHECKS, CUDA_COUNTS, LEGACY_CUDA_CONSTR
 from .comparisons import LARGE_COUNT, against_a_number, compare, counts_none, index_test, is_equality, literal_polarity
 from .cuda_words import flag_polarity, mentions_cuda
 from .device_tests import on_the_cpu, placement_test
-from .domain import Kind, Origin, Polarity, Value
+from .domain import NOWHERE, Kind, Origin, Polarity, Value
 from .imports import ImportTable, dotted_name
 from .literals import constant_truth, is_none_literal, number_value
 from .state import State
@@ -87,8 +88,8 @@ class Conditions:
             narrowed = _with_cuda(narrowed, checked=True) if chosen is None else _by_default(narrowed, chosen)
         elif polarity is not Polarity.NONE:
             narrowed = _with_cuda(narrowed, checked=False)
-        if truth and type(test) is cst.Call:
-            narrowed = self._narrow_type_check(narrowed, test, current_value)
+        if type(test) is cst.Call:
+            narrowed = self._narrow_type_check(narrowed, test, truth, current_value)
         return self._narrow_placement(narrowed, test, truth, current_value)
 
     def _narrow_placement(
@@ -119,22 +120,27 @@ class Conditions:
             return state
         return decided_left.join(decided_right)
 
-    def _narrow_type_check(self, state: State, call: cst.Call, current_value: CurrentValue) -> State:
+    def _narrow_type_check(self, state: State, call: cst.Call, truth: bool, current_value: CurrentValue) -> State:
+        """``isinstance(x, C)`` true: ``x`` is one; ``torch.is_tensor(x)`` false: ``x`` is no tensor,
+        whatever device a tensor there would have been on."""
         if not call.args:
             return state
         subject = dotted_name(call.args[0].value)
         if subject is None:
             return state
         kind = self._checked_kind(call)
-        if kind is None:
+        if kind is None or (not truth and kind is not Kind.TENSOR):
             return state
-        checked_class = dotted_name(call.args[1].value) if kind is Kind.OBJECT else None
         known = state.get(subject)
         if known is None:
             # Bound in the state both branches start from, so the other branch keeps it too.
             known = current_value(call.args[0].value, state)
             state.bind(subject, known)
         narrowed = state.copy()
+        if not truth:  # what else it says stays (``torch.tensor(exponent)`` of a number is 0-dim)
+            narrowed.bind(subject, replace(known, kind=Kind.OBJECT, places=NOWHERE))
+            return narrowed
+        checked_class = dotted_name(call.args[1].value) if kind is Kind.OBJECT else None
         refined = known.with_kind(kind) if checked_class is None else Value(kind=kind, cls=checked_class)
         narrowed.bind(subject, refined)
         return narrowed

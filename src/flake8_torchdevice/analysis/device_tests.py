@@ -34,7 +34,8 @@ class PlacementTest:
 
 def placement_test(test: cst.BaseExpression) -> PlacementTest | None:
     """``x.is_cuda``, ``x.is_cpu``, ``x.device.type == "cuda"``, ``device != "cpu"``,
-    ``device.type == "cpu"``, ``str(device) == "cpu"``; None for any other test."""
+    ``device.type == "cpu"``, ``str(device) == "cpu"``, ``x.device != torch.device("cpu")``; None for
+    any other test."""
     if type(test) is cst.Attribute and test.attr.value in ("is_cuda", "is_cpu"):
         is_cpu = test.attr.value == "is_cpu"
         return PlacementTest(test.value, is_device=False, cpu_when=is_cpu, names_cpu=is_cpu)
@@ -43,9 +44,9 @@ def placement_test(test: cst.BaseExpression) -> PlacementTest | None:
     target = test.comparisons[0]
     if type(target.operator) not in (cst.Equal, cst.NotEqual):
         return None
-    side, literal = test.left, string_value(target.comparator)
+    side, literal = test.left, _named_device(target.comparator)
     if literal is None:
-        side, literal = target.comparator, string_value(test.left)
+        side, literal = target.comparator, _named_device(test.left)
     if literal is None:
         return None
     names_cpu = literal.lower().startswith("cpu")
@@ -55,9 +56,20 @@ def placement_test(test: cst.BaseExpression) -> PlacementTest | None:
     return _compared_subject(side, cpu_when, names_cpu)
 
 
+def _named_device(expression: cst.BaseExpression) -> str | None:
+    """``"cpu"``, ``torch.device("cpu")``: the device a literal names."""
+    if type(expression) is cst.Call and len(expression.args) == 1 and expression.args[0].keyword is None:
+        function = dotted_name(expression.func)
+        if function is not None and (function == "device" or function.endswith(".device")):
+            return string_value(expression.args[0].value)
+    return string_value(expression)
+
+
 def _compared_subject(side: cst.BaseExpression, cpu_when: bool, names_cpu: bool) -> PlacementTest | None:
     """What a device comparison's other side is about: ``x.device.type`` (the tensor ``x``),
-    ``device.type`` or ``str(device)`` (the device), ``device`` itself."""
+    ``device.type`` or ``str(device)`` (the device), ``x.device`` (the tensor ``x``), ``device`` itself."""
+    if type(side) is cst.Attribute and side.attr.value == "device":
+        return PlacementTest(side.value, False, cpu_when, names_cpu)
     if type(side) is cst.Attribute and side.attr.value == "type":
         owner = side.value
         if type(owner) is cst.Attribute and owner.attr.value == "device":

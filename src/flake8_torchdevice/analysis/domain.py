@@ -147,6 +147,9 @@ class Value:
     grad: bool = False
     # Must be 0-dim: PyTorch lets a CPU 0-dim tensor meet tensors on any device as an operand.
     scalar: bool = False
+    # May be 0-dim, the code does not show: a number's pick of a tensor whose rank is not shown
+    # (``alphas[t]``), ``torch.tensor(x)`` of data not shown. Neither a scalar nor sure not one.
+    may_be_scalar: bool = False
     # A boolean that is a CUDA check (``use_cuda = torch.cuda.is_available()``).
     polarity: Polarity = Polarity.NONE
     # How many dimensions, when the code shows it (``np.zeros((n, 1))`` has 2).
@@ -219,6 +222,7 @@ class Value:
             places=join_places(self.places, other.places),
             grad=self.grad and other.grad,
             scalar=self.scalar and other.scalar,
+            may_be_scalar=self.may_be_scalar or other.may_be_scalar,
             polarity=self.polarity if self.polarity is other.polarity else Polarity.NONE,
             rank=self.rank if self.rank == other.rank else None,
             elements=_join_elements(self.elements, other.elements),
@@ -390,10 +394,10 @@ def may_hold_data(value: Value) -> bool:
 def computed_places(operands: list[Value]) -> tuple[frozenset[Place], Origin | None]:
     """Where an operation on these tensors puts its result, and why.
 
-    0-dim operands do not decide (PyTorch lets a CPU one meet any device); when an operand must be on
+    0-dim operands, sure or possible, do not decide (PyTorch lets a CPU one meet any device); when an operand must be on
     an accelerator, the result is there: a CPU operand would make the operation fail, not move it.
     """
-    sized = [value for value in operands if not value.scalar] or operands
+    sized = [value for value in operands if not (value.scalar or value.may_be_scalar)] or operands
     on_device = [value for value in sized if must_be_on_accelerator(value)]
     deciding = on_device or sized
     places = deciding[0].places

@@ -39,7 +39,7 @@ from .facts import LiteralFact, OperationFact, StoreFact
 from .imports import dotted_name
 from .literals import computed_cuda_device, is_cpu_literal, is_cuda_literal, string_value
 from .methods import names_a_device
-from .shapes import common_rank, indexed, shapeless
+from .shapes import common_rank, indexed, maybe_shapeless, shapeless
 from .syntax import all_params, children, is_a, literal_index, range_stop
 
 if TYPE_CHECKING:
@@ -166,8 +166,7 @@ class ExpressionEvaluator(_Base):
             )
         value = self.subscripted(owner, node)
         if single and owner.kind in ARRAY_KINDS:  # ``betas[i]`` of a 1-dim tensor: 0-dim
-            zero_dim, rank = indexed(owner, index)
-            return replace(value, scalar=zero_dim, rank=rank)
+            return indexed(owner, index, value)
         return value
 
     def subscripted(self, owner: Value, node: cst.Subscript) -> Value:
@@ -224,7 +223,7 @@ class ExpressionEvaluator(_Base):
         if all(value.kind is Kind.NDARRAY for value in tensors):
             return Value(kind=Kind.NDARRAY, places=CPU)
         places, origin = computed_places(tensors)
-        if all(value.scalar for value in tensors) and Kind.UNKNOWN in (left.kind, right.kind):
+        if all(maybe_shapeless(value) for value in tensors) and Kind.UNKNOWN in (left.kind, right.kind):
             places = join_places(places, NOWHERE)  # ``torch.tensor(2.0) + gamma``: wherever ``gamma`` is
         kind = Kind.TENSOR if any(value.kind in (Kind.TENSOR, Kind.OUTPUT) for value in tensors) else Kind.ARRAYLIKE
         return Value(
@@ -232,6 +231,8 @@ class ExpressionEvaluator(_Base):
             places=places,
             grad=self.state.grad_enabled and any(value.grad for value in tensors),
             scalar=all(value.scalar for value in tensors) and all(shapeless(value) for value in (left, right)),
+            may_be_scalar=any(value.may_be_scalar for value in tensors)
+            and all(maybe_shapeless(value) for value in (left, right)),
             rank=common_rank([left, right]),
             origin=origin,
         )
@@ -245,7 +246,13 @@ class ExpressionEvaluator(_Base):
         for target in node.comparisons:
             self.evaluate(target.comparator)
         if left.kind in ARRAY_KINDS:
-            return Value(kind=left.kind, places=left.places, scalar=left.scalar, origin=left.origin)
+            return Value(
+                kind=left.kind,
+                places=left.places,
+                scalar=left.scalar,
+                may_be_scalar=left.may_be_scalar,
+                origin=left.origin,
+            )
         return SCALAR
 
     # ---------------------------------------------------------- control in expressions

@@ -56,7 +56,15 @@ class LoopWalker(_Base):
             return tensor(value.places, value.origin)
         if kind in ARRAY_KINDS:  # a module's output: its tuple of tensors, or the rows of its tensor
             kind, zero_dim = (Kind.TENSOR if kind is Kind.OUTPUT else kind), value.rank == 1  # rows of 1-dim: 0-dim
-            return Value(kind=kind, places=value.places, grad=value.grad, scalar=zero_dim, origin=value.origin)
+            maybe = value.rank is None and value.kind is not Kind.OUTPUT  # rows of a rank not shown: maybe
+            return Value(
+                kind=kind,
+                places=value.places,
+                grad=value.grad,
+                scalar=zero_dim,
+                may_be_scalar=maybe,
+                origin=value.origin,
+            )
         if kind is Kind.SEQUENCE:
             return value.element()
         return UNKNOWN

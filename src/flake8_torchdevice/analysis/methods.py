@@ -118,19 +118,20 @@ class MethodEvaluator(_Base):
         if effect is Effect.OTHER or effect is None:
             if method == "numpy":
                 return Value(kind=Kind.NDARRAY, places=CPU)
-            if method == "tolist":
-                return sequence(item=SCALAR)
-            if method in _PYTHON_NUMBERS and (method != "size" or node.args):
+            if method == "tolist" or (method == "size" and not node.args):
+                return sequence(item=SCALAR)  # ``x.size()``: its numbers, as ``x.shape``
+            if method in _PYTHON_NUMBERS:
                 return SCALAR  # ``x.item()``, ``x.size(-1)``: a Python number, not a tensor
             return UNKNOWN
         if method == "float" and not node.args and receiver.cls in api.PARAMETER_CLASSES:
-            # float32, torch's default dtype, already: the same Parameter, still registered
-            # (semantics/holds_float_of_a_float32_parameter_is_itself.py)
+            # float32, the default: the same Parameter (semantics/holds_float_of_a_float32_parameter_is_itself.py)
             return receiver
         kind = Kind.TENSOR if receiver.kind is not Kind.ARRAYLIKE or api.proves_tensor(method) else Kind.ARRAYLIKE
         grad = receiver.grad and self.state.grad_enabled and method not in api.NO_GRAD_METHODS
         scalar = receiver.scalar or (method in api.FULL_REDUCTIONS and not node.args)
-        values = Value(kind=kind, places=receiver.places, grad=grad, scalar=scalar, origin=receiver.origin)
+        maybe = receiver.may_be_scalar and not scalar and method not in api.SHAPE_ARGUMENT_METHODS  # not ``.view(n)``
+        values = Value(kind=kind, places=receiver.places, grad=grad, scalar=scalar, may_be_scalar=maybe)
+        values = replace(values, origin=receiver.origin)
         if returns_values_and_indices(method, node.args, arguments):
             indices = Value(kind=Kind.TENSOR, places=receiver.places, origin=receiver.origin)
             return sequence(elements=(values, indices))  # ``_, predicted = scores.max(1)``
@@ -359,6 +360,7 @@ def _placed_throughout(value: Value, places: frozenset[Place], origin: Origin) -
         places=places,
         grad=value.grad,
         scalar=value.scalar,
+        may_be_scalar=value.may_be_scalar,
         rank=value.rank,
         elements=None
         if value.elements is None

@@ -9,9 +9,11 @@ made (a factory given literal data or a literal shape), combined (elementwise ar
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import libcst as cst
 
-from .domain import Kind, Value
+from .domain import ARRAY_KINDS, Kind, Value
 
 # NumPy's factories whose first argument is the shape.
 _SHAPED_FACTORIES = frozenset({"zeros", "ones", "empty", "full"})
@@ -35,7 +37,24 @@ def data_rank(data: Value) -> int | None:
     tensors) has one dimension per level of lists around them. A value whose parts the code does
     not show (``[box[0]]`` of a parameter: a number or a row) says nothing, and neither does data
     that is no list (``torch.tensor(3.0)`` is 0-dim, which ``Value.scalar`` says)."""
+    if data.kind in ARRAY_KINDS and data.rank is not None:  # ``torch.tensor(np.zeros((n, 1)))``
+        return data.rank
     return _nested_rank(data) if data.kind is Kind.SEQUENCE else None
+
+
+def shaped_by_data(made: Value, data: Value, number: bool, qualified: str) -> Value:
+    """A tensor ``made`` from ``data`` (``number``: a literal one) by the function ``qualified``: a
+    number makes a 0-dim tensor, lists one dimension per level (``data_rank``). Data the code does
+    not show, that a function copies (``torch.tensor(self.lower)``), is a number as often as a
+    list: maybe 0-dim."""
+    scalar = number or data.kind is Kind.SCALAR or data.scalar
+    rank = data_rank(data)
+    shown = data.kind in ARRAY_KINDS and not data.may_be_scalar  # a tensor copied keeps its shape
+    maybe = qualified in _COPIES_DATA and not (scalar or shown) and rank is None
+    return replace(made, scalar=scalar, may_be_scalar=maybe, rank=rank)
+
+
+_COPIES_DATA = frozenset({"torch.tensor", "torch.as_tensor"})
 
 
 def _nested_rank(data: Value) -> int | None:
@@ -51,6 +70,11 @@ def _nested_rank(data: Value) -> int | None:
 def shapeless(value: Value) -> bool:
     """A 0-dim tensor or a Python number: combined, they stay 0-dim."""
     return value.scalar or value.kind is Kind.SCALAR
+
+
+def maybe_shapeless(value: Value) -> bool:
+    """Shapeless, or maybe a 0-dim tensor: combined, they may stay 0-dim."""
+    return shapeless(value) or value.may_be_scalar
 
 
 def common_rank(values: list[Value], concatenated: bool = False) -> int | None:
@@ -73,16 +97,21 @@ def _parts(sequence: Value) -> tuple[Value, ...]:
     return sequence.elements or ((sequence.item,) if sequence.item is not None else ())
 
 
-def indexed(owner: Value, index: Value | None) -> tuple[bool, int | None]:
-    """(0-dim, rank) of ``owner[index]`` for one index (``None``: a slice): a number takes one
-    dimension away (of a 1-dim tensor, a 0-dim one is left), a slice keeps them all, and a list of
-    numbers picks rows of a 1-dim tensor. An index the code does not show decides nothing."""
+def indexed(owner: Value, index: Value | None, picked: Value) -> Value:
+    """``picked``, the value of ``owner[index]`` for one index (``None``: a slice), with its shape
+    facts: a number takes one dimension away (of a 1-dim tensor, a 0-dim one is left; of a tensor
+    whose rank the code does not show, maybe, but not of a model's output, more often a tuple), a
+    slice keeps them all, and a list of numbers picks rows of a 1-dim tensor. An index the code does
+    not show may be a number: of a 1-dim tensor, it may leave a 0-dim one."""
+    by_number = index is not None and index.kind is Kind.SCALAR
+    maybe_number = index is not None and index.kind in (Kind.SCALAR, Kind.UNKNOWN)
     if owner.rank is None:
-        return False, None
+        maybe = (maybe_number and owner.kind is not Kind.OUTPUT) or owner.may_be_scalar
+        return replace(picked, scalar=False, may_be_scalar=maybe, rank=None)
     if index is None:
-        return False, owner.rank
-    if index.kind is Kind.SCALAR:
-        return owner.rank == 1, owner.rank - 1 if owner.rank > 1 else None
+        return replace(picked, scalar=False, rank=owner.rank)
+    if by_number:
+        return replace(picked, scalar=owner.rank == 1, rank=owner.rank - 1 if owner.rank > 1 else None)
     if owner.rank == 1 and index.kind is Kind.SEQUENCE and index.element().kind is Kind.SCALAR:
-        return False, 1
-    return False, None
+        return replace(picked, scalar=False, rank=1)
+    return replace(picked, scalar=False, may_be_scalar=maybe_number and owner.rank == 1, rank=None)

@@ -65,6 +65,12 @@ def is_zero_dim(value: Value) -> bool:
     return value.scalar
 
 
+def may_be_zero_dim(value: Value) -> bool:
+    """0-dim as far as the code shows, or maybe: ``alphas[t]`` of a tensor whose rank it does not
+    show, ``torch.tensor(self.lower)``."""
+    return value.scalar or value.may_be_scalar
+
+
 def is_number(value: Value) -> bool:
     """A Python number (``k`` of ``for k in range(n)``, ``len(x)``, ``0``)."""
     return value.kind is Kind.SCALAR
@@ -253,6 +259,8 @@ def describe(value: Value) -> str:
         words.append("grad")
     if value.scalar:
         words.append("0-dim")
+    elif value.may_be_scalar:
+        words.append("maybe-0-dim")
     if value.rank is not None:
         words.append(f"rank={value.rank}")
     if value.polarity is not domain.Polarity.NONE:

@@ -133,6 +133,10 @@ SHAPE_ARGUMENT_FUNCTIONS = frozenset(
         "torch.reshape",
         "torch.nn.utils.rnn.pack_padded_sequence",  # its lengths must be on the CPU
         "torch.nn.utils.rnn.pad_packed_sequence",
+        # its lengths are copied to the CPU and its targets to where the log-probabilities are
+        # (semantics/holds_ctc_loss_takes_cpu_targets_and_lengths.py)
+        "torch.nn.functional.ctc_loss",
+        "torch.ctc_loss",
     }
 )
 # Where a 0-dim CPU tensor is no scalar: these operations check every tensor argument's device

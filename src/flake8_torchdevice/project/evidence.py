@@ -14,6 +14,8 @@ CPU_OPTION = "has a CPU option"
 CPU_DEFAULT = "defaults to the CPU"
 SKIPS_WITHOUT_CUDA = "skips its CUDA tests without a GPU"
 STOPS_WITHOUT_CUDA = "stops without CUDA"
+# A stop in a distributed set-up (``init_distributed``): that mode needs GPUs, not the package.
+DISTRIBUTED_STOPS_WITHOUT_CUDA = "stops its distributed mode without CUDA"
 NCCL_ONLY = "sets up NCCL, which needs GPUs"
 CUDA_ONLY_IMPORT = "imports a CUDA-only library"
 CUDA_EXTENSION = "builds CUDA kernels"
@@ -23,16 +25,27 @@ NAMED_FOR_THE_GPU = "is named for the GPU"
 # Neither: a file's first hard-coded CUDA use outside any check. Many files of a package with such
 # uses and not one check, fallback or CPU option anywhere are how a GPU-only project is written.
 UNCHECKED_CUDA = "uses CUDA without a check"
+# Neither: a ``--device`` option whose default is not the CPU. The user picks the device, so hard-
+# coded CUDA elsewhere in the package is not how the whole of it is written (LLaVA's workers).
+DEVICE_OPTION = "lets its user choose the device"
 
 SUPPORTS = frozenset({FALLBACK, CPU_LOAD, CPU_OPTION, CPU_DEFAULT, SKIPS_WITHOUT_CUDA})
 REQUIRES = frozenset(
-    {STOPS_WITHOUT_CUDA, NCCL_ONLY, CUDA_ONLY_IMPORT, CUDA_EXTENSION, SAYS_IT_NEEDS_CUDA, NAMED_FOR_THE_GPU}
+    {
+        STOPS_WITHOUT_CUDA,
+        DISTRIBUTED_STOPS_WITHOUT_CUDA,
+        NCCL_ONLY,
+        CUDA_ONLY_IMPORT,
+        CUDA_EXTENSION,
+        SAYS_IT_NEEDS_CUDA,
+        NAMED_FOR_THE_GPU,
+    }
 )
 
 
 @dataclass(frozen=True)
 class Evidence:
-    kind: str  # one of SUPPORTS or REQUIRES, or UNCHECKED_CUDA
+    kind: str  # one of SUPPORTS or REQUIRES, or UNCHECKED_CUDA or DEVICE_OPTION
     path: str  # relative to the project root, with forward slashes
     line: int
 

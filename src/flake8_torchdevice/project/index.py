@@ -35,6 +35,8 @@ from .evidence import (
     CPU_OPTION,
     CUDA_EXTENSION,
     CUDA_ONLY_IMPORT,
+    DEVICE_OPTION,
+    DISTRIBUTED_STOPS_WITHOUT_CUDA,
     FALLBACK,
     NAMED_FOR_THE_GPU,
     NCCL_ONLY,
@@ -83,6 +85,7 @@ _EVIDENCE_WORDS = (
 )  # fmt: skip
 _TEST_FILE = re.compile(r"(^|/)(tests?/|test_[^/]*$|[^/]*_test\.py$|conftest\.py$)")
 _ENTRY_FUNCTION = re.compile(r"^(main|_main|run|cli|train|setup|init_distributed\w*|setup_distributed\w*)$")
+_DISTRIBUTED_SETUP = re.compile(r"^(init|setup)_distributed\w*$")
 
 
 @dataclass(frozen=True)
@@ -298,6 +301,13 @@ class _Reader(ast.NodeVisitor):
             return False
         return not self._functions or _ENTRY_FUNCTION.match(self._functions[-1]) is not None
 
+    def stop_kind(self) -> str:
+        """A stop in a distributed set-up refuses that mode only (a sign of needing CUDA, weighed
+        against the package's signs of CPU support); anywhere else it ends the program."""
+        if self._functions and _DISTRIBUTED_SETUP.match(self._functions[-1]):
+            return DISTRIBUTED_STOPS_WITHOUT_CUDA
+        return STOPS_WITHOUT_CUDA
+
     def stops_the_program(self, body: list[ast.stmt]) -> bool:
         if exits(body, self.aliases):
             return not _TEST_FILE.search(self.path)
@@ -325,7 +335,7 @@ class _Reader(ast.NodeVisitor):
             if negated(node.test) and skips(node.body, self.aliases):
                 self.found(SKIPS_WITHOUT_CUDA, node)
             elif negated(node.test) and self.checks_availability(node.test) and self.stops_the_program(node.body):
-                self.found(STOPS_WITHOUT_CUDA, node)
+                self.found(self.stop_kind(), node)
             if _assigns_cpu(node.body + node.orelse):
                 self.found(FALLBACK, node)
         self._depth += 1
@@ -340,7 +350,7 @@ class _Reader(ast.NodeVisitor):
     def visit_Assert(self, node: ast.Assert) -> None:
         test = node.test
         if isinstance(test, ast.Call) and self.checks_availability(test) and self.at_entry_point():
-            self.found(STOPS_WITHOUT_CUDA, node)  # ``assert torch.cuda.is_available()``
+            self.found(self.stop_kind(), node)  # ``assert torch.cuda.is_available()``
         self.generic_visit(node)
 
     def visit_FunctionDef(self, node: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
@@ -478,6 +488,8 @@ class _Reader(ast.NodeVisitor):
             self.found(CPU_OPTION, node)
         elif "--device" in flags and default is not None and _names_cpu(default):
             self.found(CPU_DEFAULT, node)
+        elif "--device" in flags:
+            self.found(DEVICE_OPTION, node)
         elif any(_CUDA_OPT_IN.match(flag) for flag in flags) and _constant(action) in ("store_true", "store_false"):
             # CUDA is opt-in (the default run is on the CPU), or the flag turns it off
             # (awd-lstm-lm's ``--cuda``, ``store_false``: a run given it is on the CPU)

@@ -28,6 +28,8 @@ from .evidence import (
     CPU_LOAD,
     CUDA_EXTENSION,
     CUDA_ONLY_IMPORT,
+    DEVICE_OPTION,
+    DISTRIBUTED_STOPS_WITHOUT_CUDA,
     FALLBACK,
     IMPORTS_KERNELS,
     NAMED_FOR_THE_GPU,
@@ -63,7 +65,8 @@ _GPU_ONLY_USES = 10
 
 def file_belief(index: FileIndex) -> Belief | None:
     """A file's own belief, where its code alone decides: it cannot run without CUDA."""
-    hard = tuple(item for item in index.evidence if item.kind in (STOPS_WITHOUT_CUDA, *_FILE_SCOPED))
+    stops = (STOPS_WITHOUT_CUDA, DISTRIBUTED_STOPS_WITHOUT_CUDA)
+    hard = tuple(item for item in index.evidence if item.kind in (*stops, *_FILE_SCOPED))
     return Belief(REQUIRES_CUDA, hard) if hard else None
 
 
@@ -71,7 +74,7 @@ def decide(evidence: Iterable[Evidence], cuda_uses: int = 0, guarded_cuda_uses: 
     """The belief that a package's evidence supports.
 
     A stop without CUDA decides alone: that code cannot run on the CPU. So does CUDA hard-coded
-    across the package with no check, fallback or CPU option anywhere. CPU support needs one
+    across the package with no check, fallback, CPU or `--device` option anywhere. CPU support needs one
     strong idiom (a fallback, a CPU option or default, skipped CUDA tests), no sign of needing
     CUDA, and hard-coded CUDA uses that are not the rule: where unguarded ones outnumber the
     guarded ones and the files with an idiom more than threefold, the fallback is boilerplate, not
@@ -87,7 +90,8 @@ def decide(evidence: Iterable[Evidence], cuda_uses: int = 0, guarded_cuda_uses: 
         if needs:
             return Belief(REQUIRES_CUDA, tuple(needs))
         unchecked = [item for item in found if item.kind == UNCHECKED_CUDA]
-        if guarded_cuda_uses == 0 and len(unchecked) >= _GPU_ONLY_FILES and cuda_uses >= _GPU_ONLY_USES:
+        chosen = any(item.kind == DEVICE_OPTION for item in found)
+        if not chosen and guarded_cuda_uses == 0 and len(unchecked) >= _GPU_ONLY_FILES and cuda_uses >= _GPU_ONLY_USES:
             return Belief(REQUIRES_CUDA, tuple(unchecked))
         loads = any(item.kind == CPU_LOAD for item in found)
         return Belief(note="only loads onto the CPU" if loads else "no evidence either way")

@@ -21,6 +21,7 @@ from ..analysis.queries import (
     is_zero_dim,
     may_be_on_accelerator,
     may_be_tensor,
+    may_be_zero_dim,
     must_be_on_accelerator,
     must_be_on_cpu,
     on_the_cpu_in_a_branch,
@@ -140,12 +141,14 @@ class MixedDevices(Rule):
     `weight` or `bias` kept as a module's attribute (`self.k0 = conv0.weight`): an `nn.Parameter`,
     registered, so it moves with the module.
 
-    On by default since round 16 (sure findings only): on code first seen its sure findings were
-    right 8 times in 8 at round 16, 12 times in 13 over rounds 14 to 16 (the false one a branch only
-    torch.fx's symbolic tracing takes, fixed since); 17 of 39 before, over rounds 7 to 15, whose
-    causes (CPU scalars computed in several steps, layers rebuilt with another layer's device,
-    data transforms that subclass `nn.Module`) are fixed. Its likely findings stay behind
-    `--confidence medium` (24 of 77).
+    Off by default since round 17. On at round 16, when its sure findings on code first seen were
+    right 8 times in 8 (12 in 13 over rounds 14 to 16), it fell short at its first look as a default
+    rule: right 2 times in 9 at round 17 (CTC losses given CPU targets and lengths, which
+    `F.ctc_loss` moves itself; steps picked from a schedule whose rank the code does not show, and
+    so maybe 0-dim; a module that its script only ever runs on the CPU), after 4 of 5 at round 15:
+    two first looks short. The first two causes are fixed. Enable it with `--extend-select TDV005`
+    (torchdevice, or `extend-select = ["TDV005"]` under `[tool.torchdevice]`) or
+    `--extend-select=TDV005` (flake8); its likely findings are behind `--confidence medium` (24 of 80).
 
     ## Example
     ```python
@@ -183,7 +186,7 @@ class MixedDevices(Rule):
     code = "TDV005"
     name = "mixed-devices"
     summary = "An operation combines a tensor on the CPU with one on a device"
-    precision = "first look: high 17 of 39 (rounds 7-15), 8 of 8 (16); medium 24 of 77 (rounds 8-16)"
+    precision = "first look: high 17 of 39 (rounds 7-15), 8 of 8 (16), 2 of 9 (17); medium 24 of 80 (rounds 8-17)"
     depends_on_callers = True  # where a helper's parameters are is where its callers put them
 
     def check(self, analysis: Analysis, settings: Settings) -> Iterator[Finding]:
@@ -204,7 +207,7 @@ class MixedDevices(Rule):
             pair = split_places((left, right), operation.scope.function, analysis)
             if pair is not None:
                 cpu_node = _operand(operation.node, left is pair[0])
-                yield self._report(analysis, operation.node, cpu_node, pair[0], pair[1])
+                yield self._report(analysis, operation.node, cpu_node, pair[0], pair[1], scalars_pass=True)
                 continue
             nodes = (_operand(operation.node, True), _operand(operation.node, False))
             shaped = _shaped_like_an_unknown([(node, value) for node, value in zip(nodes, (left, right)) if node])
@@ -221,10 +224,11 @@ class MixedDevices(Rule):
                     yield updated
                     continue
             values = [value for _, value in operands]
-            pair = split_places(values, site.scope.function, analysis, scalars_pass=not checks_every_device(site))
+            scalars_pass = not checks_every_device(site)
+            pair = split_places(values, site.scope.function, analysis, scalars_pass)
             if pair is not None:
                 cpu_node = next(node for node, value in operands if value is pair[0])
-                yield self._report(analysis, site.node, cpu_node, pair[0], pair[1])
+                yield self._report(analysis, site.node, cpu_node, pair[0], pair[1], scalars_pass)
                 continue
             shaped = _shaped_like_an_unknown(operands)
             if shaped is not None:
@@ -243,7 +247,7 @@ class MixedDevices(Rule):
         operand of a GPU operation, never its output)."""
         for value in operands:
             if is_tensor(value) and must_be_on_accelerator(value):
-                return self._report(analysis, node, target, written, value)
+                return self._report(analysis, node, target, written, value, scalars_pass=False)
         if any(is_tensor(value) and not must_be_on_cpu(value) and placed_by_the_caller(value) for value in operands):
             return self._updated_from_inputs(analysis, node, target, written)
         return None
@@ -296,6 +300,7 @@ class MixedDevices(Rule):
         cpu_node: cst.CSTNode | None,
         cpu_value: Value,
         device_value: Value,
+        scalars_pass: bool,
     ) -> Finding:
         cpu = f"`{quoted(analysis, cpu_node, 20)}`" if cpu_node is not None else "a tensor"
         branch = on_the_cpu_in_a_branch(cpu_value)
@@ -309,23 +314,25 @@ class MixedDevices(Rule):
             "fails on a GPU; create it with device= or move it",
             # That branch is taken by a condition the code does not tie to the device, the other
             # tensor is moved only where a condition holds, or the CPU tensor may be 0-dim, a
-            # number to any device: likely.
+            # number to any device (``alphas[t]``, ``torch.tensor(self.lower)``), or the code asked
+            # for its own device and that is the CPU: likely.
             confidence=Confidence.MEDIUM
-            if branch is not None or moved_on_some_paths or _shape_not_shown(analysis, cpu_value)
+            if branch is not None
+            or moved_on_some_paths
+            or (scalars_pass and may_be_zero_dim(cpu_value))
+            or _made_on_a_device_the_code_names(cpu_value)
             else evidence_confidence(cpu_value, device_value),
         )
 
 
-def _shape_not_shown(analysis: Analysis, value: Value) -> bool:
-    """``torch.tensor(self.lower)``: made from data the code does not show, a number (0-dim) as
-    often as a list."""
+def _made_on_a_device_the_code_names(value: Value) -> bool:
+    """``torch.tensor(tokens, device=self.device)`` where ``self.device`` is the CPU: the code put
+    it where it keeps its data, on purpose; whether its model is elsewhere is not sure."""
     made = value.origin.node if value.origin is not None else None
-    if type(made) is not cst.Call or analysis.qualify(made.func) not in _FROM_DATA or not made.args:
+    if type(made) is not cst.Call:
         return False
-    return type(made.args[0].value) in (cst.Name, cst.Attribute)
-
-
-_FROM_DATA = frozenset({"torch.tensor", "torch.as_tensor"})
+    chosen = next((arg.value for arg in made.args if arg.keyword is not None and arg.keyword.value == "device"), None)
+    return chosen is not None and type(chosen) in (cst.Name, cst.Attribute)
 
 
 def _written_on_the_cpu(value: Value) -> bool:
