@@ -168,6 +168,9 @@ def test_a_stop_in_a_distributed_set_up_refuses_that_mode_only():
     assert kinds(source.replace("init_distributed", "main"), "launch.py") == [STOPS_WITHOUT_CUDA]
     assert decide(evidence(FALLBACK, DISTRIBUTED_STOPS_WITHOUT_CUDA)).verdict == UNKNOWN
     assert decide(evidence(DISTRIBUTED_STOPS_WITHOUT_CUDA)).verdict == REQUIRES_CUDA
+    # build-nanogpt: the module-level ``if ddp:`` branch asserts CUDA; the other picks a device.
+    script = "import torch\nif ddp:\n    assert torch.cuda.is_available()\nelse:\n    device = 'cpu'\n"
+    assert kinds(script, "train_gpt2.py") == [DISTRIBUTED_STOPS_WITHOUT_CUDA]
 
 
 def test_a_device_option_says_the_package_is_not_written_for_gpus_only():

@@ -10,8 +10,8 @@ from collections.abc import Iterable
 # A rule is on when its high findings were right at least nine times in ten at its first looks
 # (code it was not tuned on; ``precision`` in each rule). One that falls short on causes fixed
 # since stays on until the next first look, and goes off if it falls short again. Why each of
-# these is off, round by round, is in docs/precision.md ("What round N decided"): TDV001 (44 of
-# 117 over rounds 10-17), TDV004 (54 of 124), TDV008 (never right), TDV005, TDV006, TDV009 and
+# these is off, round by round, is in docs/precision.md ("What round N decided"): TDV001 (57 of
+# 151 over rounds 10-18), TDV004 (57 of 134), TDV008 (never right), TDV005, TDV006, TDV009 and
 # TDV012 (each fell short at two first looks; TDV005, on at round 16 with 8 of 8, was right 2
 # times in 9 at round 17), TDV013 (no first look has found anything for it); TDV007 is right as
 # a rule but a performance one, most of whose findings run once.

@@ -255,8 +255,7 @@ class CallEvaluator(LibraryEvaluator):
             return tensor(first.places if places is None else places, first.origin or origin, grad=grad)
         if effect is Effect.OTHER:
             return UNKNOWN
-        if qualified in api.SHAPE_ARGUMENT_FUNCTIONS:  # the rest are sizes or host-side lengths
-            arguments = arguments[:1]
+        arguments = arguments[api.placing_arguments(qualified, len(arguments))]
         computed = self.computed(arguments, qualified not in api.NO_GRAD_FUNCTIONS)
         if qualified in CONCATENATIONS and arguments:
             computed = replace(computed, rank=concatenated_rank(arguments[0]))

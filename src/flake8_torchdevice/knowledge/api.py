@@ -139,6 +139,21 @@ SHAPE_ARGUMENT_FUNCTIONS = frozenset(
         "torch.ctc_loss",
     }
 )
+# ``torch.where(condition, x, y)``: the condition picks; the result is where ``x`` and ``y`` are
+# (semantics/holds_where_result_is_where_its_values_are.py).
+SELECTIONS = frozenset({"torch.where"})
+
+
+def placing_arguments(qualified: str, count: int) -> slice:
+    """Which arguments of the torch function ``qualified`` decide where its result is: the first
+    where the rest are sizes or host-side lengths, the values of a selection, else all of them."""
+    if qualified in SHAPE_ARGUMENT_FUNCTIONS:
+        return slice(0, 1)
+    if qualified in SELECTIONS and count == 3:
+        return slice(1, None)
+    return slice(None)
+
+
 # Where a 0-dim CPU tensor is no scalar: these operations check every tensor argument's device
 # themselves, so ``torch.clamp(x, max=torch.tensor(1.0))`` raises with ``x`` on a GPU while
 # ``x * torch.tensor(1.0)`` runs. Seen on CUDA (an H200, torch 2.11) by scripts/probe_zero_dim.py;

@@ -23,7 +23,7 @@ import contextlib
 import itertools
 import posixpath
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 
 from ..knowledge import api
@@ -86,6 +86,13 @@ _EVIDENCE_WORDS = (
 _TEST_FILE = re.compile(r"(^|/)(tests?/|test_[^/]*$|[^/]*_test\.py$|conftest\.py$)")
 _ENTRY_FUNCTION = re.compile(r"^(main|_main|run|cli|train|setup|init_distributed\w*|setup_distributed\w*)$")
 _DISTRIBUTED_SETUP = re.compile(r"^(init|setup)_distributed\w*$")
+# A test that a run is one of several processes: ``if ddp:``, ``if args.distributed:``,
+# ``if world_size > 1:``.
+_DISTRIBUTED_TEST = re.compile(r"\b(\w*_)?(ddp|distributed|world_size)(_\w*)?\b", re.IGNORECASE)
+
+
+def _tests_distributed(test: ast.expr) -> bool:
+    return _DISTRIBUTED_TEST.search(ast.unparse(test)) is not None
 
 
 @dataclass(frozen=True)
@@ -272,6 +279,7 @@ class _Reader(ast.NodeVisitor):
     _guards: int = 0  # how many tests that mention CUDA enclose the current node
     _depth: int = 0  # statements nested in a def, class, try or if: imports there are optional
     _functions: list[str] = field(default_factory=list)  # the enclosing functions' names
+    _distributed: int = 0  # how many ``if ddp:`` bodies enclose the current node
     _class: str | None = None  # the top-level class whose body is walked
     _defining: _Definer | None = None  # the definition whose body is walked
     options: dict[int, str] = field(default_factory=dict)  # a CPU option's line: its ``args.`` name
@@ -304,7 +312,7 @@ class _Reader(ast.NodeVisitor):
     def stop_kind(self) -> str:
         """A stop in a distributed set-up refuses that mode only (a sign of needing CUDA, weighed
         against the package's signs of CPU support); anywhere else it ends the program."""
-        if self._functions and _DISTRIBUTED_SETUP.match(self._functions[-1]):
+        if self._distributed or (self._functions and _DISTRIBUTED_SETUP.match(self._functions[-1])):
             return DISTRIBUTED_STOPS_WITHOUT_CUDA
         return STOPS_WITHOUT_CUDA
 
@@ -316,12 +324,17 @@ class _Reader(ast.NodeVisitor):
     def found(self, kind: str, node: ast.AST) -> None:
         self.evidence.append(Evidence(kind, self.path, getattr(node, "lineno", 1)))
 
-    def _guarded(self, test: ast.AST, parts: list[ast.AST]) -> None:
+    def _guarded(self, test: ast.AST, parts: list[ast.AST], distributed: Sequence[ast.stmt] = ()) -> None:
+        """Visits ``parts`` under ``test``; those in ``distributed`` run in a multi-process job only."""
         self.visit(test)
         guards = self.mentions_cuda(test)
         self._guards += guards
+        in_a_job = {id(part) for part in distributed}
         for part in parts:
+            inside = id(part) in in_a_job
+            self._distributed += inside
             self.visit(part)
+            self._distributed -= inside
         self._guards -= guards
 
     def _nested(self, node: ast.AST) -> None:
@@ -339,7 +352,7 @@ class _Reader(ast.NodeVisitor):
             if _assigns_cpu(node.body + node.orelse):
                 self.found(FALLBACK, node)
         self._depth += 1
-        self._guarded(node.test, [*node.body, *node.orelse])
+        self._guarded(node.test, [*node.body, *node.orelse], node.body if _tests_distributed(node.test) else ())
         self._depth -= 1
 
     def visit_IfExp(self, node: ast.IfExp) -> None:

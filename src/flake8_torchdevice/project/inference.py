@@ -29,7 +29,6 @@ from .evidence import (
     CUDA_EXTENSION,
     CUDA_ONLY_IMPORT,
     DEVICE_OPTION,
-    DISTRIBUTED_STOPS_WITHOUT_CUDA,
     FALLBACK,
     IMPORTS_KERNELS,
     NAMED_FOR_THE_GPU,
@@ -65,8 +64,8 @@ _GPU_ONLY_USES = 10
 
 def file_belief(index: FileIndex) -> Belief | None:
     """A file's own belief, where its code alone decides: it cannot run without CUDA."""
-    stops = (STOPS_WITHOUT_CUDA, DISTRIBUTED_STOPS_WITHOUT_CUDA)
-    hard = tuple(item for item in index.evidence if item.kind in (*stops, *_FILE_SCOPED))
+    # A stop in a distributed branch refuses that mode; the file may run alone elsewhere.
+    hard = tuple(item for item in index.evidence if item.kind in (STOPS_WITHOUT_CUDA, *_FILE_SCOPED))
     return Belief(REQUIRES_CUDA, hard) if hard else None
 
 

@@ -93,7 +93,7 @@ class NumpyOnAccelerator(Rule):
     code = "TDV003"
     name = "numpy-on-accelerator"
     summary = "`.numpy()` on a tensor placed on a device, without `.cpu()` first"
-    precision = "first look: high 1 of 3 (round 7, 2 debatable; cause fixed), none since (8-17); medium 0 of 2 (17)"
+    precision = "first look: high 1 of 3 (round 7, 2 debatable; cause fixed), none since (8-18); medium 0 of 3 (17-18)"
     depends_on_callers = True  # where a helper's parameters are is where its callers put them
 
     def check(self, analysis: Analysis, settings: Settings) -> Iterator[Finding]:

@@ -148,7 +148,7 @@ class MixedDevices(Rule):
     so maybe 0-dim; a module that its script only ever runs on the CPU), after 4 of 5 at round 15:
     two first looks short. The first two causes are fixed. Enable it with `--extend-select TDV005`
     (torchdevice, or `extend-select = ["TDV005"]` under `[tool.torchdevice]`) or
-    `--extend-select=TDV005` (flake8); its likely findings are behind `--confidence medium` (24 of 80).
+    `--extend-select=TDV005` (flake8); its likely findings are behind `--confidence medium` (24 of 87).
 
     ## Example
     ```python
@@ -186,7 +186,7 @@ class MixedDevices(Rule):
     code = "TDV005"
     name = "mixed-devices"
     summary = "An operation combines a tensor on the CPU with one on a device"
-    precision = "first look: high 17 of 39 (rounds 7-15), 8 of 8 (16), 2 of 9 (17); medium 24 of 80 (rounds 8-17)"
+    precision = "first look: high 17 of 39 (rounds 7-15), 8 of 8 (16), 2 of 9 (17), 0 of 2 (18); medium 24 of 87 (8-18)"
     depends_on_callers = True  # where a helper's parameters are is where its callers put them
 
     def check(self, analysis: Analysis, settings: Settings) -> Iterator[Finding]:
