@@ -197,5 +197,6 @@ def _advised_device(analysis: Analysis, move: CallFact, target: cst.BaseExpressi
     """The device the advice names: the move's own, unless it is a hard-coded CUDA device (``"cuda"``,
     ``.cuda()``, an index), which TDV001 reports: then the code's device variable, or ``device``."""
     if target is not None and not is_cuda_literal(target) and not isinstance(target, cst.Integer):
-        return quoted(analysis, target, 20)
+        # Code to paste: whole up to a dotted path's length (``self.parameters.device``).
+        return quoted(analysis, target, 30)
     return device_variable(analysis, move) or "device"
