@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 
 import libcst as cst
@@ -65,6 +66,16 @@ def _loads_device_free_states(analysis: Analysis) -> set[int]:
         if device_free:
             loads.update(id(arg.value) for arg in site.node.args)
     return loads
+
+
+def _names_rng_states(analysis: Analysis, path: cst.BaseExpression) -> bool:
+    """``torch.load(rng_file)``, ``torch.load(os.path.join(run, "rng_state.pth"))``: a file named
+    for RNG states holds CPU byte tensors, CUDA generators' states too, which load anywhere
+    (semantics/holds_cuda_rng_states_need_no_gpu.py)."""
+    return _RNG_FILE.search(source_text(analysis, path)) is not None
+
+
+_RNG_FILE = re.compile(r"rng", re.IGNORECASE)
 
 
 def _saved_paths(analysis: Analysis) -> dict[tuple[int, str], list[cst.CSTNode]]:
@@ -254,7 +265,8 @@ class LoadWithoutMapLocation(Rule):
     (`early_stopping(loss, model, path)` in the epoch loop, then `torch.load(path +
     "/checkpoint.pth")`: project mode reads the saver); states that hold
     no device tensors: schedulers, gradient scalers, RNG states
-    (`scheduler.load_state_dict(torch.load(...))`, `torch.set_rng_state(torch.load(...))`).
+    (`scheduler.load_state_dict(torch.load(...))`, `torch.set_rng_state(torch.load(...))`, a file
+    named for RNG states: `torch.load(rng_file)`).
     Downloads (`load_state_dict_from_url`, `load_url`) are reported as guesses (low confidence):
     weights published for download are saved from the CPU as a rule (torchvision's are), though
     nothing in the code shows that a given file is.
@@ -317,6 +329,7 @@ class LoadWithoutMapLocation(Rule):
                 site.guarded
                 or site.scope.cuda_specific
                 or id(call) in device_free
+                or (path is not None and _names_rng_states(analysis, path))
                 or (
                     path is not None
                     and _read_back(analysis, call, saved.get((id(site.scope.function), _path_key(analysis, path)), []))
