@@ -104,6 +104,11 @@ class MixedDevices(Rule):
     `torch.zeros(x.size())`) and combined with it, where the code does not show where `x` is (a
     function's input): the code makes a companion for `x` wherever it is and forgets the device.
 
+    Likely (medium), not sure, where the CPU tensor may be 0-dim, a number to any device: a step
+    picked from a tensor whose rank the code does not show (`alphas[t]` of a schedule made from
+    NumPy data), `torch.tensor(x)` of data it does not show; and where the code made it on the
+    device it names for itself (`device=self.device`) and that turns out to be the CPU.
+
     Also as likely (medium): a tensor made on the CPU in one branch of an `if` (`else: b =
     torch.zeros(n)` when there is no bias) that meets a tensor on a device after the branches
     join: the CPU branch runs whenever its condition says so, whatever the device. Likely too: a
