@@ -23,7 +23,7 @@ import contextlib
 import itertools
 import posixpath
 import re
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 
 from ..knowledge import api
@@ -84,8 +84,9 @@ _EVIDENCE_WORDS = (
     "trt", "nvdiffrast", "spconv", "minkowski", "isaacgym", "device_ids", "fsdp", "pin_memory",
 )  # fmt: skip
 _TEST_FILE = re.compile(r"(^|/)(tests?/|test_[^/]*$|[^/]*_test\.py$|conftest\.py$)")
-_ENTRY_FUNCTION = re.compile(r"^(main|_main|run|cli|train|setup|init_distributed\w*|setup_distributed\w*)$")
-_DISTRIBUTED_SETUP = re.compile(r"^(init|setup)_distributed\w*$")
+_DISTRIBUTED_SETUP_NAME = r"(init|setup)_distributed\w*"
+_DISTRIBUTED_SETUP = re.compile(rf"^{_DISTRIBUTED_SETUP_NAME}$")
+_ENTRY_FUNCTION = re.compile(rf"^(main|_main|run|cli|train|setup|{_DISTRIBUTED_SETUP_NAME})$")
 # A test that a run is one of several processes: ``if ddp:``, ``if args.distributed:``,
 # ``if world_size > 1:``.
 _DISTRIBUTED_TEST = re.compile(r"\b(\w*_)?(ddp|distributed|world_size)(_\w*)?\b", re.IGNORECASE)
@@ -324,14 +325,14 @@ class _Reader(ast.NodeVisitor):
     def found(self, kind: str, node: ast.AST) -> None:
         self.evidence.append(Evidence(kind, self.path, getattr(node, "lineno", 1)))
 
-    def _guarded(self, test: ast.AST, parts: list[ast.AST], distributed: Sequence[ast.stmt] = ()) -> None:
-        """Visits ``parts`` under ``test``; those in ``distributed`` run in a multi-process job only."""
+    def _guarded(self, test: ast.AST, parts: list[ast.AST], in_a_job: int = 0) -> None:
+        """Visits ``parts`` under ``test``; the first ``in_a_job`` of them run in a multi-process
+        job only."""
         self.visit(test)
         guards = self.mentions_cuda(test)
         self._guards += guards
-        in_a_job = {id(part) for part in distributed}
-        for part in parts:
-            inside = id(part) in in_a_job
+        for index, part in enumerate(parts):
+            inside = index < in_a_job
             self._distributed += inside
             self.visit(part)
             self._distributed -= inside
@@ -352,7 +353,7 @@ class _Reader(ast.NodeVisitor):
             if _assigns_cpu(node.body + node.orelse):
                 self.found(FALLBACK, node)
         self._depth += 1
-        self._guarded(node.test, [*node.body, *node.orelse], node.body if _tests_distributed(node.test) else ())
+        self._guarded(node.test, [*node.body, *node.orelse], len(node.body) if _tests_distributed(node.test) else 0)
         self._depth -= 1
 
     def visit_IfExp(self, node: ast.IfExp) -> None:

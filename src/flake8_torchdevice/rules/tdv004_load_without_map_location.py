@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator
 
 import libcst as cst
@@ -72,10 +71,7 @@ def _names_rng_states(analysis: Analysis, path: cst.BaseExpression) -> bool:
     """``torch.load(rng_file)``, ``torch.load(os.path.join(run, "rng_state.pth"))``: a file named
     for RNG states holds CPU byte tensors, CUDA generators' states too, which load anywhere
     (semantics/holds_cuda_rng_states_need_no_gpu.py)."""
-    return _RNG_FILE.search(source_text(analysis, path)) is not None
-
-
-_RNG_FILE = re.compile(r"rng", re.IGNORECASE)
+    return "rng" in source_text(analysis, path).lower()
 
 
 def _saved_paths(analysis: Analysis) -> dict[tuple[int, str], list[cst.CSTNode]]:

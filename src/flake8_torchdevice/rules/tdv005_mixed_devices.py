@@ -19,6 +19,7 @@ from ..analysis.queries import (
     is_module,
     is_tensor,
     is_zero_dim,
+    keyword_argument,
     may_be_on_accelerator,
     may_be_tensor,
     may_be_zero_dim,
@@ -336,7 +337,7 @@ def _made_on_a_device_the_code_names(value: Value) -> bool:
     made = value.origin.node if value.origin is not None else None
     if type(made) is not cst.Call:
         return False
-    chosen = next((arg.value for arg in made.args if arg.keyword is not None and arg.keyword.value == "device"), None)
+    chosen = keyword_argument(made, "device")
     return chosen is not None and type(chosen) in (cst.Name, cst.Attribute)
 
 
