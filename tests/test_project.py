@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import json
 import textwrap
 from pathlib import Path
@@ -37,6 +38,7 @@ from flake8_torchdevice.project.evidence import (
 from flake8_torchdevice.project.index import FileIndex, index_source
 from flake8_torchdevice.project.inference import decide, infer
 from flake8_torchdevice.project.layout import find_root, package_of, project_files
+from flake8_torchdevice.project.nodes import descendants, own_nodes
 from flake8_torchdevice.project.report import beliefs_of, project_roots
 from flake8_torchdevice.project.scan import read_project
 
@@ -536,3 +538,26 @@ def test_a_notebook_s_own_markers_name_no_device(tmp_path):
             tmp_path, f"{name}.ipynb", json.dumps({"cells": [cell], "metadata": {}, "nbformat": 4, "nbformat_minor": 5})
         )
     assert read_project(tmp_path.resolve()).packages["."].verdict == NO_ACCELERATOR
+
+
+def test_the_index_walks_find_what_ast_walk_finds_but_markers() -> None:
+    tree = ast.parse(
+        textwrap.dedent(
+            """
+            class Net(Base, metaclass=Meta):
+                def forward(self, x, *, scale=f(2)):
+                    inner = lambda y: y.cuda()
+                    def helper(z):
+                        return z + 1
+                    return [v for v in x if not v] or -x
+            """
+        )
+    )
+    markers = (ast.expr_context, ast.operator, ast.boolop, ast.unaryop, ast.cmpop)
+    walked = [node for node in ast.walk(tree) if not isinstance(node, markers)]
+    assert sorted(map(id, descendants(tree))) == sorted(map(id, walked))
+    forward = tree.body[0].body[0]
+    own = own_nodes(forward)
+    assert any(isinstance(node, ast.Lambda) for node in own) and any(isinstance(n, ast.FunctionDef) for n in own)
+    assert not any(isinstance(node, ast.Attribute) and node.attr == "cuda" for node in own)  # inside the lambda
+    assert not any(isinstance(node, ast.BinOp) for node in own)  # ``z + 1``, inside ``helper``

@@ -362,8 +362,13 @@ class Analysis:
         """The line a node starts on, for ordering two nodes (a message names lines with ``explain``)."""
         line = self._lines.get(id(node))
         if line is None:
-            line = positions_of(self.module, [node]).get(id(node), (1, 0))[0]
-            self._lines[id(node)] = line
+            # A pass over the module's code finds the nodes' lines; the first one records the
+            # line of every call as well, which rules order against one another (a save before a
+            # load), so that a file needs one pass, not one per call.
+            wanted = [node] if self._lines else [node, *(site.node for site in self.calls())]
+            found = positions_of(self.module, wanted)
+            self._lines.update((key, position[0]) for key, position in found.items())
+            line = self._lines.setdefault(id(node), 1)
         return line
 
     def explain(self, value: Value) -> str:

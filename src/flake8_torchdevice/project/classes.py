@@ -28,6 +28,7 @@ from ..knowledge import api
 from .helpers import HelperEntry, read_helpers
 from .layout import importing_package, module_name
 from .names import dotted, qualified, read_through
+from .nodes import descendants
 from .resolution import Resolver
 from .savers import SaverEntry, read_savers
 
@@ -74,15 +75,18 @@ def read_classes(tree: ast.Module, aliases: Mapping[str, str], module: str, is_p
     """The classes of a parsed file whose imports are ``aliases`` and whose module is ``module``."""
     local = {node.name for node in tree.body if isinstance(node, ast.ClassDef)}
     known = {**{name: f"{module}.{name}" for name in local}, **aliases}
-    entries = tuple(
-        ClassEntry(node.name, tuple(_base(base, known) for base in node.bases), _places_itself(node))
-        for node in tree.body
-        if isinstance(node, ast.ClassDef)
-    )
-    uses = {spelled: target for spelled in _uses(tree) if (target := _project_target(spelled, aliases)) is not None}
+    used: set[str] = set()
+    entries = []
+    for statement in tree.body:
+        if isinstance(statement, ast.ClassDef):
+            bases = tuple(_base(base, known) for base in statement.bases)
+            entries.append(ClassEntry(statement.name, bases, _places_itself(statement, used)))
+        else:
+            used |= _uses(descendants(statement))
+    uses = {spelled: target for spelled in used if (target := _project_target(spelled, aliases)) is not None}
     exports = tuple(sorted(aliases.items())) if is_package else ()
     helpers, savers = read_helpers(tree, aliases), read_savers(tree, aliases)
-    return FileClasses(entries, tuple(sorted(uses.items())), exports, helpers, savers)
+    return FileClasses(tuple(entries), tuple(sorted(uses.items())), exports, helpers, savers)
 
 
 def _project_target(spelled: str, aliases: Mapping[str, str]) -> str | None:
@@ -98,17 +102,23 @@ def _base(node: ast.expr, known: Mapping[str, str]) -> str:
     return qualified(_subscripted(node), known) or ""
 
 
-def _places_itself(node: ast.ClassDef) -> bool:
-    for method in node.body:
-        if not isinstance(method, (ast.FunctionDef, ast.AsyncFunctionDef)):
+def _places_itself(node: ast.ClassDef, used: set[str]) -> bool:
+    """Whether the class may put itself on a device; adds the names its code uses to ``used``
+    (its every node is walked once, for both)."""
+    places = False
+    for item in node.body:
+        inside = descendants(item)
+        used |= _uses(inside)
+        if places or not isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)):
             continue
-        arguments = [*method.args.posonlyargs, *method.args.args, *method.args.kwonlyargs]
-        if method.name == "__init__" and any(_names_a_device(arg.arg) for arg in arguments):
-            return True
+        arguments = [*item.args.posonlyargs, *item.args.args, *item.args.kwonlyargs]
+        if item.name == "__init__" and any(_names_a_device(arg.arg) for arg in arguments):
+            places = True
         this = arguments[0].arg if arguments else None
-        if this is not None and any(_moves(call, this) for call in ast.walk(method) if isinstance(call, ast.Call)):
-            return True
-    return False
+        places = places or (this is not None and any(type(call) is ast.Call and _moves(call, this) for call in inside))
+    used |= _uses(descendants(*node.bases, *node.keywords, *node.decorator_list))
+    used.update(name for base in node.bases if (name := dotted(_subscripted(base))) is not None)
+    return places
 
 
 def _names_a_device(name: str) -> bool:
@@ -128,11 +138,11 @@ def _moves(call: ast.Call, this: str) -> bool:
     return isinstance(receiver, ast.Name) and receiver.id == this
 
 
-def _uses(tree: ast.Module) -> set[str]:
+def _uses(nodes: Iterable[ast.AST]) -> set[str]:
     """Dotted names used as a base or called (``Net(...)``, ``models.Net(...)``, ``to_gpu(x)``):
     the names that may stand for another file's class or helper."""
     found: set[str] = set()
-    for node in ast.walk(tree):
+    for node in nodes:
         if isinstance(node, ast.ClassDef):
             found.update(name for base in node.bases if (name := dotted(_subscripted(base))) is not None)
         elif isinstance(node, ast.Call) and (name := dotted(node.func)) is not None:

@@ -18,13 +18,14 @@ The summary is in terms of the call's own arguments, so a file substitutes what 
 from __future__ import annotations
 
 import ast
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 from ..imported import MAKES_CPU_TENSORS, MOVES_TO_CUDA_WHEN_AVAILABLE
 from ..knowledge import api
 from .cuda_tests import runs_with_cuda
 from .names import qualified
+from .nodes import descendants, own_nodes
 
 # Calls that make a tensor on the CPU when given no ``device=``.
 _CPU_MAKERS = (
@@ -60,7 +61,7 @@ def read_helpers(tree: ast.Module, aliases: Mapping[str, str]) -> tuple[HelperEn
 
 
 def _returns(function: ast.FunctionDef, aliases: Mapping[str, str]) -> str | None:
-    nodes = list(own_nodes(function))
+    nodes = own_nodes(function)
     returned = [node.value for node in nodes if isinstance(node, ast.Return)]
     if not returned or any(value is None for value in returned):
         return None
@@ -70,16 +71,6 @@ def _returns(function: ast.FunctionDef, aliases: Mapping[str, str]) -> str | Non
     if _moves_first_argument_when_cuda(function, nodes, values, aliases):
         return MOVES_TO_CUDA_WHEN_AVAILABLE
     return None
-
-
-def own_nodes(function: ast.FunctionDef) -> Iterator[ast.AST]:
-    """The nodes of the function's body, not those of functions or classes defined inside it."""
-    pending: list[ast.AST] = list(function.body)
-    while pending:
-        node = pending.pop()
-        yield node
-        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
-            pending.extend(ast.iter_child_nodes(node))
 
 
 def _makes_cpu_tensor(value: ast.expr, nodes: list[ast.AST], aliases: Mapping[str, str]) -> bool:
@@ -161,6 +152,6 @@ def _moves_under_a_cuda_test(nodes: list[ast.AST], name: str, aliases: Mapping[s
         for node in nodes
         if isinstance(node, ast.If) and runs_with_cuda(node.test, aliases) is True
         for statement in node.body
-        for inner in ast.walk(statement)
+        for inner in descendants(statement)
         if _moved(inner, name)
     ]

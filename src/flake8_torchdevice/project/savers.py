@@ -21,8 +21,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from ..knowledge import api
-from .helpers import own_nodes
 from .names import qualified
+from .nodes import descendants, own_nodes
 
 # How many rounds of "a method saves under what it passes to another saving method" to follow.
 _METHOD_ROUNDS = 3
@@ -73,7 +73,7 @@ def _saved_parameters(
     """The parameters of ``function`` that a path it saves to mentions; ``methods`` are the saving
     methods of its class, by name, with the parameters each saves under (``self.m(...)`` calls)."""
     parameters = {arg.arg for arg in [*function.args.posonlyargs, *function.args.args, *function.args.kwonlyargs]}
-    nodes = list(own_nodes(function))
+    nodes = own_nodes(function)
     bound = _bindings(nodes)
     saved: set[str] = set()
     for node in nodes:
@@ -129,8 +129,8 @@ def _bindings(nodes: list[ast.AST]) -> dict[str, list[ast.expr]]:
 
 def _mentioned(path: ast.expr, bound: Mapping[str, list[ast.expr]]) -> set[str]:
     """The names a path mentions, and those mentioned by what the local names in it were assigned."""
-    names = {node.id for node in ast.walk(path) if isinstance(node, ast.Name)}
+    names = {node.id for node in descendants(path) if isinstance(node, ast.Name)}
     for name in list(names):
         for value in bound.get(name, []):
-            names |= {node.id for node in ast.walk(value) if isinstance(node, ast.Name)}
+            names |= {node.id for node in descendants(value) if isinstance(node, ast.Name)}
     return names

@@ -124,13 +124,14 @@ def _under_a_saved_directory(analysis: Analysis, site: CallFact, path: cst.BaseE
         for node in own_nodes(function.node.body):
             if type(node) is cst.Assign and any(dotted_name(t.target) == path.value for t in node.targets):
                 named |= _roots_of(node.value)
-    line = analysis.line_of(site.node)
-    return any(
-        dotted_name(argument) in named and _runs_before(body, other.node, site.node)
+    savers = [
+        other
         for other in analysis.calls()
-        if other.scope.function is function and analysis.line_of(other.node) < line
-        for argument in analysis.saved_arguments(other)
-    )
+        if other.scope.function is function
+        and any(dotted_name(argument) in named for argument in analysis.saved_arguments(other))
+    ]
+    line = analysis.line_of(site.node)
+    return any(analysis.line_of(other.node) < line and _runs_before(body, other.node, site.node) for other in savers)
 
 
 def _roots_of(path: cst.BaseExpression) -> set[str]:
