@@ -32,6 +32,7 @@ from flake8_torchdevice.project.evidence import (
     SAYS_IT_NEEDS_CUDA,
     SKIPS_WITHOUT_CUDA,
     STOPS_WITHOUT_CUDA,
+    TRAINS_ON_GPUS,
     UNCHECKED_CUDA,
     Evidence,
 )
@@ -80,6 +81,13 @@ def kinds(source: str, path: str = "train.py") -> list[str]:
         ("import torch\nassert torch.cuda.is_available()\n", [STOPS_WITHOUT_CUDA]),
         ("import torch\nif torch.cuda.device_count() == 0:\n    raise SystemExit(1)\n", [STOPS_WITHOUT_CUDA]),
         ('import torch.distributed as dist\ndist.init_process_group(backend="nccl")\n', [NCCL_ONLY]),
+        ('import pytorch_lightning as pl\ntrainer = pl.Trainer(accelerator="gpu", devices=2)\n', [TRAINS_ON_GPUS]),
+        ("from pytorch_lightning import Trainer\ntrainer = Trainer(gpus=1)\n", [TRAINS_ON_GPUS]),
+        # co-tracker: a subclass of LightningLite, launched for GPUs.
+        ('class Lite(LightningLite):\n    pass\nLite(accelerator="cuda", strategy="ddp").run()\n', [TRAINS_ON_GPUS]),
+        ("from pytorch_lightning import Trainer\ntrainer = Trainer(gpus=0)\n", []),
+        ('from pytorch_lightning import Trainer\ntrainer = Trainer(accelerator="auto")\n', []),
+        ('import torch\nif torch.cuda.is_available():\n    trainer = Trainer(accelerator="gpu")\n', []),
         ("import apex\n", [CUDA_ONLY_IMPORT]),
         ("import gym\nimport isaacgym\n", [CUDA_ONLY_IMPORT]),
         ("from torch.utils.cpp_extension import load\nC = load('ops', sources=['a.cpp', 'a.cu'])\n", [CUDA_EXTENSION]),

@@ -17,6 +17,10 @@ STOPS_WITHOUT_CUDA = "stops without CUDA"
 # A stop in a distributed set-up (``init_distributed``): that mode needs GPUs, not the package.
 DISTRIBUTED_STOPS_WITHOUT_CUDA = "stops its distributed mode without CUDA"
 NCCL_ONLY = "sets up NCCL, which needs GPUs"
+# ``Trainer(accelerator="gpu")``, ``LightningLite(accelerator="cuda")``, ``Trainer(gpus=2)``:
+# Lightning refuses to start without one ("GPUAccelerator can not run on your system since the
+# accelerator is not available", lightning 1.6 to 2.x).
+TRAINS_ON_GPUS = "trains on GPUs only"
 CUDA_ONLY_IMPORT = "imports a CUDA-only library"
 CUDA_EXTENSION = "builds CUDA kernels"
 IMPORTS_KERNELS = "imports a package of the project that builds CUDA kernels"
@@ -35,6 +39,7 @@ REQUIRES = frozenset(
         STOPS_WITHOUT_CUDA,
         DISTRIBUTED_STOPS_WITHOUT_CUDA,
         NCCL_ONLY,
+        TRAINS_ON_GPUS,
         CUDA_ONLY_IMPORT,
         CUDA_EXTENSION,
         SAYS_IT_NEEDS_CUDA,

@@ -43,6 +43,7 @@ from .evidence import (
     SAYS_IT_NEEDS_CUDA,
     SKIPS_WITHOUT_CUDA,
     STOPS_WITHOUT_CUDA,
+    TRAINS_ON_GPUS,
     UNCHECKED_CUDA,
     Evidence,
 )
@@ -484,6 +485,8 @@ class _Reader(ast.NodeVisitor):
             backend = _keyword(node, "backend") or (node.args[0] if node.args else None)
             if isinstance(backend, ast.Constant) and backend.value == "nccl":
                 self.found(NCCL_ONLY, node)
+        elif _trains_on_gpus_only(node) and self._guards == 0:
+            self.found(TRAINS_ON_GPUS, node)
         elif method.rsplit(".", 1)[-1] in _SKIP_FUNCTIONS and any(self.mentions_cuda(arg) for arg in node.args):
             self.found(SKIPS_WITHOUT_CUDA, node)
         if method == "cuda" or name in api.NEEDS_GPU or _places_on_cuda(node, method):
@@ -527,6 +530,17 @@ class _Reader(ast.NodeVisitor):
         stem, extension = posixpath.splitext(posixpath.basename(self.path))
         if extension == ".ipynb" and _NAMED_FOR_THE_GPU.search(stem):
             self.evidence.append(Evidence(NAMED_FOR_THE_GPU, self.path, 1))
+
+
+def _trains_on_gpus_only(node: ast.Call) -> bool:
+    """A trainer built for GPUs by its literal arguments: ``accelerator="gpu"`` (or ``"cuda"``),
+    the older ``gpus=2``. Whatever the class (a project's ``Lite`` subclass of ``LightningLite``),
+    only Lightning-style trainers take these keywords."""
+    accelerator = _constant(_keyword(node, "accelerator"))
+    if isinstance(accelerator, str):
+        return accelerator.lower() in ("gpu", "cuda")
+    gpus = _constant(_keyword(node, "gpus"))
+    return type(gpus) is int and gpus != 0
 
 
 def _keyword(node: ast.Call, name: str) -> ast.expr | None:
