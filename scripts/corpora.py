@@ -13,7 +13,7 @@ unpacked is not unpacked again.
     python scripts/corpora.py --fresh    # the libraries first linted with the final rules
     python scripts/corpora.py --user     # export the user repositories fetched with the search tool
     python scripts/corpora.py --fresh-user # export the user repositories first linted with the final rules
-    python scripts/corpora.py --round9   # a first look's libraries and user repositories (--round4 to --round18)
+    python scripts/corpora.py --round9   # a first look's libraries and user repositories (--round4 to --round19)
 
 Reuse from another script::
 
@@ -348,6 +348,22 @@ ROUND18_CORPORA: dict[str, str] = {
     "torch_ema": "torch-ema==0.3",
     "perceiver": "perceiver-pytorch==0.11.0",
 }
+# Round 19: twelve libraries and eight user repositories chosen on 2026-12-06 the same way, after
+# round 18's causes were fixed (docs/precision.md "Round 19").
+ROUND19_CORPORA: dict[str, str] = {
+    "efficientnet_pytorch": "efficientnet-pytorch==0.7.1",
+    "pretrainedmodels": "pretrainedmodels==0.7.4",
+    "pytorch_wavelets": "pytorch-wavelets==1.3.0",
+    "roma": "roma==1.5.0",
+    "resemblyzer": "resemblyzer==0.1.4",
+    "fast_pytorch_kmeans": "fast-pytorch-kmeans==0.2.0.1",
+    "kmeans_pytorch": "kmeans-pytorch==0.3",
+    "nlpaug": "nlpaug==1.1.11",
+    "pytorch_crf": "pytorch-crf==0.7.2",
+    "silero_vad": "silero-vad==5.1.2",
+    "adabelief_pytorch": "adabelief-pytorch==0.2.1",
+    "torchgan": "torchgan==0.1.0",
+}
 KNOWN_CORPORA: dict[str, str] = {
     **CORPORA,
     **EXTRA_CORPORA,
@@ -368,6 +384,7 @@ KNOWN_CORPORA: dict[str, str] = {
     **ROUND16_CORPORA,
     **ROUND17_CORPORA,
     **ROUND18_CORPORA,
+    **ROUND19_CORPORA,
 }
 
 # User research code: training scripts, tutorials and notebooks from public repositories, pinned
@@ -678,6 +695,16 @@ ROUND18_USER_REPOSITORIES: dict[str, tuple[str, str]] = {
     "instruct-pix2pix": ("timothybrooks/instruct-pix2pix", "0dffd1eeb02611c35088462d1df88714ce2b52f4"),
     "minigpt-4": ("Vision-CAIR/MiniGPT-4", "d94738a7626ec43eba6c2cddf3cd2043f1a9689a"),
 }
+ROUND19_USER_REPOSITORIES: dict[str, tuple[str, str]] = {
+    "ijepa": ("facebookresearch/ijepa", "52c1ae95d05f743e000e8f10a1f3a79b10cff048"),
+    "siamese-triplet": ("adambielski/siamese-triplet", "0c719f9e8f59fa386e8c59d10b2ddde9fac46276"),
+    "esrgan": ("xinntao/ESRGAN", "73e9b634cf987f5996ac2dd33f4050922398a921"),
+    "deeplab-pytorch": ("kazuto1011/deeplab-pytorch", "4219467fa5de07985f834f1bd8c04c186dc8f6d8"),
+    "consistency-models": ("openai/consistency_models", "e32b69ee436d518377db86fb2127a3972d0d8716"),
+    "edm": ("NVlabs/edm", "008a4e5316c8e3bfe61a62f874bddba254295afb"),
+    "vqgan-clip": ("nerdyrodent/VQGAN-CLIP", "592d555a68f882a75f96453d94ccba1e070577b3"),
+    "uformer": ("ZhendongWang6/Uformer", "65fc970a8ffc09605faca74ed016ee93c9ad8a36"),
+}
 KNOWN_USER_REPOSITORIES: dict[str, tuple[str, str]] = {
     **USER_REPOSITORIES,
     **FRESH_USER_REPOSITORIES,
@@ -696,6 +723,7 @@ KNOWN_USER_REPOSITORIES: dict[str, tuple[str, str]] = {
     **ROUND16_USER_REPOSITORIES,
     **ROUND17_USER_REPOSITORIES,
     **ROUND18_USER_REPOSITORIES,
+    **ROUND19_USER_REPOSITORIES,
 }
 # Each first look: its libraries and its user repositories (``--roundN`` in this script and in
 # ``precision.py``).
@@ -715,6 +743,7 @@ FIRST_LOOKS: dict[int, tuple[dict[str, str], dict[str, tuple[str, str]]]] = {
     16: (ROUND16_CORPORA, ROUND16_USER_REPOSITORIES),
     17: (ROUND17_CORPORA, ROUND17_USER_REPOSITORIES),
     18: (ROUND18_CORPORA, ROUND18_USER_REPOSITORIES),
+    19: (ROUND19_CORPORA, ROUND19_USER_REPOSITORIES),
 }
 MIRROR_ROOT = Path("/work/.mirror")
 
