@@ -23,6 +23,7 @@ from .domain import ARRAY_KINDS, UNKNOWN, Kind, Value, tensor
 from .facts import Facts
 from .frames import Pending
 from .literals import constant_truth
+from .shapes import row
 from .state import State
 from .syntax import range_stop, statements
 
@@ -55,16 +56,8 @@ class LoopWalker(_Base):
         if kind is Kind.BATCH:
             return tensor(value.places, value.origin)
         if kind in ARRAY_KINDS:  # a module's output: its tuple of tensors, or the rows of its tensor
-            kind, zero_dim = (Kind.TENSOR if kind is Kind.OUTPUT else kind), value.rank == 1  # rows of 1-dim: 0-dim
-            maybe = value.rank is None and value.kind is not Kind.OUTPUT  # rows of a rank not shown: maybe
-            return Value(
-                kind=kind,
-                places=value.places,
-                grad=value.grad,
-                scalar=zero_dim,
-                may_be_scalar=maybe,
-                origin=value.origin,
-            )
+            kind = Kind.TENSOR if kind is Kind.OUTPUT else kind
+            return row(value, Value(kind=kind, places=value.places, grad=value.grad, origin=value.origin))
         if kind is Kind.SEQUENCE:
             return value.element()
         return UNKNOWN

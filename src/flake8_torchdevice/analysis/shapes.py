@@ -97,21 +97,29 @@ def _parts(sequence: Value) -> tuple[Value, ...]:
     return sequence.elements or ((sequence.item,) if sequence.item is not None else ())
 
 
+def row(owner: Value, picked: Value) -> Value:
+    """``picked``, one row of ``owner`` (``owner[i]`` for a number ``i``, or what ``for x in
+    owner`` binds), with its shape facts: a row of a 1-dim tensor is 0-dim; of a tensor whose rank
+    the code does not show, maybe, but not of a model's output, more often a tuple."""
+    if owner.rank is None:
+        maybe = owner.kind is not Kind.OUTPUT or owner.may_be_scalar
+        return replace(picked, scalar=False, may_be_scalar=maybe, rank=None)
+    return replace(picked, scalar=owner.rank == 1, rank=owner.rank - 1 if owner.rank > 1 else None)
+
+
 def indexed(owner: Value, index: Value | None, picked: Value) -> Value:
     """``picked``, the value of ``owner[index]`` for one index (``None``: a slice), with its shape
-    facts: a number takes one dimension away (of a 1-dim tensor, a 0-dim one is left; of a tensor
-    whose rank the code does not show, maybe, but not of a model's output, more often a tuple), a
-    slice keeps them all, and a list of numbers picks rows of a 1-dim tensor. An index the code does
-    not show may be a number: of a 1-dim tensor, it may leave a 0-dim one."""
-    by_number = index is not None and index.kind is Kind.SCALAR
-    maybe_number = index is not None and index.kind in (Kind.SCALAR, Kind.UNKNOWN)
+    facts: a number picks a row (``row``), a slice keeps every dimension, and a list of numbers
+    picks rows of a 1-dim tensor. An index the code does not show may be a number: of a 1-dim
+    tensor, or of one whose rank is not shown (not a model's output), it may leave a 0-dim one."""
+    if index is not None and index.kind is Kind.SCALAR:
+        return row(owner, picked)
+    maybe_number = index is not None and index.kind is Kind.UNKNOWN
     if owner.rank is None:
         maybe = (maybe_number and owner.kind is not Kind.OUTPUT) or owner.may_be_scalar
         return replace(picked, scalar=False, may_be_scalar=maybe, rank=None)
     if index is None:
         return replace(picked, scalar=False, rank=owner.rank)
-    if by_number:
-        return replace(picked, scalar=owner.rank == 1, rank=owner.rank - 1 if owner.rank > 1 else None)
     if owner.rank == 1 and index.kind is Kind.SEQUENCE and index.element().kind is Kind.SCALAR:
         return replace(picked, scalar=False, rank=1)
     return replace(picked, scalar=False, may_be_scalar=maybe_number and owner.rank == 1, rank=None)

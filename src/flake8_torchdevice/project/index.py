@@ -49,6 +49,7 @@ from .evidence import (
 )
 from .layout import importing_package, module_name
 from .names import qualified
+from .nodes import descendants
 
 # A notebook name that says it is about the GPU: ``gpu``, ``gpus``, ``multi_gpu``, ``cuda`` as a
 # word of it (``use-gpu``, ``multiple-gpus``, ``cuda_basics``), not inside another (``pycuda``).
@@ -88,13 +89,23 @@ _TEST_FILE = re.compile(r"(^|/)(tests?/|test_[^/]*$|[^/]*_test\.py$|conftest\.py
 _DISTRIBUTED_SETUP_NAME = r"(init|setup)_distributed\w*"
 _DISTRIBUTED_SETUP = re.compile(rf"^{_DISTRIBUTED_SETUP_NAME}$")
 _ENTRY_FUNCTION = re.compile(rf"^(main|_main|run|cli|train|setup|{_DISTRIBUTED_SETUP_NAME})$")
-# A test that a run is one of several processes: ``if ddp:``, ``if args.distributed:``,
+# A name in a test that a run is one of several processes: ``if ddp:``, ``if args.distributed:``,
 # ``if world_size > 1:``.
-_DISTRIBUTED_TEST = re.compile(r"\b(\w*_)?(ddp|distributed|world_size)(_\w*)?\b", re.IGNORECASE)
+_DISTRIBUTED_NAME = re.compile(r"^(\w*_)?(ddp|distributed|world_size)(_\w*)?$", re.IGNORECASE)
 
 
 def _tests_distributed(test: ast.expr) -> bool:
-    return _DISTRIBUTED_TEST.search(ast.unparse(test)) is not None
+    """Does the test name the distributed mode: a variable, an attribute, a method, or a key
+    (``os.environ["WORLD_SIZE"]``)?"""
+    return any(_DISTRIBUTED_NAME.match(name) is not None for name in map(_named, descendants(test)) if name)
+
+
+def _named(node: ast.AST) -> str | None:
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Attribute):
+        return node.attr
+    return node.value if isinstance(node, ast.Constant) and isinstance(node.value, str) else None
 
 
 @dataclass(frozen=True)
