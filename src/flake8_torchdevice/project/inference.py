@@ -36,6 +36,7 @@ from .evidence import (
     SAYS_IT_NEEDS_CUDA,
     STOPS_WITHOUT_CUDA,
     SUPPORTS,
+    TRAINS_ON_GPUS,
     UNCHECKED_CUDA,
     Evidence,
 )
@@ -54,7 +55,7 @@ _REQUIREMENT_HEADING = re.compile(r"requir|prerequisite|hardware|dependenc", re.
 _REQUIREMENT_ITEM = re.compile(r"^\s*([-*+]|\d+[.)])\s.*\b(cuda|nvidia|gpus?)\b", re.IGNORECASE)
 _OPTIONAL = re.compile(r"optional|recommended|if available|faster", re.IGNORECASE)
 _UNDERLINE = re.compile(r"^(=+|-+|~+|\^+)\s*$")
-_FILE_SCOPED = (CUDA_ONLY_IMPORT, SAYS_IT_NEEDS_CUDA, NAMED_FOR_THE_GPU)
+_FILE_SCOPED = (CUDA_ONLY_IMPORT, SAYS_IT_NEEDS_CUDA, NAMED_FOR_THE_GPU, TRAINS_ON_GPUS)
 # A package written for GPUs only: hard-coded CUDA in this many files, this many times, and no
 # CUDA check, fallback, CPU option or default anywhere. Fewer (one script, a few uses) is as
 # likely the bug TDV001 reports as a belief.
@@ -110,8 +111,9 @@ def infer(indexes: Iterable[FileIndex], readmes: Mapping[str, tuple[Evidence, ..
     evidence: dict[str, list[Evidence]] = defaultdict(list)
     uses: dict[str, list[int]] = defaultdict(lambda: [0, 0])
     for index in indexes:
-        # A CUDA-only import or a docstring speaks for its file alone (``file_belief``): one GPU
-        # script among the library's modules says nothing of the others.
+        # A CUDA-only import, a trainer built for GPUs or a docstring speaks for its file alone
+        # (``file_belief``): one GPU script among the library's modules says nothing of the others
+        # (lm-eval's NeMo backend among its CPU-capable ones).
         evidence[index.package].extend(item for item in index.evidence if item.kind not in _FILE_SCOPED)
         uses[index.package][0] += index.cuda_uses
         uses[index.package][1] += index.guarded_cuda_uses
