@@ -60,6 +60,7 @@ from .value_questions import (
     may_be_on_accelerator,
     may_be_tensor,
     may_be_zero_dim,
+    moves_nothing,
     must_be_on_accelerator,
     must_be_on_cpu,
     on_the_cpu_in_a_branch,
@@ -117,6 +118,7 @@ __all__ = [
     "may_be_on_accelerator",
     "may_be_tensor",
     "may_be_zero_dim",
+    "moves_nothing",
     "must_be_on_accelerator",
     "must_be_on_cpu",
     "on_the_cpu_in_a_branch",
@@ -362,9 +364,8 @@ class Analysis:
         """The line a node starts on, for ordering two nodes (a message names lines with ``explain``)."""
         line = self._lines.get(id(node))
         if line is None:
-            # A pass over the module's code finds the nodes' lines; the first one records the
-            # line of every call as well, which rules order against one another (a save before a
-            # load), so that a file needs one pass, not one per call.
+            # One pass over the code finds lines; the first records every call's too, which rules
+            # order (a save before a load): one pass per file, not one per call.
             wanted = [node] if self._lines else [node, *(site.node for site in self.calls())]
             found = positions_of(self.module, wanted)
             self._lines.update((key, position[0]) for key, position in found.items())

@@ -13,7 +13,7 @@ from ..knowledge import api
 from . import domain
 from .domain import Kind, PlaceKind, Value
 from .facts import CallFact
-from .literals import number_value
+from .literals import bool_value, is_none_literal, number_value, string_value
 from .syntax import keyword_argument, positional_argument
 
 
@@ -39,6 +39,30 @@ def is_unknown(value: Value) -> bool:
 def is_instance_of_other_class(value: Value) -> bool:
     """An instance of a class that is not torch's (its ``.cuda()`` is its own method)."""
     return value.kind is Kind.OBJECT and not is_optimizer(value)
+
+
+def moves_nothing(value: Value) -> bool:
+    """A torch.nn module that holds no parameter or buffer (``nn.MSELoss()``, ``nn.ReLU()``,
+    ``nn.CrossEntropyLoss(ignore_index=-1)``, not ``nn.CrossEntropyLoss(weight=w)``): moving it
+    moves nothing, so its ``.cuda()`` needs no GPU
+    (tests/fixtures/semantics/holds_moving_a_module_without_tensors_needs_no_gpu.py)."""
+    if value.kind is not Kind.MODULE or value.cls not in api.STATELESS_MODULES:
+        return False
+    if value.cls not in api.MODULES_WITH_OPTIONAL_STATE:
+        return True
+    built = value.origin.node if value.origin is not None else None
+    return type(built) is cst.Call and all(_keeps_it_stateless(arg) for arg in built.args)
+
+
+def _keeps_it_stateless(arg: cst.Arg) -> bool:
+    """A number, a string or ``None`` (no tensor can be one), or a truth value that turns no state
+    on (``affine=False``; a positional ``True`` may be ``affine``)."""
+    if arg.star:
+        return False
+    truth = bool_value(arg.value)
+    if truth is not None:
+        return not truth or (arg.keyword is not None and arg.keyword.value not in api.STATE_SWITCHES)
+    return is_none_literal(arg.value) or number_value(arg.value) is not None or string_value(arg.value) is not None
 
 
 def device_index_literal(value: Value) -> cst.Integer | None:

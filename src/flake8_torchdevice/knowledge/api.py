@@ -368,6 +368,10 @@ DEVICE_TYPE_CALLS = frozenset(
 REGISTERING_METHODS = frozenset({"register_buffer", "register_parameter", "register_module", "add_module"})
 # torch.nn modules without parameters or buffers (by default): they compute wherever their input is.
 STATELESS_MODULES = generated.NN_MODULE_CLASSES_STATELESS
+# Of those, the ones that hold a tensor when built with one (``weight=``) or told to (``affine=True``).
+MODULES_WITH_OPTIONAL_STATE = generated.NN_MODULE_CLASSES_OPTIONAL_STATE
+# Their keywords that, set to True, make them build parameters or buffers.
+STATE_SWITCHES = frozenset({"affine", "track_running_stats"})
 
 
 def may_own_parameters(qualified: str | None) -> bool:

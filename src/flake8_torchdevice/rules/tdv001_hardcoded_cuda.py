@@ -21,6 +21,7 @@ from ..analysis.queries import (
     is_instance_of_other_class,
     keyword_argument,
     load_with_map_location,
+    moves_nothing,
     must_be_on_accelerator,
     positional_argument,
     string_value,
@@ -236,8 +237,10 @@ class HardcodedCudaDevice(Rule):
     non-placement uses of the string (`torch.autocast("cuda")`,
     `GradScaler(device="cuda")`, comparisons, logs, `f"cuda:{i}_peak"` keys), and a `.cuda(...)`
     call whose arguments `Tensor.cuda(device, non_blocking, memory_format)` does not take (another
-    class's own method, such as a quantizer's `cuda(qtensor, meta=meta)`). Add your own check functions with
-    `--torchdevice-guard-functions`.
+    class's own method, such as a quantizer's `cuda(qtensor, meta=meta)`), nor `.cuda()` /
+    `.to("cuda")` of a torch.nn module that holds no parameter or buffer
+    (`nn.CrossEntropyLoss().cuda()`, `nn.ReLU().cuda()`: nothing moves, no GPU is needed). Add
+    your own check functions with `--torchdevice-guard-functions`.
 
     Off by default: its sure findings were right 17 times in 17 at rounds 7-9, then 4 times in
     25 at rounds 10-12 (a GPU index whose -1 means the CPU, a GPU-only simulator's import, a
@@ -303,6 +306,8 @@ class HardcodedCudaDevice(Rule):
         node = call.node
         if call.qualified == "torch.device" and analysis.only_compared(node):
             return  # ``x.device == torch.device("cuda")`` needs no GPU
+        if call.method in ("to", "cuda") and moves_nothing(call.receiver_value):
+            return  # ``nn.CrossEntropyLoss().cuda()`` has nothing to move: no GPU needed
         for argument, index in _placement_arguments(call):
             if is_cuda_literal(argument):
                 yield self._literal(argument, analysis)
