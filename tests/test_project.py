@@ -569,3 +569,20 @@ def test_the_index_walks_find_what_ast_walk_finds_but_markers() -> None:
     assert any(isinstance(node, ast.Lambda) for node in own) and any(isinstance(n, ast.FunctionDef) for n in own)
     assert not any(isinstance(node, ast.Attribute) and node.attr == "cuda" for node in own)  # inside the lambda
     assert not any(isinstance(node, ast.BinOp) for node in own)  # ``z + 1``, inside ``helper``
+
+
+def test_packages_that_only_hard_code_cuda_share_a_gpu_only_pattern_they_make_together():
+    # Uformer: unchecked .cuda() in two or three scripts of each of train/, test/, utils/; no
+    # package a pattern alone, together written for GPUs only.
+    indexes = [
+        FileIndex(f"{package}/s{n}.py", package, (Evidence(UNCHECKED_CUDA, f"{package}/s{n}.py", 5),), cuda_uses=4)
+        for package in ("train", "test")
+        for n in range(2)
+    ]
+    beliefs = infer([*indexes, FileIndex("dataset/io.py", "dataset")])
+    assert {package: belief.verdict for package, belief in beliefs.items()} == dict.fromkeys(
+        ("train", "test", "dataset"), REQUIRES_CUDA
+    )
+    # A fallback anywhere in the library: nothing is shared, each keeps its own.
+    fallback = FileIndex("utils/device.py", "utils", (Evidence(FALLBACK, "utils/device.py", 2),))
+    assert infer([*indexes, fallback])["train"].verdict == UNKNOWN

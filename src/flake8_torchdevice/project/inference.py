@@ -128,9 +128,20 @@ def infer(indexes: Iterable[FileIndex], readmes: Mapping[str, tuple[Evidence, ..
         sum(uses[package][1] for package in library),
     )
     for package, belief in beliefs.items():
-        if belief.verdict == UNKNOWN and not evidence[package] and not is_satellite(package):
+        if belief.verdict == UNKNOWN and not is_satellite(package) and _takes_the_shared(evidence[package], shared):
             beliefs[package] = shared
     return _with_kernel_dependencies(beliefs, list(indexes))
+
+
+def _takes_the_shared(found: list[Evidence], shared: Belief) -> bool:
+    """A package that its own evidence leaves undecided takes what the library's packages show
+    together where it shows nothing, or where it only hard-codes CUDA too and together they are
+    written for GPUs only (Uformer: two or three scripts in each of ``train/``, ``test/``,
+    ``utils/``, none a pattern alone)."""
+    if not found:
+        return True
+    written_for_gpus = shared.verdict == REQUIRES_CUDA and all(item.kind == UNCHECKED_CUDA for item in shared.evidence)
+    return written_for_gpus and all(item.kind == UNCHECKED_CUDA for item in found)
 
 
 def _as_their_importers(beliefs: Mapping[str, Belief], indexes: list[FileIndex]) -> dict[str, Belief]:
