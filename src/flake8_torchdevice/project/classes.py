@@ -79,8 +79,9 @@ def read_classes(tree: ast.Module, aliases: Mapping[str, str], module: str, is_p
     entries = []
     for statement in tree.body:
         if isinstance(statement, ast.ClassDef):
-            bases = tuple(_base(base, known) for base in statement.bases)
-            entries.append(ClassEntry(statement.name, bases, _places_itself(statement, used)))
+            places, in_class = _read_class(statement)
+            entries.append(ClassEntry(statement.name, tuple(_base(base, known) for base in statement.bases), places))
+            used |= in_class
         else:
             used |= _uses(descendants(statement))
     uses = {spelled: target for spelled in used if (target := _project_target(spelled, aliases)) is not None}
@@ -102,23 +103,28 @@ def _base(node: ast.expr, known: Mapping[str, str]) -> str:
     return qualified(_subscripted(node), known) or ""
 
 
-def _places_itself(node: ast.ClassDef, used: set[str]) -> bool:
-    """Whether the class may put itself on a device; adds the names its code uses to ``used``
-    (its every node is walked once, for both)."""
-    places = False
-    for item in node.body:
-        inside = descendants(item)
+def _read_class(node: ast.ClassDef) -> tuple[bool, set[str]]:
+    """Whether the class may put itself on a device, and the names its code uses: one walk of
+    each member serves both."""
+    members = [(item, descendants(item)) for item in node.body]
+    used = _uses([node, *descendants(*node.bases, *node.keywords, *node.decorator_list)])
+    for _, inside in members:
         used |= _uses(inside)
-        if places or not isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            continue
-        arguments = [*item.args.posonlyargs, *item.args.args, *item.args.kwonlyargs]
-        if item.name == "__init__" and any(_names_a_device(arg.arg) for arg in arguments):
-            places = True
-        this = arguments[0].arg if arguments else None
-        places = places or (this is not None and any(type(call) is ast.Call and _moves(call, this) for call in inside))
-    used |= _uses(descendants(*node.bases, *node.keywords, *node.decorator_list))
-    used.update(name for base in node.bases if (name := dotted(_subscripted(base))) is not None)
-    return places
+    places = any(
+        _places_itself(item, inside)
+        for item, inside in members
+        if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef))
+    )
+    return places, used
+
+
+def _places_itself(method: ast.FunctionDef | ast.AsyncFunctionDef, inside: list[ast.AST]) -> bool:
+    """A constructor that takes a device, or a method (whose nodes are ``inside``) that moves ``self``."""
+    arguments = [*method.args.posonlyargs, *method.args.args, *method.args.kwonlyargs]
+    if method.name == "__init__" and any(_names_a_device(arg.arg) for arg in arguments):
+        return True
+    this = arguments[0].arg if arguments else None
+    return this is not None and any(type(call) is ast.Call and _moves(call, this) for call in inside)
 
 
 def _names_a_device(name: str) -> bool:
