@@ -13,7 +13,7 @@ unpacked is not unpacked again.
     python scripts/corpora.py --fresh    # the libraries first linted with the final rules
     python scripts/corpora.py --user     # export the user repositories fetched with the search tool
     python scripts/corpora.py --fresh-user # export the user repositories first linted with the final rules
-    python scripts/corpora.py --round9   # a first look's libraries and user repositories (--round4 to --round19)
+    python scripts/corpora.py --round9   # a first look's libraries and user repositories (--round4 to --round20)
 
 Reuse from another script::
 
@@ -364,6 +364,22 @@ ROUND19_CORPORA: dict[str, str] = {
     "adabelief_pytorch": "adabelief-pytorch==0.2.1",
     "torchgan": "torchgan==0.1.0",
 }
+# The libraries of the round-20 first look: chosen on 2026-12-06 among released packages written
+# against PyTorch that no earlier round linted (FID, LR finder, meta-learning, training loops, flows,
+# RWKV, speech restoration, background removal, face alignment).
+ROUND20_CORPORA: dict[str, str] = {
+    "pytorch_fid": "pytorch-fid==0.3.0",
+    "torch_lr_finder": "torch-lr-finder==0.2.2",
+    "learn2learn": "learn2learn==0.2.0",
+    "fvcore": "fvcore==0.1.5.post20221221",
+    "torchbearer": "torchbearer==0.5.5",
+    "zuko": "zuko==1.6.0",
+    "rwkv": "rwkv==0.8.32",
+    "voicefixer": "voicefixer==0.1.3",
+    "carvekit": "carvekit==4.1.2",
+    "reformer_pytorch": "reformer-pytorch==1.4.4",
+    "face_alignment": "face-alignment==1.5.0",
+}
 KNOWN_CORPORA: dict[str, str] = {
     **CORPORA,
     **EXTRA_CORPORA,
@@ -385,6 +401,7 @@ KNOWN_CORPORA: dict[str, str] = {
     **ROUND17_CORPORA,
     **ROUND18_CORPORA,
     **ROUND19_CORPORA,
+    **ROUND20_CORPORA,
 }
 
 # User research code: training scripts, tutorials and notebooks from public repositories, pinned
@@ -705,6 +722,18 @@ ROUND19_USER_REPOSITORIES: dict[str, tuple[str, str]] = {
     "vqgan-clip": ("nerdyrodent/VQGAN-CLIP", "592d555a68f882a75f96453d94ccba1e070577b3"),
     "uformer": ("ZhendongWang6/Uformer", "65fc970a8ffc09605faca74ed016ee93c9ad8a36"),
 }
+# The research repositories of the round-20 first look: chosen on 2026-12-06 (detection, OCR,
+# segmentation, tracking, captioning, face restoration), never linted before.
+ROUND20_USER_REPOSITORIES: dict[str, tuple[str, str]] = {
+    "retinaface": ("biubug6/Pytorch_Retinaface", "b984b4b775b2c4dced95c1eadd195a5c7d32a60b"),
+    "craft": ("clovaai/CRAFT-pytorch", "e332dd8b718e291f51b66ff8f9ef2c98ee4474c8"),
+    "deeplabv3plus": ("VainF/DeepLabV3Plus-Pytorch", "4e1087de98bc49d55b9239ae92810ef7368660db"),
+    "sam2": ("facebookresearch/sam2", "2b90b9f5ceec907a1c18123530e92e794ad901a4"),
+    "blip": ("salesforce/BLIP", "056a169437371659074aa2732649d5de3bffb4a8"),
+    "deep-sort": ("ZQPei/deep_sort_pytorch", "4f910afc16860ff05c6be408b120a49524bd4f68"),
+    "ssd-lufficc": ("lufficc/SSD", "68dc0a20efaf3997e58b616afaaaa21bf8ca3c05"),
+    "codeformer": ("sczhou/CodeFormer", "b33cc7d639d6545bfcccc7e0bc6ae51f24e79c2b"),
+}
 KNOWN_USER_REPOSITORIES: dict[str, tuple[str, str]] = {
     **USER_REPOSITORIES,
     **FRESH_USER_REPOSITORIES,
@@ -724,6 +753,7 @@ KNOWN_USER_REPOSITORIES: dict[str, tuple[str, str]] = {
     **ROUND17_USER_REPOSITORIES,
     **ROUND18_USER_REPOSITORIES,
     **ROUND19_USER_REPOSITORIES,
+    **ROUND20_USER_REPOSITORIES,
 }
 # Each first look: its libraries and its user repositories (``--roundN`` in this script and in
 # ``precision.py``).
@@ -744,6 +774,7 @@ FIRST_LOOKS: dict[int, tuple[dict[str, str], dict[str, tuple[str, str]]]] = {
     17: (ROUND17_CORPORA, ROUND17_USER_REPOSITORIES),
     18: (ROUND18_CORPORA, ROUND18_USER_REPOSITORIES),
     19: (ROUND19_CORPORA, ROUND19_USER_REPOSITORIES),
+    20: (ROUND20_CORPORA, ROUND20_USER_REPOSITORIES),
 }
 MIRROR_ROOT = Path("/work/.mirror")
 
