@@ -315,13 +315,28 @@ def test_a_folder_of_scripts_inside_a_linted_folder_is_part_of_its_project(tmp_p
     inner = write(tmp_path, "repo/vendor/lib/core.py", "import torch\n")
     write(tmp_path, "repo/vendor/lib/setup.py", "")
     repo = (tmp_path / "repo").resolve()
-    assert project_roots([tmp_path / "repo"]) == (repo,)
+    assert project_roots([tmp_path / "repo"]) == (repo, repo / "vendor" / "lib")
     assert project_roots([script, nested]) == (repo,)
     assert project_roots([script, inner]) == (repo, repo / "vendor" / "lib")
     projects = beliefs_of([tmp_path / "repo", inner])
     assert [project.root for project in projects.each] == [repo, repo / "vendor" / "lib"]
     assert projects.for_file(inner) == projects.each[1].for_file(inner)
     assert projects.for_file(tmp_path / "outside.py") == NO_FACTS
+
+
+def test_projects_inside_a_folder_given_are_their_own(tmp_path):
+    # An unpacked sdist in a download folder, checkouts side by side: each is read as a run given
+    # only its files reads it, and the folder that only holds them is no project.
+    sdist = write(tmp_path, "downloads/pkg-1.0/pkg/core.py", "import torch\n")
+    write(tmp_path, "downloads/pkg-1.0/setup.py", "")
+    checkout = write(tmp_path, "downloads/repo/train.py", "import torch\n")
+    write(tmp_path, "downloads/repo/.git/HEAD", "")
+    write(tmp_path, "downloads/repo/third_party/lib/pyproject.toml", "")
+    downloads = (tmp_path / "downloads").resolve()
+    expected = (downloads / "pkg-1.0", downloads / "repo", downloads / "repo" / "third_party" / "lib")
+    assert project_roots([downloads]) == expected
+    assert project_roots([sdist, checkout]) == expected[:2]
+    assert [path.name for path in project_files(downloads / "repo")] == ["train.py"]
 
 
 def test_read_project_decides_per_file_where_a_script_alone_requires_cuda(tmp_path):

@@ -115,18 +115,50 @@ def importing_package(relative: str) -> str:
 
 def project_files(root: Path) -> Iterator[Path]:
     """Every Python file and notebook of the project, in a stable order, skipping virtual environments, build
-    products and hidden folders; at most ``MAX_PROJECT_FILES``."""
+    products, hidden folders and the projects nested in it (``nested_roots``); at most ``MAX_PROJECT_FILES``."""
     count = 0
-    for folder, subfolders, files in os.walk(root):
-        subfolders[:] = sorted(
-            name for name in subfolders if name not in _NOT_PROJECT_FOLDERS and not name.startswith(".")
-        )
+    for folder, files in _own_folders(root, nested=[]):
         for name in sorted(files):
             if name.endswith((".py", ".ipynb")):  # notebooks show what a project believes too
                 yield Path(folder) / name
                 count += 1
                 if count >= MAX_PROJECT_FILES:
                     return
+
+
+def nested_roots(folder: Path) -> list[Path]:
+    """The roots of the projects inside ``folder``, at any depth: a folder below it with a marker of its own
+    (an unpacked sdist in a download folder, checkouts side by side, a monorepo's packages) is its own project,
+    as ``find_root`` reads any file of it; at most ``MAX_PROJECT_FILES`` folders are looked at."""
+    found: list[Path] = []
+    waiting = [folder]
+    looked_at = 0
+    while waiting and looked_at < MAX_PROJECT_FILES:
+        nested: list[Path] = []
+        for _ in _own_folders(waiting.pop(), nested):
+            looked_at += 1
+            if looked_at >= MAX_PROJECT_FILES:
+                break
+        found += nested
+        waiting += nested
+    return sorted(found)
+
+
+def _own_folders(root: Path, nested: list[Path]) -> Iterator[tuple[str, list[str]]]:
+    """Each folder of the project at ``root`` with its files, in a stable order: not those of other
+    people's code, build products, hidden folders or the projects nested in it, which are added to
+    ``nested`` instead."""
+    for folder, subfolders, files in os.walk(root):
+        kept = []
+        for name in sorted(subfolders):
+            if name in _NOT_PROJECT_FOLDERS or name.startswith("."):
+                continue
+            if has_marker(Path(folder, name)):
+                nested.append(Path(folder, name))
+            else:
+                kept.append(name)
+        subfolders[:] = kept
+        yield folder, files
 
 
 def stamp(path: Path | str) -> Stamp | None:

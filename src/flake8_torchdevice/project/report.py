@@ -10,7 +10,7 @@ from pathlib import Path
 from ..sources import DEFAULT_MEMORY_BUDGET_MIB
 from .beliefs import ProjectBeliefs, Projects
 from .evidence import Evidence
-from .layout import find_root, has_marker
+from .layout import find_root, has_marker, nested_roots, project_files
 from .snapshot import KeptBeliefs
 
 # Lines of evidence printed per package; ``--format json`` gives all of them.
@@ -19,17 +19,24 @@ SHOWN_EVIDENCE = 5
 
 def project_roots(paths: Sequence[Path]) -> tuple[Path, ...]:
     """The roots of the projects of the paths a run is given (files or folders): each path's own
-    (``find_root``), so that repositories linted at once are read as several projects, not as one
-    under the folder they share. A root no marker names is only the folder its files sit in (a
-    folder of scripts): inside another root of the run, it is part of that project. Where a file
-    links to is not where it is: a link to ``/dev/zero`` must not make ``/`` the project."""
+    (``find_root``) and those of the projects inside a folder given (``nested_roots``), so that
+    repositories linted at once are read as several projects, not as one under the folder they
+    share, and a file is read in the project a run given only that file would read it in. A root
+    no marker names is only the folder its files sit in (a folder of scripts): inside another root
+    of the run, it is part of that project. Where a file links to is not where it is: a link to
+    ``/dev/zero`` must not make ``/`` the project."""
     given = [os.path.abspath(path) for path in paths] or [os.getcwd()]
     # One ``find_root`` per folder, not per file: a pre-commit run passes each changed file.
     folders = {path if os.path.isdir(path) else os.path.dirname(path) for path in given}
     found = {find_root(Path(folder)) for folder in folders}
-    return tuple(
-        sorted(root for root in found if has_marker(root) or not any(other in root.parents for other in found))
-    )
+    found.update(nested for path in given if os.path.isdir(path) for nested in nested_roots(Path(path).resolve()))
+    return tuple(sorted(root for root in found if has_marker(root) or _stands_alone(root, found)))
+
+
+def _stands_alone(root: Path, found: set[Path]) -> bool:
+    """Whether a root no marker names is a project of its own: a folder of scripts inside no other root
+    of the run, not a folder that only holds other projects."""
+    return not any(other in root.parents for other in found) and next(project_files(root), None) is not None
 
 
 def beliefs_of(
