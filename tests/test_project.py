@@ -81,6 +81,21 @@ def kinds(source: str, path: str = "train.py") -> list[str]:
         ("import torch\nassert torch.cuda.is_available()\n", [STOPS_WITHOUT_CUDA]),
         ("import torch\nif torch.cuda.device_count() == 0:\n    raise SystemExit(1)\n", [STOPS_WITHOUT_CUDA]),
         ('import torch.distributed as dist\ndist.init_process_group(backend="nccl")\n', [NCCL_ONLY]),
+        (  # Gloo on Windows only (NVlabs' edm): NCCL on every Linux machine, GPU or not
+            "import os, torch\ndef init():\n    backend = 'gloo' if os.name == 'nt' else 'nccl'\n"
+            "    torch.distributed.init_process_group(backend=backend, init_method='env://')\n",
+            [NCCL_ONLY],
+        ),
+        (  # chosen by CUDA's availability: Gloo where there is no GPU
+            "import torch\nbackend = 'nccl' if torch.cuda.is_available() else 'gloo'\n"
+            "torch.distributed.init_process_group(backend)\n",
+            [],
+        ),
+        (  # rebound before the call: what the last binding holds
+            "import torch\ndef init(args):\n    backend = 'nccl'\n    backend = args.backend\n"
+            "    torch.distributed.init_process_group(backend)\n",
+            [],
+        ),
         ('import pytorch_lightning as pl\ntrainer = pl.Trainer(accelerator="gpu", devices=2)\n', [TRAINS_ON_GPUS]),
         ("from pytorch_lightning import Trainer\ntrainer = Trainer(gpus=1)\n", [TRAINS_ON_GPUS]),
         # co-tracker: a subclass of LightningLite, launched for GPUs.

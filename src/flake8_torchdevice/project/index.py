@@ -83,11 +83,13 @@ _TOP_LEVEL_IMPORT = re.compile(r"^(?:from|import)[ \t]+([A-Za-z_]\w*)", re.MULTI
 # substring tests: a regular expression over every file costs more than the parse it saves.
 _EVIDENCE_WORDS = (
     "cuda", "cpu", "gpu", "nccl", "map_location", "cpp_extension", ".cu", "apex", "flash_attn", "cupy", "tensorrt",
-    "trt", "nvdiffrast", "spconv", "minkowski", "isaacgym", "device_ids", "fsdp", "pin_memory",
+    "trt", "nvdiffrast", "spconv", "minkowski", "isaacgym", "device_ids", "fsdp", "pin_memory", "init_process_group",
 )  # fmt: skip
 _TEST_FILE = re.compile(r"(^|/)(tests?/|test_[^/]*$|[^/]*_test\.py$|conftest\.py$)")
 _DISTRIBUTED_SETUP_NAME = r"(init|setup)_distributed\w*"
 _DISTRIBUTED_SETUP = re.compile(rf"^{_DISTRIBUTED_SETUP_NAME}$")
+# What a backend is chosen by when it is chosen by operating system (Gloo for Windows, NCCL elsewhere).
+_OPERATING_SYSTEM = frozenset({"os.name", "sys.platform", "platform.system"})
 _ENTRY_FUNCTION = re.compile(rf"^(main|_main|run|cli|train|setup|{_DISTRIBUTED_SETUP_NAME})$")
 # A name in a test that a run is one of several processes: ``if ddp:``, ``if args.distributed:``,
 # ``if world_size > 1:``.
@@ -296,6 +298,7 @@ class _Reader(ast.NodeVisitor):
     _class: str | None = None  # the top-level class whose body is walked
     _defining: _Definer | None = None  # the definition whose body is walked
     options: dict[int, str] = field(default_factory=dict)  # a CPU option's line: its ``args.`` name
+    _bodies: list[list[ast.stmt]] = field(default_factory=list)  # the module's, then each enclosing function's
 
     def visit(self, node: ast.AST) -> None:
         if isinstance(node, ast.stmt) and not names_a_word(node, self.lines_with_words):
@@ -350,6 +353,10 @@ class _Reader(ast.NodeVisitor):
             self._distributed -= inside
         self._guards -= guards
 
+    def visit_Module(self, node: ast.Module) -> None:
+        self._bodies.append(node.body)
+        self.generic_visit(node)
+
     def _nested(self, node: ast.AST) -> None:
         self._depth += 1
         self.generic_visit(node)
@@ -396,8 +403,10 @@ class _Reader(ast.NodeVisitor):
             self.found(FALLBACK, fallback)
         outer = self._defining
         self._defining = definer or outer  # a nested function's uses are its definer's
+        self._bodies.append(node.body)
         for statement in node.body:
             self.visit(statement)
+        self._bodies.pop()
         self._defining = outer
         self._depth -= 1
         self._functions.pop()
@@ -449,6 +458,18 @@ class _Reader(ast.NodeVisitor):
 
     visit_AnnAssign = visit_Assign
 
+    def nccl_without_a_cpu_choice(self, backend: ast.expr) -> bool:
+        """Whether a process group's ``backend`` is NCCL wherever the code runs on Linux: ``"nccl"``, a name
+        bound to it in the same function, or a choice by operating system (``"gloo" if os.name == "nt" else
+        "nccl"``: Gloo only on Windows). A choice by CUDA's availability falls back; an option is the user's."""
+        if isinstance(backend, ast.Name):
+            bound = _last_binding(self._bodies[-1], backend.id, backend.lineno)
+            return bound is not None and self.nccl_without_a_cpu_choice(bound)
+        if isinstance(backend, ast.IfExp):
+            by_os = any(self.qualified(part) in _OPERATING_SYSTEM for part in ast.walk(backend.test))
+            return by_os and any(self.nccl_without_a_cpu_choice(branch) for branch in (backend.body, backend.orelse))
+        return _constant(backend) == "nccl"
+
     def _used_cuda(self) -> None:
         """A CUDA use in the body of a definition: outside any CUDA check, its callers decide."""
         if self._defining is not None and self._guards == 0:
@@ -494,7 +515,7 @@ class _Reader(ast.NodeVisitor):
             self.found(CUDA_EXTENSION, node)
         elif name.endswith("init_process_group") and self._guards == 0:
             backend = _keyword(node, "backend") or (node.args[0] if node.args else None)
-            if isinstance(backend, ast.Constant) and backend.value == "nccl":
+            if backend is not None and self.nccl_without_a_cpu_choice(backend):
                 self.found(NCCL_ONLY, node)
         elif _trains_on_gpus_only(node) and self._guards == 0:
             self.found(TRAINS_ON_GPUS, node)
@@ -552,6 +573,18 @@ def _trains_on_gpus_only(node: ast.Call) -> bool:
         return accelerator.lower() in ("gpu", "cuda")
     gpus = _constant(_keyword(node, "gpus"))
     return type(gpus) is int and gpus != 0
+
+
+def _last_binding(body: list[ast.stmt], name: str, line: int) -> ast.expr | None:
+    """The value the last assignment to ``name`` in ``body`` before ``line`` binds."""
+    bindings = [
+        statement
+        for statement in _statements(body)
+        if isinstance(statement, ast.Assign)
+        and statement.lineno < line
+        and any(isinstance(target, ast.Name) and target.id == name for target in statement.targets)
+    ]
+    return max(bindings, key=lambda statement: statement.lineno).value if bindings else None
 
 
 def _keyword(node: ast.Call, name: str) -> ast.expr | None:
