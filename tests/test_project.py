@@ -38,7 +38,7 @@ from flake8_torchdevice.project.evidence import (
 )
 from flake8_torchdevice.project.index import FileIndex, index_source
 from flake8_torchdevice.project.inference import decide, infer
-from flake8_torchdevice.project.layout import find_root, package_of, project_files
+from flake8_torchdevice.project.layout import find_root, is_satellite, package_of, project_files
 from flake8_torchdevice.project.nodes import descendants, own_nodes
 from flake8_torchdevice.project.report import beliefs_of, project_roots
 from flake8_torchdevice.project.scan import read_project
@@ -90,6 +90,20 @@ def kinds(source: str, path: str = "train.py") -> list[str]:
             "import torch\nbackend = 'nccl' if torch.cuda.is_available() else 'gloo'\n"
             "torch.distributed.init_process_group(backend)\n",
             [],
+        ),
+        (  # an attribute set just before (BLIP's ``init_distributed_mode``)
+            "import torch\ndef init(args):\n    args.dist_backend = 'nccl'\n"
+            "    torch.distributed.init_process_group(backend=args.dist_backend)\n",
+            [NCCL_ONLY],
+        ),
+        (  # where a tensor already is, not where to run (sam2's distributed helpers)
+            "import torch\ndef label(t):\n    return 'cpu' if not t.is_cuda else 'gpu'\n",
+            [],
+        ),
+        (  # the last branch of an elif chain (CUDA, else MPS, else the CPU)
+            "import torch\nif torch.cuda.is_available():\n    d = torch.device('cuda')\n"
+            "elif torch.backends.mps.is_available():\n    d = torch.device('mps')\nelse:\n    d = torch.device('cpu')\n",
+            [FALLBACK],
         ),
         (  # rebound before the call: what the last binding holds
             "import torch\ndef init(args):\n    backend = 'nccl'\n    backend = args.backend\n"
@@ -291,6 +305,10 @@ def test_without_a_marker_a_package_belongs_to_the_folder_above_it(tmp_path):
     # A benchmarks folder inside the package keeps a belief of its own.
     bench = write(tmp_path, "site/pkg/benchmarks/bench_attention.py", "")
     assert package_of((tmp_path / "site").resolve(), bench) == "pkg/benchmarks"
+    # So does a benchmark or demo script beside the package's modules (sam2/benchmark.py).
+    script = write(tmp_path, "site/pkg/benchmark.py", "")
+    assert package_of((tmp_path / "site").resolve(), script) == "pkg/benchmark"
+    assert is_satellite("pkg/benchmark") and is_satellite("pkg/demo_video") and not is_satellite("pkg/benchmarking")
 
 
 def test_a_directory_of_scripts_is_a_project_too(tmp_path):

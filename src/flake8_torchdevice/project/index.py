@@ -48,7 +48,7 @@ from .evidence import (
     Evidence,
 )
 from .layout import importing_package, module_name
-from .names import qualified
+from .names import dotted, qualified
 from .nodes import descendants
 
 # A notebook name that says it is about the GPU: ``gpu``, ``gpus``, ``multi_gpu``, ``cuda`` as a
@@ -369,14 +369,15 @@ class _Reader(ast.NodeVisitor):
                 self.found(SKIPS_WITHOUT_CUDA, node)
             elif negated(node.test) and self.checks_availability(node.test) and self.stops_the_program(node.body):
                 self.found(self.stop_kind(), node)
-            if _assigns_cpu(node.body + node.orelse):
+            if _assigns_cpu(node.body + node.orelse) and not _asks_where_a_tensor_is(node.test):
                 self.found(FALLBACK, node)
         self._depth += 1
         self._guarded(node.test, [*node.body, *node.orelse], len(node.body) if _tests_distributed(node.test) else 0)
         self._depth -= 1
 
     def visit_IfExp(self, node: ast.IfExp) -> None:
-        if self.mentions_cuda(node.test) and (_names_cpu(node.body) or _names_cpu(node.orelse)):
+        falls_back = _names_cpu(node.body) or _names_cpu(node.orelse)
+        if falls_back and self.mentions_cuda(node.test) and not _asks_where_a_tensor_is(node.test):
             self.found(FALLBACK, node)
         self._guarded(node.test, [node.body, node.orelse])
 
@@ -459,11 +460,13 @@ class _Reader(ast.NodeVisitor):
     visit_AnnAssign = visit_Assign
 
     def nccl_without_a_cpu_choice(self, backend: ast.expr) -> bool:
-        """Whether a process group's ``backend`` is NCCL wherever the code runs on Linux: ``"nccl"``, a name
-        bound to it in the same function, or a choice by operating system (``"gloo" if os.name == "nt" else
-        "nccl"``: Gloo only on Windows). A choice by CUDA's availability falls back; an option is the user's."""
-        if isinstance(backend, ast.Name):
-            bound = _last_binding(self._bodies[-1], backend.id, backend.lineno)
+        """Whether a process group's ``backend`` is NCCL wherever the code runs on Linux: ``"nccl"``, a
+        name or attribute bound to it earlier in the same function (``args.dist_backend = "nccl"``), or a
+        choice by operating system (``"gloo" if os.name == "nt" else "nccl"``: Gloo only on Windows). A
+        choice by CUDA's availability falls back; an option is the user's."""
+        spelled = dotted(backend)
+        if spelled is not None:
+            bound = _last_binding(self._bodies[-1], spelled, backend.lineno)
             return bound is not None and self.nccl_without_a_cpu_choice(bound)
         if isinstance(backend, ast.IfExp):
             by_os = any(self.qualified(part) in _OPERATING_SYSTEM for part in ast.walk(backend.test))
@@ -575,14 +578,28 @@ def _trains_on_gpus_only(node: ast.Call) -> bool:
     return type(gpus) is int and gpus != 0
 
 
-def _last_binding(body: list[ast.stmt], name: str, line: int) -> ast.expr | None:
-    """The value the last assignment to ``name`` in ``body`` before ``line`` binds."""
+def _asks_where_a_tensor_is(test: ast.expr) -> bool:
+    """``"cpu" if not t.is_cuda else "gpu"``, ``if x.device.type == "cuda":``: a test of where a value
+    already is, not a choice of where to run (sam2's distributed helpers name the device a tensor
+    came from)."""
+    return any(
+        isinstance(node, ast.Attribute)
+        and (
+            node.attr == "is_cuda"
+            or (node.attr == "type" and isinstance(node.value, ast.Attribute) and node.value.attr == "device")
+        )
+        for node in ast.walk(test)
+    )
+
+
+def _last_binding(body: list[ast.stmt], spelled: str, line: int) -> ast.expr | None:
+    """The value the last assignment to ``spelled`` (a name, ``args.backend``) in ``body`` before ``line`` binds."""
     bindings = [
         statement
         for statement in _statements(body)
         if isinstance(statement, ast.Assign)
         and statement.lineno < line
-        and any(isinstance(target, ast.Name) and target.id == name for target in statement.targets)
+        and any(dotted(target) == spelled for target in statement.targets)
     ]
     return max(bindings, key=lambda statement: statement.lineno).value if bindings else None
 
@@ -657,8 +674,11 @@ def _returns(body: list[ast.stmt]) -> bool:
 
 
 def _assigns_cpu(body: list[ast.stmt]) -> bool:
-    """``device = "cpu"`` or ``return torch.device("cpu")`` directly in a branch."""
+    """``device = "cpu"`` or ``return torch.device("cpu")`` directly in a branch, or in the last
+    branch of an ``elif`` chain (CUDA, else MPS, else the CPU)."""
     for statement in body:
+        if isinstance(statement, ast.If) and _assigns_cpu(statement.body + statement.orelse):
+            return True
         assigned = statement.value if isinstance(statement, (ast.Assign, ast.AnnAssign, ast.Return)) else None
         if assigned is not None and _names_cpu(assigned):
             return True

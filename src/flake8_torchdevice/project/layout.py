@@ -22,6 +22,8 @@ Stamp = tuple[int, int]
 ROOT_MARKERS = ("pyproject.toml", "setup.cfg", "setup.py", ".git")
 TOP_PACKAGE = "."
 _SATELLITES = re.compile(r"^(examples?|benchmarks?|demos?|tutorials?|notebooks?|docs?|scripts?|tools)$", re.IGNORECASE)
+# A package's own file named as one of them is a script of its own too (``pkg/benchmark.py``, ``pkg/demo_video.py``).
+_SATELLITE_SCRIPTS = re.compile(r"^(examples?|benchmarks?|demos?)(_\w+)?$", re.IGNORECASE)
 
 # Folders that hold other people's code or build products, never the project's own.
 _NOT_PROJECT_FOLDERS = frozenset(
@@ -87,13 +89,17 @@ def package_at(parts: tuple[str, ...]) -> str:
         parts = parts[1:]
     if len(parts) > 2 and _SATELLITES.match(parts[1]):  # ``pkg/benchmarks`` inside an unpacked wheel
         return f"{parts[0]}/{parts[1]}"
+    script = parts[-1].removesuffix(".py")
+    if len(parts) > 1 and _SATELLITE_SCRIPTS.match(script):  # ``sam2/benchmark.py``: a script beside the modules
+        return f"{parts[0]}/{script}"
     return parts[0] if len(parts) > 1 else TOP_PACKAGE
 
 
 def is_satellite(package: str) -> bool:
     """``examples``, ``benchmarks``, ``pkg/benchmarks``...: code beside a library, which often
     needs a GPU where the library does not; its belief is its own, both ways."""
-    return _SATELLITES.match(package.rsplit("/", 1)[-1]) is not None
+    name = package.rsplit("/", 1)[-1]
+    return _SATELLITES.match(name) is not None or ("/" in package and _SATELLITE_SCRIPTS.match(name) is not None)
 
 
 def module_name(relative: str) -> str:
