@@ -21,6 +21,9 @@ class CallFacts:
     passed: frozenset[str] = frozenset()
     # Every call runs under a CUDA check, or in a function every call of which does.
     guarded: bool = False
+    # Every call is in the defining file (of an application's function, or a library's private one): the
+    # file's own calls are all of them, and the analysis, which sees them better, weighs them.
+    only_here: bool = False
 
 
 @dataclass(frozen=True)

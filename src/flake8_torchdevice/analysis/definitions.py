@@ -306,6 +306,10 @@ class Definitions:
     def project_calls(self, function: FunctionInfo) -> CallFacts | None:
         """What every call of ``function`` in the project does, where other files call it: a
         top-level function's calls, or a top-level class's for its ``__init__``."""
+        facts = self._callers_of(function)
+        return None if facts is None or facts.only_here else facts
+
+    def _callers_of(self, function: FunctionInfo) -> CallFacts | None:
         owner = self.owner(function)
         if owner is None:
             return self.callers.of(function.name) if self.top_functions.get(function.name) is function else None
@@ -313,25 +317,27 @@ class Definitions:
             return self.callers.of(owner.name)
         return None
 
-    def called_only_here(self, function: FunctionInfo) -> bool:
-        """Are the file's own calls of a top-level function all its calls: no other file calls it,
-        and it is private (``_name``) or the file's own (a script's, a notebook's, a test module's)?"""
+    def has_no_callers_elsewhere(self, function: FunctionInfo) -> bool:
+        """Can nothing outside the file call ``function``: it is private (``_name``), the file's own (a
+        script's, a notebook's, a test module's), or the project read showed its every call in this file?"""
         name = function.name
-        return (
-            self.top_functions.get(name) is function
-            and self.project_calls(function) is None
-            and not name.startswith("__")
-            and (name.startswith("_") or self.self_contained)
-        )
+        if name.startswith("__"):
+            return False
+        facts = self._callers_of(function)
+        return facts.only_here if facts is not None else name.startswith("_") or self.self_contained
+
+    def called_only_here(self, function: FunctionInfo) -> bool:
+        """Are the file's own calls of a top-level function all its calls?"""
+        return self.top_functions.get(function.name) is function and self.has_no_callers_elsewhere(function)
 
     def default_always_replaced(self, function: FunctionInfo, param: cst.Param) -> bool:
         """A default that every call replaces: every call in the project, where other files call
-        the function; else every call in the file, of a function nothing else calls: a private
-        helper (``_name``), or any function of a script or a test module."""
+        the function; else every call in the file, of a function nothing else calls
+        (``has_no_callers_elsewhere``)."""
         project = self.project_calls(function)
         if project is not None:
             return param.name.value in project.passed
-        if function.name.startswith("__") or not (function.name.startswith("_") or self.self_contained):
+        if not self.has_no_callers_elsewhere(function):
             return False
         sites = self.calls_of(function)
         index = next((i for i, candidate in enumerate(function.positional_params()) if candidate is param), None)

@@ -273,10 +273,10 @@ class Analysis:
             names |= function.evidence.placements
         return names
 
-    def is_self_contained(self) -> bool:
-        """Does nothing outside call this module's functions: a script (``if __name__ ==
-        "__main__":``, a training loop run as the module executes), a notebook, or tests?"""
-        return self._definitions.self_contained
+    def has_no_callers_elsewhere(self, function: FunctionInfo) -> bool:
+        """Can nothing outside this file call the function: a private one, any of a script's, a notebook's
+        or a test module's, or one the project read calls in this file alone?"""
+        return self._definitions.has_no_callers_elsewhere(function)
 
     def is_parameter(self, function: FunctionInfo | None, name: str) -> bool:
         """Is ``name`` a parameter of the function (what its caller hands it), ``self`` aside?"""

@@ -4,9 +4,9 @@ A call is resolved to a definition by its dotted name (``calls.CallSite.callee``
 resolution.py says). Calls that resolve to nothing are not counted, and a definition used other than by
 calling it (handed on, subclassed, reached through) gets no facts: its calls are not all seen.
 
-Facts are given only for definitions that another file calls: where none does, the file's own
-calls are the analysis's to weigh. Their ``passed`` names only the parameters with a CUDA default,
-so that a caller's edit elsewhere re-lints the definition's file only when it matters. A
+Where no other file calls a definition, the facts say only that (``only_here``): the file's own
+calls are all its calls, and the analysis weighs them itself. Their ``passed`` names only the
+parameters with a CUDA default, so that a caller's edit elsewhere re-lints the definition's file only when it matters. A
 definition is guarded where each of its calls runs under a CUDA check or inside a definition that
 is guarded itself (iterated to a fixpoint).
 """
@@ -60,10 +60,11 @@ def project_callers(
     facts: defaultdict[str, list[tuple[str, CallFacts]]] = defaultdict(list)
     for key, called in sites.items():
         path, definition = defined[key]
-        if key in unknown or all(caller == path for caller, _ in called):
+        if key in unknown:
             continue
+        only_here = all(caller == path for caller, _ in called)
         passed = frozenset(definition.cuda_defaults).intersection(*(_passed(definition, site) for _, site in called))
-        facts[path].append((definition.name, CallFacts(len(called), passed, key in guarded)))
+        facts[path].append((definition.name, CallFacts(len(called), passed, key in guarded, only_here)))
     return {path: FileCallers(tuple(sorted(found))) for path, found in facts.items()}
 
 

@@ -101,8 +101,8 @@ def encoded_beliefs(beliefs: ProjectBeliefs) -> dict[str, Any]:
         "packages": _encoded(beliefs.packages),
         "files": _encoded(beliefs.files),
         "callers": {
-            path: [[name, facts.calls, sorted(facts.passed), facts.guarded] for name, facts in callers.facts]
-            for path, callers in beliefs.callers.items()
+            path: [[name, *_encoded_calls(calls)] for name, calls in found.facts]
+            for path, found in beliefs.callers.items()
         },
         "classes": {
             path: [
@@ -127,14 +127,18 @@ def _encoded(beliefs: Mapping[str, Belief]) -> dict[str, Any]:
     }
 
 
+def _encoded_calls(calls: CallFacts) -> list[Any]:
+    return [calls.calls, sorted(calls.passed), calls.guarded, calls.only_here]
+
+
 def decoded_beliefs(root: Path, document: Mapping[str, Any]) -> ProjectBeliefs:
     """The beliefs ``encoded_beliefs`` wrote; ValueError, TypeError, KeyError or AttributeError
     for anything else."""
     callers = {
         str(path): FileCallers(
             tuple(
-                (str(name), CallFacts(int(calls), frozenset(map(str, passed)), bool(guarded)))
-                for name, calls, passed, guarded in rows
+                (str(name), CallFacts(int(calls), frozenset(map(str, passed)), bool(guarded), bool(here)))
+                for name, calls, passed, guarded, here in rows
             )
         )
         for path, rows in document["callers"].items()
