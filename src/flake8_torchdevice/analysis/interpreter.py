@@ -18,6 +18,7 @@ body, a function) has a step budget: past it the unit is analysed again in a sim
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
@@ -45,6 +46,9 @@ from .syntax import docstring, statements
 
 # Statements one unit may walk before it is analysed again in simple mode.
 UNIT_BUDGET = 60_000
+
+# A function named for setting up a multi-process job.
+_DISTRIBUTED_SETUP = re.compile(r"(init|setup)_?\w*(dist|ddp)", re.IGNORECASE)
 
 
 class BudgetExceeded(Exception):
@@ -202,6 +206,7 @@ class Interpreter(StatementWalker, ExpressionEvaluator, CallEvaluator, SummaryEv
         return (
             self._marked_for_cuda(info)
             or info.evidence.uses_nccl  # NCCL runs on CUDA GPUs only
+            or _pins_each_process_to_a_gpu(info)
             or (self.file_sets_up_nccl and info.evidence.runs_collective)  # a collective of an NCCL job
             or (owner is None and info.name in self.definitions.gpu_workers)
             or (owner is not None and self._marked_for_cuda(owner))
@@ -238,3 +243,14 @@ class Interpreter(StatementWalker, ExpressionEvaluator, CallEvaluator, SummaryEv
         if self.recording:
             self.facts.values[id(node)] = value
         return value
+
+
+def _pins_each_process_to_a_gpu(info: FunctionInfo) -> bool:
+    """A distributed set-up (``init_dist``, ``setup_ddp``, ``init_distributed_mode``) that sets up a
+    process group and gives each process its GPU (BasicSR's ``_init_dist_pytorch(backend)``, handed a
+    backend its caller defaults to NCCL): a multi-GPU set-up whatever backend it is handed. Not a
+    ``main`` that does so among other things: its other CUDA uses may run without a process group."""
+    called = info.evidence.methods.items()
+    sets_up_a_group = any("init_process_group" in methods for _, methods in called)
+    pins = any(receiver.endswith("cuda") and "set_device" in methods for receiver, methods in called)
+    return _DISTRIBUTED_SETUP.search(info.name) is not None and sets_up_a_group and pins
