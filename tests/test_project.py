@@ -40,6 +40,7 @@ from flake8_torchdevice.project.index import FileIndex, index_source
 from flake8_torchdevice.project.inference import decide, infer
 from flake8_torchdevice.project.layout import find_root, is_satellite, package_of, project_files
 from flake8_torchdevice.project.nodes import descendants, own_nodes
+from flake8_torchdevice.project.references import FileReferences, unreferenced
 from flake8_torchdevice.project.report import beliefs_of, project_roots
 from flake8_torchdevice.project.scan import read_project
 
@@ -96,13 +97,20 @@ def kinds(source: str, path: str = "train.py") -> list[str]:
             "    torch.distributed.init_process_group(backend=args.dist_backend)\n",
             [NCCL_ONLY],
         ),
+        (  # after a return for single-process runs: NCCL for the distributed mode only (DETR's shape)
+            "import os, torch\ndef init_distributed_mode(args):\n    if 'RANK' not in os.environ:\n"
+            "        args.distributed = False\n        return\n    args.dist_backend = 'nccl'\n"
+            "    torch.distributed.init_process_group(backend=args.dist_backend)\n",
+            [],
+        ),
         (  # where a tensor already is, not where to run (sam2's distributed helpers)
             "import torch\ndef label(t):\n    return 'cpu' if not t.is_cuda else 'gpu'\n",
             [],
         ),
         (  # the last branch of an elif chain (CUDA, else MPS, else the CPU)
             "import torch\nif torch.cuda.is_available():\n    d = torch.device('cuda')\n"
-            "elif torch.backends.mps.is_available():\n    d = torch.device('mps')\nelse:\n    d = torch.device('cpu')\n",
+            "elif torch.backends.mps.is_available():\n    d = torch.device('mps')\n"
+            "else:\n    d = torch.device('cpu')\n",
             [FALLBACK],
         ),
         (  # rebound before the call: what the last binding holds
@@ -634,3 +642,36 @@ def test_packages_that_only_hard_code_cuda_share_a_gpu_only_pattern_they_make_to
     # A fallback anywhere in the library: nothing is shared, each keeps its own.
     fallback = FileIndex("utils/device.py", "utils", (Evidence(FALLBACK, "utils/device.py", 2),))
     assert infer([*indexes, fallback])["train"].verdict == UNKNOWN
+
+
+def _references(files: dict[str, str]) -> list[tuple[str, FileReferences]]:
+    return [(path, index_source(textwrap.dedent(source), path, ".").references) for path, source in files.items()]
+
+
+def test_definitions_nothing_in_the_project_refers_to():
+    files = {
+        "pkg/core.py": "import torch\ndef used(): pass\ndef unused(): pass\ndef _private(): pass\nclass Old: pass\n",
+        "pkg/run.py": "from pkg.core import used\nused()\n",
+        "scripts/entry.py": "import torch\nprint('main_entry')\n",
+        "tests/test_core.py": "def helper(): pass\n",  # a test runner calls test files' functions
+    }
+    assert unreferenced(_references(files), library=False) == {"pkg/core.py": ("unused", "_private", "Old")}
+    # A library's users call its public names: only private ones are unreferenced.
+    assert unreferenced(_references(files), library=True) == {"pkg/core.py": ("_private",)}
+    # A string (``__all__``, an entry point, a registry's key) or an attribute anywhere refers to it.
+    files["pkg/__init__.py"] = "__all__ = ['unused']\nimport pkg.core as core\ncore.Old\n"
+    assert unreferenced(_references(files), library=False) == {"pkg/core.py": ("_private",)}
+    # A module imported by a computed name may be any: nothing is said.
+    files["pkg/config.py"] = "import importlib\ndef build(name):\n    return importlib.import_module(name)\n"
+    assert unreferenced(_references(files), library=False) == {}
+
+
+def test_an_import_is_matched_by_its_module_s_last_parts_and_eval_reaches_its_module():
+    files = {
+        "detector/models/common.py": "import torch\ndef Conv(): pass\ndef Focus(): pass\ndef Dead(): pass\n",
+        "detector/models/yolo.py": "from models.common import *\ndef parse(m):\n    return eval(m)\n",
+        "detector/run.py": "from models.common import Conv\n",
+        "other/common.py": "import os\ndef Dead(): pass\n",
+    }
+    # yolo.py evaluates names of its own module and of what it imports with ``*``: common.py's.
+    assert unreferenced(_references(files), library=False) == {"other/common.py": ("Dead",)}

@@ -31,6 +31,9 @@ class FileCallers:
     """The ``CallFacts`` of a file's top-level functions and classes that other files call, by name."""
 
     facts: tuple[tuple[str, CallFacts], ...] = ()
+    # Its top-level functions and classes that nothing in the project refers to: code that never
+    # runs (project/references.py).
+    unreferenced: tuple[str, ...] = ()
 
     def of(self, name: str) -> CallFacts | None:
         return next((facts for defined, facts in self.facts if defined == name), None)

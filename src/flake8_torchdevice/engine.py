@@ -236,6 +236,7 @@ def _run_rules(
     findings: list[Finding] = []
     least = settings.confidence
     cpu_only = settings.cpu_support.verdict == NO_ACCELERATOR
+    unreferenced = frozenset(settings.callers.unreferenced)
     for rule in rules:
         with timings.stage(rule.code):
             check = rule()
@@ -244,6 +245,8 @@ def _run_rules(
                 found = _through_calls(check, analysis, settings, found)
             if cpu_only and rule.fails_only_on_an_accelerator:
                 found = [_in_a_cpu_only_project(finding, settings) for finding in found]
+            if unreferenced:
+                found = [_in_code_nothing_runs(finding, analysis, unreferenced) for finding in found]
             findings.extend(finding for finding in found if finding.confidence >= least)
     return findings, analysis.mentioned()
 
@@ -279,6 +282,15 @@ def _in_a_cpu_only_project(finding: Finding, settings: Settings) -> Finding:
     if finding.confidence is Confidence.LOW:
         return finding  # already graded, and cited, by the rule
     cited = f"{finding.message} ({settings.cpu_support.cited()})"
+    return replace(finding, message=cited, confidence=Confidence.LOW)
+
+
+def _in_code_nothing_runs(finding: Finding, analysis: Analysis, unreferenced: frozenset[str]) -> Finding:
+    """What a function or class nothing in the project refers to does is a guess: it may never run."""
+    holder = analysis.definition_holding(finding.node, unreferenced)
+    if holder is None or finding.confidence is Confidence.LOW:
+        return finding
+    cited = f"{finding.message} (in `{holder}`, which nothing in the project refers to)"
     return replace(finding, message=cited, confidence=Confidence.LOW)
 
 

@@ -25,6 +25,7 @@ from .literals import bool_value, is_cuda_literal, string_value
 from .positions import positions_of
 from .syntax import (
     children,
+    definition_holding,
     docstring,
     ends_a_notebook_cell,
     fits_tensor_move,
@@ -158,9 +159,8 @@ class Analysis:
         return self._imports.imports_torch()
 
     def imports_library(self, libraries: AbstractSet[str]) -> bool:
-        """Does the file import one of these libraries, at any depth of a module path
-        (``torchrl.modules.llm.backends.vllm`` is a vLLM backend), in a function too, or by name
-        (``importlib.import_module("tensorrt")``, ``optional_import("tensorrt")``)?"""
+        """Does the file import one of these libraries, at any depth of a module path (a vLLM backend of
+        torchrl), in a function too, or by name (``importlib.import_module("tensorrt")``)?"""
         return any(not libraries.isdisjoint(module.split(".")) for module in self._definitions.imported_modules)
 
     def qualify(self, node: cst.BaseExpression) -> str | None:
@@ -202,8 +202,7 @@ class Analysis:
         return dtypes.names_a_dtype(self._imports, node)
 
     def copies_to_cpu(self, function: FunctionInfo | None) -> bool:
-        """Does the scope call ``.cpu()`` somewhere? Its author knows its tensors may live on a
-        device, so a tensor whose place the code only may show is worth reporting there."""
+        """Does the scope call ``.cpu()`` somewhere? Its author knows its tensors may be on a device."""
         if self._copying_to_cpu is None:
             self._copying_to_cpu = {id(call.scope.function) for call in self.calls() if call.method == "cpu"}
         return id(function) in self._copying_to_cpu
@@ -213,8 +212,7 @@ class Analysis:
         return self._definitions.functions.values()
 
     def saved_arguments(self, site: CallFact) -> list[cst.BaseExpression]:
-        """What a call hands a saver of another of the project's files to save a file under
-        (``early_stopping(loss, model, path)``: ``path``)."""
+        """What a call hands a saver of another of the project's files to save a file under (``path``)."""
         return self._definitions.saved_arguments(site.node, site.callee)
 
     def call_sites(self, function: FunctionInfo) -> list[cst.Call]:
@@ -222,9 +220,8 @@ class Analysis:
         return self._definitions.calls_of(function)
 
     def replaced_defaults(self) -> set[int]:
-        """The parameter defaults (by id of the expression) that no run uses: the body never reads
-        the parameter, or every call replaces it (in the project where other files call the
-        function, else in the file for a function nothing else calls; ``Definitions.default_unused``)."""
+        """The parameter defaults (by id of the expression) that no run uses: the body never reads the
+        parameter, or every call replaces it (``Definitions.default_unused``)."""
         return {
             id(fact.param.default)
             for fact in self._facts.defaults.values()
@@ -274,9 +271,12 @@ class Analysis:
         return names
 
     def has_no_callers_elsewhere(self, function: FunctionInfo) -> bool:
-        """Can nothing outside this file call the function: a private one, any of a script's, a notebook's
-        or a test module's, or one the project read calls in this file alone?"""
+        """Can nothing outside this file call the function (``Definitions.has_no_callers_elsewhere``)?"""
         return self._definitions.has_no_callers_elsewhere(function)
+
+    def definition_holding(self, node: cst.CSTNode, names: AbstractSet[str]) -> str | None:
+        """The top-level function or class among ``names`` whose code holds ``node``."""
+        return definition_holding(self.module, node, names)
 
     def is_parameter(self, function: FunctionInfo | None, name: str) -> bool:
         """Is ``name`` a parameter of the function (what its caller hands it), ``self`` aside?"""

@@ -12,6 +12,7 @@ import functools
 import operator
 import typing
 from collections.abc import Callable, Collection, Iterator, Sequence
+from collections.abc import Set as AbstractSet
 from typing import cast
 
 import libcst as cst
@@ -122,6 +123,13 @@ def own_nodes(body: cst.CSTNode) -> Iterator[cst.CSTNode]:
         node = pending.pop()
         yield node
         pending.extend(child for child in children(node) if type(child) not in _OWN_SCOPES)
+
+
+def definition_holding(module: cst.Module, node: cst.CSTNode, names: AbstractSet[str]) -> str | None:
+    """The top-level function or class of ``module`` among ``names`` whose code holds ``node``."""
+    defined = (part for part in module.body if isinstance(part, (cst.FunctionDef, cst.ClassDef)))
+    named = [part for part in defined if part.name.value in names]
+    return next((part.name.value for part in named if any(inner is node for inner in every_node(part))), None)
 
 
 def every_node(root: cst.CSTNode) -> Iterator[cst.CSTNode]:

@@ -71,19 +71,19 @@ class FileClasses:
 NO_CLASSES = FileClasses()
 
 
-def read_classes(tree: ast.Module, aliases: Mapping[str, str], module: str, is_package: bool) -> FileClasses:
-    """The classes of a parsed file whose imports are ``aliases`` and whose module is ``module``."""
+def read_classes(
+    tree: ast.Module, nodes: Iterable[ast.AST], aliases: Mapping[str, str], module: str, is_package: bool
+) -> FileClasses:
+    """The classes of a parsed file (``nodes``: every node of ``tree``, ``nodes.descendants``) whose
+    imports are ``aliases`` and whose module is ``module``."""
     local = {node.name for node in tree.body if isinstance(node, ast.ClassDef)}
     known = {**{name: f"{module}.{name}" for name in local}, **aliases}
-    used: set[str] = set()
-    entries = []
-    for statement in tree.body:
-        if isinstance(statement, ast.ClassDef):
-            places, in_class = _read_class(statement)
-            entries.append(ClassEntry(statement.name, tuple(_base(base, known) for base in statement.bases), places))
-            used |= in_class
-        else:
-            used |= _uses(descendants(statement))
+    entries = [
+        ClassEntry(statement.name, tuple(_base(base, known) for base in statement.bases), _places_itself_in(statement))
+        for statement in tree.body
+        if isinstance(statement, ast.ClassDef)
+    ]
+    used = _uses(nodes)
     uses = {spelled: target for spelled in used if (target := _project_target(spelled, aliases)) is not None}
     exports = tuple(sorted(aliases.items())) if is_package else ()
     helpers, savers = read_helpers(tree, aliases), read_savers(tree, aliases)
@@ -103,19 +103,10 @@ def _base(node: ast.expr, known: Mapping[str, str]) -> str:
     return qualified(_subscripted(node), known) or ""
 
 
-def _read_class(node: ast.ClassDef) -> tuple[bool, set[str]]:
-    """Whether the class may put itself on a device, and the names its code uses: one walk of
-    each member serves both."""
-    members = [(item, descendants(item)) for item in node.body]
-    used = _uses([node, *descendants(*node.bases, *node.keywords, *node.decorator_list)])
-    for _, inside in members:
-        used |= _uses(inside)
-    places = any(
-        _places_itself(item, inside)
-        for item, inside in members
-        if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef))
-    )
-    return places, used
+def _places_itself_in(node: ast.ClassDef) -> bool:
+    """Whether the class may put itself on a device: a method of it does."""
+    methods = (item for item in node.body if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)))
+    return any(_places_itself(method, descendants(method)) for method in methods)
 
 
 def _places_itself(method: ast.FunctionDef | ast.AsyncFunctionDef, inside: list[ast.AST]) -> bool:

@@ -50,6 +50,7 @@ from .evidence import (
 from .layout import importing_package, module_name
 from .names import dotted, qualified
 from .nodes import descendants
+from .references import NO_REFERENCES, FileReferences, read_references
 
 # A notebook name that says it is about the GPU: ``gpu``, ``gpus``, ``multi_gpu``, ``cuda`` as a
 # word of it (``use-gpu``, ``multiple-gpus``, ``cuda_basics``), not inside another (``pycuda``).
@@ -138,6 +139,8 @@ class FileIndex:
     imports: tuple[tuple[str, int], ...] = ()
     definitions: tuple[Definition, ...] = ()
     classes: FileClasses = NO_CLASSES
+    # What it defines at its top level and every name it refers to (project/references.py).
+    references: FileReferences = NO_REFERENCES
 
 
 def index_source(source: str, path: str, package: str) -> FileIndex:
@@ -155,11 +158,11 @@ def index_source(source: str, path: str, package: str) -> FileIndex:
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return FileIndex(path, package, mentions_accelerator=mentions_accelerator, imports=imports)
     aliases = import_aliases(tree, importing_package(path))
-    classes = NO_CLASSES
+    classes, references = NO_CLASSES, NO_REFERENCES
     with contextlib.suppress(RecursionError):
-        classes = read_classes(tree, aliases, module_name(path), path.endswith("__init__.py"))
+        classes, references = _read_definitions(tree, aliases, path)
     if not shows_evidence:
-        return FileIndex(path, package, mentions_accelerator=mentions_accelerator, imports=imports, classes=classes)
+        return FileIndex(path, package, (), 0, 0, mentions_accelerator, imports, (), classes, references)
     reader = _Reader(path, aliases, lines_with_words(lowered, _EVIDENCE_WORDS))
     with contextlib.suppress(RecursionError):  # deeper than Python's own limit: what was read stands
         reader.visit(tree)
@@ -175,7 +178,22 @@ def index_source(source: str, path: str, package: str) -> FileIndex:
         imports,
         tuple(reader.definitions.values()),
         classes,
+        references,
     )
+
+
+def _read_definitions(tree: ast.Module, aliases: dict[str, str], path: str) -> tuple[FileClasses, FileReferences]:
+    """The file's classes and helpers, and what it defines and refers to: one walk of its nodes serves both."""
+    nodes = descendants(*tree.body)
+    module = module_name(path)
+    classes = read_classes(tree, nodes, aliases, module, path.endswith("__init__.py"))
+    called_by_name = _TEST_FILE.search(path) is not None or path.rsplit("/", 1)[-1] == "hubconf.py"
+    stars = [
+        _absolute(node.module, node.level, importing_package(path)) or ""
+        for node in tree.body
+        if isinstance(node, ast.ImportFrom) and any(alias.name == "*" for alias in node.names)
+    ]
+    return classes, read_references(tree, nodes, aliases, module, stars, called_by_name)
 
 
 def _unread_options(source: str, options: dict[int, str]) -> frozenset[int]:
@@ -518,7 +536,8 @@ class _Reader(ast.NodeVisitor):
             self.found(CUDA_EXTENSION, node)
         elif name.endswith("init_process_group") and self._guards == 0:
             backend = _keyword(node, "backend") or (node.args[0] if node.args else None)
-            if backend is not None and self.nccl_without_a_cpu_choice(backend):
+            only_if_distributed = self._distributed or _returns_before(self._bodies[-1], node.lineno)
+            if backend is not None and not only_if_distributed and self.nccl_without_a_cpu_choice(backend):
                 self.found(NCCL_ONLY, node)
         elif _trains_on_gpus_only(node) and self._guards == 0:
             self.found(TRAINS_ON_GPUS, node)
@@ -590,6 +609,12 @@ def _asks_where_a_tensor_is(test: ast.expr) -> bool:
         )
         for node in ast.walk(test)
     )
+
+
+def _returns_before(body: list[ast.stmt], line: int) -> bool:
+    """Whether some run of ``body`` returns before ``line``: a set-up after ``else: print("Not using
+    distributed mode"); return`` (DETR, Grounding DINO) sets up NCCL for a multi-process run only."""
+    return any(isinstance(statement, ast.Return) and statement.lineno < line for statement in _statements(body))
 
 
 def _last_binding(body: list[ast.stmt], spelled: str, line: int) -> ast.expr | None:

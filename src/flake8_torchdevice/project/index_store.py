@@ -24,6 +24,7 @@ from .evidence import Evidence
 from .helpers import HelperEntry
 from .index import Definition, FileIndex
 from .layout import Stamp
+from .references import FileReferences
 from .savers import SaverEntry
 
 
@@ -107,6 +108,7 @@ def encoded_index(index: FileIndex) -> list[Any]:
         imports,
         definitions,
         _encoded_classes(index.classes),
+        _encoded_references(index.references),
     ]
 
 
@@ -132,7 +134,7 @@ def _pairs(rows: list[Any]) -> tuple[tuple[str, str], ...]:
 
 def decoded_index(row: list[Any]) -> FileIndex:
     """The index ``encoded_index`` wrote; ValueError or TypeError for anything else."""
-    path, package, evidence, cuda_uses, guarded, mentions, imports, definitions, classes = row
+    path, package, evidence, cuda_uses, guarded, mentions, imports, definitions, classes, references = row
     found = tuple(Evidence(str(kind), str(where), int(line)) for kind, where, line in evidence)
     imported = tuple((str(name), int(line)) for name, line in imports)
     defined = tuple(
@@ -149,6 +151,25 @@ def decoded_index(row: list[Any]) -> FileIndex:
         imported,
         defined,
         _decoded_classes(classes),
+        _decoded_references(references),
+    )
+
+
+def _encoded_references(found: FileReferences) -> list[Any]:
+    names = [sorted(found.local), sorted(found.anywhere), list(found.imported), list(found.stars), list(found.reached)]
+    return [list(found.defined), *names, found.reaches_any]
+
+
+def _decoded_references(row: list[Any]) -> FileReferences:
+    defined, local, anywhere, imported, stars, reached, reaches_any = row
+    return FileReferences(
+        _strings(defined),
+        frozenset(_strings(local)),
+        frozenset(_strings(anywhere)),
+        _strings(imported),
+        _strings(stars),
+        _strings(reached),
+        bool(reaches_any),
     )
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import replace
 from pathlib import Path
 
+from ..callers import NO_CALLERS, FileCallers
 from ..notebooks import OWN_COMMENT, NotANotebook, Notebook, parse_notebook
 from ..sources import DEFAULT_MEMORY_BUDGET_MIB, TooLarge, largest_file, read_limited
 from .beliefs import NO_ACCELERATOR, Belief, ProjectBeliefs
@@ -20,8 +21,9 @@ from .classes import imported_classes
 from .evidence import SUPPORTS, Evidence
 from .index import FileIndex, index_source
 from .index_store import IndexStore
-from .inference import file_belief, infer, readme_evidence
+from .inference import file_belief, infer, readme_evidence, readme_words
 from .layout import module_name, package_of, project_files, stamp
+from .references import unreferenced
 
 CPU_ONLY_APPLICATION = Belief(
     NO_ACCELERATOR, note="no file names a device, CUDA, MPS or a GPU, and nothing installs it"
@@ -105,9 +107,22 @@ def read_project(
         return ProjectBeliefs(root, dict.fromkeys(packages, CPU_ONLY_APPLICATION))
     files = {index.path: belief for index in indexes if (belief := file_belief(index)) is not None}
     beliefs = infer(indexes, readme_evidence(root, packages))
-    callers = project_callers(indexes, calls, library)
+    whole = _a_whole_application(library, indexes)
+    callers = project_callers(indexes, calls, library, whole)
+    if library or whole:  # a lone file or a few may be called from code that is not there
+        callers = _with_unreferenced(callers, indexes, library, readme_words(root, packages))
     classes = imported_classes((index.path, index.classes) for index in indexes)
     return ProjectBeliefs(root, beliefs, files, callers, classes)
+
+
+def _with_unreferenced(
+    callers: dict[str, FileCallers], indexes: list[FileIndex], library: bool, documented: frozenset[str]
+) -> dict[str, FileCallers]:
+    """``callers``, with the top-level definitions of each file that nothing in the project refers to."""
+    found = unreferenced(((index.path, index.references) for index in indexes), library, documented)
+    for path, names in found.items():
+        callers[path] = replace(callers.get(path, NO_CALLERS), unreferenced=names)
+    return callers
 
 
 def _indexed(root: Path, path: Path, limit: int, store: IndexStore | None) -> FileIndex:

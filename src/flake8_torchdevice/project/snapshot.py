@@ -101,7 +101,7 @@ def encoded_beliefs(beliefs: ProjectBeliefs) -> dict[str, Any]:
         "packages": _encoded(beliefs.packages),
         "files": _encoded(beliefs.files),
         "callers": {
-            path: [[name, *_encoded_calls(calls)] for name, calls in found.facts]
+            path: [[[name, *_encoded_calls(calls)] for name, calls in found.facts], list(found.unreferenced)]
             for path, found in beliefs.callers.items()
         },
         "classes": {
@@ -139,9 +139,10 @@ def decoded_beliefs(root: Path, document: Mapping[str, Any]) -> ProjectBeliefs:
             tuple(
                 (str(name), CallFacts(int(calls), frozenset(map(str, passed)), bool(guarded), bool(here)))
                 for name, calls, passed, guarded, here in rows
-            )
+            ),
+            tuple(map(str, unreferenced)),
         )
-        for path, rows in document["callers"].items()
+        for path, (rows, unreferenced) in document["callers"].items()
     }
     classes = {
         str(path): ImportedClasses(

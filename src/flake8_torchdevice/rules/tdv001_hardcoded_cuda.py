@@ -217,9 +217,12 @@ class HardcodedCudaDevice(Rule):
     for every caller that does not pass the flag, and is reported as likely, citing the default,
     unless every call in the file passes it), tests skipped without CUDA
     (`skipif`/`skipUnless`), functions and classes named for CUDA, functions that set up NCCL or run
-    once per GPU (`mp.spawn(nprocs=device_count)`), and, in a file that sets up NCCL, code that runs
-    only in a multi-process job (after `if not dist.is_initialized(): return` or `if
-    get_world_size() == 1: return`), files that import a CUDA-only library (`apex`, `cupy`,
+    once per GPU (`mp.spawn(nprocs=device_count)`), a distributed set-up (`init_dist`,
+    `setup_ddp`) that sets up a process group and gives each process its GPU
+    (`torch.cuda.set_device`) whatever backend it is handed, and, in a file that sets up NCCL,
+    code that runs only in a multi-process job (after `if not dist.is_initialized(): return` or
+    `if get_world_size() == 1: return`, under `if ddp:` or `if args.distributed:`), files that
+    import a CUDA-only library (`apex`, `cupy`,
     `flash_attn`, `megatron`, `pycuda`, `tensorrt`, `transformer_engine`, `triton`, `vllm`...), also
     lazily inside a function, by name (`importlib.import_module("tensorrt")`,
     `optional_import("tensorrt")`) or through a backend module named for one (`from
@@ -227,7 +230,8 @@ class HardcodedCudaDevice(Rule):
     `"cuda"` variable that never reaches a placement or is replaced first (`device = "cuda"` then
     `if not torch.cuda.is_available(): device = "cpu"`), a default (`device="cuda"`,
     `device=torch.device("cuda")`) that every call overrides (`device=` passed each time): every
-    call in the project, callers in other files included, for a function or class that another file
+    call in the project, callers in other files included (or callers in its own file alone, where
+    the project shows no other), for a function or class that another file
     calls (in a library, only a private one or one of its examples: users call the public ones
     too), else every call in the file, of a private helper (`_name`) or of any function in a script
     or a test module; a function every call of which runs under a CUDA check, callers in other files
