@@ -37,7 +37,7 @@ from flake8_torchdevice.project.evidence import (
     Evidence,
 )
 from flake8_torchdevice.project.index import FileIndex, index_source
-from flake8_torchdevice.project.inference import decide, infer
+from flake8_torchdevice.project.inference import decide, infer, words_outside_the_code
 from flake8_torchdevice.project.layout import find_root, is_satellite, package_of, project_files
 from flake8_torchdevice.project.nodes import descendants, own_nodes
 from flake8_torchdevice.project.references import FileReferences, unreferenced
@@ -675,3 +675,11 @@ def test_an_import_is_matched_by_its_module_s_last_parts_and_eval_reaches_its_mo
     }
     # yolo.py evaluates names of its own module and of what it imports with ``*``: common.py's.
     assert unreferenced(_references(files), library=False) == {"other/common.py": ("Dead",)}
+
+
+def test_a_readme_or_a_configuration_file_beside_the_code_names_what_users_call(tmp_path):
+    write(tmp_path, "README.md", "```python\nfrom models import build_model\n```\n")
+    write(tmp_path, "cog.yaml", 'predict: "predict.py:Predictor"\n')
+    write(tmp_path, "pkg/config.yml", "model: ResNet\n")
+    words = words_outside_the_code(tmp_path, ["pkg"])
+    assert {"build_model", "Predictor", "ResNet"} <= words

@@ -20,7 +20,7 @@ from __future__ import annotations
 import contextlib
 import re
 from collections import defaultdict
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from pathlib import Path
 
 from ..knowledge.api import NEEDS_CUDA
@@ -50,6 +50,7 @@ _STRONG_SUPPORT = SUPPORTS - {CPU_LOAD}
 _README = re.compile(r"^readme(\.(md|rst|txt))?$", re.IGNORECASE)
 _WORD = re.compile(r"[A-Za-z_]\w*")
 _README_CHARACTERS = 1_000_000
+_CONFIGURATION = frozenset({".yaml", ".yml", ".toml", ".cfg", ".ini", ".json"})
 # README sections whose sentences state what the project needs; elsewhere a README may discuss
 # GPUs in any sense ("the benchmark below requires 8 GPUs").
 _REQUIREMENT_HEADING = re.compile(r"requir|prerequisite|hardware|dependenc", re.IGNORECASE)
@@ -201,30 +202,33 @@ def readme_evidence(root: Path, packages: Iterable[str]) -> dict[str, tuple[Evid
     "- NVIDIA GPU + CUDA") in a section about requirements, per package: the root's README speaks for
     the top-level package, a package's for itself."""
     found: dict[str, tuple[Evidence, ...]] = {}
-    for package, readmes in _readmes(root, packages):
+    for package, readmes in _beside_the_code(root, packages, lambda path: _README.match(path.name)):
         lines = [item for readme in readmes for item in _requirement_lines(readme, readme.relative_to(root).as_posix())]
         if lines:
             found[package] = tuple(lines)
     return found
 
 
-def readme_words(root: Path, packages: Iterable[str]) -> frozenset[str]:
-    """Every identifier the project's README files write: the names their usage examples import and
-    call (``from models import build_model``), which a user of the code calls by hand."""
+def words_outside_the_code(root: Path, packages: Iterable[str]) -> frozenset[str]:
+    """Every identifier the project's README files write (the names their usage examples import and
+    call: ``from models import build_model``, which a user calls by hand) and its configuration files
+    beside them do (``predict: "predict.py:Predictor"`` in a ``cog.yaml``, an entry point)."""
+    found = _beside_the_code(root, packages, lambda path: _README.match(path.name) or path.suffix in _CONFIGURATION)
     words: set[str] = set()
-    for _, readmes in _readmes(root, packages):
-        for readme in readmes:
-            with contextlib.suppress(OSError):
-                words.update(_WORD.findall(readme.read_text(encoding="utf-8", errors="replace")[:_README_CHARACTERS]))
+    for path in (path for _, paths in found for path in paths):
+        with contextlib.suppress(OSError):
+            words.update(_WORD.findall(path.read_text(encoding="utf-8", errors="replace")[:_README_CHARACTERS]))
     return frozenset(words)
 
 
-def _readmes(root: Path, packages: Iterable[str]) -> Iterator[tuple[str, list[Path]]]:
-    """The README files of the root (for the top-level package) and of each package's folder."""
+def _beside_the_code(
+    root: Path, packages: Iterable[str], wanted: Callable[[Path], object]
+) -> Iterator[tuple[str, list[Path]]]:
+    """The ``wanted`` files of the root (for the top-level package) and of each package's folder."""
     for package in {TOP_PACKAGE, *packages}:
         folder = root if package == TOP_PACKAGE else root / package
         try:
-            yield package, [path for path in folder.iterdir() if _README.match(path.name) and path.is_file()]
+            yield package, [path for path in folder.iterdir() if wanted(path) and path.is_file()]
         except OSError:
             continue
 

@@ -21,7 +21,7 @@ from .classes import imported_classes
 from .evidence import SUPPORTS, Evidence
 from .index import FileIndex, index_source
 from .index_store import IndexStore
-from .inference import file_belief, infer, readme_evidence, readme_words
+from .inference import file_belief, infer, readme_evidence, words_outside_the_code
 from .layout import module_name, package_of, project_files, stamp
 from .references import unreferenced
 
@@ -110,7 +110,7 @@ def read_project(
     whole = _a_whole_application(library, indexes)
     callers = project_callers(indexes, calls, library, whole)
     if library or whole:  # a lone file or a few may be called from code that is not there
-        callers = _with_unreferenced(callers, indexes, library, readme_words(root, packages))
+        callers = _with_unreferenced(callers, indexes, library, words_outside_the_code(root, packages))
     classes = imported_classes((index.path, index.classes) for index in indexes)
     return ProjectBeliefs(root, beliefs, files, callers, classes)
 

@@ -11,7 +11,8 @@ from, and the next run takes them as they are when all of it is as it was:
   the index store keys each file's index, and ruff its cache);
 - the entries of the root's folder and of each package's: the READMEs the beliefs quote, the
   packaging metadata that makes the project a library (``setup.py``, ``pyproject.toml``,
-  ``*.dist-info``). A new input of ``read_project`` outside these must be added here.
+  ``*.dist-info``), the configuration files whose words name what the code does not call. A new
+  input of ``read_project`` outside these must be added here.
 
 What is read now is recorded before the project is read, so an edit made while it is read gives
 the next run a mismatch, never a belief older than its key. One JSON file per project root,
