@@ -40,7 +40,7 @@ from flake8_torchdevice.project.index import FileIndex, index_source
 from flake8_torchdevice.project.inference import decide, infer, words_outside_the_code
 from flake8_torchdevice.project.layout import find_root, is_satellite, package_of, project_files
 from flake8_torchdevice.project.nodes import descendants, own_nodes
-from flake8_torchdevice.project.references import FileReferences, unreferenced
+from flake8_torchdevice.project.references import FileReferences, ProjectReferences
 from flake8_torchdevice.project.report import beliefs_of, project_roots
 from flake8_torchdevice.project.scan import read_project
 
@@ -316,7 +316,9 @@ def test_without_a_marker_a_package_belongs_to_the_folder_above_it(tmp_path):
     # So does a benchmark or demo script beside the package's modules (sam2/benchmark.py).
     script = write(tmp_path, "site/pkg/benchmark.py", "")
     assert package_of((tmp_path / "site").resolve(), script) == "pkg/benchmark"
-    assert is_satellite("pkg/benchmark") and is_satellite("pkg/demo_video") and not is_satellite("pkg/benchmarking")
+    assert is_satellite("pkg/benchmark")
+    helper = write(tmp_path, "site/pkg/benchmark_utils.py", "")  # a helper named after one is the package's
+    assert package_of((tmp_path / "site").resolve(), helper) == "pkg"
 
 
 def test_a_directory_of_scripts_is_a_project_too(tmp_path):
@@ -367,17 +369,20 @@ def test_a_folder_of_scripts_inside_a_linted_folder_is_part_of_its_project(tmp_p
 
 def test_projects_inside_a_folder_given_are_their_own(tmp_path):
     # An unpacked sdist in a download folder, checkouts side by side: each is read as a run given
-    # only its files reads it, and the folder that only holds them is no project.
+    # only its files reads it, and the folder that only holds them is no project. A project keeps
+    # the projects it holds (a CUDA kernels package with its own setup.py).
     sdist = write(tmp_path, "downloads/pkg-1.0/pkg/core.py", "import torch\n")
     write(tmp_path, "downloads/pkg-1.0/setup.py", "")
     checkout = write(tmp_path, "downloads/repo/train.py", "import torch\n")
     write(tmp_path, "downloads/repo/.git/HEAD", "")
-    write(tmp_path, "downloads/repo/third_party/lib/pyproject.toml", "")
+    write(tmp_path, "downloads/repo/ops/setup.py", "")
+    write(tmp_path, "downloads/repo/ops/kernels.py", "import torch\n")
     downloads = (tmp_path / "downloads").resolve()
-    expected = (downloads / "pkg-1.0", downloads / "repo", downloads / "repo" / "third_party" / "lib")
+    expected = (downloads / "pkg-1.0", downloads / "repo")
     assert project_roots([downloads]) == expected
-    assert project_roots([sdist, checkout]) == expected[:2]
-    assert [path.name for path in project_files(downloads / "repo")] == ["train.py"]
+    assert project_roots([sdist, checkout]) == expected
+    assert [path.name for path in project_files(downloads / "repo")] == ["train.py", "kernels.py", "setup.py"]
+    assert [path.name for path in project_files(downloads)] == []
 
 
 def test_read_project_decides_per_file_where_a_script_alone_requires_cuda(tmp_path):
@@ -648,6 +653,12 @@ def _references(files: dict[str, str]) -> list[tuple[str, FileReferences]]:
     return [(path, index_source(textwrap.dedent(source), path, ".").references) for path, source in files.items()]
 
 
+def unreferenced(files: list[tuple[str, FileReferences]], library: bool) -> dict[str, tuple[str, ...]]:
+    project = ProjectReferences(files)
+    found = {path: project.unreferenced(path, library) for path, _ in files}
+    return {path: names for path, names in found.items() if names}
+
+
 def test_definitions_nothing_in_the_project_refers_to():
     files = {
         "pkg/core.py": "import torch\ndef used(): pass\ndef unused(): pass\ndef _private(): pass\nclass Old: pass\n",
@@ -683,3 +694,51 @@ def test_a_readme_or_a_configuration_file_beside_the_code_names_what_users_call(
     write(tmp_path, "pkg/config.yml", "model: ResNet\n")
     words = words_outside_the_code(tmp_path, ["pkg"])
     assert {"build_model", "Predictor", "ResNet"} <= words
+
+
+@pytest.mark.parametrize(
+    "files",
+    [
+        {  # a star re-export: ``from pkg import build`` names pkg.core.build
+            "pkg/__init__.py": "from .core import *\n",
+            "pkg/core.py": "import torch\ndef build(): pass\n",
+            "train.py": "from pkg import build\n",
+        },
+        {  # the PyTorch ImageNet example: models.__dict__[args.arch]
+            "models/__init__.py": "from .resnet import *\n",
+            "models/resnet.py": "import torch\ndef build(): pass\n",
+            "train.py": "import models\nmodels.__dict__[name]()\n",
+        },
+        {  # getattr of a package that re-exports a module with ``*``
+            "models/__init__.py": "from .resnet import *\n",
+            "models/resnet.py": "import torch\ndef build(): pass\n",
+            "train.py": "import models\ngetattr(models, name)()\n",
+        },
+        {  # a star import under ``try``
+            "ops/__init__.py": "try:\n    from .cuda_ops import *\nexcept ImportError:\n    pass\n",
+            "ops/cuda_ops.py": "import torch\ndef build(): pass\n",
+            "train.py": "from ops import build\n",
+        },
+        {  # a module looked up by name
+            "pkg/core.py": "import torch\ndef build(): pass\n",
+            "train.py": "import sys\nsys.modules[name].build()\n",
+        },
+        {  # a file that does not parse may refer to anything
+            "pkg/core.py": "import torch\ndef build(): pass\n",
+            "old.py": "import pkg\nprint 'python 2'\n",
+        },
+    ],
+)
+def test_what_reaches_a_definition_by_a_path_the_names_do_not_show(files):
+    assert unreferenced(_references(files), library=False) == {}
+
+
+def test_a_definition_another_file_reaches_is_not_called_only_in_its_own():
+    files = {
+        "utils.py": "import torch\ndef make(n, device='cuda'): pass\ndef local_use(): return make(3)\n",
+        "train.py": "from utils import *\nx = make(3)\n",
+        "alone.py": "import torch\ndef step(): pass\ndef run(): return step()\n",
+    }
+    project = ProjectReferences(_references(files))
+    assert not project.only_here("utils.py", "make")
+    assert project.only_here("alone.py", "step")

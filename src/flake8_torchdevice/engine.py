@@ -236,7 +236,10 @@ def _run_rules(
     findings: list[Finding] = []
     least = settings.confidence
     cpu_only = settings.cpu_support.verdict == NO_ACCELERATOR
-    unreferenced = frozenset(settings.callers.unreferenced)
+    # Every node of the top-level definitions nothing in the project refers to: the one holding it.
+    unreferenced = (
+        analysis.definitions_holding(frozenset(settings.callers.unreferenced)) if settings.callers.unreferenced else {}
+    )
     for rule in rules:
         with timings.stage(rule.code):
             check = rule()
@@ -246,7 +249,7 @@ def _run_rules(
             if cpu_only and rule.fails_only_on_an_accelerator:
                 found = [_in_a_cpu_only_project(finding, settings) for finding in found]
             if unreferenced:
-                found = [_in_code_nothing_runs(finding, analysis, unreferenced) for finding in found]
+                found = [_in_code_nothing_runs(finding, unreferenced) for finding in found]
             findings.extend(finding for finding in found if finding.confidence >= least)
     return findings, analysis.mentioned()
 
@@ -285,9 +288,9 @@ def _in_a_cpu_only_project(finding: Finding, settings: Settings) -> Finding:
     return replace(finding, message=cited, confidence=Confidence.LOW)
 
 
-def _in_code_nothing_runs(finding: Finding, analysis: Analysis, unreferenced: frozenset[str]) -> Finding:
+def _in_code_nothing_runs(finding: Finding, unreferenced: dict[int, str]) -> Finding:
     """What a function or class nothing in the project refers to does is a guess: it may never run."""
-    holder = analysis.definition_holding(finding.node, unreferenced)
+    holder = unreferenced.get(id(finding.node))
     if holder is None or finding.confidence is Confidence.LOW:
         return finding
     cited = f"{finding.message} (in `{holder}`, which nothing in the project refers to)"

@@ -45,7 +45,7 @@ _IN_DISTRIBUTED_JOB = re.compile(r"^(is_initialized|is_dist\w*|get_world_size)$"
 # How many processes a job runs (``world_size``, ``get_world_size()``), and flags that say it runs
 # several (``args.distributed``, ``use_distributed``, ``ddp``).
 _WORLD_SIZE = re.compile(r"(^|[._])(get_)?world_size$")
-_DISTRIBUTED_FLAG = re.compile(r"(^|[._])(use_|is_)?(distributed|ddp)$")
+_DISTRIBUTED_FLAG = re.compile(r"(^|\.)(use_|is_)?(distributed|ddp)$")  # not ``no_ddp``
 _NEGATED = (cst.NotEqual, cst.NotIn, cst.IsNot)
 _MODULE_TYPES = frozenset({"torch.nn.Module", "torch.nn.modules.module.Module"})
 # The value an expression has in a state, evaluated without recording anything (the interpreter's

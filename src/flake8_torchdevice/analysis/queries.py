@@ -25,7 +25,7 @@ from .literals import bool_value, is_cuda_literal, string_value
 from .positions import positions_of
 from .syntax import (
     children,
-    definition_holding,
+    definitions_holding,
     docstring,
     ends_a_notebook_cell,
     fits_tensor_move,
@@ -274,9 +274,9 @@ class Analysis:
         """Can nothing outside this file call the function (``Definitions.has_no_callers_elsewhere``)?"""
         return self._definitions.has_no_callers_elsewhere(function)
 
-    def definition_holding(self, node: cst.CSTNode, names: AbstractSet[str]) -> str | None:
-        """The top-level function or class among ``names`` whose code holds ``node``."""
-        return definition_holding(self.module, node, names)
+    def definitions_holding(self, names: AbstractSet[str]) -> dict[int, str]:
+        """Each node (by ``id``) of the top-level functions and classes named: the one that holds it."""
+        return definitions_holding(self.module, names)
 
     def is_parameter(self, function: FunctionInfo | None, name: str) -> bool:
         """Is ``name`` a parameter of the function (what its caller hands it), ``self`` aside?"""

@@ -125,11 +125,11 @@ def own_nodes(body: cst.CSTNode) -> Iterator[cst.CSTNode]:
         pending.extend(child for child in children(node) if type(child) not in _OWN_SCOPES)
 
 
-def definition_holding(module: cst.Module, node: cst.CSTNode, names: AbstractSet[str]) -> str | None:
-    """The top-level function or class of ``module`` among ``names`` whose code holds ``node``."""
+def definitions_holding(module: cst.Module, names: AbstractSet[str]) -> dict[int, str]:
+    """Each node (by ``id``) of the top-level functions and classes of ``module`` named in ``names``:
+    the name of the one that holds it."""
     defined = (part for part in module.body if isinstance(part, (cst.FunctionDef, cst.ClassDef)))
-    named = [part for part in defined if part.name.value in names]
-    return next((part.name.value for part in named if any(inner is node for inner in every_node(part))), None)
+    return {id(inner): part.name.value for part in defined if part.name.value in names for inner in every_node(part)}
 
 
 def every_node(root: cst.CSTNode) -> Iterator[cst.CSTNode]:

@@ -20,19 +20,24 @@ from ..callers import CallFacts, FileCallers
 from .calls import CallSite, FileCalls
 from .index import Definition, FileIndex
 from .layout import importing_package, is_satellite, module_name
+from .references import ProjectReferences
 from .resolution import Resolver
 
 
 def project_callers(
-    indexes: list[FileIndex], calls: Mapping[str, FileCalls], library: bool = False, whole: bool = False
+    indexes: list[FileIndex],
+    calls: Mapping[str, FileCalls],
+    library: bool = False,
+    references: ProjectReferences | None = None,
 ) -> dict[str, FileCallers]:
     """The ``FileCallers`` of each file (by relative path) whose definitions other files call.
 
     In a library (``library``), only the definitions no user of the library calls: private ones
     (``_name``) and those of its satellites (``examples/``, ``benchmarks/``). A public function's
     callers outside the project are unseen, and they may well take its default. Those only their own
-    file calls are told so (``only_here``) in a library and in a whole application (``whole``), not
-    in a lone file or a few, which may be called from code that is not there."""
+    file calls are told so (``only_here``) where the project's ``references`` show that nothing else
+    refers to them (read in a library and in a whole application: a lone file or a few may be called
+    from code that is not there)."""
     defined = {
         f"{module_name(index.path)}.{definition.name}": (index.path, definition)
         for index in indexes
@@ -65,7 +70,7 @@ def project_callers(
         if key in unknown:
             continue
         only_here = all(caller == path for caller, _ in called)
-        if only_here and not (library or whole):
+        if only_here and (references is None or not references.only_here(path, definition.name)):
             continue
         passed = frozenset(definition.cuda_defaults).intersection(*(_passed(definition, site) for _, site in called))
         facts[path].append((definition.name, CallFacts(len(called), passed, key in guarded, only_here)))

@@ -156,13 +156,22 @@ def index_source(source: str, path: str, package: str) -> FileIndex:
     try:
         tree = ast.parse(source)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
-        return FileIndex(path, package, mentions_accelerator=mentions_accelerator, imports=imports)
+        # What it refers to is unknown, so what it may call is too.
+        unknown = FileReferences(reaches_any=True)
+        return FileIndex(path, package, mentions_accelerator=mentions_accelerator, imports=imports, references=unknown)
     aliases = import_aliases(tree, importing_package(path))
-    classes, references = NO_CLASSES, NO_REFERENCES
+    classes, references = NO_CLASSES, FileReferences(reaches_any=True)
     with contextlib.suppress(RecursionError):
         classes, references = _read_definitions(tree, aliases, path)
     if not shows_evidence:
-        return FileIndex(path, package, (), 0, 0, mentions_accelerator, imports, (), classes, references)
+        return FileIndex(
+            path,
+            package,
+            mentions_accelerator=mentions_accelerator,
+            imports=imports,
+            classes=classes,
+            references=references,
+        )
     reader = _Reader(path, aliases, lines_with_words(lowered, _EVIDENCE_WORDS))
     with contextlib.suppress(RecursionError):  # deeper than Python's own limit: what was read stands
         reader.visit(tree)
@@ -190,7 +199,7 @@ def _read_definitions(tree: ast.Module, aliases: dict[str, str], path: str) -> t
     called_by_name = _TEST_FILE.search(path) is not None or path.rsplit("/", 1)[-1] == "hubconf.py"
     stars = [
         _absolute(node.module, node.level, importing_package(path)) or ""
-        for node in tree.body
+        for node in _statements(tree.body)  # ``try: from .cuda_ops import *`` too
         if isinstance(node, ast.ImportFrom) and any(alias.name == "*" for alias in node.names)
     ]
     return classes, read_references(tree, nodes, aliases, module, stars, called_by_name)
@@ -249,14 +258,16 @@ def names_a_word(statement: ast.stmt, counts: list[int]) -> bool:
     return counts[min(last, len(counts) - 1)] != counts[first - 1]
 
 
-def _statements(body: list[ast.stmt]) -> Iterator[ast.stmt]:
-    """Every statement, nested ones too (not expressions: imports are statements)."""
+def _statements(body: list[ast.stmt], enter_scopes: bool = True) -> Iterator[ast.stmt]:
+    """Every statement, nested ones too (not expressions: imports are statements); without
+    ``enter_scopes``, not those of the functions and classes defined in ``body``."""
     pending = list(body)
     while pending:
         statement = pending.pop()
         yield statement
-        for name in ("body", "orelse", "finalbody", "handlers"):
-            pending.extend(getattr(statement, name, ()))
+        if enter_scopes or not isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            for name in ("body", "orelse", "finalbody", "handlers"):
+                pending.extend(getattr(statement, name, ()))
 
 
 def import_aliases(tree: ast.Module, package: str) -> dict[str, str]:
@@ -479,16 +490,20 @@ class _Reader(ast.NodeVisitor):
 
     def nccl_without_a_cpu_choice(self, backend: ast.expr) -> bool:
         """Whether a process group's ``backend`` is NCCL wherever the code runs on Linux: ``"nccl"``, a
-        name or attribute bound to it earlier in the same function (``args.dist_backend = "nccl"``), or a
+        name or attribute bound to it once earlier in the same function (``args.dist_backend = "nccl"``), or a
         choice by operating system (``"gloo" if os.name == "nt" else "nccl"``: Gloo only on Windows). A
         choice by CUDA's availability falls back; an option is the user's."""
         spelled = dotted(backend)
         if spelled is not None:
-            bound = _last_binding(self._bodies[-1], spelled, backend.lineno)
+            bound = _only_binding(self._bodies[-1], spelled, backend.lineno)
             return bound is not None and self.nccl_without_a_cpu_choice(bound)
         if isinstance(backend, ast.IfExp):
             by_os = any(self.qualified(part) in _OPERATING_SYSTEM for part in ast.walk(backend.test))
-            return by_os and any(self.nccl_without_a_cpu_choice(branch) for branch in (backend.body, backend.orelse))
+            return (
+                by_os
+                and not self.mentions_cuda(backend.test)
+                and any(self.nccl_without_a_cpu_choice(branch) for branch in (backend.body, backend.orelse))
+            )
         return _constant(backend) == "nccl"
 
     def _used_cuda(self) -> None:
@@ -614,19 +629,26 @@ def _asks_where_a_tensor_is(test: ast.expr) -> bool:
 def _returns_before(body: list[ast.stmt], line: int) -> bool:
     """Whether some run of ``body`` returns before ``line``: a set-up after ``else: print("Not using
     distributed mode"); return`` (DETR, Grounding DINO) sets up NCCL for a multi-process run only."""
-    return any(isinstance(statement, ast.Return) and statement.lineno < line for statement in _statements(body))
+    own = _statements(body, enter_scopes=False)
+    return any(isinstance(statement, ast.Return) and statement.lineno < line for statement in own)
 
 
-def _last_binding(body: list[ast.stmt], spelled: str, line: int) -> ast.expr | None:
-    """The value the last assignment to ``spelled`` (a name, ``args.backend``) in ``body`` before ``line`` binds."""
+def _only_binding(body: list[ast.stmt], spelled: str, line: int) -> ast.expr | None:
+    """The value the one assignment to ``spelled`` (a name, ``args.backend``) in ``body`` before ``line``
+    binds; None where there are several, which branches may choose between."""
     bindings = [
-        statement
-        for statement in _statements(body)
-        if isinstance(statement, ast.Assign)
+        statement.value
+        for statement in _statements(body, enter_scopes=False)
+        if isinstance(statement, (ast.Assign, ast.AnnAssign))
+        and statement.value is not None
         and statement.lineno < line
-        and any(dotted(target) == spelled for target in statement.targets)
+        and any(dotted(target) == spelled for target in _targets(statement))
     ]
-    return max(bindings, key=lambda statement: statement.lineno).value if bindings else None
+    return bindings[0] if len(bindings) == 1 else None
+
+
+def _targets(statement: ast.Assign | ast.AnnAssign) -> list[ast.expr]:
+    return statement.targets if isinstance(statement, ast.Assign) else [statement.target]
 
 
 def _keyword(node: ast.Call, name: str) -> ast.expr | None:

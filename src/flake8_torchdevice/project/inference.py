@@ -43,12 +43,12 @@ from .evidence import (
 )
 from .index import FileIndex
 from .layout import TOP_PACKAGE, is_satellite
+from .names import IDENTIFIER
 
 # A load onto the CPU alone says little: GPU projects load checkpoints there to spare GPU memory.
 _STRONG_SUPPORT = SUPPORTS - {CPU_LOAD}
 # The files a folder's README is read from.
 _README = re.compile(r"^readme(\.(md|rst|txt))?$", re.IGNORECASE)
-_WORD = re.compile(r"[A-Za-z_]\w*")
 _README_CHARACTERS = 1_000_000
 _CONFIGURATION = frozenset({".yaml", ".yml", ".toml", ".cfg", ".ini", ".json"})
 # README sections whose sentences state what the project needs; elsewhere a README may discuss
@@ -216,8 +216,8 @@ def words_outside_the_code(root: Path, packages: Iterable[str]) -> frozenset[str
     found = _beside_the_code(root, packages, lambda path: _README.match(path.name) or path.suffix in _CONFIGURATION)
     words: set[str] = set()
     for path in (path for _, paths in found for path in paths):
-        with contextlib.suppress(OSError):
-            words.update(_WORD.findall(path.read_text(encoding="utf-8", errors="replace")[:_README_CHARACTERS]))
+        with contextlib.suppress(OSError), path.open(encoding="utf-8", errors="replace") as text:
+            words.update(IDENTIFIER.findall(text.read(_README_CHARACTERS)))
     return frozenset(words)
 
 

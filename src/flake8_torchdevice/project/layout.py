@@ -22,8 +22,9 @@ Stamp = tuple[int, int]
 ROOT_MARKERS = ("pyproject.toml", "setup.cfg", "setup.py", ".git")
 TOP_PACKAGE = "."
 _SATELLITES = re.compile(r"^(examples?|benchmarks?|demos?|tutorials?|notebooks?|docs?|scripts?|tools)$", re.IGNORECASE)
-# A package's own file named as one of them is a script of its own too (``pkg/benchmark.py``, ``pkg/demo_video.py``).
-_SATELLITE_SCRIPTS = re.compile(r"^(examples?|benchmarks?|demos?)(_\w+)?$", re.IGNORECASE)
+# A package's own file named as one of them is a script of its own too (``pkg/benchmark.py``), not
+# a helper named after one (``pkg/benchmark_utils.py``).
+_SATELLITE_SCRIPTS = re.compile(r"^(examples?|benchmarks?|demos?)$", re.IGNORECASE)
 
 # Folders that hold other people's code or build products, never the project's own.
 _NOT_PROJECT_FOLDERS = frozenset(
@@ -91,15 +92,14 @@ def package_at(parts: tuple[str, ...]) -> str:
         return f"{parts[0]}/{parts[1]}"
     script = parts[-1].removesuffix(".py")
     if len(parts) > 1 and _SATELLITE_SCRIPTS.match(script):  # ``sam2/benchmark.py``: a script beside the modules
-        return f"{parts[0]}/{script}"
+        return "/".join((*parts[:-1], script))
     return parts[0] if len(parts) > 1 else TOP_PACKAGE
 
 
 def is_satellite(package: str) -> bool:
     """``examples``, ``benchmarks``, ``pkg/benchmarks``...: code beside a library, which often
     needs a GPU where the library does not; its belief is its own, both ways."""
-    name = package.rsplit("/", 1)[-1]
-    return _SATELLITES.match(name) is not None or ("/" in package and _SATELLITE_SCRIPTS.match(name) is not None)
+    return _SATELLITES.match(package.rsplit("/", 1)[-1]) is not None
 
 
 def module_name(relative: str) -> str:
@@ -121,9 +121,11 @@ def importing_package(relative: str) -> str:
 
 def project_files(root: Path) -> Iterator[Path]:
     """Every Python file and notebook of the project, in a stable order, skipping virtual environments, build
-    products, hidden folders and the projects nested in it (``nested_roots``); at most ``MAX_PROJECT_FILES``."""
+    products, hidden folders and, in a folder that is no project itself, the projects it holds
+    (``nested_roots``); at most ``MAX_PROJECT_FILES``."""
     count = 0
-    for folder, files in _own_folders(root, nested=[]):
+    nested: list[Path] | None = [] if not has_marker(root) else None
+    for folder, files in _own_folders(root, nested):
         for name in sorted(files):
             if name.endswith((".py", ".ipynb")):  # notebooks show what a project believes too
                 yield Path(folder) / name
@@ -133,33 +135,28 @@ def project_files(root: Path) -> Iterator[Path]:
 
 
 def nested_roots(folder: Path) -> list[Path]:
-    """The roots of the projects inside ``folder``, at any depth: a folder below it with a marker of its own
-    (an unpacked sdist in a download folder, checkouts side by side, a monorepo's packages) is its own project,
-    as ``find_root`` reads any file of it; at most ``MAX_PROJECT_FILES`` folders are looked at."""
+    """The roots of the projects inside ``folder``, a folder that is no project itself: each folder
+    below it with a marker of its own, the nearest ones (an unpacked sdist in a download folder,
+    checkouts side by side), as ``find_root`` reads any file of them. A project keeps the projects it
+    holds (Deformable DETR's ``models/ops/setup.py`` builds its CUDA kernels). At most
+    ``MAX_PROJECT_FILES`` folders are looked at."""
     found: list[Path] = []
-    waiting = [folder]
-    looked_at = 0
-    while waiting and looked_at < MAX_PROJECT_FILES:
-        nested: list[Path] = []
-        for _ in _own_folders(waiting.pop(), nested):
-            looked_at += 1
-            if looked_at >= MAX_PROJECT_FILES:
-                break
-        found += nested
-        waiting += nested
+    for looked_at, _ in enumerate(_own_folders(folder, found)):
+        if looked_at >= MAX_PROJECT_FILES:
+            break
     return sorted(found)
 
 
-def _own_folders(root: Path, nested: list[Path]) -> Iterator[tuple[str, list[str]]]:
-    """Each folder of the project at ``root`` with its files, in a stable order: not those of other
-    people's code, build products, hidden folders or the projects nested in it, which are added to
-    ``nested`` instead."""
+def _own_folders(root: Path, nested: list[Path] | None) -> Iterator[tuple[str, list[str]]]:
+    """Each folder under ``root`` with its files, in a stable order: not those of other people's
+    code, build products or hidden folders; given a ``nested`` list, not the projects under it
+    either, which are added to the list instead."""
     for folder, subfolders, files in os.walk(root):
         kept = []
         for name in sorted(subfolders):
             if name in _NOT_PROJECT_FOLDERS or name.startswith("."):
                 continue
-            if has_marker(Path(folder, name)):
+            if nested is not None and has_marker(Path(folder, name)):
                 nested.append(Path(folder, name))
             else:
                 kept.append(name)

@@ -4,7 +4,11 @@ call reader and the class reader."""
 from __future__ import annotations
 
 import ast
+import re
 from collections.abc import Mapping
+
+# A Python identifier, as a word of a string or a README names one.
+IDENTIFIER = re.compile(r"[A-Za-z_]\w*")
 
 
 def dotted(node: ast.AST) -> str | None:

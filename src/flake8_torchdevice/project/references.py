@@ -18,18 +18,18 @@ users call them.
 from __future__ import annotations
 
 import ast
-import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from .layout import module_name
-from .names import dotted, qualified, read_through
+from .names import IDENTIFIER, dotted, qualified, read_through
 
 # Calls that reach a module's names by a name computed as the program runs: any module's, or the
 # calling module's own.
 _IMPORTS_BY_NAME = frozenset(
     {
         "__import__",
+        "sys.modules.get",
         "importlib.import_module",
         "importlib.util.spec_from_file_location",
         "pydoc.locate",
@@ -39,8 +39,9 @@ _IMPORTS_BY_NAME = frozenset(
         "hydra.utils.get_method",
     }
 )
-_EVALUATES = frozenset({"eval", "exec", "globals", "vars"})
-_WORD = re.compile(r"[A-Za-z_]\w*")
+# Calls that reach their own module's names: ``globals()[name]``, ``locals()`` at the top level,
+# ``fire.Fire()`` (every function of the module becomes a command).
+_EVALUATES = frozenset({"eval", "exec", "globals", "locals", "vars", "fire.Fire"})
 # Strings that name a definition are short (``"pkg.cli:main"``, an ``__all__`` entry, a registry
 # key); longer ones are prose (docstrings, messages), which mentions names without calling them.
 _NAMING_STRING = 200
@@ -92,14 +93,22 @@ def read_references(
             local.add(node.id)
         elif isinstance(node, ast.Attribute):
             anywhere.add(node.attr)
+            if node.attr == "__dict__":  # ``models.__dict__[args.arch]``
+                reached.add(read_through(dotted(node.value) or "", aliases) or "")
+        elif isinstance(node, ast.Subscript) and dotted(node.value) == "sys.modules":
+            reaches_any = True  # ``sys.modules[name]``, not ``"google.colab" in sys.modules``
         elif isinstance(node, ast.Constant) and isinstance(node.value, str) and len(node.value) <= _NAMING_STRING:
-            anywhere.update(_WORD.findall(node.value))
+            anywhere.update(IDENTIFIER.findall(node.value))
         elif isinstance(node, ast.Call):
             called = qualified(node.func, aliases)
             if called in _IMPORTS_BY_NAME:
                 reaches_any = True
-            elif called in _EVALUATES and (called != "vars" or not node.args):
-                reached.update((module, *stars))  # ``vars(opt)`` reads an object, not the module
+            elif called in _EVALUATES and not node.args:
+                reached.update((module, *stars))
+            elif called == "vars":  # ``vars(models)[name]``; ``vars(opt)`` reads an object, reaching nothing
+                reached.add(read_through(dotted(node.args[0]) or "", aliases) or "")
+            elif called in _EVALUATES:  # ``eval(spec)``: any name the module sees
+                reached.update((module, *stars))
             elif called == "getattr" and len(node.args) >= 2 and not isinstance(node.args[1], ast.Constant):
                 reached.add(read_through(dotted(node.args[0]) or "", aliases) or "")
     defined = () if called_by_name else tuple(_candidates(tree.body))
@@ -115,42 +124,68 @@ def _candidates(body: list[ast.stmt]) -> Iterable[str]:
             yield definition.name
 
 
-def unreferenced(
-    files: Iterable[tuple[str, FileReferences]], library: bool, documented: frozenset[str] = frozenset()
-) -> dict[str, tuple[str, ...]]:
-    """The top-level definitions nothing in the project refers to, by the path of their file;
-    none where a file imports modules by a computed name. In a library, only private ones (``_name``);
-    none that the README (``documented``: its words) names, which a user calls by hand.
-    An import's module is matched by its last parts (``from models.common import C`` in a script
-    that puts ``detector/`` on its path reaches ``detector.models.common.C``)."""
-    files = list(files)
-    if any(found.reaches_any for _, found in files):
-        return {}
-    anywhere = documented.union(*(found.anywhere for _, found in files))
-    imported = frozenset(target for _, found in files for target in found.imported)
-    reached = frozenset(module for _, found in files for module in found.reached)
-    starred: dict[str, set[str]] = {}
-    for _, found in files:
-        for star in found.stars:
-            starred.setdefault(star, set()).update(found.local)
-    dead = {}
-    for path, found in files:
-        module = module_name(path)
-        suffixes = _suffixes(module)
-        if not reached.isdisjoint(suffixes):
-            continue
-        reading = found.local.union(*(starred[suffix] for suffix in suffixes if suffix in starred))
-        names = [
-            name
-            for name in found.defined
-            if name not in anywhere
-            and name not in reading
-            and imported.isdisjoint(_suffixes(f"{module}.{name}"))
-            and (not library or name.startswith("_"))
-        ]
-        if names:
-            dead[path] = tuple(names)
-    return dead
+class ProjectReferences:
+    """Which files refer to each top-level definition of the project, from every file's references."""
+
+    def __init__(self, files: Iterable[tuple[str, FileReferences]], documented: frozenset[str] = frozenset()) -> None:
+        self._files = dict(files)
+        self._documented = documented
+        # A module may be imported by computed names: nothing is known of who refers to what.
+        self.unknown = any(found.reaches_any for found in self._files.values())
+        self._anywhere = _by_item((path, found.anywhere) for path, found in self._files.items())
+        self._imported = _by_item((path, found.imported) for path, found in self._files.items())
+        self._reached = _by_item((path, found.reached) for path, found in self._files.items())
+        self._starred: dict[str, list[str]] = {}
+        for path, found in self._files.items():
+            for star in found.stars:
+                self._starred.setdefault(star, []).append(path)
+
+    def unreferenced(self, path: str, library: bool) -> tuple[str, ...]:
+        """The file's top-level definitions nothing refers to (in a library, private ones only)."""
+        found = self._files.get(path)
+        if self.unknown or found is None:
+            return ()
+        candidates = (name for name in found.defined if not library or name.startswith("_"))
+        return tuple(name for name in candidates if name not in self._documented and not self._referrers(path, name))
+
+    def only_here(self, path: str, name: str) -> bool:
+        """Whether only the defining file refers to ``name`` (nothing else may call it)."""
+        return not self.unknown and name not in self._documented and self._referrers(path, name) <= {path}
+
+    def _referrers(self, path: str, name: str) -> set[str]:
+        found = self._files[path]
+        referrers = {path} if name in found.local else set()
+        referrers |= self._anywhere.get(name, set())
+        for module in self._names_of(module_name(path)):
+            for spelled in _suffixes(f"{module}.{name}"):
+                referrers |= self._imported.get(spelled, set())
+            for spelled in _suffixes(module):
+                referrers |= self._reached.get(spelled, set())
+                referrers |= {star for star in self._starred.get(spelled, ()) if name in self._files[star].local}
+        return referrers
+
+    def _names_of(self, module: str) -> set[str]:
+        """The module's dotted name, and those of the modules that re-export its names with ``*``
+        (``pkg/__init__.py``'s ``from .core import *`` makes ``pkg.build`` name ``pkg.core.build``)."""
+        names = {module}
+        pending = [module]
+        while pending:
+            spelled = _suffixes(pending.pop())
+            for importer in (star for name in spelled for star in self._starred.get(name, ())):
+                importer_module = module_name(importer)
+                if importer_module not in names:
+                    names.add(importer_module)
+                    pending.append(importer_module)
+        return names
+
+
+def _by_item(files: Iterable[tuple[str, Iterable[str]]]) -> dict[str, set[str]]:
+    """Each item (a name, a module) -> the files that hold it."""
+    found: dict[str, set[str]] = {}
+    for path, items in files:
+        for item in items:
+            found.setdefault(item, set()).add(path)
+    return found
 
 
 def _suffixes(dotted_name: str) -> list[str]:

@@ -19,7 +19,8 @@ SHOWN_EVIDENCE = 5
 
 def project_roots(paths: Sequence[Path]) -> tuple[Path, ...]:
     """The roots of the projects of the paths a run is given (files or folders): each path's own
-    (``find_root``) and those of the projects inside a folder given (``nested_roots``), so that
+    (``find_root``) and those of the projects inside a folder given that is no project itself
+    (``nested_roots``), so that
     repositories linted at once are read as several projects, not as one under the folder they
     share, and a file is read in the project a run given only that file would read it in. A root
     no marker names is only the folder its files sit in (a folder of scripts): inside another root
@@ -29,7 +30,8 @@ def project_roots(paths: Sequence[Path]) -> tuple[Path, ...]:
     # One ``find_root`` per folder, not per file: a pre-commit run passes each changed file.
     folders = {path if os.path.isdir(path) else os.path.dirname(path) for path in given}
     found = {find_root(Path(folder)) for folder in folders}
-    found.update(nested for path in given if os.path.isdir(path) for nested in nested_roots(Path(path).resolve()))
+    unmarked = [path for path in given if os.path.isdir(path) and not has_marker(find_root(Path(path)))]
+    found.update(nested for path in unmarked for nested in nested_roots(Path(path).resolve()))
     return tuple(sorted(root for root in found if has_marker(root) or _stands_alone(root, found)))
 
 

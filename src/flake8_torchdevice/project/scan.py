@@ -23,7 +23,7 @@ from .index import FileIndex, index_source
 from .index_store import IndexStore
 from .inference import file_belief, infer, readme_evidence, words_outside_the_code
 from .layout import module_name, package_of, project_files, stamp
-from .references import unreferenced
+from .references import ProjectReferences
 
 CPU_ONLY_APPLICATION = Belief(
     NO_ACCELERATOR, note="no file names a device, CUDA, MPS or a GPU, and nothing installs it"
@@ -107,21 +107,25 @@ def read_project(
         return ProjectBeliefs(root, dict.fromkeys(packages, CPU_ONLY_APPLICATION))
     files = {index.path: belief for index in indexes if (belief := file_belief(index)) is not None}
     beliefs = infer(indexes, readme_evidence(root, packages))
-    whole = _a_whole_application(library, indexes)
-    callers = project_callers(indexes, calls, library, whole)
-    if library or whole:  # a lone file or a few may be called from code that is not there
-        callers = _with_unreferenced(callers, indexes, library, words_outside_the_code(root, packages))
+    references = None
+    if library or _a_whole_application(library, indexes):  # a lone file or a few may be called from code not there
+        found = ((index.path, index.references) for index in indexes)
+        references = ProjectReferences(found, words_outside_the_code(root, packages))
+    callers = project_callers(indexes, calls, library, references)
+    if references is not None:
+        callers = _with_unreferenced(callers, indexes, library, references)
     classes = imported_classes((index.path, index.classes) for index in indexes)
     return ProjectBeliefs(root, beliefs, files, callers, classes)
 
 
 def _with_unreferenced(
-    callers: dict[str, FileCallers], indexes: list[FileIndex], library: bool, documented: frozenset[str]
+    callers: dict[str, FileCallers], indexes: list[FileIndex], library: bool, references: ProjectReferences
 ) -> dict[str, FileCallers]:
     """``callers``, with the top-level definitions of each file that nothing in the project refers to."""
-    found = unreferenced(((index.path, index.references) for index in indexes), library, documented)
-    for path, names in found.items():
-        callers[path] = replace(callers.get(path, NO_CALLERS), unreferenced=names)
+    for index in indexes:
+        names = references.unreferenced(index.path, library)
+        if names:
+            callers[index.path] = replace(callers.get(index.path, NO_CALLERS), unreferenced=names)
     return callers
 
 
