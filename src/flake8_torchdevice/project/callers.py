@@ -6,9 +6,9 @@ calling it (handed on, subclassed, reached through) gets no facts: its calls are
 
 Where no other file calls a definition, the facts say only that (``only_here``): the file's own
 calls are all its calls, and the analysis weighs them itself. Their ``passed`` names only the
-parameters with a CUDA default, so that a caller's edit elsewhere re-lints the definition's file only when it matters. A
-definition is guarded where each of its calls runs under a CUDA check or inside a definition that
-is guarded itself (iterated to a fixpoint).
+parameters with a CUDA default, so that a caller's edit elsewhere re-lints the definition's file
+only when it matters. A definition is guarded where each of its calls runs under a CUDA check or
+inside a definition that is guarded itself (iterated to a fixpoint).
 """
 
 from __future__ import annotations

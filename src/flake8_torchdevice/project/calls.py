@@ -34,6 +34,7 @@ from .index import (
 )
 from .layout import importing_package, module_name
 from .names import qualified
+from .nodes import DEFINITIONS
 
 
 @dataclass(frozen=True)
@@ -125,7 +126,7 @@ def read_calls(source: str, path: str, searched: Wanted) -> FileCalls:
     reader = _CallReader(
         module,
         aliases,
-        {node.name for node in tree.body if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))},
+        {node.name for node in tree.body if isinstance(node, DEFINITIONS)},
         names,
         lines_with_words(source, [*names, *renamed]),
     )
@@ -179,7 +180,7 @@ class _CallReader:
             branch = runs_with_cuda(statement.test, self.aliases)
             self.block(statement.body, guarded or branch is True)
             self.block(statement.orelse, guarded or branch is False)
-        elif isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+        elif isinstance(statement, DEFINITIONS):
             self.definition(statement, guarded)
         else:
             self.parts(statement, guarded)

@@ -49,7 +49,7 @@ from .evidence import (
 )
 from .layout import importing_package, module_name
 from .names import dotted, qualified
-from .nodes import descendants
+from .nodes import DEFINITIONS, descendants
 from .references import NO_REFERENCES, FileReferences, read_references
 
 # A notebook name that says it is about the GPU: ``gpu``, ``gpus``, ``multi_gpu``, ``cuda`` as a
@@ -265,7 +265,7 @@ def _statements(body: list[ast.stmt], enter_scopes: bool = True) -> Iterator[ast
     while pending:
         statement = pending.pop()
         yield statement
-        if enter_scopes or not isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+        if enter_scopes or not isinstance(statement, DEFINITIONS):
             for name in ("body", "orelse", "finalbody", "handlers"):
                 pending.extend(getattr(statement, name, ()))
 

@@ -9,8 +9,10 @@ from __future__ import annotations
 
 import ast
 
+# Statements that define a function or a class: a name, and a scope of its own.
+DEFINITIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
 # Scopes of their own: what runs inside them is not the enclosing function's code.
-_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
+_SCOPES = (*DEFINITIONS, ast.Lambda)
 # Nodes that only say how a name is used or which operator applies (a fifth of a typical tree):
 # no reader of the index looks for one, so the walks leave them out.
 _MARKERS = (ast.expr_context, ast.operator, ast.boolop, ast.unaryop, ast.cmpop)

@@ -23,6 +23,7 @@ from dataclasses import dataclass
 
 from .layout import module_name
 from .names import IDENTIFIER, dotted, qualified, read_through
+from .nodes import DEFINITIONS
 
 # Calls that reach a module's names by a name computed as the program runs: any module's, or the
 # calling module's own.
@@ -94,7 +95,7 @@ def read_references(
         elif isinstance(node, ast.Attribute):
             anywhere.add(node.attr)
             if node.attr == "__dict__":  # ``models.__dict__[args.arch]``
-                reached.add(read_through(dotted(node.value) or "", aliases) or "")
+                reached.add(_module_named(node.value, aliases))
         elif isinstance(node, ast.Subscript) and dotted(node.value) == "sys.modules":
             reaches_any = True  # ``sys.modules[name]``, not ``"google.colab" in sys.modules``
         elif isinstance(node, ast.Constant) and isinstance(node.value, str) and len(node.value) <= _NAMING_STRING:
@@ -103,22 +104,25 @@ def read_references(
             called = qualified(node.func, aliases)
             if called in _IMPORTS_BY_NAME:
                 reaches_any = True
-            elif called in _EVALUATES and not node.args:
-                reached.update((module, *stars))
-            elif called == "vars":  # ``vars(models)[name]``; ``vars(opt)`` reads an object, reaching nothing
-                reached.add(read_through(dotted(node.args[0]) or "", aliases) or "")
-            elif called in _EVALUATES:  # ``eval(spec)``: any name the module sees
+            elif called == "vars" and node.args:  # ``vars(models)[name]``; ``vars(opt)`` reaches no module
+                reached.add(_module_named(node.args[0], aliases))
+            elif called in _EVALUATES:  # ``eval(spec)``, ``globals()``: any name the module sees
                 reached.update((module, *stars))
             elif called == "getattr" and len(node.args) >= 2 and not isinstance(node.args[1], ast.Constant):
-                reached.add(read_through(dotted(node.args[0]) or "", aliases) or "")
+                reached.add(_module_named(node.args[0], aliases))
     defined = () if called_by_name else tuple(_candidates(tree.body))
     imported = tuple(sorted(set(aliases.values())))
     computed = tuple(sorted(reached - {""}))
     return FileReferences(defined, frozenset(local), frozenset(anywhere), imported, tuple(stars), computed, reaches_any)
 
 
+def _module_named(node: ast.expr, aliases: Mapping[str, str]) -> str:
+    """The imported module an expression names (``models``), or "" for anything else."""
+    return read_through(dotted(node) or "", aliases) or ""
+
+
 def _candidates(body: list[ast.stmt]) -> Iterable[str]:
-    definitions = (node for node in body if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)))
+    definitions = (node for node in body if isinstance(node, DEFINITIONS))
     for definition in definitions:
         if not definition.decorator_list and not definition.name.startswith("__"):
             yield definition.name
@@ -135,6 +139,7 @@ class ProjectReferences:
         self._anywhere = _by_item((path, found.anywhere) for path, found in self._files.items())
         self._imported = _by_item((path, found.imported) for path, found in self._files.items())
         self._reached = _by_item((path, found.reached) for path, found in self._files.items())
+        self._names: dict[str, set[str]] = {}  # ``_names_of``, by module
         self._starred: dict[str, list[str]] = {}
         for path, found in self._files.items():
             for star in found.stars:
@@ -167,7 +172,10 @@ class ProjectReferences:
     def _names_of(self, module: str) -> set[str]:
         """The module's dotted name, and those of the modules that re-export its names with ``*``
         (``pkg/__init__.py``'s ``from .core import *`` makes ``pkg.build`` name ``pkg.core.build``)."""
-        names = {module}
+        known = self._names.get(module)
+        if known is not None:
+            return known
+        names = self._names[module] = {module}
         pending = [module]
         while pending:
             spelled = _suffixes(pending.pop())
