@@ -13,7 +13,7 @@ unpacked is not unpacked again.
     python scripts/corpora.py --fresh    # the libraries first linted with the final rules
     python scripts/corpora.py --user     # export the user repositories fetched with the search tool
     python scripts/corpora.py --fresh-user # export the user repositories first linted with the final rules
-    python scripts/corpora.py --round9   # a first look's libraries and user repositories (--round4 to --round20)
+    python scripts/corpora.py --round9   # a first look's libraries and user repositories (--round4 to --round21)
 
 Reuse from another script::
 
@@ -380,6 +380,21 @@ ROUND20_CORPORA: dict[str, str] = {
     "reformer_pytorch": "reformer-pytorch==1.4.4",
     "face_alignment": "face-alignment==1.5.0",
 }
+# The libraries of the round-21 first look: chosen on 2026-12-06 among released packages written
+# against PyTorch that no earlier round linted (tensor containers, semantic search, NER, captioning,
+# inpainting, ECG, NLP utilities, structured linear algebra, ONNX conversion, quantization).
+ROUND21_CORPORA: dict[str, str] = {
+    "tensordict": "tensordict==0.6.2",
+    "txtai": "txtai==8.1.0",
+    "gliner": "gliner==0.2.16",
+    "clip_interrogator": "clip-interrogator==0.6.0",
+    "lama_cleaner": "lama-cleaner==1.2.5",
+    "torch_ecg": "torch_ecg==0.0.31",
+    "pytorch_nlp": "pytorch-nlp==0.5.0",
+    "linear_operator": "linear_operator==0.5.3",
+    "onnx2torch": "onnx2torch==1.5.15",
+    "torchao": "torchao==0.7.0",
+}
 KNOWN_CORPORA: dict[str, str] = {
     **CORPORA,
     **EXTRA_CORPORA,
@@ -402,6 +417,7 @@ KNOWN_CORPORA: dict[str, str] = {
     **ROUND18_CORPORA,
     **ROUND19_CORPORA,
     **ROUND20_CORPORA,
+    **ROUND21_CORPORA,
 }
 
 # User research code: training scripts, tutorials and notebooks from public repositories, pinned
@@ -734,6 +750,18 @@ ROUND20_USER_REPOSITORIES: dict[str, tuple[str, str]] = {
     "ssd-lufficc": ("lufficc/SSD", "68dc0a20efaf3997e58b616afaaaa21bf8ca3c05"),
     "codeformer": ("sczhou/CodeFormer", "b33cc7d639d6545bfcccc7e0bc6ae51f24e79c2b"),
 }
+# The research repositories of the round-21 first look: chosen on 2026-12-06 (detection, feature
+# matching, text-to-image, voice cloning, 3D generation), never linted before.
+ROUND21_USER_REPOSITORIES: dict[str, tuple[str, str]] = {
+    "yolox": ("Megvii-BaseDetection/YOLOX", "6ddff4824372906469a7fae2dc3206c7aa4bbaee"),
+    "superglue": ("magicleap/SuperGluePretrainedNetwork", "ddcf11f42e7e0732a0c4607648f9448ea8d73590"),
+    "loftr": ("zju3dv/LoFTR", "df7ca80f917334b94cfbe32cc2901e09a80e70a8"),
+    "glide": ("openai/glide-text2im", "69b530740eb6cef69442d6180579ef5ba9ef063e"),
+    "min-dalle": ("kuprel/min-dalle", "73621fb280b42f1b3aa05786447ddfbf09dada33"),
+    "openvoice": ("myshell-ai/OpenVoice", "74a1d147b17a8c3092dd5430504bd83ef6c7eb23"),
+    "flux": ("black-forest-labs/flux", "802fb4713906133fcbd0d8dc5351620ca4773036"),
+    "shap-e": ("openai/shap-e", "50131012ee11c9d2617f3886c10f000d3c7a3b43"),
+}
 KNOWN_USER_REPOSITORIES: dict[str, tuple[str, str]] = {
     **USER_REPOSITORIES,
     **FRESH_USER_REPOSITORIES,
@@ -754,6 +782,7 @@ KNOWN_USER_REPOSITORIES: dict[str, tuple[str, str]] = {
     **ROUND18_USER_REPOSITORIES,
     **ROUND19_USER_REPOSITORIES,
     **ROUND20_USER_REPOSITORIES,
+    **ROUND21_USER_REPOSITORIES,
 }
 # Each first look: its libraries and its user repositories (``--roundN`` in this script and in
 # ``precision.py``).
@@ -775,6 +804,7 @@ FIRST_LOOKS: dict[int, tuple[dict[str, str], dict[str, tuple[str, str]]]] = {
     18: (ROUND18_CORPORA, ROUND18_USER_REPOSITORIES),
     19: (ROUND19_CORPORA, ROUND19_USER_REPOSITORIES),
     20: (ROUND20_CORPORA, ROUND20_USER_REPOSITORIES),
+    21: (ROUND21_CORPORA, ROUND21_USER_REPOSITORIES),
 }
 MIRROR_ROOT = Path("/work/.mirror")
 
