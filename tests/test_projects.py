@@ -216,6 +216,26 @@ def test_a_module_that_takes_a_device_or_moves_itself_places_itself_and_so_do_it
     assert told["run.py"] == {"Child": (True, True), "Placed": (True, True)}
 
 
+def test_a_module_that_keeps_only_numbers_holds_no_tensors_through_its_bases():
+    names = ("Charbonnier", "Edge", "Smooth", "Weighted", "Kept", "Optional", "Registers")
+    files = {
+        "losses.py": (
+            "import torch.nn as nn\n\n\nclass Charbonnier(nn.Module):\n    def __init__(self, eps=1e-3):\n"
+            "        super().__init__()\n        self.eps = eps ** 2\n\n\nclass Edge(Charbonnier):\n"
+            "    kind = 'edge'\n\n\nclass Smooth(nn.MSELoss):\n    pass\n\n\nclass Weighted(nn.CrossEntropyLoss):\n"
+            "    pass\n\n\nclass Kept(Charbonnier):\n    def __init__(self, inner):\n        super().__init__()\n"
+            "        self.inner = inner\n\n\nclass Optional(nn.Module):\n    def __init__(self, weight=None):\n"
+            "        super().__init__()\n        self.weight = weight\n\n\nclass Registers(nn.Module):\n"
+            "    def setup(self, n):\n        self.register_buffer('mean', n)\n"
+        ),
+        "run.py": f"from losses import {', '.join(names)}\n\n" + "".join(f"{name}()\n" for name in names),
+    }
+    indexes = [index_source(source, path, "") for path, source in files.items()]
+    told = imported_classes((index.path, index.classes) for index in indexes)
+    holding_none = {name for name, found in told["run.py"].classes if found.holds_no_tensors}
+    assert holding_none == {"Charbonnier", "Edge", "Smooth"}
+
+
 def test_a_cycle_of_bases_decides_nothing():
     told = classes_told(
         {"a.py": "from b import B\n\n\nclass A(B):\n    pass\n", "b.py": "from a import A\n\n\nclass B(A):\n    pass\n"}

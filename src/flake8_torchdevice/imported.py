@@ -19,6 +19,9 @@ class ImportedClass:
     module: bool
     # Its constructor takes a device, or a method moves ``self``: not known to start on the CPU.
     places_itself: bool = False
+    # A module that keeps no parameter, buffer or submodule (a loss holding an ``eps``): moving
+    # an instance moves nothing.
+    holds_no_tensors: bool = False
 
 
 # What a helper function of another file returns (project/helpers.py reads it): tensors it makes

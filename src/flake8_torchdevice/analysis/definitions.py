@@ -103,10 +103,6 @@ class FunctionInfo:
             self.self_name = params[0].name.value if params else None
 
 
-# ``nn.Module`` methods that register state on the module.
-_REGISTERS = frozenset({"register_buffer", "register_parameter", "register_module", "add_module"})
-
-
 @dataclass
 class ClassInfo:
     node: cst.ClassDef
@@ -136,7 +132,7 @@ class ClassInfo:
         for node in every_node(self.node.body):
             if type(node) is cst.Call:
                 called = dotted_name(node.func) or ""
-                if called.rsplit(".", 1)[-1] in _REGISTERS or _calls_an_attribute(called, self.methods):
+                if called.rsplit(".", 1)[-1] in api.MODULE_REGISTERS or _calls_an_attribute(called, self.methods):
                     return False
             elif isinstance(node, (cst.Assign, cst.AnnAssign, cst.AugAssign)) and type(node.value) is cst.Call:
                 targets = node.targets if isinstance(node, cst.Assign) else [node]

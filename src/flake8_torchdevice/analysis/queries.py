@@ -14,11 +14,11 @@ from collections.abc import Set as AbstractSet
 import libcst as cst
 
 from ..mentions import mark
-from . import domain, dtypes
+from . import domain, dtypes, value_questions
 from .cuda_evidence import cpu_support, mentions_cuda_anywhere
 from .cuda_words import needs_cuda
 from .definitions import Definitions, FunctionInfo
-from .domain import Origin, Value, is_device_of_a_value
+from .domain import Kind, Origin, Value, is_device_of_a_value
 from .facts import CallFact, DefaultFact, Facts, LiteralFact, OperationFact, Scope, StoreFact
 from .imports import ImportTable, dotted_name
 from .literals import bool_value, is_cuda_literal, string_value
@@ -28,6 +28,7 @@ from .syntax import (
     definitions_holding,
     docstring,
     ends_a_notebook_cell,
+    every_node,
     fits_tensor_move,
     keyword_argument,
     opens_a_file,
@@ -61,7 +62,6 @@ from .value_questions import (
     may_be_on_accelerator,
     may_be_tensor,
     may_be_zero_dim,
-    moves_nothing,
     must_be_on_accelerator,
     must_be_on_cpu,
     on_the_cpu_in_a_branch,
@@ -119,7 +119,6 @@ __all__ = [
     "may_be_on_accelerator",
     "may_be_tensor",
     "may_be_zero_dim",
-    "moves_nothing",
     "must_be_on_accelerator",
     "must_be_on_cpu",
     "on_the_cpu_in_a_branch",
@@ -194,6 +193,12 @@ class Analysis:
     def value_of(self, node: cst.CSTNode) -> Value:
         """The value an expression had where it was evaluated (unknown if it never was)."""
         return self._facts.values.get(id(node), domain.UNKNOWN)
+
+    def moves_nothing(self, value: Value) -> bool:
+        """A module holding no parameter, buffer or submodule: torch's (``nn.MSELoss()``), or
+        another file's class that keeps only numbers (project/classes.py)."""
+        imported = self._definitions.project_classes.get(value.cls or "") if value.kind is Kind.MODULE else None
+        return (imported is not None and imported.holds_no_tensors) or value_questions.moves_nothing(value)
 
     def casts_to_a_saved_dtype(self, call: cst.Call) -> bool:
         return dtypes.casts_to_a_saved_dtype(self._imports, call)
@@ -326,12 +331,11 @@ class Analysis:
         return name in evidence.placements
 
     def runs_without_cuda(self) -> str | None:
-        """Where the file shows that its code runs without CUDA, in a few words ("falls back to
-        the CPU at line 12"), or None. A hard-coded CUDA device, or a load without map_location,
-        in such a file fails on the machines its own author meant it for (Engler's "deviant
-        behaviour": the code contradicts its other code). The evidence, first in the file:
-        ``"cpu"`` chosen where CUDA is not in use, a load onto the CPU, a ``--cpu`` / ``--no-cuda``
-        option, a ``--device`` option that defaults to the CPU."""
+        """Where the file shows that its code runs without CUDA, in a few words ("falls back to the CPU
+        at line 12"), or None. A hard-coded CUDA device, or a load without map_location, in such a file
+        fails on the machines its own author meant it for (Engler's "deviant behaviour"). The evidence,
+        first in the file: ``"cpu"`` chosen where CUDA is not in use, a load onto the CPU, a ``--cpu``
+        / ``--no-cuda`` option, a ``--device`` option that defaults to the CPU."""
         if self._without_cuda is None:
             evidence = [(node, "falls back to the CPU") for node in self._facts.cpu_fallbacks.values()]
             evidence += [(call.node, reason) for call in self.calls() if (reason := cpu_support(call)) is not None]
@@ -352,11 +356,7 @@ class Analysis:
         for call in self.calls():
             marks = keyword_argument(call.node, "marks") if call.qualified == "pytest.param" else None
             if marks is not None and mentions_cuda_anywhere(marks):
-                pending: list[cst.CSTNode] = list(call.node.args)
-                while pending:
-                    node = pending.pop()
-                    skipped.add(id(node))
-                    pending.extend(children(node))
+                skipped.update(id(node) for argument in call.node.args for node in every_node(argument))
         return skipped
 
     # --------------------------------------------------------------- explaining
@@ -373,10 +373,8 @@ class Analysis:
         return line
 
     def explain(self, value: Value) -> str:
-        """Why a value is where it is, in a few words: "moved by .to() at line 12".
-
-        The line is a mark that the engine resolves with the findings' positions (mentions.py).
-        """
+        """Why a value is where it is, in a few words: "moved by .to() at line 12" (the line is a
+        mark that the engine resolves with the findings' positions: mentions.py)."""
         origin = value.origin
         if origin is None:
             return ""

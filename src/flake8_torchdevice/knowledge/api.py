@@ -370,6 +370,8 @@ REGISTERING_METHODS = frozenset({"register_buffer", "register_parameter", "regis
 STATELESS_MODULES = generated.NN_MODULE_CLASSES_STATELESS
 # Of those, the ones that hold a tensor when built with one (``weight=``) or told to (``affine=True``).
 MODULES_WITH_OPTIONAL_STATE = generated.NN_MODULE_CLASSES_OPTIONAL_STATE
+# ``nn.Module`` methods that register state on the module (a parameter, a buffer, a submodule).
+MODULE_REGISTERS = frozenset({"register_buffer", "register_parameter", "register_module", "add_module"})
 # Their keywords that, set to True, make them build parameters or buffers.
 STATE_SWITCHES = frozenset({"affine", "track_running_stats"})
 

@@ -51,6 +51,9 @@ class ClassEntry:
     # Its constructor takes a device, or one of its methods moves ``self``: where an instance is
     # after construction is not known.
     places_itself: bool
+    # It registers nothing and every attribute it sets holds a number, a string or a truth value
+    # (a loss that keeps an ``eps``): what its bases hold aside, moving an instance moves nothing.
+    keeps_no_tensors: bool = False
 
 
 @dataclass(frozen=True)
@@ -79,7 +82,12 @@ def read_classes(
     local = {node.name for node in tree.body if isinstance(node, ast.ClassDef)}
     known = {**{name: f"{module}.{name}" for name in local}, **aliases}
     entries = [
-        ClassEntry(statement.name, tuple(_base(base, known) for base in statement.bases), _places_itself_in(statement))
+        ClassEntry(
+            statement.name,
+            tuple(_base(base, known) for base in statement.bases),
+            _places_itself_in(statement),
+            _keeps_no_tensors(statement),
+        )
         for statement in tree.body
         if isinstance(statement, ast.ClassDef)
     ]
@@ -116,6 +124,62 @@ def _places_itself(method: ast.FunctionDef | ast.AsyncFunctionDef, inside: list[
         return True
     this = arguments[0].arg if arguments else None
     return this is not None and any(type(call) is ast.Call and _moves(call, this) for call in inside)
+
+
+def _keeps_no_tensors(node: ast.ClassDef) -> bool:
+    """No method registers state or calls ``setattr``, and every attribute set in the class holds
+    a number, a string or a truth value, or a parameter whose default is one (``self.eps = eps``):
+    a module whose ``.cuda()`` has nothing to move (a plain tensor attribute would not move either,
+    but a module or a ``Parameter`` handed in would)."""
+    for statement in node.body:
+        if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            if not _method_keeps_no_tensors(statement):
+                return False
+        elif isinstance(statement, (ast.Assign, ast.AnnAssign)) and not _plain(statement.value, frozenset()):
+            return False
+    return True
+
+
+def _method_keeps_no_tensors(method: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+    plain_parameters = frozenset(_parameters_with_plain_defaults(method.args))
+    for inner in ast.walk(method):
+        if isinstance(inner, ast.Call):
+            called = inner.func.attr if isinstance(inner.func, ast.Attribute) else dotted(inner.func)
+            if called in api.MODULE_REGISTERS or called == "setattr":
+                return False
+        elif isinstance(inner, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
+            targets = inner.targets if isinstance(inner, ast.Assign) else [inner.target]
+            sets_an_attribute = any(isinstance(target, ast.Attribute) for target in targets)
+            if sets_an_attribute and not _plain(inner.value, plain_parameters):
+                return False
+    return True
+
+
+def _parameters_with_plain_defaults(arguments: ast.arguments) -> Iterable[str]:
+    positional = [*arguments.posonlyargs, *arguments.args]
+    with_defaults = zip(positional[len(positional) - len(arguments.defaults) :], arguments.defaults)
+    keyword_only = zip(arguments.kwonlyargs, arguments.kw_defaults)
+    for argument, default in (*with_defaults, *keyword_only):
+        if default is not None and _plain(default, frozenset()):
+            yield argument.arg
+
+
+def _plain(value: ast.expr | None, plain_names: frozenset[str]) -> bool:
+    """A value no module or tensor can be: a number, a string or a truth value (not ``None``, the
+    default of an optional weight), a tuple of them, arithmetic on them, or one of ``plain_names``."""
+    if value is None:
+        return True  # ``x: int`` declares, and sets nothing
+    if isinstance(value, ast.Constant):
+        return value.value is not None
+    if isinstance(value, ast.Name):
+        return value.id in plain_names
+    if isinstance(value, ast.UnaryOp):
+        return _plain(value.operand, plain_names)
+    if isinstance(value, ast.BinOp):
+        return _plain(value.left, plain_names) and _plain(value.right, plain_names)
+    if isinstance(value, (ast.Tuple, ast.List)):
+        return all(_plain(element, plain_names) for element in value.elts)
+    return False
 
 
 def _names_a_device(name: str) -> bool:
@@ -156,6 +220,8 @@ def _subscripted(node: ast.expr) -> ast.expr:
 class _Verdict:
     module: bool | None  # None: the project does not say
     places_itself: bool
+    # A module none of whose classes, up to torch's, keeps a tensor or a submodule (ClassEntry).
+    holds_no_tensors: bool = False
 
 
 # Resolves a dotted name, as a file of a folder (a package) imports it, to a class's key.
@@ -193,7 +259,8 @@ class ProjectClasses:
             elif key in self._classes:
                 verdict = self.verdict(key)
                 if verdict.module is not None:
-                    classes.append((spelled, ImportedClass(verdict.module, verdict.places_itself)))
+                    found = ImportedClass(verdict.module, verdict.places_itself, verdict.holds_no_tensors)
+                    classes.append((spelled, found))
         return ImportedClasses(tuple(sorted(classes)), tuple(sorted(helpers)), tuple(sorted(savers)))
 
     def verdict(self, key: str, depth: int = 0) -> _Verdict:
@@ -207,7 +274,8 @@ class ProjectClasses:
         bases = [self._base(base, key, folder, depth) for base in entry.bases]
         places_itself = entry.places_itself or any(base.places_itself for base in bases)
         if any(base.module for base in bases):
-            verdict = _Verdict(True, places_itself)
+            holds_none = entry.keeps_no_tensors and all(base.holds_no_tensors for base in bases)
+            verdict = _Verdict(True, places_itself, holds_none)
         elif all(base.module is False for base in bases):
             verdict = _Verdict(False, places_itself)
         else:
@@ -217,13 +285,21 @@ class ProjectClasses:
 
     def _base(self, base: str, key: str, folder: str, depth: int) -> _Verdict:
         if base in api.MODULE_BASES or api.is_module_class(base):
-            return _Verdict(True, False)
+            return _Verdict(True, False, holds_no_tensors=_torch_class_holds_no_tensors(base))
         if base in api.PLAIN_BASES:
             return _Verdict(False, False)
         resolved = self._resolve(base, folder) if base else None
         if resolved is None or resolved == key:
             return _Verdict(None, False)
         return self.verdict(resolved, depth + 1)
+
+
+def _torch_class_holds_no_tensors(base: str) -> bool:
+    """``nn.Module`` itself, or one of torch's modules that holds no state whatever it is given
+    (``nn.MSELoss``; not ``nn.CrossEntropyLoss``, which may keep a ``weight``)."""
+    if base in ("torch.nn.Module", "torch.nn.modules.module.Module"):
+        return True
+    return base in api.STATELESS_MODULES and base not in api.MODULES_WITH_OPTIONAL_STATE
 
 
 def imported_classes(files: Iterable[tuple[str, FileClasses]]) -> dict[str, ImportedClasses]:

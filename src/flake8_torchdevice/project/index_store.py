@@ -113,7 +113,9 @@ def encoded_index(index: FileIndex) -> list[Any]:
 
 
 def _encoded_classes(classes: FileClasses) -> list[Any]:
-    entries = [[entry.name, list(entry.bases), entry.places_itself] for entry in classes.entries]
+    entries = [
+        [entry.name, list(entry.bases), entry.places_itself, entry.keeps_no_tensors] for entry in classes.entries
+    ]
     helpers = [[helper.name, helper.returns] for helper in classes.helpers]
     savers = [[saver.name, [list(pair) for pair in saver.saves_under]] for saver in classes.savers]
     return [entries, [list(pair) for pair in classes.uses], [list(pair) for pair in classes.exports], helpers, savers]
@@ -121,7 +123,9 @@ def _encoded_classes(classes: FileClasses) -> list[Any]:
 
 def _decoded_classes(row: list[Any]) -> FileClasses:
     entries, uses, exports, helpers, savers = row
-    found = tuple(ClassEntry(str(name), _strings(bases), bool(places)) for name, bases, places in entries)
+    found = tuple(
+        ClassEntry(str(name), _strings(bases), bool(places), bool(plain)) for name, bases, places, plain in entries
+    )
     saving = tuple(SaverEntry(str(name), decoded_saves_under(under)) for name, under in savers)
     return FileClasses(
         found, _pairs(uses), _pairs(exports), tuple(HelperEntry(*pair) for pair in _pairs(helpers)), saving

@@ -107,7 +107,7 @@ def encoded_beliefs(beliefs: ProjectBeliefs) -> dict[str, Any]:
         },
         "classes": {
             path: [
-                [[name, found.module, found.places_itself] for name, found in classes.classes],
+                [[name, found.module, found.places_itself, found.holds_no_tensors] for name, found in classes.classes],
                 [[name, helper.returns, helper.path] for name, helper in classes.helpers],
                 [[name, [list(pair) for pair in saver.saves_under], saver.path] for name, saver in classes.savers],
             ]
@@ -147,7 +147,10 @@ def decoded_beliefs(root: Path, document: Mapping[str, Any]) -> ProjectBeliefs:
     }
     classes = {
         str(path): ImportedClasses(
-            tuple((str(name), ImportedClass(bool(module), bool(places))) for name, module, places in rows),
+            tuple(
+                (str(name), ImportedClass(bool(module), bool(places), bool(plain)))
+                for name, module, places, plain in rows
+            ),
             tuple((str(name), ImportedHelper(str(returns), str(where))) for name, returns, where in helpers),
             tuple((str(name), ImportedSaver(decoded_saves_under(under), str(where))) for name, under, where in savers),
         )

@@ -21,7 +21,6 @@ from ..analysis.queries import (
     is_instance_of_other_class,
     keyword_argument,
     load_with_map_location,
-    moves_nothing,
     must_be_on_accelerator,
     positional_argument,
     string_value,
@@ -241,7 +240,9 @@ class HardcodedCudaDevice(Rule):
     call whose arguments `Tensor.cuda(device, non_blocking, memory_format)` does not take (another
     class's own method, such as a quantizer's `cuda(qtensor, meta=meta)`), nor `.cuda()` /
     `.to("cuda")` of a torch.nn module that holds no parameter or buffer
-    (`nn.CrossEntropyLoss().cuda()`, `nn.ReLU().cuda()`: nothing moves, no GPU is needed). Add
+    (`nn.CrossEntropyLoss().cuda()`, `nn.ReLU().cuda()`: nothing moves, no GPU is needed), or
+    of a module class of another of the project's files that keeps only numbers (a loss holding
+    an `eps`, over `nn.Module` or such a module). Add
     your own check functions with `--torchdevice-guard-functions`.
 
     Off by default: its sure findings were right 17 times in 17 at rounds 7-9, then 4 times in
@@ -308,7 +309,7 @@ class HardcodedCudaDevice(Rule):
         node = call.node
         if call.qualified == "torch.device" and analysis.only_compared(node):
             return  # ``x.device == torch.device("cuda")`` needs no GPU
-        if call.method in ("to", "cuda") and moves_nothing(call.receiver_value):
+        if call.method in ("to", "cuda") and analysis.moves_nothing(call.receiver_value):
             return  # ``nn.CrossEntropyLoss().cuda()`` has nothing to move: no GPU needed
         for argument, index in _placement_arguments(call):
             if is_cuda_literal(argument):
