@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 # Modification time in nanoseconds, size in bytes: a file with the same stamp is taken to hold
@@ -53,15 +53,17 @@ _NOT_PROJECT_FOLDERS = frozenset(
 MAX_PROJECT_FILES = 20_000
 
 
-def find_root(start: Path) -> Path:
+def find_root(start: Path, marked: Callable[[Path], bool] | None = None) -> Path:
     """The project root above ``start`` (a file or a folder): the nearest folder with a marker,
     else the folder holding ``start``'s outermost package (an unpacked wheel: ``site/pkg/sub``
     belongs to ``site``'s project, whose package is ``pkg``), else ``start``'s own folder (a
-    directory of scripts is a project too)."""
+    directory of scripts is a project too). ``marked`` stands for ``has_marker`` (a run that
+    finds many roots asks it once per folder)."""
+    marked = marked or has_marker
     folder = start if start.is_dir() else start.parent
     folder = folder.resolve()
     for candidate in (folder, *folder.parents):
-        if has_marker(candidate):
+        if marked(candidate):
             return candidate
     while (folder / "__init__.py").exists() and folder.parent != folder:
         folder = folder.parent

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 from collections.abc import Sequence
@@ -27,18 +28,21 @@ def project_roots(paths: Sequence[Path]) -> tuple[Path, ...]:
     of the run, it is part of that project. Where a file links to is not where it is: a link to
     ``/dev/zero`` must not make ``/`` the project."""
     given = [os.path.abspath(path) for path in paths] or [os.getcwd()]
-    # One ``find_root`` per folder, not per file: a pre-commit run passes each changed file.
+    # One ``find_root`` per folder, not per file: a pre-commit run passes each changed file; and
+    # one look for markers per folder, for the folders above them are mostly the same.
+    marked = functools.cache(has_marker)
     folders = {path if os.path.isdir(path) else os.path.dirname(path) for path in given}
-    found = {find_root(Path(folder)) for folder in folders}
-    unmarked = [path for path in given if os.path.isdir(path) and not has_marker(find_root(Path(path)))]
+    found = {find_root(Path(folder), marked) for folder in folders}
+    unmarked = [path for path in given if os.path.isdir(path) and not marked(find_root(Path(path), marked))]
     found.update(nested for path in unmarked for nested in nested_roots(Path(path).resolve()))
-    return tuple(sorted(root for root in found if has_marker(root) or _stands_alone(root, found)))
+    return tuple(sorted(root for root in found if marked(root) or _stands_alone(root, found)))
 
 
 def _stands_alone(root: Path, found: set[Path]) -> bool:
     """Whether a root no marker names is a project of its own: a folder of scripts inside no other root
     of the run, not a folder that only holds other projects."""
-    return not any(other in root.parents for other in found) and next(project_files(root), None) is not None
+    # ``isdisjoint`` walks the parents once; ``other in root.parents`` walks them again for every other root.
+    return found.isdisjoint(root.parents) and next(project_files(root), None) is not None
 
 
 def beliefs_of(
