@@ -56,6 +56,10 @@ layer_unpacked = nn.Linear(3, 3, **factory_kwargs)  # reveal: module
 typed_like = torch.zeros(3).type(x.type())  # reveal: tensor {device}
 typed_as = torch.zeros(3).type_as(x)  # reveal: tensor {device}
 made_like = x.new_zeros(3)  # reveal: tensor {device}
+# A type the code does not show to be a dtype may be a type string: where the result is is not known.
+cast = torch.zeros(3).type(torch.float16)  # reveal: tensor {cpu}
+def typed_by(grid_dtype):
+    return torch.zeros(3).type(grid_dtype)  # reveal: tensor
 # Python numbers read off a tensor make 0-dim tensors.
 length = torch.tensor(x.size(-1))  # reveal: tensor {cpu} 0-dim
 count = torch.tensor(x.numel())  # reveal: tensor {cpu} 0-dim

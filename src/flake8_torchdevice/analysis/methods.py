@@ -35,7 +35,7 @@ from .domain import (
 from .facts import LiteralFact
 from .imports import dotted_name
 from .literals import cuda_fstring, is_cpu_literal, string_value
-from .syntax import fits_tensor_move, keyword_argument, literal_index
+from .syntax import fits_tensor_move, keyword_argument, literal_index, passes_false, type_string_receiver
 
 if TYPE_CHECKING:
     from .parts import InterpreterParts as _Base
@@ -80,7 +80,7 @@ class MethodEvaluator(_Base):
             method in api.MOVE_METHODS
             or method == "type_as"
             or (method == "type" and arguments and arguments[0].kind is Kind.DEVICE)
-            or (method == "type" and node.args and _type_string_of(node.args[0].value) is not None)
+            or (method == "type" and node.args and type_string_receiver(node.args[0].value) is not None)
         ):
             return self._moved(node, method, receiver, receiver_value, arguments)
         summarised = self.call_method(receiver_value, method, node, arguments)
@@ -110,10 +110,13 @@ class MethodEvaluator(_Base):
     def _array_method(self, node: cst.Call, method: str, receiver: Value, arguments: tuple[Value, ...]) -> Value:
         if method == "type" and not node.args:
             return UNKNOWN  # ``x.type()``: the type's name, a string
+        if method == "type" and not self._names_a_dtype(node.args[0].value):
+            # ``x.type(dtype)`` handed ``other.type()`` (YOLOX): a type string names a device too
+            return receiver.placed(NOWHERE)
         effect = api.method_effect(method)
         if effect is Effect.IN_PLACE:
             if method == "requires_grad_":
-                return replace(receiver, grad=not _passes_false(node))
+                return replace(receiver, grad=not passes_false(node))
             return receiver
         if effect is Effect.OTHER or effect is None:
             if method == "numpy":
@@ -212,7 +215,7 @@ class MethodEvaluator(_Base):
         if method == "cpu":
             return CPU
         if method == "type":
-            typed_like = _type_string_of(node.args[0].value)
+            typed_like = type_string_receiver(node.args[0].value)
             if typed_like is not None:  # ``x.type(other.type())``: the other tensor's type names its device
                 return self.peek(typed_like, self.state).places
             # ``x.type(torch.cuda.FloatTensor)``: a legacy type names a device too
@@ -228,12 +231,16 @@ class MethodEvaluator(_Base):
             return self.device_places(node.args[0].value, arguments[0])
         return None
 
+    def _names_a_dtype(self, node: cst.BaseExpression) -> bool:
+        """``torch.float16``, ``x.dtype``: a dtype the code shows (a name ``dtype`` may hold a type string)."""
+        return self.imports.qualify(node) in api.DTYPES or (type(node) is cst.Attribute and node.attr.value == "dtype")
+
     def device_places(self, node: cst.BaseExpression, value: Value) -> frozenset[Place] | None:
         """Where ``device=node`` / ``.to(node)`` puts a value; None when ``node`` is not a device
         (a dtype). Places on a device variable are named by the variable."""
         if is_cpu_literal(node) or (value.kind is Kind.DEVICE and value.places == CPU):
             return CPU
-        if self.imports.qualify(node) in api.DTYPES or (type(node) is cst.Attribute and node.attr.value == "dtype"):
+        if self._names_a_dtype(node):
             return None
         if value.kind in _ARRAYS:  # ``.to(other)``: where the other tensor is
             return value.places
@@ -388,10 +395,6 @@ def _kind_shown_by(method: str) -> Kind:
     return Kind.UNKNOWN
 
 
-def _passes_false(node: cst.Call) -> bool:
-    return bool(node.args) and type(node.args[0].value) is cst.Name and node.args[0].value.value == "False"
-
-
 def keyword_value(node: cst.Call, arguments: tuple[Value, ...], keyword: str) -> Value:
     """The value of argument ``keyword=`` among a call's evaluated arguments."""
     for arg, value in zip(node.args, arguments):
@@ -411,10 +414,3 @@ def returns_values_and_indices(name: str, args: Sequence[cst.Arg], arguments: tu
     if first.keyword is not None:
         return first.keyword.value == "dim"
     return type(first.value) is cst.Integer or (bool(arguments) and arguments[0].kind is Kind.SCALAR)
-
-
-def _type_string_of(node: cst.BaseExpression) -> cst.BaseExpression | None:
-    """``other`` in ``other.type()``: the type string of a tensor, which names its device too."""
-    if type(node) is not cst.Call or node.args or type(node.func) is not cst.Attribute:
-        return None
-    return node.func.value if node.func.attr.value == "type" else None

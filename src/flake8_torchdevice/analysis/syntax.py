@@ -373,3 +373,15 @@ def _unset_attributes(test: cst.BaseExpression, self_name: str) -> set[str]:
 def opens_a_file(call: cst.Call) -> bool:
     """``open(path, "rb")``: the builtin, by its name (an imported ``open`` qualifies otherwise)."""
     return type(call.func) is cst.Name and call.func.value == "open"
+
+
+def passes_false(node: cst.Call) -> bool:
+    """``x.requires_grad_(False)``: the first argument is the name ``False``."""
+    return bool(node.args) and type(node.args[0].value) is cst.Name and node.args[0].value.value == "False"
+
+
+def type_string_receiver(node: cst.BaseExpression) -> cst.BaseExpression | None:
+    """``other`` in ``other.type()``: the type string of a tensor, which names its device too."""
+    if type(node) is not cst.Call or node.args or type(node.func) is not cst.Attribute:
+        return None
+    return node.func.value if node.func.attr.value == "type" else None

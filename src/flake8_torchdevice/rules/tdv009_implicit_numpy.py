@@ -126,13 +126,13 @@ class ImplicitNumpyConversion(Rule):
         function = call.qualified or ""
         if function in METHOD_DELEGATING and is_tensor(value) and not arg.star:
             method = function.rsplit(".", 1)[-1]
-            receiver = quoted(analysis, arg.value, 24)
-            receiver = receiver if isinstance(arg.value, _ATOMS) or arg.value.lpar else f"({receiver})"
+            spelled = quoted(analysis, arg.value, 24)
+            spelled = spelled if isinstance(arg.value, _ATOMS) or arg.value.lpar else f"({spelled})"
             options = "..." if len(call.node.args) > 1 else ""  # ``np.sum(t, -1)``: ``t.sum(dim=-1)``
             return self.finding(
                 call.node,
                 f"`{quoted(analysis, call.node, 32)}` raises TypeError on every device: NumPy calls the "
-                f"tensor's own {method}() with NumPy's keywords; use `{receiver}.{method}({options})`",
+                f"tensor's own {method}() with NumPy's keywords; use `{spelled}.{method}({options})`",
             )
         on_device = _on_device(value, analysis.copies_to_cpu(call.scope.function))
         if on_device is None:
