@@ -19,10 +19,11 @@ from .cuda_evidence import cpu_support, mentions_cuda_anywhere
 from .cuda_words import needs_cuda
 from .definitions import Definitions, FunctionInfo
 from .domain import Kind, Origin, Value, is_device_of_a_value
-from .facts import CallFact, DefaultFact, Facts, LiteralFact, OperationFact, Scope, StoreFact
+from .facts import CallFact, DefaultFact, Facts, LiteralFact, OperationFact, StoreFact
 from .imports import ImportTable, dotted_name
 from .literals import bool_value, is_cuda_literal, string_value
 from .positions import positions_of
+from .project_classes import replaced_without_cuda
 from .syntax import (
     children,
     definitions_holding,
@@ -78,12 +79,8 @@ from .value_questions import (
 __all__ = [
     "Analysis",
     "CallFact",
-    "DefaultFact",
     "FunctionInfo",
-    "LiteralFact",
-    "OperationFact",
     "Origin",
-    "Scope",
     "StoreFact",
     "Value",
     "bool_value",
@@ -232,6 +229,11 @@ class Analysis:
             for fact in self._facts.defaults.values()
             if self._definitions.default_unused(fact.function, fact.param)
         }
+
+    def replaced_without_cuda(self, call: CallFact) -> frozenset[str]:
+        """The keywords (``device=``) that the project's class the call builds or initialises
+        replaces where CUDA is not available: a CUDA default passed there is safe."""
+        return replaced_without_cuda(self._definitions, call.node, call.scope.function)
 
     def guarded_by_its_callers(self, function: FunctionInfo) -> bool | None:
         """Does every call of the function in the project, other files' included, run under a

@@ -30,7 +30,7 @@ from .layout import importing_package, module_name
 from .names import dotted, qualified, read_through
 from .nodes import descendants
 from .resolution import Resolver
-from .savers import SaverEntry, read_savers
+from .savers import SaverEntry, parameter_positions, read_savers
 
 # Methods of ``self`` that move a module's parameters: a class that calls one places itself.
 _MOVES = frozenset({"cuda", "to", "to_empty", "xpu", "mps", "npu", "hpu", "ipu"})
@@ -54,6 +54,9 @@ class ClassEntry:
     # It registers nothing and every attribute it sets holds a number, a string or a truth value
     # (a loss that keeps an ``eps``): what its bases hold aside, moving an instance moves nothing.
     keeps_no_tensors: bool = False
+    # The parameters its ``__init__`` replaces where CUDA is not available (a ``device="cuda:0"``
+    # default made ``"cpu"``), as (position after ``self``, or -1 for a keyword-only one; name).
+    replaces_without_cuda: tuple[tuple[int, str], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -87,6 +90,7 @@ def read_classes(
             tuple(_base(base, known) for base in statement.bases),
             _places_itself_in(statement),
             _keeps_no_tensors(statement),
+            _replaced_without_cuda(statement, aliases),
         )
         for statement in tree.body
         if isinstance(statement, ast.ClassDef)
@@ -124,6 +128,42 @@ def _places_itself(method: ast.FunctionDef | ast.AsyncFunctionDef, inside: list[
         return True
     this = arguments[0].arg if arguments else None
     return this is not None and any(type(call) is ast.Call and _moves(call, this) for call in inside)
+
+
+def _replaced_without_cuda(node: ast.ClassDef, aliases: Mapping[str, str]) -> tuple[tuple[int, str], ...]:
+    """The parameters the class's ``__init__`` replaces, in its own statements, where CUDA is not
+    available: ``if not torch.cuda.is_available(): device = "cpu"`` (also ``if "cuda" in device and
+    not ...``), or ``device = device if torch.cuda.is_available() else "cpu"``. A caller's CUDA
+    default passed there is a choice the class makes safe."""
+    init = next((item for item in node.body if isinstance(item, ast.FunctionDef) and item.name == "__init__"), None)
+    if init is None:
+        return ()
+    replaced: set[str] = set()
+    for statement in init.body:
+        if isinstance(statement, ast.If) and _tests_cuda_missing(statement.test, aliases):
+            assigned = (item for item in statement.body if isinstance(item, ast.Assign))
+            replaced.update(target.id for item in assigned for target in item.targets if isinstance(target, ast.Name))
+        elif isinstance(statement, ast.Assign) and _chosen_by_availability(statement.value, aliases):
+            replaced.update(target.id for target in statement.targets if isinstance(target, ast.Name))
+    return parameter_positions(init, frozenset(replaced), method=True)
+
+
+def _tests_cuda_missing(test: ast.expr, aliases: Mapping[str, str]) -> bool:
+    """``not torch.cuda.is_available()``, alone or in a larger test."""
+    negations = (node for node in ast.walk(test) if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not))
+    return any(_is_availability_check(negation.operand, aliases) for negation in negations)
+
+
+def _chosen_by_availability(value: ast.expr, aliases: Mapping[str, str]) -> bool:
+    """``x if torch.cuda.is_available() else "cpu"``: a CPU device where CUDA is not available."""
+    if not isinstance(value, ast.IfExp) or not _is_availability_check(value.test, aliases):
+        return False
+    fallback = value.orelse
+    return isinstance(fallback, ast.Constant) and isinstance(fallback.value, str) and "cuda" not in fallback.value
+
+
+def _is_availability_check(node: ast.expr, aliases: Mapping[str, str]) -> bool:
+    return isinstance(node, ast.Call) and qualified(node.func, aliases) in api.AVAILABILITY_CHECKS
 
 
 def _keeps_no_tensors(node: ast.ClassDef) -> bool:
@@ -222,6 +262,7 @@ class _Verdict:
     places_itself: bool
     # A module none of whose classes, up to torch's, keeps a tensor or a submodule (ClassEntry).
     holds_no_tensors: bool = False
+    replaces_without_cuda: tuple[tuple[int, str], ...] = ()  # ClassEntry's
 
 
 # Resolves a dotted name, as a file of a folder (a package) imports it, to a class's key.
@@ -259,7 +300,9 @@ class ProjectClasses:
             elif key in self._classes:
                 verdict = self.verdict(key)
                 if verdict.module is not None:
-                    found = ImportedClass(verdict.module, verdict.places_itself, verdict.holds_no_tensors)
+                    found = ImportedClass(
+                        verdict.module, verdict.places_itself, verdict.holds_no_tensors, verdict.replaces_without_cuda
+                    )
                     classes.append((spelled, found))
         return ImportedClasses(tuple(sorted(classes)), tuple(sorted(helpers)), tuple(sorted(savers)))
 
@@ -273,13 +316,14 @@ class ProjectClasses:
         self._verdicts[key] = _Verdict(None, entry.places_itself)  # a cycle decides nothing
         bases = [self._base(base, key, folder, depth) for base in entry.bases]
         places_itself = entry.places_itself or any(base.places_itself for base in bases)
+        replaces = entry.replaces_without_cuda
         if any(base.module for base in bases):
             holds_none = entry.keeps_no_tensors and all(base.holds_no_tensors for base in bases)
-            verdict = _Verdict(True, places_itself, holds_none)
+            verdict = _Verdict(True, places_itself, holds_none, replaces)
         elif all(base.module is False for base in bases):
-            verdict = _Verdict(False, places_itself)
+            verdict = _Verdict(False, places_itself, replaces_without_cuda=replaces)
         else:
-            verdict = _Verdict(None, places_itself)
+            verdict = _Verdict(None, places_itself, replaces_without_cuda=replaces)
         self._verdicts[key] = verdict
         return verdict
 

@@ -114,7 +114,14 @@ def encoded_index(index: FileIndex) -> list[Any]:
 
 def _encoded_classes(classes: FileClasses) -> list[Any]:
     entries = [
-        [entry.name, list(entry.bases), entry.places_itself, entry.keeps_no_tensors] for entry in classes.entries
+        [
+            entry.name,
+            list(entry.bases),
+            entry.places_itself,
+            entry.keeps_no_tensors,
+            _listed(entry.replaces_without_cuda),
+        ]
+        for entry in classes.entries
     ]
     helpers = [[helper.name, helper.returns] for helper in classes.helpers]
     savers = [[saver.name, [list(pair) for pair in saver.saves_under]] for saver in classes.savers]
@@ -124,12 +131,17 @@ def _encoded_classes(classes: FileClasses) -> list[Any]:
 def _decoded_classes(row: list[Any]) -> FileClasses:
     entries, uses, exports, helpers, savers = row
     found = tuple(
-        ClassEntry(str(name), _strings(bases), bool(places), bool(plain)) for name, bases, places, plain in entries
+        ClassEntry(str(name), _strings(bases), bool(places), bool(plain), decoded_saves_under(replaces))
+        for name, bases, places, plain, replaces in entries
     )
     saving = tuple(SaverEntry(str(name), decoded_saves_under(under)) for name, under in savers)
     return FileClasses(
         found, _pairs(uses), _pairs(exports), tuple(HelperEntry(*pair) for pair in _pairs(helpers)), saving
     )
+
+
+def _listed(pairs: tuple[tuple[int, str], ...]) -> list[list[Any]]:
+    return [list(pair) for pair in pairs]
 
 
 def _pairs(rows: list[Any]) -> tuple[tuple[str, str], ...]:

@@ -107,13 +107,18 @@ def encoded_beliefs(beliefs: ProjectBeliefs) -> dict[str, Any]:
         },
         "classes": {
             path: [
-                [[name, found.module, found.places_itself, found.holds_no_tensors] for name, found in classes.classes],
+                [_encoded_class(name, found) for name, found in classes.classes],
                 [[name, helper.returns, helper.path] for name, helper in classes.helpers],
                 [[name, [list(pair) for pair in saver.saves_under], saver.path] for name, saver in classes.savers],
             ]
             for path, classes in beliefs.classes.items()
         },
     }
+
+
+def _encoded_class(name: str, found: ImportedClass) -> list[Any]:
+    replaces = [list(pair) for pair in found.replaces_without_cuda]
+    return [name, found.module, found.places_itself, found.holds_no_tensors, replaces]
 
 
 def _encoded(beliefs: Mapping[str, Belief]) -> dict[str, Any]:
@@ -148,8 +153,8 @@ def decoded_beliefs(root: Path, document: Mapping[str, Any]) -> ProjectBeliefs:
     classes = {
         str(path): ImportedClasses(
             tuple(
-                (str(name), ImportedClass(bool(module), bool(places), bool(plain)))
-                for name, module, places, plain in rows
+                (str(name), ImportedClass(bool(module), bool(places), bool(plain), decoded_saves_under(replaces)))
+                for name, module, places, plain, replaces in rows
             ),
             tuple((str(name), ImportedHelper(str(returns), str(where))) for name, returns, where in helpers),
             tuple((str(name), ImportedSaver(decoded_saves_under(under), str(where))) for name, under, where in savers),

@@ -1,0 +1,29 @@
+import warnings
+
+import torch
+
+
+class Pipeline:
+    """Falls back to the CPU itself: a CUDA default handed in is a choice it makes safe."""
+
+    def __init__(self, model, device="cuda:0"):
+        if "cuda" in device and not torch.cuda.is_available():
+            warnings.warn(f"{device} is not available, using the CPU")
+            device = "cpu"
+        self.device = device
+        self.model = model.to(self.device)
+
+
+class Chosen:
+    """Chooses the device by availability, whatever it is handed."""
+
+    def __init__(self, model, device=None):
+        device = device if torch.cuda.is_available() else "cpu"
+        self.model = model.to(device)
+
+
+class Plain:
+    """Uses the device it is handed as it is."""
+
+    def __init__(self, model, device="cpu"):
+        self.model = model.to(device)
