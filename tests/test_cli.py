@@ -762,7 +762,6 @@ _PARSER = "import argparse\nargparse.ArgumentParser()"
         (f'{_PARSER}.add_argument("--device", default="cpu")\n', "defaults to the CPU", "high"),
         ("if not torch.cuda.is_available():\n    device = torch.device('cpu')\n", "falls back to the CPU", "high"),
         # What only the file shows: likely.
-        ('state = torch.load("w.pt", map_location="cpu")\n', "loads onto the CPU", "medium"),
         ("device = torch.accelerator.current_accelerator() or torch.device('cpu')\n", "falls back", "medium"),
     ],
 )
@@ -772,6 +771,15 @@ def test_what_shows_a_file_runs_without_cuda(project, capsys, evidence, reason, 
     findings = json.loads(capsys.readouterr().out)
     assert [f["confidence"] for f in findings] == [confidence]
     assert reason in findings[0]["message"]
+
+
+def test_a_load_onto_the_cpu_is_no_sign_a_file_runs_without_cuda(project, capsys):
+    """GPU-only code loads checkpoints onto the CPU too, to spare the GPU's memory."""
+    write(project, "train.py", NO_EVIDENCE + 'state = torch.load("w.pt", map_location="cpu")\n')
+    main(["check", "--select", "TDV001", "--confidence", "medium", "--format", "json", "train.py"])
+    findings = json.loads(capsys.readouterr().out)
+    assert [f["confidence"] for f in findings] == ["medium"]
+    assert "this file" not in findings[0]["message"]
 
 
 def test_a_project_that_says_it_runs_without_cuda_gets_sure_findings(project, capsys):

@@ -336,7 +336,7 @@ class Analysis:
         """Where the file shows that its code runs without CUDA, in a few words ("falls back to the CPU
         at line 12"), or None. A hard-coded CUDA device, or a load without map_location, in such a file
         fails on the machines its own author meant it for (Engler's "deviant behaviour"). The evidence,
-        first in the file: ``"cpu"`` chosen where CUDA is not in use, a load onto the CPU, a ``--cpu``
+        first in the file: ``"cpu"`` chosen where CUDA is not in use, a ``--cpu``
         / ``--no-cuda`` option, a ``--device`` option that defaults to the CPU."""
         if self._without_cuda is None:
             evidence = [(node, "falls back to the CPU") for node in self._facts.cpu_fallbacks.values()]
