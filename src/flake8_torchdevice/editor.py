@@ -53,6 +53,7 @@ class Document:
     cpu_support: Belief = NO_BELIEF
     callers: FileCallers = NO_CALLERS
     classes: ImportedClasses = NO_IMPORTED_CLASSES
+    checkpoints: Belief = NO_BELIEF
 
 
 @dataclass(frozen=True)
@@ -144,7 +145,9 @@ def fix_all(document: Document) -> Edit | None:
 def _resolved(document: Document) -> Resolved:
     start = document.path.parent if document.path is not None else Path.cwd()
     resolved = resolve(load_config(start), config_from_table(document.settings, start, EDITOR_SETTINGS))
-    settings = replace(resolved.settings, callers=document.callers, classes=document.classes)
+    settings = replace(
+        resolved.settings, callers=document.callers, classes=document.classes, checkpoints=document.checkpoints
+    )
     if not settings.states_a_belief:  # stated, it is in the settings already
         settings = replace(settings, cpu_support=document.cpu_support)
     return replace(resolved, settings=settings)

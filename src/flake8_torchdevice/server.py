@@ -233,7 +233,7 @@ class _Session:
         else:
             asked = self._document(uri, text)
             # To lint it again when the project says something else of it.
-            self._linted_with[uri] = FileFacts(asked.cpu_support, asked.callers, asked.classes)
+            self._linted_with[uri] = FileFacts(asked.cpu_support, asked.callers, asked.classes, asked.checkpoints)
             linted = await self._ask(partial(editor.lint, asked), uri)
         if not self._is_current(uri, version):
             return  # closed, or changed since: a newer lint is on its way

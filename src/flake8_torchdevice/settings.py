@@ -31,6 +31,8 @@ class Settings:
     callers: FileCallers = NO_CALLERS
     # What the project's classes that the file uses are, in other files (project/classes.py).
     classes: ImportedClasses = NO_IMPORTED_CLASSES
+    # What the project saves, for what the checkpoints it loads hold (project/beliefs.py).
+    checkpoints: Belief = NO_BELIEF
 
     @property
     def states_a_belief(self) -> bool:
@@ -42,6 +44,6 @@ def in_project(settings: Settings, projects: Projects, path: Path) -> Settings:
     """The settings of one file of ``projects``: its package's belief, where the user stated none,
     what the calls of its functions and classes have in common, and what the classes it imports
     are. The result cache's key covers them: an edit elsewhere that changes one re-lints the file."""
-    belief, callers, classes = projects.for_file(path)
+    belief, callers, classes, checkpoints = projects.for_file(path)
     cpu_support = settings.cpu_support if settings.states_a_belief else belief
-    return replace(settings, cpu_support=cpu_support, callers=callers, classes=classes)
+    return replace(settings, cpu_support=cpu_support, callers=callers, classes=classes, checkpoints=checkpoints)

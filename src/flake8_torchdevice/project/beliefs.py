@@ -48,6 +48,12 @@ class Belief:
         return f"the project {first.kind} in {first.path}:{first.line}"
 
 
+# Where the checkpoints a project loads come from, when its own code tells (project/inference.py):
+# it saves none (what it loads was written elsewhere: published weights, another project's), or
+# every ``torch.save`` in it writes tensors copied to the CPU first.
+SAVES_NO_CHECKPOINT = "saves no checkpoint"
+SAVES_ONLY_CPU_TENSORS = "saves only CPU tensors"
+
 NO_BELIEF = Belief()
 STATED_SUPPORTS_CPU = Belief(SUPPORTS_CPU, stated=True)
 STATED_REQUIRES_CUDA = Belief(REQUIRES_CUDA, stated=True)
@@ -65,6 +71,9 @@ class ProjectBeliefs:
     callers: Mapping[str, FileCallers] = field(default_factory=dict)
     # What the project's classes whose names each file uses are (project/classes.py), by path.
     classes: Mapping[str, ImportedClasses] = field(default_factory=dict)
+    # What the project saves (SAVES_NO_CHECKPOINT, SAVES_ONLY_CPU_TENSORS, or unknown): what the
+    # checkpoints it loads hold, where nothing else tells.
+    checkpoints: Belief = NO_BELIEF
 
     def for_path(self, path: Path) -> Belief:
         """The belief a file is linted with: its verdict and the evidence its findings cite, no
@@ -93,6 +102,7 @@ class ProjectBeliefs:
             Belief(belief.verdict, belief.evidence[:1], belief.stated),
             self.callers.get(relative, NO_CALLERS),
             self.classes.get(relative, NO_IMPORTED_CLASSES),
+            self.checkpoints,
         )
 
 
@@ -117,6 +127,7 @@ class FileFacts(NamedTuple):
     belief: Belief
     callers: FileCallers
     classes: ImportedClasses
+    checkpoints: Belief
 
 
-NO_FACTS = FileFacts(NO_BELIEF, NO_CALLERS, NO_IMPORTED_CLASSES)
+NO_FACTS = FileFacts(NO_BELIEF, NO_CALLERS, NO_IMPORTED_CLASSES, NO_BELIEF)

@@ -33,6 +33,11 @@ UNCHECKED_CUDA = "uses CUDA without a check"
 # coded CUDA elsewhere in the package is not how the whole of it is written (LLaVA's workers).
 DEVICE_OPTION = "lets its user choose the device"
 
+# Neither: where the project's own checkpoints come from. A ``torch.save`` of what the code
+# shows to be copied to the CPU first (``torch.save(x.cpu(), path)``), or of anything else.
+SAVES_CPU_TENSORS = "saves CPU tensors"
+SAVES_TENSORS = "saves tensors"
+
 SUPPORTS = frozenset({FALLBACK, CPU_LOAD, CPU_OPTION, CPU_DEFAULT, SKIPS_WITHOUT_CUDA})
 REQUIRES = frozenset(
     {
@@ -50,7 +55,7 @@ REQUIRES = frozenset(
 
 @dataclass(frozen=True)
 class Evidence:
-    kind: str  # one of SUPPORTS or REQUIRES, or UNCHECKED_CUDA or DEVICE_OPTION
+    kind: str  # one of SUPPORTS or REQUIRES, or UNCHECKED_CUDA, DEVICE_OPTION or a SAVES_ kind
     path: str  # relative to the project root, with forward slashes
     line: int
 

@@ -40,6 +40,8 @@ from .evidence import (
     FALLBACK,
     NAMED_FOR_THE_GPU,
     NCCL_ONLY,
+    SAVES_CPU_TENSORS,
+    SAVES_TENSORS,
     SAYS_IT_NEEDS_CUDA,
     SKIPS_WITHOUT_CUDA,
     STOPS_WITHOUT_CUDA,
@@ -85,6 +87,7 @@ _TOP_LEVEL_IMPORT = re.compile(r"^(?:from|import)[ \t]+([A-Za-z_]\w*)", re.MULTI
 _EVIDENCE_WORDS = (
     "cuda", "cpu", "gpu", "nccl", "map_location", "cpp_extension", ".cu", "apex", "flash_attn", "cupy", "tensorrt",
     "trt", "nvdiffrast", "spconv", "minkowski", "isaacgym", "device_ids", "fsdp", "pin_memory", "init_process_group",
+    "save(",
 )  # fmt: skip
 _TEST_FILE = re.compile(r"(^|/)(tests?/|test_[^/]*$|[^/]*_test\.py$|conftest\.py$)")
 _DISTRIBUTED_SETUP_NAME = r"(init|setup)_distributed\w*"
@@ -95,6 +98,15 @@ _ENTRY_FUNCTION = re.compile(rf"^(main|_main|run|cli|train|setup|{_DISTRIBUTED_S
 # A name in a test that a run is one of several processes: ``if ddp:``, ``if args.distributed:``,
 # ``if world_size > 1:``.
 _DISTRIBUTED_NAME = re.compile(r"^(\w*_)?(ddp|distributed|world_size)(_\w*)?$", re.IGNORECASE)
+
+
+def _copied_to_the_cpu(saved: ast.expr) -> bool:
+    """What a save writes shows a copy to the CPU: ``x.cpu()``, ``net.cpu().state_dict()``,
+    ``{k: v.cpu() for k, v in state.items()}``."""
+    return any(
+        isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "cpu"
+        for node in descendants(saved)
+    )
 
 
 def _tests_distributed(test: ast.expr) -> bool:
@@ -539,7 +551,9 @@ class _Reader(ast.NodeVisitor):
         self.generic_visit(node)
 
     def _read_call(self, node: ast.Call, name: str, method: str) -> None:
-        if name in api.LOADS_WITH_MAP_LOCATION:
+        if name in api.SAVES and node.args:
+            self.found(SAVES_CPU_TENSORS if _copied_to_the_cpu(node.args[0]) else SAVES_TENSORS, node)
+        elif name in api.LOADS_WITH_MAP_LOCATION:
             location = _keyword(node, "map_location")
             if location is None and len(node.args) > 1:
                 location = node.args[1]

@@ -24,7 +24,15 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from pathlib import Path
 
 from ..knowledge.api import NEEDS_CUDA
-from .beliefs import REQUIRES_CUDA, SUPPORTS_CPU, UNKNOWN, Belief
+from .beliefs import (
+    NO_BELIEF,
+    REQUIRES_CUDA,
+    SAVES_NO_CHECKPOINT,
+    SAVES_ONLY_CPU_TENSORS,
+    SUPPORTS_CPU,
+    UNKNOWN,
+    Belief,
+)
 from .evidence import (
     CPU_LOAD,
     CUDA_EXTENSION,
@@ -34,6 +42,8 @@ from .evidence import (
     IMPORTS_KERNELS,
     NAMED_FOR_THE_GPU,
     REQUIRES,
+    SAVES_CPU_TENSORS,
+    SAVES_TENSORS,
     SAYS_IT_NEEDS_CUDA,
     STOPS_WITHOUT_CUDA,
     SUPPORTS,
@@ -107,6 +117,22 @@ def decide(evidence: Iterable[Evidence], cuda_uses: int = 0, guarded_cuda_uses: 
         return Belief(note=f"{unguarded} hard-coded CUDA uses without a check against {followed} with one")
     fallbacks_first = sorted(support, key=lambda item: (item.kind != FALLBACK, item.path, item.line))
     return Belief(SUPPORTS_CPU, tuple(fallbacks_first))
+
+
+def checkpoints_saved(indexes: Iterable[FileIndex]) -> Belief:
+    """What the project's own code saves, for what the checkpoints it loads hold: nothing (what it
+    loads was written elsewhere: weights published for download, another project's, so whether
+    they hold CUDA tensors is not in the code), or only tensors it copies to the CPU first
+    (OpenVoice's ``torch.save(se.cpu(), path)``). A save of anything else tells nothing."""
+    saves = sorted(
+        (item for index in indexes for item in index.evidence if item.kind in (SAVES_TENSORS, SAVES_CPU_TENSORS)),
+        key=lambda item: (item.path, item.line),
+    )
+    if not saves:
+        return Belief(SAVES_NO_CHECKPOINT)
+    if all(item.kind == SAVES_CPU_TENSORS for item in saves):
+        return Belief(SAVES_ONLY_CPU_TENSORS, tuple(saves[:1]))
+    return NO_BELIEF
 
 
 def infer(indexes: Iterable[FileIndex], readmes: Mapping[str, tuple[Evidence, ...]] = {}) -> dict[str, Belief]:

@@ -21,7 +21,7 @@ from .classes import imported_classes
 from .evidence import SUPPORTS, Evidence
 from .index import FileIndex, index_source
 from .index_store import IndexStore
-from .inference import file_belief, infer, readme_evidence, words_outside_the_code
+from .inference import checkpoints_saved, file_belief, infer, readme_evidence, words_outside_the_code
 from .layout import module_name, package_of, project_files, stamp
 from .references import ProjectReferences
 
@@ -115,7 +115,7 @@ def read_project(
     if references is not None:
         callers = _with_unreferenced(callers, indexes, library, references)
     classes = imported_classes((index.path, index.classes) for index in indexes)
-    return ProjectBeliefs(root, beliefs, files, callers, classes)
+    return ProjectBeliefs(root, beliefs, files, callers, classes, checkpoints_saved(indexes))
 
 
 def _with_unreferenced(

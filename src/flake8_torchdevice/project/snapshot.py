@@ -101,6 +101,7 @@ def encoded_beliefs(beliefs: ProjectBeliefs) -> dict[str, Any]:
     return {
         "packages": _encoded(beliefs.packages),
         "files": _encoded(beliefs.files),
+        "checkpoints": _encoded({"": beliefs.checkpoints})[""],
         "callers": {
             path: [[[name, *_encoded_calls(calls)] for name, calls in found.facts], list(found.unreferenced)]
             for path, found in beliefs.callers.items()
@@ -161,7 +162,10 @@ def decoded_beliefs(root: Path, document: Mapping[str, Any]) -> ProjectBeliefs:
         )
         for path, (rows, helpers, savers) in document["classes"].items()
     }
-    return ProjectBeliefs(root, _decoded(document["packages"]), _decoded(document["files"]), callers, classes)
+    checkpoints = _decoded({"": document["checkpoints"]})[""]
+    return ProjectBeliefs(
+        root, _decoded(document["packages"]), _decoded(document["files"]), callers, classes, checkpoints
+    )
 
 
 def _decoded(rows: Mapping[str, Any]) -> dict[str, Belief]:

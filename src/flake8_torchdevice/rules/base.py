@@ -60,14 +60,15 @@ def graded_by_cpu_support(finding: Finding, analysis: Analysis, settings: Settin
         return replace(finding, confidence=Confidence.HIGH)
     belief = settings.cpu_support
     if belief.verdict in (REQUIRES_CUDA, NO_ACCELERATOR):
-        return _graded(finding, Confidence.LOW, f" ({belief.cited()})")
+        return graded(finding, Confidence.LOW, f" ({belief.cited()})")
     if belief.verdict == SUPPORTS_CPU:
-        return _graded(finding, Confidence.HIGH, f" ({belief.cited()})")
+        return graded(finding, Confidence.HIGH, f" ({belief.cited()})")
     support = analysis.runs_without_cuda()
-    return _graded(finding, Confidence.MEDIUM, f" (this file {support})" if support is not None else "")
+    return graded(finding, Confidence.MEDIUM, f" (this file {support})" if support is not None else "")
 
 
-def _graded(finding: Finding, grade: Confidence, cited: str = "") -> Finding:
+def graded(finding: Finding, grade: Confidence, cited: str = "") -> Finding:
+    """The finding at ``grade`` or its own, whichever is lower, its message ending with ``cited``."""
     return replace(finding, message=finding.message + cited, confidence=min(finding.confidence, grade))
 
 

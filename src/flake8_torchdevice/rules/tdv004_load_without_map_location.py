@@ -27,12 +27,14 @@ from ..analysis.queries import (
     string_value,
 )
 from ..confidence import Confidence
+from ..project.beliefs import SAVES_NO_CHECKPOINT, SAVES_ONLY_CPU_TENSORS
 from ..settings import Settings
 from .base import (
     Finding,
     Fix,
     Rule,
     device_variable,
+    graded,
     graded_by_cpu_support,
     keyword,
     shortened,
@@ -266,7 +268,11 @@ class LoadWithoutMapLocation(Rule):
     named for RNG states: `torch.load(rng_file)`).
     Downloads (`load_state_dict_from_url`, `load_url`) are reported as guesses (low confidence):
     weights published for download are saved from the CPU as a rule (torchvision's are), though
-    nothing in the code shows that a given file is.
+    nothing in the code shows that a given file is. In project mode, where the project's own code
+    saves no checkpoint at all (an inference repository loading published weights), what it loads
+    was written elsewhere and may or may not hold CUDA tensors: likely (medium), "the project saves
+    no checkpoint"; where every `torch.save` in it writes tensors copied to the CPU first
+    (`torch.save(embedding.cpu(), path)`), a guess (low), citing that save.
 
     Off by default: on library code most loads resume the library's own checkpoints on the same
     kind of machine (docs/precision.md). Enable it for training and inference scripts, where a
@@ -350,4 +356,21 @@ class LoadWithoutMapLocation(Rule):
                 if path_keyword == _DOWNLOAD or (written_here and not any(map(_may_save_device_tensors, written_here)))
                 else Confidence.HIGH,
             )
-            yield graded_by_cpu_support(finding, analysis, settings)
+            yield _graded_by_what_the_project_saves(graded_by_cpu_support(finding, analysis, settings), settings)
+
+
+def _graded_by_what_the_project_saves(finding: Finding, settings: Settings) -> Finding:
+    """Where the checkpoints come from, as far as the project tells: a project that saves none loads
+    what was written elsewhere (weights published for download, another project's), which may or
+    may not hold CUDA tensors: likely, not sure; one whose every ``torch.save`` writes tensors it
+    copied to the CPU loads CPU checkpoints of its own: a guess (round 21: GPU-saved files in 0 of
+    13 such sure findings)."""
+    saves = settings.checkpoints
+    if saves.verdict == SAVES_ONLY_CPU_TENSORS and saves.evidence:
+        first = saves.evidence[0]
+        cited = f" (every checkpoint the project saves holds CPU tensors: {first.path}:{first.line})"
+        return graded(finding, Confidence.LOW, cited)
+    if saves.verdict == SAVES_NO_CHECKPOINT:
+        cited = " (the project saves no checkpoint: the file was written elsewhere)"
+        return graded(finding, Confidence.MEDIUM, cited)
+    return finding

@@ -1,0 +1,5 @@
+import torch
+
+
+def load_speaker(path, device):
+    return torch.load(path).to(device)  # alone: TDV004
