@@ -34,6 +34,7 @@ from .beliefs import (
     Belief,
 )
 from .evidence import (
+    CHECKPOINT_EVIDENCE,
     CPU_LOAD,
     CUDA_EXTENSION,
     CUDA_ONLY_IMPORT,
@@ -43,7 +44,6 @@ from .evidence import (
     NAMED_FOR_THE_GPU,
     REQUIRES,
     SAVES_CPU_TENSORS,
-    SAVES_TENSORS,
     SAYS_IT_NEEDS_CUDA,
     STOPS_WITHOUT_CUDA,
     SUPPORTS,
@@ -70,6 +70,8 @@ _REQUIREMENT_ITEM = re.compile(r"^\s*([-*+]|\d+[.)])\s.*\b(cuda|nvidia|gpus?)\b"
 _OPTIONAL = re.compile(r"optional|recommended|if available|faster", re.IGNORECASE)
 _UNDERLINE = re.compile(r"^(=+|-+|~+|\^+)\s*$")
 _FILE_SCOPED = (CUDA_ONLY_IMPORT, SAYS_IT_NEEDS_CUDA, NAMED_FOR_THE_GPU, TRAINS_ON_GPUS)
+# Evidence a package's belief about CPU support does not weigh: the file's own, and checkpoints'.
+_NOT_THE_PACKAGES = frozenset(_FILE_SCOPED) | CHECKPOINT_EVIDENCE
 # A package written for GPUs only: hard-coded CUDA in this many files, this many times, and no
 # CUDA check, fallback, CPU option or default anywhere. Fewer (one script, a few uses) is as
 # likely the bug TDV001 reports as a belief.
@@ -125,7 +127,7 @@ def checkpoints_saved(indexes: Iterable[FileIndex]) -> Belief:
     they hold CUDA tensors is not in the code), or only tensors it copies to the CPU first
     (OpenVoice's ``torch.save(se.cpu(), path)``). A save of anything else tells nothing."""
     saves = sorted(
-        (item for index in indexes for item in index.evidence if item.kind in (SAVES_TENSORS, SAVES_CPU_TENSORS)),
+        (item for index in indexes for item in index.evidence if item.kind in CHECKPOINT_EVIDENCE),
         key=lambda item: (item.path, item.line),
     )
     if not saves:
@@ -144,7 +146,7 @@ def infer(indexes: Iterable[FileIndex], readmes: Mapping[str, tuple[Evidence, ..
         # A CUDA-only import, a trainer built for GPUs or a docstring speaks for its file alone
         # (``file_belief``): one GPU script among the library's modules says nothing of the others
         # (lm-eval's NeMo backend among its CPU-capable ones).
-        evidence[index.package].extend(item for item in index.evidence if item.kind not in _FILE_SCOPED)
+        evidence[index.package].extend(item for item in index.evidence if item.kind not in _NOT_THE_PACKAGES)
         uses[index.package][0] += index.cuda_uses
         uses[index.package][1] += index.guarded_cuda_uses
     for package, found in readmes.items():

@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from ..sources import DEFAULT_MEMORY_BUDGET_MIB
-from .beliefs import ProjectBeliefs, Projects
+from .beliefs import UNKNOWN, ProjectBeliefs, Projects
 from .evidence import Evidence
 from .layout import find_root, has_marker, nested_roots, project_files
 from .snapshot import KeptBeliefs
@@ -85,6 +85,9 @@ def _project_lines(beliefs: ProjectBeliefs) -> list[str]:
             lines.append(f"    ... and {len(belief.evidence) - SHOWN_EVIDENCE} more")
     for path, belief in sorted(beliefs.files.items()):
         lines.append(f"  {path} (this file alone): {belief.verdict}, {belief.evidence[0].cited()}")
+    saved = beliefs.checkpoints
+    if saved.verdict != UNKNOWN:  # what TDV004 grades the project's loads by
+        lines.append(f"  checkpoints: {saved.verdict}" + (f", {saved.evidence[0].cited()}" if saved.evidence else ""))
     return lines
 
 
@@ -109,4 +112,5 @@ def _project_document(beliefs: ProjectBeliefs) -> dict[str, object]:
             path: {"belief": belief.verdict, "evidence": evidence(belief.evidence)}
             for path, belief in sorted(beliefs.files.items())
         },
+        "checkpoints": {"belief": beliefs.checkpoints.verdict, "evidence": evidence(beliefs.checkpoints.evidence)},
     }
