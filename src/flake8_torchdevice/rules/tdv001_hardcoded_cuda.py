@@ -264,7 +264,7 @@ class HardcodedCudaDevice(Rule):
     without CUDA; a guess (low) where the project requires CUDA ("launch.py:30 stops without
     CUDA"); likely (medium, `--confidence medium`) elsewhere, also where only the file itself
     falls back (a notebook teaching a fallback in one cell uses CUDA on purpose in the next). An
-    argparse default (`--device` defaulting to `"cuda"`) is a guess (low): the user chooses. Name
+    argparse default (`--device` defaulting to `"cuda"`) is at most likely: the user chooses. Name
     your own check functions with `--torchdevice-guard-functions`; mark a deliberate GPU-only line
     `# noqa: TDV001`.
 
@@ -345,9 +345,9 @@ class HardcodedCudaDevice(Rule):
                 name == option or name.endswith(f".{option}") for name in analysis.device_names(None)
             )
             if default is not None and is_cuda_literal(default) and used_as_device:
-                # The user chooses: ``--device cpu`` runs. A guess: reviewers judged 2 of 20 such
-                # findings real over rounds 7-21 (docs/precision.md), the rest a choice offered.
-                yield replace(self._literal(default, analysis), confidence=Confidence.LOW)
+                # The user chooses: ``--device cpu`` runs. Likely a bug only where the project runs
+                # without CUDA by default, which no belief can tell from this line.
+                yield replace(self._literal(default, analysis), confidence=Confidence.MEDIUM)
         if call.method == "cuda" and _fits_cuda_signature(node) and not is_instance_of_other_class(call.receiver_value):
             yield self.finding(
                 cast(cst.Attribute, node.func).attr,  # a method call: its func is an Attribute
