@@ -54,6 +54,7 @@ from .value_questions import (
     is_ndarray,
     is_number,
     is_optimizer,
+    is_registered_parameter,
     is_tensor,
     is_unknown,
     is_zero_dim,
@@ -106,6 +107,7 @@ __all__ = [
     "is_ndarray",
     "is_number",
     "is_optimizer",
+    "is_registered_parameter",
     "is_tensor",
     "is_unknown",
     "is_zero_dim",
@@ -313,19 +315,16 @@ class Analysis:
         while function is not None:
             binding = function.evidence.bound.get(root)
             if binding is not None:  # the innermost binding decides (a local hides a global)
-                return type(binding) is cst.Param or self._bound_before(binding, site.node)
+                return type(binding) is cst.Param or self.line_of(binding) < self.line_of(site.node)
             function = self._definitions.enclosing.get(id(function.node))
         binding = self._definitions.module_evidence.bound.get(root)
-        return binding is not None and self._bound_before(binding, site.node)
+        return binding is not None and self.line_of(binding) < self.line_of(site.node)
 
     def _class_assigns(self, method: FunctionInfo, attribute: str) -> bool:
         """Does a method of ``method``'s class, or of a class related to it here, set ``self.attribute``?"""
         owner = self._definitions.owner(method)
         family = self._definitions.family(owner) if owner is not None else []
         return any(attribute in other.evidence.self_assigned for cls in family for other in cls.methods.values())
-
-    def _bound_before(self, binding: cst.CSTNode, use: cst.CSTNode) -> bool:
-        return self.line_of(binding) < self.line_of(use)
 
     def places_a_device(self, function: FunctionInfo | None, name: str) -> bool:
         """Is ``name`` used as a device (``.to(name)``, ``device=name``) in the function's scope?"""

@@ -109,6 +109,12 @@ def requires_grad(value: Value) -> bool:
     return value.grad
 
 
+def is_registered_parameter(value: Value) -> bool:
+    """``nn.Parameter(...)`` / ``nn.Buffer(...)``: assigned to a module's attribute, it is
+    registered, and only another parameter (or ``None``) may be assigned there."""
+    return value.cls in api.PARAMETER_CLASSES
+
+
 def must_be_on_cpu(value: Value) -> bool:
     return domain.must_be_on_cpu(value)
 

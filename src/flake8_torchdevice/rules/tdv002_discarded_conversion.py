@@ -13,6 +13,7 @@ from ..analysis.queries import (
     fits_tensor_move,
     is_array,
     is_device,
+    is_registered_parameter,
     is_tensor,
     is_unknown,
     may_already_be_there,
@@ -58,6 +59,8 @@ def _assign_back(site: CallFact, statement: cst.Expr | None) -> Fix | None:
     itself, so CPU-only tests cannot see it), and a property may run a setter."""
     if statement is None or not isinstance(site.receiver, (cst.Name, cst.Attribute)):
         return None
+    if isinstance(site.receiver, cst.Attribute) and is_registered_parameter(site.receiver_value):
+        return None  # ``self.weight = self.weight.to(d)`` raises TypeError: no rewrite keeps it a parameter
     assignment = cst.Assign(
         targets=[cst.AssignTarget(target=site.receiver)], value=statement.value, semicolon=statement.semicolon
     )
@@ -136,7 +139,9 @@ class DiscardedConversion(Rule):
     Unsafe when `x` is an attribute: `self.weight = self.weight.to(device)` raises `TypeError:
     cannot assign ... as parameter` on a GPU when `weight` is a registered `nn.Parameter` (on
     the CPU `.to()` returns the parameter itself, so a CPU-only test passes); move the module
-    instead, or wrap the result in `nn.Parameter`.
+    instead, or wrap the result in `nn.Parameter`. Where the code shows the attribute is one
+    (`self.temperature = nn.Parameter(...)`), no fix is offered and the message says to move the
+    module.
 
     ## Example
     ```python
@@ -187,7 +192,11 @@ class DiscardedConversion(Rule):
         chained = statement is None
         # A peer's message says why the receiver is likely a tensor instead of what modules do.
         in_place = "" if peer is not None else " (only nn.Module.to() moves in place)"
-        if isinstance(site.receiver, (cst.Name, cst.Attribute)):
+        if isinstance(site.receiver, cst.Attribute) and is_registered_parameter(site.receiver_value):
+            call, subject = f".{site.method}()", f"a tensor's .{site.method}()"
+            # A registered parameter takes no plain tensor (TypeError): the module moves it in place.
+            in_place, advice = "", "it is a registered nn.Parameter: move the module instead (`module.to(...)`)"
+        elif isinstance(site.receiver, (cst.Name, cst.Attribute)):
             call, subject = f".{site.method}()", f"a tensor's .{site.method}()"
             assignment = f"`{quoted(analysis, site.receiver, 20)} = {quoted(analysis, site.node, 32)}`"
             advice = f"first write {assignment}" if chained else f"assign it: {assignment}"
