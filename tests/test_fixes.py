@@ -213,13 +213,19 @@ def test_creating_a_tensor_that_requires_grad_on_the_device_is_an_unsafe_fix():
     assert fix_source(literal_false, rules=rules).applied == 1
 
 
-def test_assigning_a_converted_attribute_back_is_an_unsafe_fix():
-    """``self.weight = self.weight.to(d)`` raises TypeError on a GPU when ``weight`` is a parameter."""
-    source = (
+def test_assigning_a_converted_attribute_back_is_an_unsafe_fix_and_none_for_a_parameter():
+    """``self.weight = self.weight.to(d)`` raises TypeError on a GPU when ``weight`` is a parameter:
+    unsafe for an attribute the code does not show, not offered for one it shows is a parameter."""
+    template = (
         "import torch\nfrom torch import nn\n\n\nclass Scaled(nn.Module):\n"
-        "    def __init__(self):\n        super().__init__()\n        self.weight = nn.Parameter(torch.ones(3))\n\n"
+        "    def __init__(self, weight):\n        super().__init__()\n        self.weight = {made}\n\n"
         "    def place(self, device):\n        self.weight.to(device)\n"
     )
     rules = (RULES_BY_CODE["TDV002"],)
-    assert fix_source(source, rules=rules).applied == 0
-    assert "self.weight = self.weight.to(device)" in fix_source(source, rules=rules, unsafe=True).source
+    plain = template.format(made="torch.ones(3)")
+    assert fix_source(plain, rules=rules).applied == 0
+    assert "self.weight = self.weight.to(device)" in fix_source(plain, rules=rules, unsafe=True).source
+    parameter = template.format(made="nn.Parameter(torch.ones(3))")
+    assert fix_source(parameter, rules=rules, unsafe=True).applied == 0
+    buffer = template.format(made="nn.Buffer(torch.ones(3))")  # a buffer takes a plain tensor
+    assert "self.weight = self.weight.to(device)" in fix_source(buffer, rules=rules, unsafe=True).source

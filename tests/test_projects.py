@@ -17,12 +17,13 @@ import pytest
 
 from flake8_torchdevice.cli import main
 from flake8_torchdevice.imported import MAKES_CPU_TENSORS, MOVES_TO_CUDA_WHEN_AVAILABLE, ImportedHelper, ImportedSaver
-from flake8_torchdevice.project.beliefs import ProjectBeliefs
+from flake8_torchdevice.project.beliefs import SAVES_ONLY_CPU_TENSORS, ProjectBeliefs
 from flake8_torchdevice.project.calls import read_calls, wanted
 from flake8_torchdevice.project.classes import imported_classes
 from flake8_torchdevice.project.cuda_tests import runs_with_cuda
 from flake8_torchdevice.project.index import index_source
 from flake8_torchdevice.project.index_store import decoded_calls, decoded_index, encoded_calls, encoded_index
+from flake8_torchdevice.project.inference import checkpoints_saved
 from flake8_torchdevice.project.snapshot import decoded_beliefs, encoded_beliefs
 from runtime_checks.fixtures import expectations
 
@@ -380,4 +381,26 @@ def test_a_file_is_told_which_savers_it_calls_and_the_index_keeps_them():
     assert told["train.py"].savers == (("EarlyStopping", ImportedSaver(((2, "path"),), "pkg/tools.py")),)
     assert decoded_index(json.loads(json.dumps(encoded_index(indexes[0])))) == indexes[0]
     beliefs = ProjectBeliefs(Path("/project"), classes=told)
+    assert decoded_beliefs(Path("/project"), json.loads(json.dumps(encoded_beliefs(beliefs)))) == beliefs
+
+
+def test_class_flags_and_what_the_project_saves_round_trip_through_the_stores():
+    files = {
+        "pkg/base.py": (
+            "import torch\nimport torch.nn as nn\n\n\nclass Loss(nn.Module):\n    def __init__(self, eps=1e-3):\n"
+            "        super().__init__()\n        self.eps = eps\n\n\nclass Pipeline:\n"
+            "    def __init__(self, device='cuda'):\n        if not torch.cuda.is_available():\n"
+            "            device = 'cpu'\n        self.device = device\n\n\ndef save(x, path):\n"
+            "    torch.save(x.cpu(), path)\n"
+        ),
+        "run.py": "from pkg.base import Loss, Pipeline\n\nLoss()\nPipeline()\n",
+    }
+    indexes = [index_source(source, path, "pkg") for path, source in files.items()]
+    told = imported_classes((index.path, index.classes) for index in indexes)
+    found = dict(told["run.py"].classes)
+    assert found["Loss"].holds_no_tensors and found["Pipeline"].replaces_without_cuda == ("device",)
+    assert decoded_index(json.loads(json.dumps(encoded_index(indexes[0])))) == indexes[0]
+    checkpoints = checkpoints_saved(indexes)
+    assert checkpoints.verdict == SAVES_ONLY_CPU_TENSORS and checkpoints.evidence[0].line == 19
+    beliefs = ProjectBeliefs(Path("/project"), classes=told, checkpoints=checkpoints)
     assert decoded_beliefs(Path("/project"), json.loads(json.dumps(encoded_beliefs(beliefs)))) == beliefs

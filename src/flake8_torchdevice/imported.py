@@ -22,9 +22,9 @@ class ImportedClass:
     # A module that keeps no parameter, buffer or submodule (a loss holding an ``eps``): moving
     # an instance moves nothing.
     holds_no_tensors: bool = False
-    # The parameters its ``__init__`` replaces where CUDA is not available (project/classes.py):
-    # (position after ``self``, or -1 for a keyword-only one; name).
-    replaces_without_cuda: tuple[tuple[int, str], ...] = ()
+    # The parameters its ``__init__`` replaces with the CPU where CUDA is not available, by name
+    # (project/classes.py).
+    replaces_without_cuda: tuple[str, ...] = ()
 
 
 # What a helper function of another file returns (project/helpers.py reads it): tensors it makes

@@ -50,6 +50,7 @@ from .syntax import keyword_argument
 _TENSOR_KINDS = frozenset({Kind.TENSOR, Kind.OUTPUT, Kind.ARRAYLIKE})
 # The class marker of a value made by nn.Parameter / nn.Buffer: registered on a module, it moves with it.
 PARAMETER = "torch.nn.Parameter"
+BUFFER = "torch.nn.Buffer"
 
 
 class CallEvaluator(LibraryEvaluator):
@@ -193,7 +194,7 @@ class CallEvaluator(LibraryEvaluator):
                 places=first.places,
                 grad=grad,
                 scalar=first.scalar,
-                cls=PARAMETER,
+                cls=qualified if qualified == BUFFER else PARAMETER,
                 origin=first.origin,
             )
         if qualified in api.LEGACY_CPU_CONSTRUCTORS:

@@ -16,7 +16,8 @@ def classes_initialised(definitions: Definitions, call: cst.Call, function: Func
     func = call.func
     if type(func) is cst.Attribute and func.attr.value == "__init__" and _is_super(func.value):
         owner = definitions.owner(function) if function is not None else None
-        called = [base.value for base in owner.node.bases] if owner is not None else []
+        # ``super().__init__`` runs the first base's (in the order of the bases, as the MRO does).
+        called = [owner.node.bases[0].value] if owner is not None and owner.node.bases else []
     else:
         called = [func]
     return [found for node in called if (found := definitions.imported_class(node)) is not None]
@@ -28,7 +29,7 @@ def replaced_without_cuda(definitions: Definitions, call: cst.Call, function: Fu
     if not definitions.project_classes:  # asked of every placement: most files import no class
         return frozenset()
     found = classes_initialised(definitions, call, function)
-    return frozenset(name for imported in found for _, name in imported.replaces_without_cuda)
+    return frozenset(name for imported in found for name in imported.replaces_without_cuda)
 
 
 def _is_super(node: cst.BaseExpression) -> bool:

@@ -15,8 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 import libcst as cst
 
-from ..knowledge.api import GRAD_DISABLING_CONTEXTS, GRAD_SWITCHES, MOVE_METHODS
-from .calls import PARAMETER
+from ..knowledge.api import GRAD_DISABLING_CONTEXTS, GRAD_SWITCHES, MOVE_METHODS, PARAMETER_CLASSES
 from .conditions import is_exit_call
 from .domain import (
     CPU_PLACE,
@@ -326,7 +325,7 @@ class StatementWalker(LoopWalker, _Base):
             return value
         if not name.startswith(function.self_name + ".") or name.count(".") != 1:
             return value
-        if value.kind is not Kind.MODULE and not (value.kind is Kind.TENSOR and value.cls == PARAMETER):
+        if value.kind is not Kind.MODULE and not (value.kind is Kind.TENSOR and value.cls in PARAMETER_CLASSES):
             return value
         # ``nn.Parameter(torch.zeros(1, device=device))``: made on the device, it stays there until
         # the module's own ``.to()`` moves it (semantics/holds_parameter_made_on_the_device_stays_there.py).

@@ -110,9 +110,9 @@ def requires_grad(value: Value) -> bool:
 
 
 def is_registered_parameter(value: Value) -> bool:
-    """``nn.Parameter(...)`` / ``nn.Buffer(...)``: assigned to a module's attribute, it is
-    registered, and only another parameter (or ``None``) may be assigned there."""
-    return value.cls in api.PARAMETER_CLASSES
+    """``nn.Parameter(...)``: assigned to a module's attribute, it is registered, and only another
+    parameter (or ``None``) may be assigned there (a buffer takes any tensor)."""
+    return value.cls in api.PARAMETERS
 
 
 def must_be_on_cpu(value: Value) -> bool:

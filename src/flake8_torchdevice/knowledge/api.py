@@ -269,7 +269,9 @@ OPTIMIZERS = frozenset(
 # Optimizers whose state holds tensors only with an option: SGD keeps a momentum buffer only
 # with a momentum.
 STATEFUL_WITH = {"torch.optim.SGD": "momentum"}
-PARAMETER_CLASSES = frozenset({"torch.nn.Parameter", "torch.nn.parameter.Parameter", "torch.nn.Buffer"})
+# A registered parameter takes only another parameter (or None) when assigned; a buffer takes any tensor.
+PARAMETERS = frozenset({"torch.nn.Parameter", "torch.nn.parameter.Parameter"})
+PARAMETER_CLASSES = PARAMETERS | {"torch.nn.Buffer"}
 TENSOR_TYPES = frozenset({"torch.Tensor", "torch.FloatTensor", "torch.LongTensor", "torch.nn.Parameter"})
 DTYPES = frozenset(
     f"torch.{name}"

@@ -27,10 +27,10 @@ from ..imported import ImportedClass, ImportedClasses, ImportedHelper, ImportedS
 from ..knowledge import api
 from .helpers import HelperEntry, read_helpers
 from .layout import importing_package, module_name
-from .names import dotted, qualified, read_through
+from .names import dotted, names_the_cpu, qualified, read_through
 from .nodes import descendants
 from .resolution import Resolver
-from .savers import SaverEntry, parameter_positions, read_savers
+from .savers import SaverEntry, read_savers
 
 # Methods of ``self`` that move a module's parameters: a class that calls one places itself.
 _MOVES = frozenset({"cuda", "to", "to_empty", "xpu", "mps", "npu", "hpu", "ipu"})
@@ -54,9 +54,9 @@ class ClassEntry:
     # It registers nothing and every attribute it sets holds a number, a string or a truth value
     # (a loss that keeps an ``eps``): what its bases hold aside, moving an instance moves nothing.
     keeps_no_tensors: bool = False
-    # The parameters its ``__init__`` replaces where CUDA is not available (a ``device="cuda:0"``
-    # default made ``"cpu"``), as (position after ``self``, or -1 for a keyword-only one; name).
-    replaces_without_cuda: tuple[tuple[int, str], ...] = ()
+    # The parameters its ``__init__`` replaces with the CPU where CUDA is not available (a
+    # ``device="cuda:0"`` default made ``"cpu"``), by name: what a caller passes by keyword.
+    replaces_without_cuda: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -130,36 +130,53 @@ def _places_itself(method: ast.FunctionDef | ast.AsyncFunctionDef, inside: list[
     return this is not None and any(type(call) is ast.Call and _moves(call, this) for call in inside)
 
 
-def _replaced_without_cuda(node: ast.ClassDef, aliases: Mapping[str, str]) -> tuple[tuple[int, str], ...]:
-    """The parameters the class's ``__init__`` replaces, in its own statements, where CUDA is not
-    available: ``if not torch.cuda.is_available(): device = "cpu"`` (also ``if "cuda" in device and
-    not ...``), or ``device = device if torch.cuda.is_available() else "cpu"``. A caller's CUDA
-    default passed there is a choice the class makes safe."""
+def _replaced_without_cuda(node: ast.ClassDef, aliases: Mapping[str, str]) -> tuple[str, ...]:
+    """The parameters the class's ``__init__`` replaces with the CPU where CUDA is not available,
+    before anything reads them: ``if not torch.cuda.is_available(): device = "cpu"`` (also ``if
+    "cuda" in device and not ...``), or ``device = device if torch.cuda.is_available() else "cpu"``.
+    A caller's CUDA default passed there by keyword is a choice the class makes safe."""
     init = next((item for item in node.body if isinstance(item, ast.FunctionDef) and item.name == "__init__"), None)
     if init is None:
         return ()
+    by_keyword = {arg.arg for arg in [*init.args.args[1:], *init.args.kwonlyargs]}
     replaced: set[str] = set()
+    read: set[str] = set()
     for statement in init.body:
-        if isinstance(statement, ast.If) and _tests_cuda_missing(statement.test, aliases):
-            assigned = (item for item in statement.body if isinstance(item, ast.Assign))
-            replaced.update(target.id for item in assigned for target in item.targets if isinstance(target, ast.Name))
-        elif isinstance(statement, ast.Assign) and _chosen_by_availability(statement.value, aliases):
-            replaced.update(target.id for target in statement.targets if isinstance(target, ast.Name))
-    return parameter_positions(init, frozenset(replaced), method=True)
+        for name in sorted(_replaced_in(statement, aliases) & (by_keyword - read)):
+            replaced.add(name)
+        read |= {
+            item.id for item in ast.walk(statement) if isinstance(item, ast.Name) and isinstance(item.ctx, ast.Load)
+        }
+    return tuple(sorted(replaced))
+
+
+def _replaced_in(statement: ast.stmt, aliases: Mapping[str, str]) -> set[str]:
+    """The names a statement sets to the CPU where CUDA is not available."""
+    if isinstance(statement, ast.If) and _tests_cuda_missing(statement.test, aliases):
+        assigned = (item for item in statement.body if isinstance(item, ast.Assign) and names_the_cpu(item.value))
+        return {target.id for item in assigned for target in item.targets if isinstance(target, ast.Name)}
+    if isinstance(statement, ast.Assign) and _chosen_by_availability(statement.value, aliases):
+        return {target.id for target in statement.targets if isinstance(target, ast.Name)}
+    return set()
 
 
 def _tests_cuda_missing(test: ast.expr, aliases: Mapping[str, str]) -> bool:
-    """``not torch.cuda.is_available()``, alone or in a larger test."""
-    negations = (node for node in ast.walk(test) if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not))
-    return any(_is_availability_check(negation.operand, aliases) for negation in negations)
+    """``not torch.cuda.is_available()``, alone or with ``and`` beside tests of what the device is
+    (``"cuda" in device``): not beside another condition (``strict and not ...``), which may be false."""
+    parts = test.values if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And) else [test]
+    missing = [part for part in parts if _negated_check(part, aliases)]
+    return len(missing) == 1 and all(part in missing or isinstance(part, ast.Compare) for part in parts)
+
+
+def _negated_check(test: ast.expr, aliases: Mapping[str, str]) -> bool:
+    return (
+        isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not) and _is_availability_check(test.operand, aliases)
+    )
 
 
 def _chosen_by_availability(value: ast.expr, aliases: Mapping[str, str]) -> bool:
-    """``x if torch.cuda.is_available() else "cpu"``: a CPU device where CUDA is not available."""
-    if not isinstance(value, ast.IfExp) or not _is_availability_check(value.test, aliases):
-        return False
-    fallback = value.orelse
-    return isinstance(fallback, ast.Constant) and isinstance(fallback.value, str) and "cuda" not in fallback.value
+    """``x if torch.cuda.is_available() else "cpu"``: the CPU where CUDA is not available."""
+    return isinstance(value, ast.IfExp) and _is_availability_check(value.test, aliases) and names_the_cpu(value.orelse)
 
 
 def _is_availability_check(node: ast.expr, aliases: Mapping[str, str]) -> bool:
@@ -181,18 +198,31 @@ def _keeps_no_tensors(node: ast.ClassDef) -> bool:
 
 
 def _method_keeps_no_tensors(method: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
-    plain_parameters = frozenset(_parameters_with_plain_defaults(method.args))
-    for inner in ast.walk(method):
+    inside = list(ast.walk(method))
+    rebound = {item.id for item in inside if isinstance(item, ast.Name) and isinstance(item.ctx, ast.Store)}
+    plain_parameters = frozenset(_parameters_with_plain_defaults(method.args)) - rebound
+    for inner in inside:
         if isinstance(inner, ast.Call):
             called = inner.func.attr if isinstance(inner.func, ast.Attribute) else dotted(inner.func)
             if called in api.MODULE_REGISTERS or called == "setattr":
                 return False
         elif isinstance(inner, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
             targets = inner.targets if isinstance(inner, ast.Assign) else [inner.target]
-            sets_an_attribute = any(isinstance(target, ast.Attribute) for target in targets)
-            if sets_an_attribute and not _plain(inner.value, plain_parameters):
+            if any(isinstance(target, ast.Attribute) for target in targets):
+                if not _plain(inner.value, plain_parameters):
+                    return False
+            elif any(_sets_an_attribute(target) for target in targets):
+                return False  # ``self.proj, self.eps = nn.Linear(4, 4), eps``: read as keeping anything
+        elif isinstance(inner, (ast.For, ast.AsyncFor, ast.withitem, ast.comprehension)):
+            target = inner.optional_vars if isinstance(inner, ast.withitem) else inner.target
+            if target is not None and _sets_an_attribute(target):
                 return False
     return True
+
+
+def _sets_an_attribute(target: ast.expr) -> bool:
+    """A store into an attribute somewhere in an assignment's target (``a, self.x = ...``)."""
+    return any(isinstance(item, ast.Attribute) for item in ast.walk(target))
 
 
 def _parameters_with_plain_defaults(arguments: ast.arguments) -> Iterable[str]:
@@ -262,7 +292,7 @@ class _Verdict:
     places_itself: bool
     # A module none of whose classes, up to torch's, keeps a tensor or a submodule (ClassEntry).
     holds_no_tensors: bool = False
-    replaces_without_cuda: tuple[tuple[int, str], ...] = ()  # ClassEntry's
+    replaces_without_cuda: tuple[str, ...] = ()  # ClassEntry's
 
 
 # Resolves a dotted name, as a file of a folder (a package) imports it, to a class's key.

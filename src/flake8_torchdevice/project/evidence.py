@@ -37,8 +37,10 @@ DEVICE_OPTION = "lets its user choose the device"
 # shows to be copied to the CPU first (``torch.save(x.cpu(), path)``), or of anything else.
 SAVES_CPU_TENSORS = "saves CPU tensors"
 SAVES_TENSORS = "saves tensors"
+# A file the index could not read (too large, does not parse): what it saves is not known.
+NOT_READ = "could not be read"
 # Evidence about checkpoints, not about running without CUDA: no belief about CPU support weighs it.
-CHECKPOINT_EVIDENCE = frozenset({SAVES_CPU_TENSORS, SAVES_TENSORS})
+CHECKPOINT_EVIDENCE = frozenset({SAVES_CPU_TENSORS, SAVES_TENSORS, NOT_READ})
 
 SUPPORTS = frozenset({FALLBACK, CPU_LOAD, CPU_OPTION, CPU_DEFAULT, SKIPS_WITHOUT_CUDA})
 REQUIRES = frozenset(

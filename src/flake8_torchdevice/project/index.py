@@ -40,6 +40,7 @@ from .evidence import (
     FALLBACK,
     NAMED_FOR_THE_GPU,
     NCCL_ONLY,
+    NOT_READ,
     SAVES_CPU_TENSORS,
     SAVES_TENSORS,
     SAYS_IT_NEEDS_CUDA,
@@ -50,7 +51,7 @@ from .evidence import (
     Evidence,
 )
 from .layout import importing_package, module_name
-from .names import dotted, qualified
+from .names import dotted, names_the_cpu, qualified
 from .nodes import DEFINITIONS, descendants
 from .references import NO_REFERENCES, FileReferences, read_references
 
@@ -66,7 +67,6 @@ _SKIP_FUNCTIONS = frozenset({"skipif", "skipIf", "skipUnless", "skip", "skipTest
 # Options handed on whole, to be read as keyword arguments elsewhere.
 _HANDS_ON_OPTIONS = re.compile(r"\*\*\s*(vars\(|\w+\.__dict__)")
 _CUDA_OPT_IN = re.compile(r"^--?(use[-_])?(cuda|gpu)$", re.IGNORECASE)
-_CPU_DEVICE = re.compile(r"cpu", re.IGNORECASE)
 # A GPU option whose help names the value that selects the CPU: ``--ngpu`` with "0 = CPU.",
 # ``--gpu_ids`` with "use -1 for CPU".
 _HELP_SELECTS_CPU = re.compile(r"['\"]?(-1|\b0)['\"]?\s*(=|:|for|means|is)\s*(the\s+)?cpu\b", re.IGNORECASE)
@@ -87,11 +87,15 @@ _TOP_LEVEL_IMPORT = re.compile(r"^(?:from|import)[ \t]+([A-Za-z_]\w*)", re.MULTI
 _EVIDENCE_WORDS = (
     "cuda", "cpu", "gpu", "nccl", "map_location", "cpp_extension", ".cu", "apex", "flash_attn", "cupy", "tensorrt",
     "trt", "nvdiffrast", "spconv", "minkowski", "isaacgym", "device_ids", "fsdp", "pin_memory", "init_process_group",
-    "save(",
+    "save",
 )  # fmt: skip
 _TEST_FILE = re.compile(r"(^|/)(tests?/|test_[^/]*$|[^/]*_test\.py$|conftest\.py$)")
 _DISTRIBUTED_SETUP_NAME = r"(init|setup)_distributed\w*"
 _DISTRIBUTED_SETUP = re.compile(rf"^{_DISTRIBUTED_SETUP_NAME}$")
+# Methods of training frameworks that write a checkpoint (Lightning, Accelerate, Ignite, DeepSpeed),
+# and the objects whose ``save`` does (``accelerator.save``, ``fabric.save``, ``xm.save`` for TPUs).
+_CHECKPOINT_METHODS = frozenset({"save_checkpoint", "save_state", "save_model"})
+_SAVING_FRAMEWORKS = frozenset({"accelerator", "fabric", "xm", "trainer"})
 # What a backend is chosen by when it is chosen by operating system (Gloo for Windows, NCCL elsewhere).
 _OPERATING_SYSTEM = frozenset({"os.name", "sys.platform", "platform.system"})
 _ENTRY_FUNCTION = re.compile(rf"^(main|_main|run|cli|train|setup|{_DISTRIBUTED_SETUP_NAME})$")
@@ -101,12 +105,35 @@ _DISTRIBUTED_NAME = re.compile(r"^(\w*_)?(ddp|distributed|world_size)(_\w*)?$", 
 
 
 def _copied_to_the_cpu(saved: ast.expr) -> bool:
-    """What a save writes shows a copy to the CPU: ``x.cpu()``, ``net.cpu().state_dict()``,
-    ``{k: v.cpu() for k, v in state.items()}``."""
-    return any(
-        isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "cpu"
-        for node in descendants(saved)
-    )
+    """Every value a save writes is a copy to the CPU: ``x.cpu()``, ``net.cpu().state_dict()``,
+    ``{k: v.cpu() for k, v in state.items()}``, a dict or list of such copies and constants; not
+    ``{"model": model.state_dict(), "sample": x.cpu()}``, whose state dict may be on a GPU."""
+    if isinstance(saved, ast.Dict):
+        return (
+            all(value is not None and _copied_or_constant(value) for value in saved.values) and None not in saved.keys
+        )
+    if isinstance(saved, (ast.List, ast.Tuple)):
+        return all(_copied_or_constant(element) for element in saved.elts)
+    if isinstance(saved, ast.DictComp):
+        return _copied_to_the_cpu(saved.value)
+    if isinstance(saved, (ast.ListComp, ast.GeneratorExp)):
+        return _copied_to_the_cpu(saved.elt)
+    while isinstance(saved, (ast.Call, ast.Attribute)):  # down the chain: ``x.detach().cpu().numpy()``
+        if isinstance(saved, ast.Call) and isinstance(saved.func, ast.Attribute) and saved.func.attr == "cpu":
+            return True
+        saved = saved.func if isinstance(saved, ast.Call) else saved.value
+    return False
+
+
+def _copied_or_constant(value: ast.expr) -> bool:
+    return isinstance(value, ast.Constant) or _copied_to_the_cpu(value)
+
+
+def _saves_through_a_framework(name: str, method: str) -> bool:
+    """``trainer.save_checkpoint(path)``, ``accelerator.save(state, path)``: a checkpoint of the
+    trainer's own, which holds tensors wherever they were (not ``image.save(path)``)."""
+    receiver = name.rsplit(".", 2)[-2].lower() if name.count(".") >= 1 else ""
+    return method in _CHECKPOINT_METHODS or (method == "save" and receiver in _SAVING_FRAMEWORKS)
 
 
 def _tests_distributed(test: ast.expr) -> bool:
@@ -168,9 +195,12 @@ def index_source(source: str, path: str, package: str) -> FileIndex:
     try:
         tree = ast.parse(source)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
-        # What it refers to is unknown, so what it may call is too.
+        # What it refers to is unknown, so what it may call is too, and what it saves.
         unknown = FileReferences(reaches_any=True)
-        return FileIndex(path, package, mentions_accelerator=mentions_accelerator, imports=imports, references=unknown)
+        not_read = (Evidence(NOT_READ, path, 1),)
+        return FileIndex(
+            path, package, not_read, mentions_accelerator=mentions_accelerator, imports=imports, references=unknown
+        )
     aliases = import_aliases(tree, importing_package(path))
     classes, references = NO_CLASSES, FileReferences(reaches_any=True)
     with contextlib.suppress(RecursionError):
@@ -417,7 +447,7 @@ class _Reader(ast.NodeVisitor):
         self._depth -= 1
 
     def visit_IfExp(self, node: ast.IfExp) -> None:
-        falls_back = _names_cpu(node.body) or _names_cpu(node.orelse)
+        falls_back = names_the_cpu(node.body) or names_the_cpu(node.orelse)
         if falls_back and self.mentions_cuda(node.test) and not _asks_where_a_tensor_is(node.test):
             self.found(FALLBACK, node)
         self._guarded(node.test, [node.body, node.orelse])
@@ -433,7 +463,7 @@ class _Reader(ast.NodeVisitor):
         named = [*arguments.posonlyargs, *arguments.args]
         defaults = list(zip(named[len(named) - len(arguments.defaults) :], arguments.defaults))
         defaults += [(arg, default) for arg, default in zip(arguments.kwonlyargs, arguments.kw_defaults) if default]
-        if any("device" in arg.arg.lower() and _names_cpu(default) for arg, default in defaults):
+        if any("device" in arg.arg.lower() and names_the_cpu(default) for arg, default in defaults):
             self.found(CPU_DEFAULT, node)
         definer = self._definer(node, defaults)
         self._functions.append(node.name)
@@ -551,13 +581,14 @@ class _Reader(ast.NodeVisitor):
         self.generic_visit(node)
 
     def _read_call(self, node: ast.Call, name: str, method: str) -> None:
-        if name in api.SAVES and node.args:
-            self.found(SAVES_CPU_TENSORS if _copied_to_the_cpu(node.args[0]) else SAVES_TENSORS, node)
+        if name in api.SAVES or _saves_through_a_framework(name, method):
+            saved = (node.args[0] if node.args else _keyword(node, "obj")) if name in api.SAVES else None
+            self.found(SAVES_CPU_TENSORS if saved is not None and _copied_to_the_cpu(saved) else SAVES_TENSORS, node)
         elif name in api.LOADS_WITH_MAP_LOCATION:
             location = _keyword(node, "map_location")
             if location is None and len(node.args) > 1:
                 location = node.args[1]
-            if location is not None and (_names_cpu(location) or isinstance(location, ast.Lambda)):
+            if location is not None and (names_the_cpu(location) or isinstance(location, ast.Lambda)):
                 self.found(CPU_LOAD, node)
         elif method == "add_argument":
             self._read_option(node)
@@ -586,7 +617,7 @@ class _Reader(ast.NodeVisitor):
         default, action, help_text = (_keyword(node, name) for name in ("default", "action", "help"))
         if any(api.CPU_OPTION.match(flag) for flag in flags):
             self.found(CPU_OPTION, node)
-        elif "--device" in flags and default is not None and _names_cpu(default):
+        elif "--device" in flags and default is not None and names_the_cpu(default):
             self.found(CPU_DEFAULT, node)
         elif "--device" in flags:
             self.found(DEVICE_OPTION, node)
@@ -673,14 +704,6 @@ def _constant(node: ast.AST | None) -> object:
     return node.value if isinstance(node, ast.Constant) else None
 
 
-def _names_cpu(node: ast.AST) -> bool:
-    """``"cpu"``, ``torch.device("cpu")``."""
-    value = _constant(node)
-    if isinstance(value, str):
-        return _CPU_DEVICE.fullmatch(value) is not None
-    return isinstance(node, ast.Call) and bool(node.args) and _names_cpu(node.args[0])
-
-
 def _names_cuda(node: ast.AST) -> bool:
     """``"cuda"``, ``torch.device("cuda", 0)``: an expression holding a CUDA device string."""
     return any(_is_cuda_string(item) for item in ast.walk(node))
@@ -741,6 +764,6 @@ def _assigns_cpu(body: list[ast.stmt]) -> bool:
         if isinstance(statement, ast.If) and _assigns_cpu(statement.body + statement.orelse):
             return True
         assigned = statement.value if isinstance(statement, (ast.Assign, ast.AnnAssign, ast.Return)) else None
-        if assigned is not None and _names_cpu(assigned):
+        if assigned is not None and names_the_cpu(assigned):
             return True
     return False

@@ -119,7 +119,7 @@ def _encoded_classes(classes: FileClasses) -> list[Any]:
             list(entry.bases),
             entry.places_itself,
             entry.keeps_no_tensors,
-            _listed(entry.replaces_without_cuda),
+            list(entry.replaces_without_cuda),
         ]
         for entry in classes.entries
     ]
@@ -131,17 +131,13 @@ def _encoded_classes(classes: FileClasses) -> list[Any]:
 def _decoded_classes(row: list[Any]) -> FileClasses:
     entries, uses, exports, helpers, savers = row
     found = tuple(
-        ClassEntry(str(name), _strings(bases), bool(places), bool(plain), decoded_saves_under(replaces))
+        ClassEntry(str(name), _strings(bases), bool(places), bool(plain), _strings(replaces))
         for name, bases, places, plain, replaces in entries
     )
     saving = tuple(SaverEntry(str(name), decoded_saves_under(under)) for name, under in savers)
     return FileClasses(
         found, _pairs(uses), _pairs(exports), tuple(HelperEntry(*pair) for pair in _pairs(helpers)), saving
     )
-
-
-def _listed(pairs: tuple[tuple[int, str], ...]) -> list[list[Any]]:
-    return [list(pair) for pair in pairs]
 
 
 def _pairs(rows: list[Any]) -> tuple[tuple[str, str], ...]:

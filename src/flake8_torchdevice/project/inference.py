@@ -42,6 +42,7 @@ from .evidence import (
     FALLBACK,
     IMPORTS_KERNELS,
     NAMED_FOR_THE_GPU,
+    NOT_READ,
     REQUIRES,
     SAVES_CPU_TENSORS,
     SAYS_IT_NEEDS_CUDA,
@@ -130,6 +131,8 @@ def checkpoints_saved(indexes: Iterable[FileIndex]) -> Belief:
         (item for index in indexes for item in index.evidence if item.kind in CHECKPOINT_EVIDENCE),
         key=lambda item: (item.path, item.line),
     )
+    if any(item.kind == NOT_READ for item in saves):
+        return NO_BELIEF  # a file not read may save anything
     if not saves:
         return Belief(SAVES_NO_CHECKPOINT)
     if all(item.kind == SAVES_CPU_TENSORS for item in saves):

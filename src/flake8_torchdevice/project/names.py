@@ -38,3 +38,10 @@ def qualified(node: ast.AST, aliases: Mapping[str, str]) -> str | None:
     if spelled is None:
         return None
     return read_through(spelled, aliases) or spelled
+
+
+def names_the_cpu(node: ast.AST) -> bool:
+    """``"cpu"``, ``torch.device("cpu")``."""
+    if isinstance(node, ast.Constant):
+        return isinstance(node.value, str) and node.value.lower() == "cpu"
+    return isinstance(node, ast.Call) and bool(node.args) and names_the_cpu(node.args[0])

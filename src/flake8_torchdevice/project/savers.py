@@ -44,7 +44,7 @@ def read_savers(tree: ast.Module, aliases: Mapping[str, str]) -> tuple[SaverEntr
         if isinstance(node, ast.FunctionDef):
             saved = _saved_parameters(node, aliases, {})
             if saved:
-                found.append(SaverEntry(node.name, parameter_positions(node, saved, method=False)))
+                found.append(SaverEntry(node.name, _positions(node, saved, method=False)))
         elif isinstance(node, ast.ClassDef):
             call = _called_instance_saves(node, aliases)
             if call is not None:
@@ -64,7 +64,7 @@ def _called_instance_saves(node: ast.ClassDef, aliases: Mapping[str, str]) -> Sa
             break
         saving = now
     saved = found["__call__"]
-    return SaverEntry(node.name, parameter_positions(methods["__call__"], saved, method=True)) if saved else None
+    return SaverEntry(node.name, _positions(methods["__call__"], saved, method=True)) if saved else None
 
 
 def _saved_parameters(
@@ -108,7 +108,7 @@ def _positional(function: ast.FunctionDef, saved: frozenset[str]) -> tuple[str, 
     return tuple(name if name in saved else "" for name in names)
 
 
-def parameter_positions(
+def _positions(
     function: ast.FunctionDef | ast.AsyncFunctionDef, saved: frozenset[str], method: bool
 ) -> tuple[tuple[int, str], ...]:
     """The parameters named in ``saved`` as (position among the positional arguments a call passes,

@@ -18,7 +18,7 @@ from .beliefs import NO_ACCELERATOR, Belief, ProjectBeliefs
 from .callers import project_callers
 from .calls import NO_CALLS, FileCalls, Wanted, read_calls, wanted
 from .classes import imported_classes
-from .evidence import SUPPORTS, Evidence
+from .evidence import NOT_READ, SUPPORTS, Evidence
 from .index import FileIndex, index_source
 from .index_store import IndexStore
 from .inference import checkpoints_saved, file_belief, infer, readme_evidence, words_outside_the_code
@@ -38,8 +38,8 @@ def index_file(root: Path, path: Path, limit: int = MAX_INDEXED_BYTES) -> FileIn
     relative = path.relative_to(root).as_posix() if path.is_relative_to(root) else path.as_posix()
     package = package_of(root, path)
     text = _read(path, limit)
-    if text is None:
-        return FileIndex(relative, package)
+    if text is None:  # too large or unreadable: what it saves is not known
+        return FileIndex(relative, package, (Evidence(NOT_READ, relative, 1),))
     notebook = _notebook(path, text)
     if notebook is None:
         return index_source(text, relative, package)

@@ -118,8 +118,7 @@ def encoded_beliefs(beliefs: ProjectBeliefs) -> dict[str, Any]:
 
 
 def _encoded_class(name: str, found: ImportedClass) -> list[Any]:
-    replaces = [list(pair) for pair in found.replaces_without_cuda]
-    return [name, found.module, found.places_itself, found.holds_no_tensors, replaces]
+    return [name, found.module, found.places_itself, found.holds_no_tensors, list(found.replaces_without_cuda)]
 
 
 def _encoded(beliefs: Mapping[str, Belief]) -> dict[str, Any]:
@@ -154,7 +153,7 @@ def decoded_beliefs(root: Path, document: Mapping[str, Any]) -> ProjectBeliefs:
     classes = {
         str(path): ImportedClasses(
             tuple(
-                (str(name), ImportedClass(bool(module), bool(places), bool(plain), decoded_saves_under(replaces)))
+                (str(name), ImportedClass(bool(module), bool(places), bool(plain), tuple(map(str, replaces))))
                 for name, module, places, plain, replaces in rows
             ),
             tuple((str(name), ImportedHelper(str(returns), str(where))) for name, returns, where in helpers),

@@ -27,3 +27,31 @@ class Plain:
 
     def __init__(self, model, device="cpu"):
         self.model = model.to(device)
+
+
+class UsesFirst:
+    """Places something on the device it is handed before it falls back."""
+
+    def __init__(self, model, device="cpu"):
+        self.buffer = torch.zeros(3, device=device)
+        if not torch.cuda.is_available():
+            device = "cpu"
+        self.model = model.to(device)
+
+
+class Strict:
+    """Falls back only when told to: by default, the device it is handed is used as it is."""
+
+    def __init__(self, model, device="cpu", lenient=False):
+        if lenient and not torch.cuda.is_available():
+            device = "cpu"
+        self.model = model.to(device)
+
+
+class OtherGpu:
+    """Without CUDA it picks another device, which is no fallback to the CPU."""
+
+    def __init__(self, model, device="cpu", spare="cuda:1"):
+        if not torch.cuda.is_available():
+            device = spare
+        self.model = model.to(device)

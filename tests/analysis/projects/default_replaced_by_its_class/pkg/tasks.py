@@ -1,6 +1,6 @@
 import torch
 
-from .base import Chosen, Pipeline, Plain
+from .base import Chosen, OtherGpu, Pipeline, Plain, Strict, UsesFirst
 
 
 class Classifier(Pipeline):
@@ -24,3 +24,9 @@ def build(model):
 
 def build_plain(model):
     return Plain(model, device=torch.device("cuda"))  # expect: TDV001
+
+
+def build_others(model):
+    first = UsesFirst(model, device="cuda")  # expect: TDV001
+    strict = Strict(model, device="cuda")  # expect: TDV001
+    return first, strict, OtherGpu(model, device="cuda")  # expect: TDV001

@@ -46,3 +46,21 @@ class Wrapped(nn.Module):
 
 class ClassWeighted(nn.CrossEntropyLoss):
     """torch's CrossEntropyLoss keeps a ``weight`` when given one."""
+
+
+class PairLoss(nn.Module):
+    """Sets a layer and a number in one statement: it keeps the layer."""
+
+    def __init__(self, eps=1e-3):
+        super().__init__()
+        self.proj, self.eps = nn.Linear(4, 4), eps
+
+
+class ScaledLoss(nn.Module):
+    """Its number default may become a parameter before it is kept."""
+
+    def __init__(self, scale=1.0, learnable=True):
+        super().__init__()
+        if learnable:
+            scale = nn.Parameter(torch.tensor(scale))
+        self.scale = scale

@@ -1,6 +1,6 @@
 import torch
 
-from pkg.losses import CharbonnierLoss, ClassWeighted, EdgeLoss, SmoothedMSE, WeightedLoss, Wrapped
+from pkg.losses import CharbonnierLoss, ClassWeighted, EdgeLoss, PairLoss, ScaledLoss, SmoothedMSE, WeightedLoss, Wrapped
 
 criterion = CharbonnierLoss().cuda()  # alone: TDV001
 edges = EdgeLoss(eps=1e-6).cuda()  # alone: TDV001
@@ -8,3 +8,5 @@ smoothed = SmoothedMSE().to("cuda")  # alone: TDV001
 weighted = WeightedLoss(3).cuda()  # expect: TDV001
 wrapped = Wrapped(torch.nn.Linear(3, 3)).cuda()  # expect: TDV001
 balanced = ClassWeighted(weight=torch.ones(3)).cuda()  # expect: TDV001
+paired = PairLoss().cuda()  # expect: TDV001
+scaled = ScaledLoss().cuda()  # expect: TDV001
