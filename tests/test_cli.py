@@ -121,6 +121,19 @@ def test_console_script_and_module_entry_points(project):
         assert result.stdout.startswith("bad.py:4:1: TDV002 ")
 
 
+def test_a_reader_that_stops_early_ends_the_run_quietly(project):
+    """``torchdevice check | head -1``: the pipe breaks while findings are printed; no traceback."""
+    for number in range(300):  # more findings than a pipe's buffer holds
+        write(project, f"bad_{number}.py", BUGGY)
+    command = [sys.executable, "-m", "flake8_torchdevice", "check", "--select", "TDV002", "--jobs", "1", "."]
+    with subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) as run:
+        assert run.stdout is not None and run.stderr is not None
+        assert "TDV002" in run.stdout.readline()
+        run.stdout.close()
+        errors = run.stderr.read()
+    assert (run.returncode, errors) == (141, "")
+
+
 # explain and rules
 
 

@@ -3,11 +3,13 @@
 Exit status: 0 no findings, 1 findings (after fixing: findings that remain), 2 a usage,
 configuration or internal error (a path that does not exist, an unknown code...), or a file or
 directory that could not be read or written; the other files are still linted and reported.
+141 when the reader of the output stopped early (``| head``).
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import traceback
 from collections.abc import Sequence
@@ -28,6 +30,7 @@ from .sources import DEFAULT_MEMORY_BUDGET_MIB, largest_file
 from .summary import Mode, Tally, summary
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
+EXIT_BROKEN_PIPE = 128 + 13  # as a shell reports a program that SIGPIPE ended
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -42,6 +45,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     except (ConfigError, FileNotFoundError) as error:
         print(f"torchdevice: error: {error}", file=sys.stderr)
         return EXIT_ERROR
+    except BrokenPipeError:
+        # The reader went away (``torchdevice check | head -1``): stop quietly, as a program killed
+        # by SIGPIPE does, with stdout pointed at devnull so that the interpreter's last flush
+        # does not raise again (the recipe of Python's ``signal`` documentation).
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return EXIT_BROKEN_PIPE
     except Exception:
         print("torchdevice: internal error, please report it:", file=sys.stderr)
         traceback.print_exc()
