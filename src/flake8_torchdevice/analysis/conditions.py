@@ -26,7 +26,7 @@ from dataclasses import replace
 
 import libcst as cst
 
-from ..knowledge.api import AVAILABILITY_CHECKS, CUDA_COUNTS, LEGACY_CUDA_CONSTRUCTORS
+from ..knowledge.api import AVAILABILITY_CHECKS, CUDA_COUNTS, LEGACY_CUDA_CONSTRUCTORS, NN_MODULE
 from .comparisons import LARGE_COUNT, against_a_number, compare, counts_none, index_test, is_equality, literal_polarity
 from .cuda_words import flag_polarity, mentions_cuda
 from .device_tests import on_the_cpu, placement_test
@@ -47,7 +47,7 @@ _IN_DISTRIBUTED_JOB = re.compile(r"^(is_initialized|is_dist\w*|get_world_size)$"
 _WORLD_SIZE = re.compile(r"(^|[._])(get_)?world_size$")
 _DISTRIBUTED_FLAG = re.compile(r"(^|\.)(use_|is_)?(distributed|ddp)$")  # not ``no_ddp``
 _NEGATED = (cst.NotEqual, cst.NotIn, cst.IsNot)
-_MODULE_TYPES = frozenset({"torch.nn.Module", "torch.nn.modules.module.Module"})
+_MODULE_TYPES = NN_MODULE
 # The value an expression has in a state, evaluated without recording anything (the interpreter's
 # ``peek``): passed to each narrowing, so that conditions hold no reference to the interpreter.
 CurrentValue = Callable[[cst.BaseExpression, State], Value]

@@ -243,7 +243,9 @@ SCATTERING_WRAPPERS = frozenset(
     }
 )
 # Classes a module class derives from: torch's, and the libraries' (``LightningModule``).
-MODULE_BASES = frozenset({"torch.nn.Module", "torch.nn.modules.module.Module"}) | frozenset(libraries.MODULE_BASES)
+# ``torch.nn.Module`` as code may name it.
+NN_MODULE = frozenset({"torch.nn.Module", "torch.nn.modules.module.Module"})
+MODULE_BASES = NN_MODULE | frozenset(libraries.MODULE_BASES)
 # Functions that build a module: ``torch.hub.load`` (whatever the hub entry builds: a model, by
 # convention), and the libraries' (``timm.create_model``).
 MODEL_FACTORIES = frozenset({"torch.hub.load"}) | frozenset(libraries.MODEL_FACTORIES)

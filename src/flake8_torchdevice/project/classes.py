@@ -25,6 +25,7 @@ from dataclasses import dataclass
 
 from ..imported import ImportedClass, ImportedClasses, ImportedHelper, ImportedSaver
 from ..knowledge import api
+from .cuda_tests import is_availability_check, tests_cuda_missing
 from .helpers import HelperEntry, read_helpers
 from .layout import importing_package, module_name
 from .names import dotted, names_the_cpu, qualified, read_through
@@ -142,8 +143,7 @@ def _replaced_without_cuda(node: ast.ClassDef, aliases: Mapping[str, str]) -> tu
     replaced: set[str] = set()
     read: set[str] = set()
     for statement in init.body:
-        for name in sorted(_replaced_in(statement, aliases) & (by_keyword - read)):
-            replaced.add(name)
+        replaced |= _replaced_in(statement, aliases) & (by_keyword - read)
         read |= {
             item.id for item in ast.walk(statement) if isinstance(item, ast.Name) and isinstance(item.ctx, ast.Load)
         }
@@ -152,7 +152,7 @@ def _replaced_without_cuda(node: ast.ClassDef, aliases: Mapping[str, str]) -> tu
 
 def _replaced_in(statement: ast.stmt, aliases: Mapping[str, str]) -> set[str]:
     """The names a statement sets to the CPU where CUDA is not available."""
-    if isinstance(statement, ast.If) and _tests_cuda_missing(statement.test, aliases):
+    if isinstance(statement, ast.If) and tests_cuda_missing(statement.test, aliases):
         assigned = (item for item in statement.body if isinstance(item, ast.Assign) and names_the_cpu(item.value))
         return {target.id for item in assigned for target in item.targets if isinstance(target, ast.Name)}
     if isinstance(statement, ast.Assign) and _chosen_by_availability(statement.value, aliases):
@@ -160,27 +160,9 @@ def _replaced_in(statement: ast.stmt, aliases: Mapping[str, str]) -> set[str]:
     return set()
 
 
-def _tests_cuda_missing(test: ast.expr, aliases: Mapping[str, str]) -> bool:
-    """``not torch.cuda.is_available()``, alone or with ``and`` beside tests of what the device is
-    (``"cuda" in device``): not beside another condition (``strict and not ...``), which may be false."""
-    parts = test.values if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And) else [test]
-    missing = [part for part in parts if _negated_check(part, aliases)]
-    return len(missing) == 1 and all(part in missing or isinstance(part, ast.Compare) for part in parts)
-
-
-def _negated_check(test: ast.expr, aliases: Mapping[str, str]) -> bool:
-    return (
-        isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not) and _is_availability_check(test.operand, aliases)
-    )
-
-
 def _chosen_by_availability(value: ast.expr, aliases: Mapping[str, str]) -> bool:
     """``x if torch.cuda.is_available() else "cpu"``: the CPU where CUDA is not available."""
-    return isinstance(value, ast.IfExp) and _is_availability_check(value.test, aliases) and names_the_cpu(value.orelse)
-
-
-def _is_availability_check(node: ast.expr, aliases: Mapping[str, str]) -> bool:
-    return isinstance(node, ast.Call) and qualified(node.func, aliases) in api.AVAILABILITY_CHECKS
+    return isinstance(value, ast.IfExp) and is_availability_check(value.test, aliases) and names_the_cpu(value.orelse)
 
 
 def _keeps_no_tensors(node: ast.ClassDef) -> bool:
@@ -371,7 +353,7 @@ class ProjectClasses:
 def _torch_class_holds_no_tensors(base: str) -> bool:
     """``nn.Module`` itself, or one of torch's modules that holds no state whatever it is given
     (``nn.MSELoss``; not ``nn.CrossEntropyLoss``, which may keep a ``weight``)."""
-    if base in ("torch.nn.Module", "torch.nn.modules.module.Module"):
+    if base in api.NN_MODULE:
         return True
     return base in api.STATELESS_MODULES and base not in api.MODULES_WITH_OPTIONAL_STATE
 

@@ -15,10 +15,29 @@ from .names import qualified
 CUDA_DEVICE = re.compile(r"cuda(:\d+)?")
 
 
+def is_availability_check(node: ast.AST, aliases: Mapping[str, str]) -> bool:
+    """``torch.cuda.is_available()``, ``torch.cuda.device_count()``..., as the file imports them."""
+    return isinstance(node, ast.Call) and qualified(node.func, aliases) in api.AVAILABILITY_CHECKS
+
+
+def tests_cuda_missing(test: ast.expr, aliases: Mapping[str, str]) -> bool:
+    """``not torch.cuda.is_available()``, alone or with ``and`` beside tests of what the device is
+    (``"cuda" in device``): not beside another condition (``strict and not ...``), which may be false."""
+    parts = test.values if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And) else [test]
+    missing = [part for part in parts if _negated_check(part, aliases)]
+    return len(missing) == 1 and all(part in missing or isinstance(part, ast.Compare) for part in parts)
+
+
+def _negated_check(test: ast.expr, aliases: Mapping[str, str]) -> bool:
+    return (
+        isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not) and is_availability_check(test.operand, aliases)
+    )
+
+
 def mentions_cuda(test: ast.AST, aliases: Mapping[str, str]) -> bool:
     """A test about CUDA: an availability check, or a name like ``use_cuda`` / ``args.gpu``."""
     for node in ast.walk(test):
-        if isinstance(node, ast.Call) and qualified(node.func, aliases) in api.AVAILABILITY_CHECKS:
+        if is_availability_check(node, aliases):
             return True
         name = node.attr if isinstance(node, ast.Attribute) else node.id if isinstance(node, ast.Name) else None
         if name is not None and api.MENTIONS_CUDA.search(name):
@@ -56,7 +75,7 @@ def runs_with_cuda(test: ast.AST, aliases: Mapping[str, str]) -> bool | None:
         # ``device.type == "cuda"``, ``device_count() > 0``; ``!=``, ``== 0`` the other way round
         return not (negated(test) or isinstance(test.ops[0], (ast.NotEq, ast.IsNot, ast.NotIn)))
     if isinstance(test, ast.Call):
-        return True if qualified(test.func, aliases) in api.AVAILABILITY_CHECKS else None
+        return True if is_availability_check(test, aliases) else None
     if isinstance(test, (ast.Name, ast.Attribute)):
         if qualified(test, aliases) in api.AVAILABILITY_CHECKS:
             return True

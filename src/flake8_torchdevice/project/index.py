@@ -581,9 +581,11 @@ class _Reader(ast.NodeVisitor):
         self.generic_visit(node)
 
     def _read_call(self, node: ast.Call, name: str, method: str) -> None:
-        if name in api.SAVES or _saves_through_a_framework(name, method):
-            saved = (node.args[0] if node.args else _keyword(node, "obj")) if name in api.SAVES else None
+        if name in api.SAVES:
+            saved = node.args[0] if node.args else _keyword(node, "obj")
             self.found(SAVES_CPU_TENSORS if saved is not None and _copied_to_the_cpu(saved) else SAVES_TENSORS, node)
+        elif _saves_through_a_framework(name, method):
+            self.found(SAVES_TENSORS, node)
         elif name in api.LOADS_WITH_MAP_LOCATION:
             location = _keyword(node, "map_location")
             if location is None and len(node.args) > 1:

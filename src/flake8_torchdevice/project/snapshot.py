@@ -101,7 +101,7 @@ def encoded_beliefs(beliefs: ProjectBeliefs) -> dict[str, Any]:
     return {
         "packages": _encoded(beliefs.packages),
         "files": _encoded(beliefs.files),
-        "checkpoints": _encoded({"": beliefs.checkpoints})[""],
+        "checkpoints": _encoded_belief(beliefs.checkpoints),
         "callers": {
             path: [[[name, *_encoded_calls(calls)] for name, calls in found.facts], list(found.unreferenced)]
             for path, found in beliefs.callers.items()
@@ -122,15 +122,11 @@ def _encoded_class(name: str, found: ImportedClass) -> list[Any]:
 
 
 def _encoded(beliefs: Mapping[str, Belief]) -> dict[str, Any]:
-    return {
-        name: [
-            belief.verdict,
-            [[item.kind, item.path, item.line] for item in belief.evidence],
-            belief.stated,
-            belief.note,
-        ]
-        for name, belief in beliefs.items()
-    }
+    return {name: _encoded_belief(belief) for name, belief in beliefs.items()}
+
+
+def _encoded_belief(belief: Belief) -> list[Any]:
+    return [belief.verdict, [[item.kind, item.path, item.line] for item in belief.evidence], belief.stated, belief.note]
 
 
 def _encoded_calls(calls: CallFacts) -> list[Any]:
@@ -161,17 +157,19 @@ def decoded_beliefs(root: Path, document: Mapping[str, Any]) -> ProjectBeliefs:
         )
         for path, (rows, helpers, savers) in document["classes"].items()
     }
-    checkpoints = _decoded({"": document["checkpoints"]})[""]
+    checkpoints = _decoded_belief(document["checkpoints"])
     return ProjectBeliefs(
         root, _decoded(document["packages"]), _decoded(document["files"]), callers, classes, checkpoints
     )
 
 
 def _decoded(rows: Mapping[str, Any]) -> dict[str, Belief]:
-    return {
-        str(name): Belief(str(verdict), _evidence(found), bool(stated), str(note))
-        for name, (verdict, found, stated, note) in rows.items()
-    }
+    return {str(name): _decoded_belief(row) for name, row in rows.items()}
+
+
+def _decoded_belief(row: Any) -> Belief:
+    verdict, found, stated, note = row
+    return Belief(str(verdict), _evidence(found), bool(stated), str(note))
 
 
 def _evidence(rows: Iterable[Any]) -> tuple[Evidence, ...]:

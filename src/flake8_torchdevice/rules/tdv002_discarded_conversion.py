@@ -192,14 +192,13 @@ class DiscardedConversion(Rule):
         chained = statement is None
         # A peer's message says why the receiver is likely a tensor instead of what modules do.
         in_place = "" if peer is not None else " (only nn.Module.to() moves in place)"
-        if isinstance(site.receiver, cst.Attribute) and is_registered_parameter(site.receiver_value):
-            call, subject = f".{site.method}()", f"a tensor's .{site.method}()"
-            # A registered parameter takes no plain tensor (TypeError): the module moves it in place.
-            in_place, advice = "", "it is a registered nn.Parameter: move the module instead (`module.to(...)`)"
-        elif isinstance(site.receiver, (cst.Name, cst.Attribute)):
+        if isinstance(site.receiver, (cst.Name, cst.Attribute)):
             call, subject = f".{site.method}()", f"a tensor's .{site.method}()"
             assignment = f"`{quoted(analysis, site.receiver, 20)} = {quoted(analysis, site.node, 32)}`"
             advice = f"first write {assignment}" if chained else f"assign it: {assignment}"
+            if isinstance(site.receiver, cst.Attribute) and is_registered_parameter(site.receiver_value):
+                # A registered parameter takes no plain tensor (TypeError): the module moves it in place.
+                in_place, advice = "", "it is a registered nn.Parameter: move the module instead (`module.to(...)`)"
         else:
             call = subject = f"`{quoted(analysis, site.node)}`"
             advice = "assign it to a name first" if chained else "assign it to a name and use that"
