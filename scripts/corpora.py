@@ -13,7 +13,7 @@ unpacked is not unpacked again.
     python scripts/corpora.py --fresh    # the libraries first linted with the final rules
     python scripts/corpora.py --user     # export the user repositories fetched with the search tool
     python scripts/corpora.py --fresh-user # export the user repositories first linted with the final rules
-    python scripts/corpora.py --round9   # a first look's libraries and user repositories (--round4 to --round21)
+    python scripts/corpora.py --round9   # a first look's libraries and user repositories (--round4 to --round22)
 
 Reuse from another script::
 
@@ -395,6 +395,25 @@ ROUND21_CORPORA: dict[str, str] = {
     "onnx2torch": "onnx2torch==1.5.15",
     "torchao": "torchao==0.7.0",
 }
+# The libraries of the round-22 first look: chosen on 2026-12-06 among released packages written
+# against PyTorch that no earlier round linted (speech recognition, ControlNet annotators, sliced
+# inference, transformer training, tracking, quantization, anomaly detection, speech enhancement,
+# LaTeX OCR, embeddings, text-to-speech).
+ROUND22_CORPORA: dict[str, str] = {
+    "whisperx": "whisperx==3.8.6",
+    "controlnet_aux": "controlnet-aux==0.0.10",
+    "sahi": "sahi==0.12.8",
+    "simpletransformers": "simpletransformers==0.70.8",
+    "boxmot": "boxmot==25.0.0",
+    "optimum_quanto": "optimum-quanto==0.2.7",
+    "brevitas": "brevitas==0.13.4",
+    "anomalib": "anomalib==2.7.0",
+    "deepfilternet": "deepfilternet==0.5.6",
+    "pix2tex": "pix2tex==0.1.4",
+    "flagembedding": "FlagEmbedding==1.4.2",
+    "f5_tts": "f5-tts==1.1.22",
+    "kokoro": "kokoro==0.9.4",
+}
 KNOWN_CORPORA: dict[str, str] = {
     **CORPORA,
     **EXTRA_CORPORA,
@@ -418,6 +437,7 @@ KNOWN_CORPORA: dict[str, str] = {
     **ROUND19_CORPORA,
     **ROUND20_CORPORA,
     **ROUND21_CORPORA,
+    **ROUND22_CORPORA,
 }
 
 # User research code: training scripts, tutorials and notebooks from public repositories, pinned
@@ -762,6 +782,19 @@ ROUND21_USER_REPOSITORIES: dict[str, tuple[str, str]] = {
     "flux": ("black-forest-labs/flux", "802fb4713906133fcbd0d8dc5351620ca4773036"),
     "shap-e": ("openai/shap-e", "50131012ee11c9d2617f3886c10f000d3c7a3b43"),
 }
+# The research repositories of the round-22 first look: chosen on 2026-12-06 (lip sync, frame
+# interpolation, inpainting, image restoration, 3D generation, passage retrieval, document
+# understanding, face encoding), never linted before.
+ROUND22_USER_REPOSITORIES: dict[str, tuple[str, str]] = {
+    "wav2lip": ("Rudrabha/Wav2Lip", "5c90fa9b4a2c2a37d0b4ebf7633ac41534eb9941"),
+    "rife": ("hzwer/ECCV2022-RIFE", "5d8adbdd40e12c2c8f91930eff838aebe561c086"),
+    "lama": ("advimman/lama", "786f5936b27fb3dacd2b1ad799e4de968ea697e7"),
+    "kair": ("cszn/KAIR", "fc1732f4a4514e42ce15e5b3a1e18c828af47a1e"),
+    "point-e": ("openai/point-e", "fc8a607c08a3ea804cc82bf1ef8628f88a3a5d2f"),
+    "dpr": ("facebookresearch/DPR", "a31212dc0a54dfa85d8bfa01e1669f149ac832b7"),
+    "donut": ("clovaai/donut", "4cfcf972560e1a0f26eb3e294c8fc88a0d336626"),
+    "psp": ("eladrich/pixel2style2pixel", "5cfff385beb7b95fbce775662b48fcc80081928d"),
+}
 KNOWN_USER_REPOSITORIES: dict[str, tuple[str, str]] = {
     **USER_REPOSITORIES,
     **FRESH_USER_REPOSITORIES,
@@ -783,6 +816,7 @@ KNOWN_USER_REPOSITORIES: dict[str, tuple[str, str]] = {
     **ROUND19_USER_REPOSITORIES,
     **ROUND20_USER_REPOSITORIES,
     **ROUND21_USER_REPOSITORIES,
+    **ROUND22_USER_REPOSITORIES,
 }
 # Each first look: its libraries and its user repositories (``--roundN`` in this script and in
 # ``precision.py``).
@@ -805,6 +839,7 @@ FIRST_LOOKS: dict[int, tuple[dict[str, str], dict[str, tuple[str, str]]]] = {
     19: (ROUND19_CORPORA, ROUND19_USER_REPOSITORIES),
     20: (ROUND20_CORPORA, ROUND20_USER_REPOSITORIES),
     21: (ROUND21_CORPORA, ROUND21_USER_REPOSITORIES),
+    22: (ROUND22_CORPORA, ROUND22_USER_REPOSITORIES),
 }
 MIRROR_ROOT = Path("/work/.mirror")
 
