@@ -233,9 +233,9 @@ class Analysis:
         }
 
     def replaced_without_cuda(self, call: CallFact) -> frozenset[str]:
-        """The keywords (``device=``) that the project's class the call builds or initialises
-        replaces where CUDA is not available: a CUDA default passed there is safe."""
-        return replaced_without_cuda(self._definitions, call.node, call.scope.function)
+        """The keywords (``device=``) that the function or class the call runs (this file's or the
+        project's) replaces where CUDA is not available: a CUDA default passed there is safe."""
+        return replaced_without_cuda(self._definitions, self._imports, call.node, call.scope.function)
 
     def guarded_by_its_callers(self, function: FunctionInfo) -> bool | None:
         """Does every call of the function in the project, other files' included, run under a

@@ -242,10 +242,11 @@ class HardcodedCudaDevice(Rule):
     `.to("cuda")` of a torch.nn module that holds no parameter or buffer
     (`nn.CrossEntropyLoss().cuda()`, `nn.ReLU().cuda()`: nothing moves, no GPU is needed), or
     of a module class of another of the project's files that keeps only numbers (a loss holding
-    an `eps`, over `nn.Module` or such a module), nor a `device=` handed to a class of another of
-    the project's files (`Pipeline(device="cuda:0")`, `super().__init__(device=device)`) whose
-    `__init__` replaces it with the CPU, before reading it, where CUDA is not available (`if not
-    torch.cuda.is_available(): device = "cpu"`, also with `"cuda" in device and`). Add
+    an `eps`, over `nn.Module` or such a module), nor a `device=` handed to a function or class
+    of this file or another of the project's (`Pipeline(device="cuda:0")`,
+    `super().__init__(device=device)`) that replaces it with the CPU, before reading it, where
+    CUDA is not available (`if not torch.cuda.is_available(): device = "cpu"`, also with `"cuda"
+    in device and`; `device = device if torch.cuda.is_available() else "cpu"`). Add
     your own check functions with `--torchdevice-guard-functions`.
 
     Off by default: its sure findings were right 17 times in 17 at rounds 7-9, then 4 times in
@@ -376,15 +377,12 @@ class HardcodedCudaDevice(Rule):
         value = string_value(node)
         # ``f"cuda:{rank}"``, ``"cuda:" + str(i)``: the index is chosen at run time, CUDA is not
         written = f'"{value}"' if value is not None else f"`{quoted(analysis, node, 24)}`"
-        return self.finding(
-            node, f"hard-coded {written} fails without a CUDA GPU; pass a device chosen once: device = {CHOOSE_ONCE}"
-        )
+        return self.finding(node, f"hard-coded {written} fails without a CUDA GPU; use {CHOOSE_ONCE}")
 
     def _device_index(self, node: cst.Integer) -> Finding:
         return self.finding(
             node,
-            f"device index {node.value} (CUDA device {node.value}) fails without a CUDA GPU; "
-            f"pass a device chosen once: device = {CHOOSE_ONCE}",
+            f"device index {node.value} (CUDA device {node.value}) fails without a CUDA GPU; use {CHOOSE_ONCE}",
         )
 
     def _legacy_type(self, node: cst.CSTNode, name: str) -> Finding:
