@@ -69,8 +69,8 @@ NO_CALLS = FileCalls()
 
 @dataclass(frozen=True)
 class Wanted:
-    """The project's definitions, as the files are searched for them: each name with the last
-    part of each module that defines it (``utils`` for ``pkg.utils``)."""
+    """The project's definitions, as the files are searched for them: each name with the parts
+    of each module that defines it (``pkg`` and ``utils`` for ``pkg.utils``)."""
 
     definitions: tuple[tuple[str, str], ...]  # (module, name), sorted
 
@@ -87,14 +87,17 @@ class Wanted:
     def _searches(self) -> list[tuple[str, re.Pattern[str], re.Pattern[str]]]:
         modules: dict[str, set[str]] = {}
         for module, name in self.definitions:
-            modules.setdefault(name, set()).add(module.rsplit(".", 1)[-1])
+            # ``import face_detection`` then ``face_detection.FaceAlignment(...)``: a package above
+            # the module may re-export the name, so each part of the module's name counts.
+            modules.setdefault(name, set()).update(module.split("."))
         return [(name, _imported([name]), _imported(sorted(found))) for name, found in sorted(modules.items())]
 
     def may_call(self, text: str) -> bool:
         """Whether another file's ``text`` may use a definition: it names one, and an import
         statement names it (``from .utils import to_device``, also re-exported: ``from pkg import
-        to_device``) or names its module, used with a dot (``from pkg import utils``, ``import
-        pkg.utils as u``, then ``u.to_device``). A call from another file needs one of them."""
+        to_device``) or names its module or a package above it, used with a dot (``from pkg import
+        utils``, ``import pkg.utils as u``, then ``u.to_device``; ``import pkg``, then
+        ``pkg.to_device``). A call from another file needs one of them."""
         for name, imports_it, imports_module in self._searches:
             if name not in text:
                 continue
