@@ -27,6 +27,7 @@ from flake8_torchdevice.project.evidence import (
     DEVICE_OPTION,
     DISTRIBUTED_STOPS_WITHOUT_CUDA,
     FALLBACK,
+    KERNELS_ON_IMPORT,
     NAMED_FOR_THE_GPU,
     NCCL_ONLY,
     SAYS_IT_NEEDS_CUDA,
@@ -127,7 +128,14 @@ def kinds(source: str, path: str = "train.py") -> list[str]:
         ('import torch\nif torch.cuda.is_available():\n    trainer = Trainer(accelerator="gpu")\n', []),
         ("import apex\n", [CUDA_ONLY_IMPORT]),
         ("import gym\nimport isaacgym\n", [CUDA_ONLY_IMPORT]),
-        ("from torch.utils.cpp_extension import load\nC = load('ops', sources=['a.cpp', 'a.cu'])\n", [CUDA_EXTENSION]),
+        (
+            "from torch.utils.cpp_extension import load\nC = load('ops', sources=['a.cpp', 'a.cu'])\n",
+            [CUDA_EXTENSION, KERNELS_ON_IMPORT],
+        ),
+        (
+            "from torch.utils.cpp_extension import load\ndef build():\n    return load('ops', sources=['a.cu'])\n",
+            [CUDA_EXTENSION],
+        ),
         ("from torch.utils.cpp_extension import CUDAExtension\nx = CUDAExtension('ops', ['a.cu'])\n", [CUDA_EXTENSION]),
         ('"""Benchmarks. Requires a CUDA GPU."""\n', [SAYS_IT_NEEDS_CUDA]),
     ],
@@ -457,6 +465,41 @@ def test_packages_that_import_the_project_s_cuda_kernels_require_cuda_whatever_t
     }
     assert beliefs.packages["nerf"].cited() == (
         "the project requires CUDA: nerf/renderer.py:2 imports a package of the project that builds CUDA kernels"
+    )
+
+
+def test_files_that_import_a_module_building_cuda_kernels_require_cuda_whatever_their_package(tmp_path):
+    """The KAIR shape: one package of networks, most of which run on the CPU; one network imports
+    ``op/deform_attn.py``, which compiles a ``.cu`` kernel when imported (so does a script that
+    imports that network, and one that imports ``op`` from beside it). Their package keeps its belief."""
+    write(tmp_path, ".git/HEAD", "")
+    write(tmp_path, "main_test.py", 'import torch\ndevice = "cuda" if torch.cuda.is_available() else "cpu"\n')
+    write(tmp_path, "main_rvrt.py", "import torch\nfrom models.network_rvrt import RVRT\n")
+    write(tmp_path, "models/__init__.py", "")
+    write(tmp_path, "models/network_unet.py", "import torch\n\nclass UNet: ...\n")
+    write(tmp_path, "models/network_rvrt.py", "import torch\nfrom .op.deform_attn import deform_attn\n")
+    write(tmp_path, "models/network_gpen.py", "import torch\nfrom op import fused\n")
+    write(tmp_path, "models/network_lazy.py", "def build():\n    from .op.deform_attn import deform_attn\n")
+    write(tmp_path, "models/op/__init__.py", "")
+    write(
+        tmp_path,
+        "models/op/deform_attn.py",
+        "from torch.utils.cpp_extension import load\next = load('da', sources=['da.cpp', 'da_kernel.cu'])\n",
+    )
+    write(
+        tmp_path, "models/op/fused.py", "from torch.utils.cpp_extension import load\nf = load('f', sources=['f.cu'])\n"
+    )
+    beliefs = read_project(tmp_path.resolve())
+    requiring = {path for path, belief in beliefs.files.items() if belief.verdict == REQUIRES_CUDA}
+    assert requiring == {
+        "main_rvrt.py",
+        "models/network_rvrt.py",
+        "models/network_gpen.py",
+        "models/op/deform_attn.py",
+        "models/op/fused.py",
+    }
+    assert beliefs.files["main_rvrt.py"].cited() == (
+        "the project requires CUDA: main_rvrt.py:2 imports a module of the project that needs CUDA"
     )
 
 

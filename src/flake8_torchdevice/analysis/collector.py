@@ -13,7 +13,7 @@ from .bindings import BindingRecorder
 from .containers import every_element_stores
 from .definitions import ClassInfo, Definitions, Evidence, FunctionInfo
 from .imports import dotted_name
-from .literals import string_value
+from .literals import names_nccl, string_value
 from .syntax import (
     EVERY_ATTRIBUTE,
     all_params,
@@ -32,7 +32,6 @@ _TENSOR_ARGUMENT_METHODS = frozenset({"expand_as", "view_as", "type_as", "reshap
 # Calls whose ``device=`` names a device *type* (mixed precision), by the name the code calls
 # them by (``autocast``, ``amp.GradScaler``): the last part of knowledge's qualified names.
 _DEVICE_TYPE_CALLS = frozenset(name.rsplit(".", 1)[-1] for name in DEVICE_TYPE_CALLS)
-# Module methods that add an attribute named by their first argument.
 # Calls that check their first argument's type.
 _TYPE_CHECKS = frozenset({"isinstance", "is_tensor", "type", "hasattr", "is_floating_point"})
 # Calls whose first argument is a module.
@@ -241,7 +240,10 @@ class _Collector:
         for param in all_params(node.params):
             if param.default is not None:
                 self.visit(param.default)
-        info = FunctionInfo(node, owner.key if owner is not None else None, Evidence(), self.bindings.key(node))
+        nccl = any(names_nccl(param) for param in all_params(node.params))  # ``backend="nccl"``
+        info = FunctionInfo(
+            node, owner.key if owner is not None else None, Evidence(uses_nccl=nccl), self.bindings.key(node)
+        )
         self.definitions.functions[id(node)] = info
         self.bindings.enter_function(info)
         if owner is not None:
@@ -293,7 +295,7 @@ class _Collector:
             last = name.rsplit(".", 1)[-1]
             if last == "init_process_group":
                 self.definitions.sets_up_a_process_group = True
-                evidence.uses_nccl = evidence.uses_nccl or _names_nccl(node)
+                evidence.uses_nccl = evidence.uses_nccl or names_nccl(node)
             if last == "spawn" and node.args and type(node.args[0].value) is cst.Name and _per_gpu(node):
                 self.definitions.gpu_workers.add(node.args[0].value.value)
             self.definitions.call_sites[last].append(node)
@@ -388,12 +390,6 @@ def _tests_main(test: cst.BaseExpression) -> bool:
         and dotted_name(test.left) == "__name__"
         and any(string_value(target.comparator) == "__main__" for target in test.comparisons)
     )
-
-
-def _names_nccl(call: cst.Call) -> bool:
-    """``init_process_group("nccl")`` / ``init_process_group(backend="nccl")``."""
-    backend = next((arg.value for arg in call.args if arg.keyword is None or arg.keyword.value == "backend"), None)
-    return backend is not None and string_value(backend) == "nccl"
 
 
 def _per_gpu(call: cst.Call) -> bool:

@@ -23,6 +23,10 @@ NCCL_ONLY = "sets up NCCL, which needs GPUs"
 TRAINS_ON_GPUS = "trains on GPUs only"
 CUDA_ONLY_IMPORT = "imports a CUDA-only library"
 CUDA_EXTENSION = "builds CUDA kernels"
+# ``load("op", sources=["op_kernel.cu"])`` at a module's top: importing it needs CUDA (the build
+# needs CUDA's compiler), and so does importing a module that imports it.
+KERNELS_ON_IMPORT = "builds CUDA kernels when imported"
+IMPORTS_A_CUDA_ONLY_MODULE = "imports a module of the project that needs CUDA"
 IMPORTS_KERNELS = "imports a package of the project that builds CUDA kernels"
 SAYS_IT_NEEDS_CUDA = "says it needs CUDA"
 NAMED_FOR_THE_GPU = "is named for the GPU"
@@ -51,6 +55,8 @@ REQUIRES = frozenset(
         TRAINS_ON_GPUS,
         CUDA_ONLY_IMPORT,
         CUDA_EXTENSION,
+        KERNELS_ON_IMPORT,
+        IMPORTS_A_CUDA_ONLY_MODULE,
         SAYS_IT_NEEDS_CUDA,
         NAMED_FOR_THE_GPU,
     }

@@ -38,6 +38,7 @@ from .evidence import (
     DEVICE_OPTION,
     DISTRIBUTED_STOPS_WITHOUT_CUDA,
     FALLBACK,
+    KERNELS_ON_IMPORT,
     NAMED_FOR_THE_GPU,
     NCCL_ONLY,
     NOT_READ,
@@ -180,6 +181,10 @@ class FileIndex:
     classes: FileClasses = NO_CLASSES
     # What it defines at its top level and every name it refers to (project/references.py).
     references: FileReferences = NO_REFERENCES
+    # The modules its unconditional imports at its top may load (dotted, relative ones resolved,
+    # with the line): a module of the project that cannot be imported without CUDA makes the
+    # file need CUDA too (inference.file_beliefs).
+    module_imports: tuple[tuple[str, int], ...] = ()
 
 
 def index_source(source: str, path: str, package: str) -> FileIndex:
@@ -202,6 +207,7 @@ def index_source(source: str, path: str, package: str) -> FileIndex:
             path, package, not_read, mentions_accelerator=mentions_accelerator, imports=imports, references=unknown
         )
     aliases = import_aliases(tree, importing_package(path))
+    loaded = _modules_loaded(tree, importing_package(path))
     classes, references = NO_CLASSES, FileReferences(reaches_any=True)
     with contextlib.suppress(RecursionError):
         classes, references = _read_definitions(tree, aliases, path)
@@ -213,6 +219,7 @@ def index_source(source: str, path: str, package: str) -> FileIndex:
             imports=imports,
             classes=classes,
             references=references,
+            module_imports=loaded,
         )
     reader = _Reader(path, aliases, lines_with_words(lowered, _EVIDENCE_WORDS))
     with contextlib.suppress(RecursionError):  # deeper than Python's own limit: what was read stands
@@ -230,6 +237,7 @@ def index_source(source: str, path: str, package: str) -> FileIndex:
         tuple(reader.definitions.values()),
         classes,
         references,
+        loaded,
     )
 
 
@@ -326,6 +334,26 @@ def import_aliases(tree: ast.Module, package: str) -> dict[str, str]:
             for alias in node.names if source else ():
                 aliases[alias.asname or alias.name] = f"{source}.{alias.name}"
     return aliases
+
+
+def _modules_loaded(tree: ast.Module, package: str) -> tuple[tuple[str, int], ...]:
+    """The modules the imports at the file's top (not in a ``try``, an ``if`` or a function) may
+    load: ``from .op.deform_attn import f`` loads ``models.op.deform_attn`` and, where ``f`` is a
+    submodule, ``models.op.deform_attn.f`` (and the packages above them). An absolute import may
+    also name a module beside the file (``from op import f`` in ``models/net.py``: a script's
+    folder is the first entry of ``sys.path``)."""
+    loaded: list[tuple[str, int]] = []
+    for node in tree.body:
+        if isinstance(node, ast.Import):
+            names, relative = [alias.name for alias in node.names], False
+        elif isinstance(node, ast.ImportFrom) and (source := _absolute(node.module, node.level, package)):
+            names = [source, *(f"{source}.{alias.name}" for alias in node.names if alias.name != "*")]
+            relative = node.level > 0
+        else:
+            continue
+        beside = [f"{package}.{name}" for name in names] if package and not relative else []
+        loaded.extend((name, node.lineno) for name in [*names, *beside])
+    return tuple(loaded)
 
 
 def _absolute(module: str | None, level: int, package: str) -> str | None:
@@ -596,6 +624,8 @@ class _Reader(ast.NodeVisitor):
             self._read_option(node)
         elif name.endswith("CUDAExtension") or (name.rsplit(".", 1)[-1] in _EXTENSION_LOADERS and _cuda_sources(node)):
             self.found(CUDA_EXTENSION, node)
+            if self._depth == 0 and not name.endswith("CUDAExtension"):  # built by ``import``, not by setup.py
+                self.found(KERNELS_ON_IMPORT, node)
         elif name.endswith("init_process_group") and self._guards == 0:
             backend = _keyword(node, "backend") or (node.args[0] if node.args else None)
             only_if_distributed = self._distributed or _returns_before(self._bodies[-1], node.lineno)

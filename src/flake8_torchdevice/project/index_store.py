@@ -109,6 +109,7 @@ def encoded_index(index: FileIndex) -> list[Any]:
         definitions,
         _encoded_classes(index.classes),
         _encoded_references(index.references),
+        [[name, line] for name, line in index.module_imports],
     ]
 
 
@@ -140,15 +141,18 @@ def _decoded_classes(row: list[Any]) -> FileClasses:
     )
 
 
+def _named_lines(rows: list[Any]) -> tuple[tuple[str, int], ...]:
+    return tuple((str(name), int(line)) for name, line in rows)
+
+
 def _pairs(rows: list[Any]) -> tuple[tuple[str, str], ...]:
     return tuple((str(first), str(second)) for first, second in rows)
 
 
 def decoded_index(row: list[Any]) -> FileIndex:
     """The index ``encoded_index`` wrote; ValueError or TypeError for anything else."""
-    path, package, evidence, cuda_uses, guarded, mentions, imports, definitions, classes, references = row
+    path, package, evidence, cuda_uses, guarded, mentions, imports, definitions, classes, references, loaded = row
     found = tuple(Evidence(str(kind), str(where), int(line)) for kind, where, line in evidence)
-    imported = tuple((str(name), int(line)) for name, line in imports)
     defined = tuple(
         Definition(str(name), _strings(parameters), int(positional), _strings(defaults), bool(uses))
         for name, parameters, positional, defaults, uses in definitions
@@ -160,10 +164,11 @@ def decoded_index(row: list[Any]) -> FileIndex:
         int(cuda_uses),
         int(guarded),
         bool(mentions),
-        imported,
+        _named_lines(imports),
         defined,
         _decoded_classes(classes),
         _decoded_references(references),
+        _named_lines(loaded),
     )
 
 

@@ -40,7 +40,9 @@ from .evidence import (
     CUDA_ONLY_IMPORT,
     DEVICE_OPTION,
     FALLBACK,
+    IMPORTS_A_CUDA_ONLY_MODULE,
     IMPORTS_KERNELS,
+    KERNELS_ON_IMPORT,
     NAMED_FOR_THE_GPU,
     NOT_READ,
     REQUIRES,
@@ -53,7 +55,7 @@ from .evidence import (
     Evidence,
 )
 from .index import FileIndex
-from .layout import TOP_PACKAGE, is_satellite
+from .layout import TOP_PACKAGE, is_satellite, module_name
 from .names import IDENTIFIER
 
 # A load onto the CPU alone says little: GPU projects load checkpoints there to spare GPU memory.
@@ -70,7 +72,16 @@ _REQUIREMENT_HEADING = re.compile(r"requir|prerequisite|hardware|dependenc", re.
 _REQUIREMENT_ITEM = re.compile(r"^\s*([-*+]|\d+[.)])\s.*\b(cuda|nvidia|gpus?)\b", re.IGNORECASE)
 _OPTIONAL = re.compile(r"optional|recommended|if available|faster", re.IGNORECASE)
 _UNDERLINE = re.compile(r"^(=+|-+|~+|\^+)\s*$")
-_FILE_SCOPED = (CUDA_ONLY_IMPORT, SAYS_IT_NEEDS_CUDA, NAMED_FOR_THE_GPU, TRAINS_ON_GPUS)
+_FILE_SCOPED = (
+    CUDA_ONLY_IMPORT,
+    KERNELS_ON_IMPORT,
+    IMPORTS_A_CUDA_ONLY_MODULE,
+    SAYS_IT_NEEDS_CUDA,
+    NAMED_FOR_THE_GPU,
+    TRAINS_ON_GPUS,
+)
+# What makes importing a module fail without CUDA, and so importing anything that imports it.
+_FAILS_ON_IMPORT = frozenset({CUDA_ONLY_IMPORT, KERNELS_ON_IMPORT, IMPORTS_A_CUDA_ONLY_MODULE})
 # Evidence a package's belief about CPU support does not weigh: the file's own, and checkpoints'.
 _NOT_THE_PACKAGES = frozenset(_FILE_SCOPED) | CHECKPOINT_EVIDENCE
 # A package written for GPUs only: hard-coded CUDA in this many files, this many times, and no
@@ -78,6 +89,38 @@ _NOT_THE_PACKAGES = frozenset(_FILE_SCOPED) | CHECKPOINT_EVIDENCE
 # likely the bug TDV001 reports as a belief.
 _GPU_ONLY_FILES = 3
 _GPU_ONLY_USES = 10
+
+
+def file_beliefs(indexes: Iterable[FileIndex]) -> dict[str, Belief]:
+    """Each file's own belief (``file_belief``), where it has one, by path; with the files that
+    import, at their top, a module of the project that cannot be imported without CUDA (RVRT's
+    network imports ``op/deform_attn.py``, which compiles a ``.cu`` kernel when imported), and the
+    files that import those, and so on."""
+    indexes = list(indexes)
+    beliefs = {index.path: belief for index in indexes if (belief := file_belief(index)) is not None}
+    failing = {
+        module_name(path)
+        for path, belief in beliefs.items()
+        if any(item.kind in _FAILS_ON_IMPORT for item in belief.evidence)
+    }
+    grown = bool(failing)
+    while grown:
+        grown = False
+        for index in indexes:
+            if index.path in beliefs:
+                continue
+            line = next((line for name, line in index.module_imports if _loads(name, failing)), None)
+            if line is not None:
+                beliefs[index.path] = Belief(REQUIRES_CUDA, (Evidence(IMPORTS_A_CUDA_ONLY_MODULE, index.path, line),))
+                failing.add(module_name(index.path))
+                grown = True
+    return beliefs
+
+
+def _loads(imported: str, modules: set[str]) -> bool:
+    """Does importing ``imported`` run one of ``modules``: it, or a package above it?"""
+    parts = imported.split(".")
+    return any(".".join(parts[:end]) in modules for end in range(1, len(parts) + 1))
 
 
 def file_belief(index: FileIndex) -> Belief | None:

@@ -21,7 +21,7 @@ from .classes import imported_classes
 from .evidence import NOT_READ, SUPPORTS, Evidence
 from .index import FileIndex, index_source
 from .index_store import IndexStore
-from .inference import checkpoints_saved, file_belief, infer, readme_evidence, words_outside_the_code
+from .inference import checkpoints_saved, file_beliefs, infer, readme_evidence, words_outside_the_code
 from .layout import module_name, package_of, project_files, stamp
 from .references import ProjectReferences
 
@@ -105,7 +105,7 @@ def read_project(
     library = is_library(root)
     if _a_whole_application(library, indexes) and not any(index.mentions_accelerator for index in indexes):
         return ProjectBeliefs(root, dict.fromkeys(packages, CPU_ONLY_APPLICATION))
-    files = {index.path: belief for index in indexes if (belief := file_belief(index)) is not None}
+    files = file_beliefs(indexes)
     beliefs = infer(indexes, readme_evidence(root, packages))
     references = None
     if library or _a_whole_application(library, indexes):  # a lone file or a few may be called from code not there

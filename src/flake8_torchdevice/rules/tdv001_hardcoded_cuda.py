@@ -218,10 +218,10 @@ class HardcodedCudaDevice(Rule):
     (`skipif`/`skipUnless`), functions and classes named for CUDA, functions that set up NCCL or run
     once per GPU (`mp.spawn(nprocs=device_count)`), a distributed set-up (`init_dist`,
     `setup_ddp`) that sets up a process group and gives each process its GPU
-    (`torch.cuda.set_device`) whatever backend it is handed, and, in a file that sets up NCCL,
-    code that runs only in a multi-process job (after `if not dist.is_initialized(): return` or
-    `if get_world_size() == 1: return`, under `if ddp:` or `if args.distributed:`), files that
-    import a CUDA-only library (`apex`, `cupy`,
+    (`torch.cuda.set_device`) whatever backend it is handed, and, in a file that sets up NCCL
+    (also by a `backend="nccl"` default), code that runs only in a multi-process job (after `if
+    not dist.is_initialized(): return` or `if get_world_size() == 1: return`, under `if ddp:` or
+    `if args.distributed:`), files that import a CUDA-only library (`apex`, `cupy`,
     `flash_attn`, `megatron`, `pycuda`, `tensorrt`, `transformer_engine`, `triton`, `vllm`...), also
     lazily inside a function, by name (`importlib.import_module("tensorrt")`,
     `optional_import("tensorrt")`) or through a backend module named for one (`from
@@ -263,7 +263,9 @@ class HardcodedCudaDevice(Rule):
     (`torchdevice beliefs`). A finding is sure (high) where the package falls back to the CPU
     ("the project falls back to the CPU in train.py:12") or the user says the project runs
     without CUDA; a guess (low) where the project requires CUDA ("launch.py:30 stops without
-    CUDA"); likely (medium, `--confidence medium`) elsewhere, also where only the file itself
+    CUDA"), or the file does: it imports, at its top, a module of the project that compiles CUDA
+    kernels when imported (`load("op", sources=["op_kernel.cu"])`) or one that imports such a
+    module; likely (medium, `--confidence medium`) elsewhere, also where only the file itself
     falls back (a notebook teaching a fallback in one cell uses CUDA on purpose in the next). An
     argparse default (`--device` defaulting to `"cuda"`) is at most likely: the user chooses. Name
     your own check functions with `--torchdevice-guard-functions`; mark a deliberate GPU-only line
