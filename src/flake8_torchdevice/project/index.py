@@ -243,7 +243,10 @@ def index_source(source: str, path: str, package: str) -> FileIndex:
 
 def _read_definitions(tree: ast.Module, aliases: dict[str, str], path: str) -> tuple[FileClasses, FileReferences]:
     """The file's classes and helpers, and what it defines and refers to: one walk of its nodes serves both."""
-    nodes = descendants(*tree.body)
+    # Each top-level statement's nodes apart: a definition that names itself (``super(Net, self)``,
+    # a recursive call) does not refer to itself (read_references).
+    parts = [descendants(statement) for statement in tree.body]
+    nodes = [node for part in parts for node in part]
     module = module_name(path)
     classes = read_classes(tree, nodes, aliases, module, path.endswith("__init__.py"))
     called_by_name = _TEST_FILE.search(path) is not None or path.rsplit("/", 1)[-1] == "hubconf.py"
@@ -252,7 +255,7 @@ def _read_definitions(tree: ast.Module, aliases: dict[str, str], path: str) -> t
         for node in _statements(tree.body)  # ``try: from .cuda_ops import *`` too
         if isinstance(node, ast.ImportFrom) and any(alias.name == "*" for alias in node.names)
     ]
-    return classes, read_references(tree, nodes, aliases, module, stars, called_by_name)
+    return classes, read_references(tree, parts, aliases, module, stars, called_by_name)
 
 
 def _unread_options(source: str, options: dict[int, str]) -> frozenset[int]:

@@ -75,16 +75,39 @@ NO_REFERENCES = FileReferences()
 
 def read_references(
     tree: ast.Module,
-    nodes: Iterable[ast.AST],
+    parts: Sequence[Iterable[ast.AST]],
     aliases: Mapping[str, str],
     module: str,
     stars: Sequence[str],
     called_by_name: bool,
 ) -> FileReferences:
-    """The references of a parsed file (``nodes``: every node of ``tree``, ``nodes.descendants``), the
-    module ``module``, whose imports are ``aliases`` and which imports every name of the modules
-    ``stars``; where something outside the code calls its definitions by name (``called_by_name``:
-    tests, ``hubconf.py``), none of them is a candidate."""
+    """The references of a parsed file (``parts``: the nodes of each statement of ``tree.body``,
+    ``nodes.descendants``), the module ``module``, whose imports are ``aliases`` and which imports
+    every name of the modules ``stars``; where something outside the code calls its definitions by
+    name (``called_by_name``: tests, ``hubconf.py``), none of them is a candidate. A definition's
+    own name read inside it (``super(VGGLoss, self)``, a recursive call) refers to nothing else."""
+    local: set[str] = set()
+    anywhere: set[str] = set()
+    reached: set[str] = set()
+    reaches_any = False
+    for statement, part in zip(tree.body, parts):
+        itself = statement.name if isinstance(statement, DEFINITIONS) else None
+        names, words, reached_here, reaches = _read(part, aliases, module, stars)
+        local |= names - {itself}
+        anywhere |= words
+        reached |= reached_here
+        reaches_any = reaches_any or reaches
+    defined = () if called_by_name else tuple(_candidates(tree.body))
+    imported = tuple(sorted(set(aliases.values())))
+    computed = tuple(sorted(reached - {""}))
+    return FileReferences(defined, frozenset(local), frozenset(anywhere), imported, tuple(stars), computed, reaches_any)
+
+
+def _read(
+    nodes: Iterable[ast.AST], aliases: Mapping[str, str], module: str, stars: Sequence[str]
+) -> tuple[set[str], set[str], set[str], bool]:
+    """What ``nodes`` refer to: the names they read, the attributes and words of strings they
+    name, the modules they may reach by a computed name, and whether they may reach any module's."""
     local: set[str] = set()
     anywhere: set[str] = set()
     reached: set[str] = set()
@@ -110,10 +133,7 @@ def read_references(
                 reached.update((module, *stars))
             elif called == "getattr" and len(node.args) >= 2 and not isinstance(node.args[1], ast.Constant):
                 reached.add(_module_named(node.args[0], aliases))
-    defined = () if called_by_name else tuple(_candidates(tree.body))
-    imported = tuple(sorted(set(aliases.values())))
-    computed = tuple(sorted(reached - {""}))
-    return FileReferences(defined, frozenset(local), frozenset(anywhere), imported, tuple(stars), computed, reaches_any)
+    return local, anywhere, reached, reaches_any
 
 
 def _module_named(node: ast.expr, aliases: Mapping[str, str]) -> str:

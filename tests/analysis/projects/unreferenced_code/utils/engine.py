@@ -16,3 +16,10 @@ class Logger:
     def resume(self, path, device):
         steps = torch.arange(10).to(device)  # alone: TDV007
         return steps, path
+
+
+class PerceptualLoss(torch.nn.Module):
+    # Names itself (Python 2's super), which is no reference from anywhere else.
+    def __init__(self, device):
+        super(PerceptualLoss, self).__init__()
+        self.shift = torch.ones(3).to(device)  # alone: TDV007
