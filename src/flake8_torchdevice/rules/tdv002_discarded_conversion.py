@@ -169,7 +169,7 @@ class DiscardedConversion(Rule):
     code = "TDV002"
     name = "discarded-tensor-conversion"
     summary = "Result of a tensor's `.to()` / `.cuda()` / `.cpu()` is discarded (only `nn.Module.to()` is in place)"
-    precision = "first look: high 4 of 7 (rounds 7, 13, 14; causes fixed); medium 4 of 5 (15-21)"
+    precision = "first look: high 4 of 7 (rounds 7, 13, 14; causes fixed); medium 4 of 6 (15-22)"
     depends_on_callers = True  # where a helper's parameters are is where its callers put them
     fails_only_on_an_accelerator = False  # a discarded dtype conversion is lost on the CPU too
 

@@ -99,7 +99,9 @@ class ImplicitNumpyConversion(Rule):
     code = "TDV009"
     name = "implicit-numpy-conversion"
     summary = "A tensor that may be on an accelerator is converted by NumPy, Matplotlib or pandas without `.cpu()`"
-    precision = "first look: high 3 of 5 (rounds 8-14; causes fixed), 0 of 1 (21); medium 10 of 25 (rounds 8-21)"
+    precision = (
+        "first look: high 3 of 5 (rounds 8-14; causes fixed), 0 of 1 (21), 0 of 1 (22); medium 10 of 25 (rounds 8-21)"
+    )
     depends_on_callers = True  # where a helper's parameters are is where its callers put them
 
     def check(self, analysis: Analysis, settings: Settings) -> Iterator[Finding]:
