@@ -29,7 +29,7 @@ import libcst as cst
 from ..knowledge.api import AVAILABILITY_CHECKS, CUDA_COUNTS, LEGACY_CUDA_CONSTRUCTORS, NN_MODULE
 from .comparisons import LARGE_COUNT, against_a_number, compare, counts_none, index_test, is_equality, literal_polarity
 from .cuda_words import flag_polarity, mentions_cuda
-from .device_tests import on_the_cpu, placement_test
+from .device_tests import on_the_cpu, on_the_same_device, placement_test, same_device_test
 from .domain import NOWHERE, Kind, Origin, Polarity, Value
 from .imports import ImportTable, dotted_name
 from .literals import constant_truth, is_none_literal, number_value
@@ -96,6 +96,14 @@ class Conditions:
         self, state: State, test: cst.BaseExpression, truth: bool, current_value: CurrentValue
     ) -> State:
         """The branch where a test shows a value or a device is the CPU (``device_tests``)."""
+        compared = same_device_test(test)
+        if compared is not None:
+            subject, other, same_when = compared
+            name = dotted_name(subject)
+            if name is None or same_when is not truth:
+                return state
+            known, elsewhere = state.get(name) or current_value(subject, state), current_value(other, state)
+            return on_the_same_device(state, name, known, elsewhere, Origin(test, "where this test holds"))
         tested = placement_test(test)
         if tested is None or tested.cpu_when is not truth:
             return state

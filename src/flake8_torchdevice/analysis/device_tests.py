@@ -100,3 +100,30 @@ def on_the_cpu(state: State, name: str, tested: PlacementTest, known: Value, ori
     else:
         return state
     return narrowed
+
+
+def same_device_test(test: cst.BaseExpression) -> tuple[cst.BaseExpression, cst.BaseExpression, bool] | None:
+    """``a.device == b.device`` / ``a.device != b.device``: the tensors ``a`` and ``b``, and the
+    truth of the test where they are on the same device; None for any other test."""
+    if type(test) is not cst.Comparison or len(test.comparisons) != 1:
+        return None
+    target = test.comparisons[0]
+    operator = type(target.operator)
+    if operator not in (cst.Equal, cst.NotEqual, cst.Is, cst.IsNot):
+        return None
+    sides = [test.left, target.comparator]
+    if not all(type(side) is cst.Attribute and side.attr.value == "device" for side in sides):
+        return None
+    left, right = (cst.ensure_type(side, cst.Attribute).value for side in sides)
+    return left, right, operator in (cst.Equal, cst.Is)
+
+
+def on_the_same_device(state: State, name: str, known: Value, other: Value, origin: Origin) -> State:
+    """The state where the test showed the tensor bound to ``name`` is where ``other`` is
+    (``if alpha.device != logits.device: alpha = alpha.to(logits.device)``: on the other path,
+    ``alpha`` is already where ``logits`` is)."""
+    if known.kind in _NOT_PLACED or other.kind in _NOT_PLACED or not other.places:
+        return state
+    narrowed = state.copy()
+    narrowed.bind(name, known.placed(other.places, origin))
+    return narrowed

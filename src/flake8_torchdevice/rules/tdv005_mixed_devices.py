@@ -143,7 +143,9 @@ class MixedDevices(Rule):
     `torch.clamp`, nor the tensors `torch.stack` or `torch.cat` join: those raise on a GPU);
     two device expressions that might be the same device (`device` and `other_device`); tensors
     whose place the code does not show; code under a CPU-only branch (`if x.device.type == "cpu":`,
-    the `else` of `if use_cuda:`), where the device is the CPU; tensors moved before use; a layer's
+    the `else` of `if use_cuda:`), where the device is the CPU; tensors moved before use, also
+    only where their device differs (`if alpha.device != logits.device: alpha = alpha.to(...)`:
+    on the other path it is already there); a layer's
     `weight` or `bias` kept as a module's attribute (`self.k0 = conv0.weight`): an `nn.Parameter`,
     registered, so it moves with the module.
 
