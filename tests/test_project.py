@@ -474,10 +474,22 @@ def test_files_that_import_a_module_building_cuda_kernels_require_cuda_whatever_
     imports that network, and one that imports ``op`` from beside it). Their package keeps its belief."""
     write(tmp_path, ".git/HEAD", "")
     write(tmp_path, "main_test.py", 'import torch\ndevice = "cuda" if torch.cuda.is_available() else "cpu"\n')
-    write(tmp_path, "main_rvrt.py", "import torch\nfrom models.network_rvrt import RVRT\n")
+    write(tmp_path, "main_rvrt.py", "import torch\nfrom models.network_rvrt import RVRT\nfrom faces import detector\n")
+    # Modules only files needing CUDA import need it too, unless they run as programs themselves
+    # or a file that runs without CUDA imports them as well (lazily, here).
+    write(tmp_path, "faces/detector.py", "import torch\nfrom faces import boxes\n")
+    write(tmp_path, "faces/boxes.py", "import torch\n")
+    write(tmp_path, "faces/demo.py", 'import torch\nif __name__ == "__main__":\n    print(torch.ones(1))\n')
+    write(tmp_path, "faces/shared.py", "import torch\n")
+    write(tmp_path, "main_shared.py", "import faces.demo\nimport faces.shared\n")
+    write(tmp_path, "main_cpu.py", "def run():\n    from faces import shared\n    return shared\n")
+    write(
+        tmp_path,
+        "models/network_rvrt.py",
+        "import torch\nfrom .op.deform_attn import deform_attn\nimport faces.shared\n",
+    )
     write(tmp_path, "models/__init__.py", "")
     write(tmp_path, "models/network_unet.py", "import torch\n\nclass UNet: ...\n")
-    write(tmp_path, "models/network_rvrt.py", "import torch\nfrom .op.deform_attn import deform_attn\n")
     write(tmp_path, "models/network_gpen.py", "import torch\nfrom op import fused\n")
     write(tmp_path, "models/network_lazy.py", "def build():\n    from .op.deform_attn import deform_attn\n")
     write(tmp_path, "models/op/__init__.py", "")
@@ -497,7 +509,13 @@ def test_files_that_import_a_module_building_cuda_kernels_require_cuda_whatever_
         "models/network_gpen.py",
         "models/op/deform_attn.py",
         "models/op/fused.py",
+        "models/op/__init__.py",
+        "faces/detector.py",
+        "faces/boxes.py",
     }
+    assert beliefs.files["faces/boxes.py"].cited() == (
+        "the project requires CUDA: faces/detector.py:2 imports it, and needs CUDA"
+    )
     assert beliefs.files["main_rvrt.py"].cited() == (
         "the project requires CUDA: main_rvrt.py:2 imports a module of the project that needs CUDA"
     )

@@ -27,6 +27,9 @@ CUDA_EXTENSION = "builds CUDA kernels"
 # needs CUDA's compiler), and so does importing a module that imports it.
 KERNELS_ON_IMPORT = "builds CUDA kernels when imported"
 IMPORTS_A_CUDA_ONLY_MODULE = "imports a module of the project that needs CUDA"
+# Cited at the importer: in an application, a module that only files needing CUDA import runs
+# only where CUDA is (KAIR's face detector, used by its CUDA-kernel face enhancer alone).
+IMPORTED_ONLY_WHERE_CUDA_IS = "imports it, and needs CUDA"
 IMPORTS_KERNELS = "imports a package of the project that builds CUDA kernels"
 SAYS_IT_NEEDS_CUDA = "says it needs CUDA"
 NAMED_FOR_THE_GPU = "is named for the GPU"
@@ -57,6 +60,7 @@ REQUIRES = frozenset(
         CUDA_EXTENSION,
         KERNELS_ON_IMPORT,
         IMPORTS_A_CUDA_ONLY_MODULE,
+        IMPORTED_ONLY_WHERE_CUDA_IS,
         SAYS_IT_NEEDS_CUDA,
         NAMED_FOR_THE_GPU,
     }

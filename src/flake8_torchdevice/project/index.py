@@ -185,6 +185,8 @@ class FileIndex:
     # with the line): a module of the project that cannot be imported without CUDA makes the
     # file need CUDA too (inference.file_beliefs).
     module_imports: tuple[tuple[str, int], ...] = ()
+    # ``if __name__ == "__main__":``: it may run as a program, not only as an importer's module.
+    runs_as_a_script: bool = False
 
 
 def index_source(source: str, path: str, package: str) -> FileIndex:
@@ -220,6 +222,7 @@ def index_source(source: str, path: str, package: str) -> FileIndex:
             classes=classes,
             references=references,
             module_imports=loaded,
+            runs_as_a_script="__main__" in source,
         )
     reader = _Reader(path, aliases, lines_with_words(lowered, _EVIDENCE_WORDS))
     with contextlib.suppress(RecursionError):  # deeper than Python's own limit: what was read stands
@@ -238,6 +241,7 @@ def index_source(source: str, path: str, package: str) -> FileIndex:
         classes,
         references,
         loaded,
+        "__main__" in source,
     )
 
 

@@ -110,6 +110,7 @@ def encoded_index(index: FileIndex) -> list[Any]:
         _encoded_classes(index.classes),
         _encoded_references(index.references),
         [[name, line] for name, line in index.module_imports],
+        index.runs_as_a_script,
     ]
 
 
@@ -151,7 +152,9 @@ def _pairs(rows: list[Any]) -> tuple[tuple[str, str], ...]:
 
 def decoded_index(row: list[Any]) -> FileIndex:
     """The index ``encoded_index`` wrote; ValueError or TypeError for anything else."""
-    path, package, evidence, cuda_uses, guarded, mentions, imports, definitions, classes, references, loaded = row
+    path, package, evidence, cuda_uses, guarded, mentions, imports, definitions, classes, references, loaded, script = (
+        row
+    )
     found = tuple(Evidence(str(kind), str(where), int(line)) for kind, where, line in evidence)
     defined = tuple(
         Definition(str(name), _strings(parameters), int(positional), _strings(defaults), bool(uses))
@@ -169,6 +172,7 @@ def decoded_index(row: list[Any]) -> FileIndex:
         _decoded_classes(classes),
         _decoded_references(references),
         _named_lines(loaded),
+        bool(script),
     )
 
 

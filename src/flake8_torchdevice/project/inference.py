@@ -40,6 +40,7 @@ from .evidence import (
     CUDA_ONLY_IMPORT,
     DEVICE_OPTION,
     FALLBACK,
+    IMPORTED_ONLY_WHERE_CUDA_IS,
     IMPORTS_A_CUDA_ONLY_MODULE,
     IMPORTS_KERNELS,
     KERNELS_ON_IMPORT,
@@ -76,6 +77,7 @@ _FILE_SCOPED = (
     CUDA_ONLY_IMPORT,
     KERNELS_ON_IMPORT,
     IMPORTS_A_CUDA_ONLY_MODULE,
+    IMPORTED_ONLY_WHERE_CUDA_IS,
     SAYS_IT_NEEDS_CUDA,
     NAMED_FOR_THE_GPU,
     TRAINS_ON_GPUS,
@@ -91,11 +93,12 @@ _GPU_ONLY_FILES = 3
 _GPU_ONLY_USES = 10
 
 
-def file_beliefs(indexes: Iterable[FileIndex]) -> dict[str, Belief]:
+def file_beliefs(indexes: Iterable[FileIndex], application: bool = False) -> dict[str, Belief]:
     """Each file's own belief (``file_belief``), where it has one, by path; with the files that
     import, at their top, a module of the project that cannot be imported without CUDA (RVRT's
     network imports ``op/deform_attn.py``, which compiles a ``.cu`` kernel when imported), and the
-    files that import those, and so on."""
+    files that import those, and so on. In an ``application`` (no user imports its modules), also
+    the modules that only such files import (``_imported_only_where_cuda_is``)."""
     indexes = list(indexes)
     beliefs = {index.path: belief for index in indexes if (belief := file_belief(index)) is not None}
     failing = {
@@ -113,6 +116,31 @@ def file_beliefs(indexes: Iterable[FileIndex]) -> dict[str, Belief]:
             if line is not None:
                 beliefs[index.path] = Belief(REQUIRES_CUDA, (Evidence(IMPORTS_A_CUDA_ONLY_MODULE, index.path, line),))
                 failing.add(module_name(index.path))
+                grown = True
+    return _imported_only_where_cuda_is(beliefs, indexes) if application else beliefs
+
+
+def _imported_only_where_cuda_is(beliefs: dict[str, Belief], indexes: list[FileIndex]) -> dict[str, Belief]:
+    """``beliefs``, with each module that is no program itself and that only files needing CUDA
+    import (anywhere in them: a lazy import counts), and so on."""
+    modules = {module_name(index.path): index for index in indexes}
+    importers: dict[str, dict[str, int]] = defaultdict(dict)  # module -> {importing path: line}
+    for index in indexes:
+        lines = dict(index.module_imports)
+        for name in {*lines, *index.references.imported}:
+            target = name if name in modules else name.rpartition(".")[0]  # ``from m import f``: m
+            if target in modules and modules[target].path != index.path:
+                importers[target].setdefault(index.path, lines.get(name, 1))
+    grown = True
+    while grown:
+        grown = False
+        for module, index in modules.items():
+            users = importers.get(module)
+            if index.path in beliefs or index.runs_as_a_script or not users:
+                continue
+            if all(beliefs.get(path, NO_BELIEF).verdict == REQUIRES_CUDA for path in users):
+                path, line = min(users.items())
+                beliefs[index.path] = Belief(REQUIRES_CUDA, (Evidence(IMPORTED_ONLY_WHERE_CUDA_IS, path, line),))
                 grown = True
     return beliefs
 

@@ -105,7 +105,7 @@ def read_project(
     library = is_library(root)
     if _a_whole_application(library, indexes) and not any(index.mentions_accelerator for index in indexes):
         return ProjectBeliefs(root, dict.fromkeys(packages, CPU_ONLY_APPLICATION))
-    files = file_beliefs(indexes)
+    files = file_beliefs(indexes, _a_whole_application(library, indexes))
     beliefs = infer(indexes, readme_evidence(root, packages))
     references = None
     if library or _a_whole_application(library, indexes):  # a lone file or a few may be called from code not there

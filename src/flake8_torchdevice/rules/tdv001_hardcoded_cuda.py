@@ -265,8 +265,9 @@ class HardcodedCudaDevice(Rule):
     without CUDA; a guess (low) where the project requires CUDA ("launch.py:30 stops without
     CUDA"), or the file does: it imports, at its top, a module of the project that compiles CUDA
     kernels when imported (`load("op", sources=["op_kernel.cu"])`) or one that imports such a
-    module; likely (medium, `--confidence medium`) elsewhere, also where only the file itself
-    falls back (a notebook teaching a fallback in one cell uses CUDA on purpose in the next). An
+    module, or, in an application, only files needing CUDA import it; likely (medium,
+    `--confidence medium`) elsewhere, also where only the file itself falls back (a notebook
+    teaching a fallback in one cell uses CUDA on purpose in the next). An
     argparse default (`--device` defaulting to `"cuda"`) is at most likely: the user chooses. Name
     your own check functions with `--torchdevice-guard-functions`; mark a deliberate GPU-only line
     `# noqa: TDV001`.
