@@ -17,7 +17,7 @@ import pytest
 
 from flake8_torchdevice.cli import main
 from flake8_torchdevice.imported import MAKES_CPU_TENSORS, MOVES_TO_CUDA_WHEN_AVAILABLE, ImportedHelper, ImportedSaver
-from flake8_torchdevice.project.beliefs import SAVES_ONLY_CPU_TENSORS, ProjectBeliefs
+from flake8_torchdevice.project.beliefs import OPTIMIZER_STATES_AS_THEY_ARE, SAVES_ONLY_CPU_TENSORS, ProjectBeliefs
 from flake8_torchdevice.project.calls import read_calls, wanted
 from flake8_torchdevice.project.classes import imported_classes
 from flake8_torchdevice.project.cuda_tests import runs_with_cuda
@@ -404,3 +404,37 @@ def test_class_flags_and_what_the_project_saves_round_trip_through_the_stores():
     assert checkpoints.verdict == SAVES_ONLY_CPU_TENSORS and checkpoints.evidence[0].line == 19
     beliefs = ProjectBeliefs(Path("/project"), classes=told, checkpoints=checkpoints)
     assert decoded_beliefs(Path("/project"), json.loads(json.dumps(encoded_beliefs(beliefs)))) == beliefs
+
+
+@pytest.mark.parametrize(
+    ("save", "holds"),
+    [
+        ("sd = net.state_dict()\n    for k, v in sd.items():\n        sd[k] = v.cpu()\n", "saves CPU tensors"),
+        ("sd = {k: v.cpu() for k, v in net.state_dict().items()}\n", "saves CPU tensors"),
+        ("sd = net.state_dict()\n    for k, v in sd.items():\n        sd[k] = other.cpu()\n", "saves tensors"),
+        ("sd = net.state_dict()\n    for k, v in sd.items():\n        print(v.cpu())\n", "saves tensors"),
+        ("sd = self.optimizer_G.state_dict()\n", "saves an optimizer's state"),
+        ("sd = net.state_dict()\n", "saves tensors"),
+    ],
+)
+def test_the_index_reads_what_a_saved_state_dict_holds(save, holds):
+    """KAIR's and BasicSR's savers copy each value of a state dict to the CPU in a loop; an
+    optimizer's state is saved as it is, for a resume, not for a model to load."""
+    direct = "sd = self.optimizer_G.state_dict()\n"
+    saved = "self.optimizer_G.state_dict()" if save == direct else "sd"
+    source = f"import torch\n\n\ndef save(self, net, other, path):\n    {save}    torch.save({saved}, path)\n"
+    kinds = [item.kind for item in index_source(source, "pkg/save.py", "pkg").evidence]
+    assert kinds == [holds]
+
+
+def test_optimizer_states_saved_as_they_are_leave_the_weights_belief_alone():
+    files = {
+        "pkg/save.py": (
+            "import torch\n\n\ndef save_network(net, path):\n    sd = net.state_dict()\n"
+            "    for k, v in sd.items():\n        sd[k] = v.cpu()\n    torch.save(sd, path)\n\n\n"
+            "def save_optimizer(optimizer, path):\n    torch.save(optimizer.state_dict(), path)\n"
+        ),
+    }
+    checkpoints = checkpoints_saved(index_source(source, path, "pkg") for path, source in files.items())
+    assert checkpoints.verdict == SAVES_ONLY_CPU_TENSORS and checkpoints.note == OPTIMIZER_STATES_AS_THEY_ARE
+    assert checkpoints.evidence[0].line == 8

@@ -53,6 +53,8 @@ class Belief:
 # every ``torch.save`` in it writes tensors copied to the CPU first.
 SAVES_NO_CHECKPOINT = "saves no checkpoint"
 SAVES_ONLY_CPU_TENSORS = "saves only CPU tensors"
+# The note of a checkpoints belief where the project also saves optimizer states as they are.
+OPTIMIZER_STATES_AS_THEY_ARE = "optimizer states saved as they are"
 
 NO_BELIEF = Belief()
 STATED_SUPPORTS_CPU = Belief(SUPPORTS_CPU, stated=True)

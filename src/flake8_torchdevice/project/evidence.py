@@ -44,10 +44,13 @@ DEVICE_OPTION = "lets its user choose the device"
 # shows to be copied to the CPU first (``torch.save(x.cpu(), path)``), or of anything else.
 SAVES_CPU_TENSORS = "saves CPU tensors"
 SAVES_TENSORS = "saves tensors"
+# ``torch.save(optimizer.state_dict(), path)``: what a resume reads back into an optimizer, not a
+# model's weights. Its tensors are wherever the optimizer kept them.
+SAVES_OPTIMIZER_STATE = "saves an optimizer's state"
 # A file the index could not read (too large, does not parse): what it saves is not known.
 NOT_READ = "could not be read"
 # Evidence about checkpoints, not about running without CUDA: no belief about CPU support weighs it.
-CHECKPOINT_EVIDENCE = frozenset({SAVES_CPU_TENSORS, SAVES_TENSORS, NOT_READ})
+CHECKPOINT_EVIDENCE = frozenset({SAVES_CPU_TENSORS, SAVES_TENSORS, SAVES_OPTIMIZER_STATE, NOT_READ})
 
 SUPPORTS = frozenset({FALLBACK, CPU_LOAD, CPU_OPTION, CPU_DEFAULT, SKIPS_WITHOUT_CUDA})
 REQUIRES = frozenset(

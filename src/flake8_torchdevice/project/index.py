@@ -25,6 +25,7 @@ import posixpath
 import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
+from typing import cast
 
 from ..knowledge import api
 from .classes import NO_CLASSES, FileClasses, read_classes
@@ -43,6 +44,7 @@ from .evidence import (
     NCCL_ONLY,
     NOT_READ,
     SAVES_CPU_TENSORS,
+    SAVES_OPTIMIZER_STATE,
     SAVES_TENSORS,
     SAYS_IT_NEEDS_CUDA,
     SKIPS_WITHOUT_CUDA,
@@ -128,6 +130,61 @@ def _copied_to_the_cpu(saved: ast.expr) -> bool:
 
 def _copied_or_constant(value: ast.expr) -> bool:
     return isinstance(value, ast.Constant) or _copied_to_the_cpu(value)
+
+
+def _rewritten_on_the_cpu(body: list[ast.stmt], spelled: str, line: int) -> bool:
+    """Before ``line``, ``body`` binds ``spelled`` to CPU copies (``state = {k: v.cpu() ...}``), or
+    replaces each of its values with one in a loop over it (KAIR's and BasicSR's ``for key, param
+    in state_dict.items(): state_dict[key] = param.cpu()``)."""
+    bound = _only_binding(body, spelled, line)
+    if bound is not None and _copied_to_the_cpu(bound):
+        return True
+    loops = (
+        statement
+        for statement in _statements(body, enter_scopes=False)
+        if isinstance(statement, ast.For) and statement.lineno < line and _over_the_items_of(statement, spelled)
+    )
+    return any(_replaces_each_value(loop, spelled) for loop in loops)
+
+
+def _over_the_items_of(loop: ast.For, spelled: str) -> bool:
+    """``for key, value in <spelled>.items():``."""
+    items = loop.iter
+    return (
+        isinstance(items, ast.Call)
+        and isinstance(items.func, ast.Attribute)
+        and items.func.attr == "items"
+        and dotted(items.func.value) == spelled
+        and isinstance(loop.target, ast.Tuple)
+        and len(loop.target.elts) == 2
+    )
+
+
+def _replaces_each_value(loop: ast.For, spelled: str) -> bool:
+    """The loop sets ``<spelled>[...]`` to a CPU copy of the value it iterates, at its top level."""
+    value = cast(ast.Tuple, loop.target).elts[1]
+    for statement in loop.body:
+        if isinstance(statement, ast.Assign) and len(statement.targets) == 1:
+            target = statement.targets[0]
+            copied = _copied_to_the_cpu(statement.value) and _names_within(statement.value, value)
+            if isinstance(target, ast.Subscript) and dotted(target.value) == spelled and copied:
+                return True
+    return False
+
+
+def _names_within(expression: ast.expr, name: ast.expr) -> bool:
+    return isinstance(name, ast.Name) and any(
+        isinstance(node, ast.Name) and node.id == name.id for node in ast.walk(expression)
+    )
+
+
+def _an_optimizers_state(saved: ast.expr) -> bool:
+    """``optimizer.state_dict()``, ``self.optimizer_G.state_dict()``: a save for resuming training,
+    of tensors wherever the optimizer kept them."""
+    if not (isinstance(saved, ast.Call) and isinstance(saved.func, ast.Attribute) and saved.func.attr == "state_dict"):
+        return False
+    owner = dotted(saved.func.value) or ""
+    return "optim" in owner.rsplit(".", 1)[-1].lower()
 
 
 def _saves_through_a_framework(name: str, method: str) -> bool:
@@ -565,6 +622,18 @@ class _Reader(ast.NodeVisitor):
 
     visit_AnnAssign = visit_Assign
 
+    def _what_a_save_holds(self, saved: ast.expr | None, line: int) -> str:
+        """CPU copies (``x.cpu()``, a state dict the function rewrote with ``.cpu()`` copies), an
+        optimizer's state (``optimizer.state_dict()``, wherever its tensors were), or tensors."""
+        if saved is None:
+            return SAVES_TENSORS
+        if _copied_to_the_cpu(saved):
+            return SAVES_CPU_TENSORS
+        spelled = dotted(saved)
+        if spelled is not None and _rewritten_on_the_cpu(self._bodies[-1], spelled, line):
+            return SAVES_CPU_TENSORS
+        return SAVES_OPTIMIZER_STATE if _an_optimizers_state(saved) else SAVES_TENSORS
+
     def nccl_without_a_cpu_choice(self, backend: ast.expr) -> bool:
         """Whether a process group's ``backend`` is NCCL wherever the code runs on Linux: ``"nccl"``, a
         name or attribute bound to it once earlier in the same function (``args.dist_backend = "nccl"``), or a
@@ -618,7 +687,7 @@ class _Reader(ast.NodeVisitor):
     def _read_call(self, node: ast.Call, name: str, method: str) -> None:
         if name in api.SAVES:
             saved = node.args[0] if node.args else _keyword(node, "obj")
-            self.found(SAVES_CPU_TENSORS if saved is not None and _copied_to_the_cpu(saved) else SAVES_TENSORS, node)
+            self.found(self._what_a_save_holds(saved, node.lineno), node)
         elif _saves_through_a_framework(name, method):
             self.found(SAVES_TENSORS, node)
         elif name in api.LOADS_WITH_MAP_LOCATION:

@@ -26,6 +26,7 @@ from pathlib import Path
 from ..knowledge.api import NEEDS_CUDA
 from .beliefs import (
     NO_BELIEF,
+    OPTIMIZER_STATES_AS_THEY_ARE,
     REQUIRES_CUDA,
     SAVES_NO_CHECKPOINT,
     SAVES_ONLY_CPU_TENSORS,
@@ -48,6 +49,7 @@ from .evidence import (
     NOT_READ,
     REQUIRES,
     SAVES_CPU_TENSORS,
+    SAVES_OPTIMIZER_STATE,
     SAYS_IT_NEEDS_CUDA,
     STOPS_WITHOUT_CUDA,
     SUPPORTS,
@@ -204,10 +206,15 @@ def checkpoints_saved(indexes: Iterable[FileIndex]) -> Belief:
     )
     if any(item.kind == NOT_READ for item in saves):
         return NO_BELIEF  # a file not read may save anything
+    # An optimizer's state is read back into an optimizer: it says nothing of the weights a model
+    # loads, and the note keeps such loads from being judged by the weights (TDV004).
+    resumes = [item for item in saves if item.kind == SAVES_OPTIMIZER_STATE]
+    note = OPTIMIZER_STATES_AS_THEY_ARE if resumes else ""
+    saves = [item for item in saves if item.kind != SAVES_OPTIMIZER_STATE]
     if not saves:
-        return Belief(SAVES_NO_CHECKPOINT)
+        return Belief(SAVES_NO_CHECKPOINT, note=note)
     if all(item.kind == SAVES_CPU_TENSORS for item in saves):
-        return Belief(SAVES_ONLY_CPU_TENSORS, tuple(saves[:1]))
+        return Belief(SAVES_ONLY_CPU_TENSORS, tuple(saves[:1]), note=note)
     return NO_BELIEF
 
 

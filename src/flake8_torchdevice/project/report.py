@@ -87,7 +87,8 @@ def _project_lines(beliefs: ProjectBeliefs) -> list[str]:
         lines.append(f"  {path} (this file alone): {belief.verdict}, {belief.evidence[0].cited()}")
     saved = beliefs.checkpoints
     if saved.verdict != UNKNOWN:  # what TDV004 grades the project's loads by
-        lines.append(f"  checkpoints: {saved.verdict}" + (f", {saved.evidence[0].cited()}" if saved.evidence else ""))
+        cited = f", {saved.evidence[0].cited()}" if saved.evidence else ""
+        lines.append(f"  checkpoints: {saved.verdict}{cited}" + (f" ({saved.note})" if saved.note else ""))
     return lines
 
 
@@ -112,5 +113,9 @@ def _project_document(beliefs: ProjectBeliefs) -> dict[str, object]:
             path: {"belief": belief.verdict, "evidence": evidence(belief.evidence)}
             for path, belief in sorted(beliefs.files.items())
         },
-        "checkpoints": {"belief": beliefs.checkpoints.verdict, "evidence": evidence(beliefs.checkpoints.evidence)},
+        "checkpoints": {
+            "belief": beliefs.checkpoints.verdict,
+            "evidence": evidence(beliefs.checkpoints.evidence),
+            "note": beliefs.checkpoints.note,
+        },
     }

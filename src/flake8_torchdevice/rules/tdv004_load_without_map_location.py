@@ -69,6 +69,22 @@ def _loads_device_free_states(analysis: Analysis) -> set[int]:
     return loads
 
 
+def _loads_into_optimizers(analysis: Analysis) -> set[int]:
+    """``optimizer.load_state_dict(torch.load(...))``, also through a name: a resume's optimizer
+    state, which the project may save as it is (``OPTIMIZER_STATES_AS_THEY_ARE``)."""
+    loads: set[int] = set()
+    for site in analysis.calls():
+        receiver = dotted_name(site.receiver) if site.receiver is not None else None
+        into_an_optimizer = receiver is not None and "optim" in receiver.rsplit(".", 1)[-1].lower()
+        if site.method == "load_state_dict" and (into_an_optimizer or is_optimizer(site.receiver_value)):
+            for arg in site.node.args:
+                loads.add(id(arg.value))
+                origin = analysis.origin_node(analysis.value_of(arg.value))
+                if origin is not None:
+                    loads.add(id(origin))
+    return loads
+
+
 def _names_rng_states(analysis: Analysis, path: cst.BaseExpression) -> bool:
     """``torch.load(rng_file)``, ``torch.load(os.path.join(run, "rng_state.pth"))``: a file named
     for RNG states holds CPU byte tensors, CUDA generators' states too, which load anywhere
@@ -281,7 +297,10 @@ class LoadWithoutMapLocation(Rule):
     saves no checkpoint at all (an inference repository loading published weights), what it loads
     was written elsewhere and may or may not hold CUDA tensors: likely (medium), "the project saves
     no checkpoint"; where every `torch.save` in it writes tensors copied to the CPU first
-    (`torch.save(embedding.cpu(), path)`), a guess (low), citing that save.
+    (`torch.save(embedding.cpu(), path)`, or a state dict whose values a loop replaced with
+    `.cpu()` copies), a guess (low), citing that save. An optimizer's state saved as it is
+    (`torch.save(optimizer.state_dict(), path)`) counts for neither: a load into an optimizer
+    there stays sure.
 
     Off by default: on library code most loads resume the library's own checkpoints on the same
     kind of machine (docs/precision.md). Enable it for training and inference scripts, where a
@@ -324,6 +343,7 @@ class LoadWithoutMapLocation(Rule):
 
     def check(self, analysis: Analysis, settings: Settings) -> Iterator[Finding]:
         device_free = _loads_device_free_states(analysis)
+        resumed = _loads_into_optimizers(analysis) if settings.checkpoints.note else set()
         saved = _saved_paths(analysis)
         for site in analysis.calls():
             call = site.node
@@ -365,7 +385,8 @@ class LoadWithoutMapLocation(Rule):
                 if path_keyword == _DOWNLOAD or (written_here and not any(map(_may_save_device_tensors, written_here)))
                 else Confidence.HIGH,
             )
-            yield _graded_by_what_the_project_saves(graded_by_cpu_support(finding, analysis, settings), settings)
+            finding = graded_by_cpu_support(finding, analysis, settings)
+            yield finding if id(call) in resumed else _graded_by_what_the_project_saves(finding, settings)
 
 
 def _graded_by_what_the_project_saves(finding: Finding, settings: Settings) -> Finding:
@@ -373,7 +394,8 @@ def _graded_by_what_the_project_saves(finding: Finding, settings: Settings) -> F
     what was written elsewhere (weights published for download, another project's), which may or
     may not hold CUDA tensors: likely, not sure; one whose every ``torch.save`` writes tensors it
     copied to the CPU loads CPU checkpoints of its own: a guess (round 21: GPU-saved files in 0 of
-    13 such sure findings)."""
+    13 such sure findings). Optimizer states saved as they are count for neither (a load into an
+    optimizer is not graded here where the project saves them)."""
     saves = settings.checkpoints
     if saves.verdict == SAVES_ONLY_CPU_TENSORS and saves.evidence:
         first = saves.evidence[0]
