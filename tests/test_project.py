@@ -30,6 +30,7 @@ from flake8_torchdevice.project.evidence import (
     KERNELS_ON_IMPORT,
     NAMED_FOR_THE_GPU,
     NCCL_ONLY,
+    NCCL_PROGRAM,
     SAYS_IT_NEEDS_CUDA,
     SKIPS_WITHOUT_CUDA,
     STOPS_WITHOUT_CUDA,
@@ -82,7 +83,11 @@ def kinds(source: str, path: str = "train.py") -> list[str]:
         ("import sys, torch\nif not torch.cuda.is_available():\n    sys.exit('needs a GPU')\n", [STOPS_WITHOUT_CUDA]),
         ("import torch\nassert torch.cuda.is_available()\n", [STOPS_WITHOUT_CUDA]),
         ("import torch\nif torch.cuda.device_count() == 0:\n    raise SystemExit(1)\n", [STOPS_WITHOUT_CUDA]),
-        ('import torch.distributed as dist\ndist.init_process_group(backend="nccl")\n', [NCCL_ONLY]),
+        ('import torch.distributed as dist\ndist.init_process_group(backend="nccl")\n', [NCCL_ONLY, NCCL_PROGRAM]),
+        (  # in the program's own code (RIFE's train.py): every run of the file sets it up
+            'import torch\nif __name__ == "__main__":\n    torch.distributed.init_process_group(backend="nccl")\n',
+            [NCCL_ONLY, NCCL_PROGRAM],
+        ),
         (  # Gloo on Windows only (NVlabs' edm): NCCL on every Linux machine, GPU or not
             "import os, torch\ndef init():\n    backend = 'gloo' if os.name == 'nt' else 'nccl'\n"
             "    torch.distributed.init_process_group(backend=backend, init_method='env://')\n",
@@ -483,6 +488,8 @@ def test_files_that_import_a_module_building_cuda_kernels_require_cuda_whatever_
     write(tmp_path, "faces/shared.py", "import torch\n")
     write(tmp_path, "main_shared.py", "import faces.demo\nimport faces.shared\n")
     write(tmp_path, "main_cpu.py", "def run():\n    from faces import shared\n    return shared\n")
+    nccl = 'if __name__ == "__main__":\n    torch.distributed.init_process_group(backend="nccl")\n'
+    write(tmp_path, "train_ddp.py", f"import torch\n{nccl}")
     write(
         tmp_path,
         "models/network_rvrt.py",
@@ -512,6 +519,7 @@ def test_files_that_import_a_module_building_cuda_kernels_require_cuda_whatever_
         "models/op/__init__.py",
         "faces/detector.py",
         "faces/boxes.py",
+        "train_ddp.py",
     }
     assert beliefs.files["faces/boxes.py"].cited() == (
         "the project requires CUDA: faces/detector.py:2 imports it, and needs CUDA"

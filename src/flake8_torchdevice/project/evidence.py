@@ -17,6 +17,9 @@ STOPS_WITHOUT_CUDA = "stops without CUDA"
 # A stop in a distributed set-up (``init_distributed``): that mode needs GPUs, not the package.
 DISTRIBUTED_STOPS_WITHOUT_CUDA = "stops its distributed mode without CUDA"
 NCCL_ONLY = "sets up NCCL, which needs GPUs"
+# The program's own code (not a function its callers may skip) sets it up: the file runs only on
+# GPUs, whatever its package's other files do (RIFE's train.py beside its CPU-capable inference).
+NCCL_PROGRAM = "sets up NCCL whenever it runs"
 # ``Trainer(accelerator="gpu")``, ``LightningLite(accelerator="cuda")``, ``Trainer(gpus=2)``:
 # Lightning refuses to start without one ("GPUAccelerator can not run on your system since the
 # accelerator is not available", lightning 1.6 to 2.x).
@@ -58,6 +61,7 @@ REQUIRES = frozenset(
         STOPS_WITHOUT_CUDA,
         DISTRIBUTED_STOPS_WITHOUT_CUDA,
         NCCL_ONLY,
+        NCCL_PROGRAM,
         TRAINS_ON_GPUS,
         CUDA_ONLY_IMPORT,
         CUDA_EXTENSION,

@@ -42,6 +42,7 @@ from .evidence import (
     KERNELS_ON_IMPORT,
     NAMED_FOR_THE_GPU,
     NCCL_ONLY,
+    NCCL_PROGRAM,
     NOT_READ,
     SAVES_CPU_TENSORS,
     SAVES_OPTIMIZER_STATE,
@@ -707,6 +708,8 @@ class _Reader(ast.NodeVisitor):
             only_if_distributed = self._distributed or _returns_before(self._bodies[-1], node.lineno)
             if backend is not None and not only_if_distributed and self.nccl_without_a_cpu_choice(backend):
                 self.found(NCCL_ONLY, node)
+                if not self._functions:  # the program's own code, which every run of it runs
+                    self.found(NCCL_PROGRAM, node)
         elif _trains_on_gpus_only(node) and self._guards == 0:
             self.found(TRAINS_ON_GPUS, node)
         elif method.rsplit(".", 1)[-1] in _SKIP_FUNCTIONS and any(self.mentions_cuda(arg) for arg in node.args):

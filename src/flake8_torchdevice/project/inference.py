@@ -46,6 +46,7 @@ from .evidence import (
     IMPORTS_KERNELS,
     KERNELS_ON_IMPORT,
     NAMED_FOR_THE_GPU,
+    NCCL_PROGRAM,
     NOT_READ,
     REQUIRES,
     SAVES_CPU_TENSORS,
@@ -76,6 +77,7 @@ _REQUIREMENT_ITEM = re.compile(r"^\s*([-*+]|\d+[.)])\s.*\b(cuda|nvidia|gpus?)\b"
 _OPTIONAL = re.compile(r"optional|recommended|if available|faster", re.IGNORECASE)
 _UNDERLINE = re.compile(r"^(=+|-+|~+|\^+)\s*$")
 _FILE_SCOPED = (
+    NCCL_PROGRAM,
     CUDA_ONLY_IMPORT,
     KERNELS_ON_IMPORT,
     IMPORTS_A_CUDA_ONLY_MODULE,
@@ -128,11 +130,11 @@ def _imported_only_where_cuda_is(beliefs: dict[str, Belief], indexes: list[FileI
     modules = {module_name(index.path): index for index in indexes}
     importers: dict[str, dict[str, int]] = defaultdict(dict)  # module -> {importing path: line}
     for index in indexes:
-        lines = dict(index.module_imports)
-        for name in {*lines, *index.references.imported}:
+        # The imports at its top first, for their lines; then any other, lazy ones included.
+        for name, line in [*index.module_imports, *((name, 1) for name in index.references.imported)]:
             target = name if name in modules else name.rpartition(".")[0]  # ``from m import f``: m
             if target in modules and modules[target].path != index.path:
-                importers[target].setdefault(index.path, lines.get(name, 1))
+                importers[target].setdefault(index.path, line)
     grown = True
     while grown:
         grown = False

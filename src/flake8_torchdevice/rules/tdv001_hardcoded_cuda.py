@@ -263,13 +263,14 @@ class HardcodedCudaDevice(Rule):
     (`torchdevice beliefs`). A finding is sure (high) where the package falls back to the CPU
     ("the project falls back to the CPU in train.py:12") or the user says the project runs
     without CUDA; a guess (low) where the project requires CUDA ("launch.py:30 stops without
-    CUDA"), or the file does: it imports, at its top, a module of the project that compiles CUDA
-    kernels when imported (`load("op", sources=["op_kernel.cu"])`) or one that imports such a
-    module, or, in an application, only files needing CUDA import it; likely (medium,
-    `--confidence medium`) elsewhere, also where only the file itself falls back (a notebook
-    teaching a fallback in one cell uses CUDA on purpose in the next). An
-    argparse default (`--device` defaulting to `"cuda"`) is at most likely: the user chooses. Name
-    your own check functions with `--torchdevice-guard-functions`; mark a deliberate GPU-only line
+    CUDA"), or the file does: its program sets up NCCL on every run (`init_process_group("nccl")`
+    in its own code, not in a function), or it imports, at its top, a module of the project that
+    compiles CUDA kernels when imported (`load("op", sources=["op_kernel.cu"])`) or one that
+    imports such a module, or, in an application, only files needing CUDA import it; likely
+    (medium, `--confidence medium`) elsewhere, also where only the file itself falls back (a
+    notebook teaching a fallback in one cell uses CUDA on purpose in the next). An argparse
+    default (`--device` defaulting to `"cuda"`) is at most likely: the user chooses. Name your
+    own check functions with `--torchdevice-guard-functions`; mark a deliberate GPU-only line
     `# noqa: TDV001`.
 
     ## Example
