@@ -19,7 +19,7 @@ from pathlib import Path
 import libcst as cst
 import pytest
 
-from flake8_torchdevice.analysis import analyse, positions_of
+from flake8_torchdevice.analysis import Analysis, analyse, positions_of
 from flake8_torchdevice.analysis.queries import describe
 
 REVEALS = Path(__file__).parent / "analysis"
@@ -49,11 +49,12 @@ def _calls(node: cst.CSTNode) -> list[cst.Call]:
     return found
 
 
-def reveals(path: Path) -> list[tuple[int, str, str]]:
-    """(line, expected, revealed) for every reveal line of a file."""
+def reveals(path: Path, analyser: typing.Callable[[cst.Module], Analysis] = analyse) -> list[tuple[int, str, str]]:
+    """(line, expected, revealed) for every reveal line of a file, analysed by ``analyser`` (the
+    file alone, or with what its project says of it: tests/test_projects.py)."""
     source = path.read_text(encoding="utf-8")
     module = cst.parse_module(source)
-    analysis = analyse(module)
+    analysis = analyser(module)
     lines = [node for node in _statement_lines(module)]
     positions = positions_of(module, lines)
     by_line = {positions[id(node)][0]: node for node in lines if id(node) in positions}

@@ -14,7 +14,9 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
+from test_analysis import reveals
 
+from flake8_torchdevice.analysis import analyse
 from flake8_torchdevice.cli import main
 from flake8_torchdevice.imported import MAKES_CPU_TENSORS, MOVES_TO_CUDA_WHEN_AVAILABLE, ImportedHelper, ImportedSaver
 from flake8_torchdevice.project.beliefs import OPTIMIZER_STATES_AS_THEY_ARE, SAVES_ONLY_CPU_TENSORS, ProjectBeliefs
@@ -24,6 +26,7 @@ from flake8_torchdevice.project.cuda_tests import runs_with_cuda
 from flake8_torchdevice.project.index import index_source
 from flake8_torchdevice.project.index_store import decoded_calls, decoded_index, encoded_calls, encoded_index
 from flake8_torchdevice.project.inference import checkpoints_saved
+from flake8_torchdevice.project.scan import read_project
 from flake8_torchdevice.project.snapshot import decoded_beliefs, encoded_beliefs
 from runtime_checks.fixtures import expectations
 
@@ -62,6 +65,40 @@ def checked(capsys, case: Path, *args: str) -> Counter:
 @pytest.mark.parametrize("case", CASES, ids=lambda case: case.name)
 def test_a_project_reports_what_its_lines_expect(case, capsys):
     assert checked(capsys, case, "--no-cache") == expected(case, "expect") + expected(case, "project")
+
+
+def project_reveals(case: Path) -> list[str]:
+    """Every ``# reveal:`` line of the case's files whose value, analysed with what the rest of the
+    project says of its file (callers, imported classes and helpers), is not the one it states."""
+    beliefs = read_project(case.resolve())
+    mismatches = []
+    for path in sorted(case.rglob("*.py")):
+        if "# reveal:" not in path.read_text(encoding="utf-8"):
+            continue
+        facts = beliefs.for_file(path)
+
+        def analyser(module, facts=facts):
+            return analyse(module, frozenset(), facts.callers, facts.classes)
+
+        name = path.relative_to(case).as_posix()
+        found = reveals(path, analyser)
+        mismatches += [
+            f"{name}:{line}: expected {want!r}, revealed {got!r}" for line, want, got in found if want != got
+        ]
+    return mismatches
+
+
+@pytest.mark.parametrize("case", CASES, ids=lambda case: case.name)
+def test_reveals_resolve_across_files(case):
+    """mypy's ``reveal_type`` across files: what a value is where another file decides it."""
+    assert not project_reveals(case)
+
+
+def test_there_are_reveals_across_files():
+    assert (
+        sum(text.count("# reveal:") for text in (path.read_text(encoding="utf-8") for path in PROJECTS.rglob("*.py")))
+        >= 7
+    )
 
 
 @pytest.mark.parametrize("case", CASES, ids=lambda case: case.name)

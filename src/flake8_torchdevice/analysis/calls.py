@@ -318,7 +318,9 @@ class CallEvaluator(LibraryEvaluator):
         summarised = self.call_method(module, "forward", node, arguments)
         if summarised is not None:
             return summarised
-        stateless = module.cls in api.STATELESS_MODULES
+        # A module holding no tensor (``nn.ReLU()``, a project's loss keeping an ``eps``) computes where its inputs are.
+        imported = self.definitions.project_classes.get(module.cls or "")
+        stateless = module.cls in api.STATELESS_MODULES or (imported is not None and imported.holds_no_tensors)
         inputs = [value for value in _flattened(arguments, deep=True) if may_hold_data(value)]
         placed_inputs = [value for value in inputs if must_be_on_accelerator(value)]
         if stateless:
@@ -341,8 +343,7 @@ class CallEvaluator(LibraryEvaluator):
         kind = Kind.TENSOR if (module.cls or "").startswith("torch.nn.") else Kind.OUTPUT
         # A module class of another file of the project may have no parameters at all (a
         # normalisation step): only its inputs make its output require grad.
-        from_another_file = (module.cls or "") in self.definitions.project_classes
-        parameters = not stateless and not from_another_file and api.may_own_parameters(module.cls)
+        parameters = not stateless and imported is None and api.may_own_parameters(module.cls)
         grad = self.state.grad_enabled and (parameters or any(value.grad for value in inputs))
         callee = dotted_name(node.func)
         origin = Origin(node, f"computed by `{callee}`" if callee else "computed by a module")

@@ -12,16 +12,16 @@ class Normalise(Stage):
 
 def train():
     device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
-    model = Classifier(8)
+    model = Classifier(8)  # reveal: module {cpu}
     model.to(device)
-    placed = PlacedClassifier(8, device)
+    placed = PlacedClassifier(8, device)  # reveal: module
     features = torch.randn(4, 8)
     return model(features), placed(features)  # project: TDV006
 
 
 def evaluate():
     device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
-    step = Normalise()
+    step = Normalise()  # reveal: Normalise
     step.to(device)
     features = torch.randn(4, 8)
     return step(features)  # alone: TDV006
@@ -30,4 +30,5 @@ def evaluate():
 def summarise(values):
     from pkg.layers import Standardise
 
-    return Standardise()(torch.tensor(values)).numpy()
+    standardised = Standardise()(torch.tensor(values))  # reveal: output {cpu}
+    return standardised.numpy()
