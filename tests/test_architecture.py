@@ -71,3 +71,26 @@ def test_the_project_layer_reads_files_with_ast_and_knowledge_only():
     for path in ANALYSIS:
         for module in imported_modules(path):
             assert "project" not in module.split("."), f"{path.name} imports {module}"
+
+
+def test_the_analysis_modules_import_each_other_without_a_cycle():
+    """Each analysis module builds on the ones it imports, never on one that imports it back (an
+    import cycle is an object cycle waiting to happen: the summaries once held the interpreter)."""
+    own = {path.stem for path in ANALYSIS if path.parent.name == "analysis"}
+    graph = {
+        path.stem: {module.lstrip(".").split(".")[0] for module in imported_modules(path) if module.startswith(".")}
+        & own
+        for path in ANALYSIS
+        if path.parent.name == "analysis"
+    }
+    finished: set[str] = set()
+
+    def visit(module: str, path: tuple[str, ...]) -> None:
+        assert module not in path, f"import cycle: {' -> '.join((*path[path.index(module) :], module))}"
+        if module not in finished:
+            for imported in sorted(graph[module]):
+                visit(imported, (*path, module))
+            finished.add(module)
+
+    for module in sorted(graph):
+        visit(module, ())

@@ -32,7 +32,7 @@ import libcst as cst
 
 from .definitions import Definitions, FunctionInfo
 from .domain import NOWHERE, Kind, Origin, Value, with_module
-from .facts import Facts
+from .facts import CallContext, Facts
 from .syntax import statements
 
 if TYPE_CHECKING:
@@ -65,14 +65,6 @@ class NotedCall:
     caller: str | None
     in_context: bool
     site: CallSite | None
-
-
-@dataclass(frozen=True)
-class CallContext:
-    """The facts of a function's body as the call ``site`` runs it."""
-
-    site: cst.Call
-    facts: Facts
 
 
 def informed_parameters(parameters: dict[str, Value], site: CallSite) -> dict[str, Value]:

@@ -10,15 +10,11 @@ attributes were learned late) replaces the earlier fact, so each node has one fa
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 import libcst as cst
 
 from .definitions import FunctionInfo
 from .domain import Origin, Value
-
-if TYPE_CHECKING:
-    from .contexts import CallContext
 
 
 @dataclass(frozen=True, slots=True)
@@ -138,3 +134,11 @@ class Facts:
         self.literals.update(other.literals)
         self.values.update(other.values)
         self.cpu_fallbacks.update(other.cpu_fallbacks)
+
+
+@dataclass(frozen=True)
+class CallContext:
+    """The facts of a function's body as the call ``site`` runs it (contexts.py walks them)."""
+
+    site: cst.Call
+    facts: Facts
