@@ -123,8 +123,11 @@ def test_console_script_and_module_entry_points(project):
 
 def test_a_reader_that_stops_early_ends_the_run_quietly(project):
     """``torchdevice check | head -1``: the pipe breaks while findings are printed; no traceback."""
-    for number in range(300):  # more findings than a pipe's buffer holds
-        write(project, f"bad_{number}.py", BUGGY)
+    # More findings than a pipe's buffer holds (64 KiB on Linux), so that the run is still
+    # printing when the reader stops, however busy the machine: 300 files of 20 findings each.
+    discarded = "".join(f"bias.to(device)  # {number}\n" for number in range(19))
+    for number in range(300):
+        write(project, f"bad_{number}.py", BUGGY + discarded)
     command = [sys.executable, "-m", "flake8_torchdevice", "check", "--select", "TDV002", "--jobs", "1", "."]
     with subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) as run:
         assert run.stdout is not None and run.stderr is not None

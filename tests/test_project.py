@@ -84,6 +84,10 @@ def kinds(source: str, path: str = "train.py") -> list[str]:
         ("import torch\nassert torch.cuda.is_available()\n", [STOPS_WITHOUT_CUDA]),
         ("import torch\nif torch.cuda.device_count() == 0:\n    raise SystemExit(1)\n", [STOPS_WITHOUT_CUDA]),
         ('import torch.distributed as dist\ndist.init_process_group(backend="nccl")\n', [NCCL_ONLY, NCCL_PROGRAM]),
+        (  # under a condition of the program's own: only some runs set it up
+            'import torch, sys\nif len(sys.argv) > 2:\n    torch.distributed.init_process_group(backend="nccl")\n',
+            [NCCL_ONLY],
+        ),
         (  # in the program's own code (RIFE's train.py): every run of the file sets it up
             'import torch\nif __name__ == "__main__":\n    torch.distributed.init_process_group(backend="nccl")\n',
             [NCCL_ONLY, NCCL_PROGRAM],
@@ -482,12 +486,15 @@ def test_files_that_import_a_module_building_cuda_kernels_require_cuda_whatever_
     write(tmp_path, "main_rvrt.py", "import torch\nfrom models.network_rvrt import RVRT\nfrom faces import detector\n")
     # Modules only files needing CUDA import need it too, unless they run as programs themselves
     # or a file that runs without CUDA imports them as well (lazily, here).
-    write(tmp_path, "faces/detector.py", "import torch\nfrom faces import boxes\n")
+    write(tmp_path, "faces/detector.py", "import torch\nfrom faces import boxes\nimport faces.lazy\n")
     write(tmp_path, "faces/boxes.py", "import torch\n")
     write(tmp_path, "faces/demo.py", 'import torch\nif __name__ == "__main__":\n    print(torch.ones(1))\n')
     write(tmp_path, "faces/shared.py", "import torch\n")
     write(tmp_path, "main_shared.py", "import faces.demo\nimport faces.shared\n")
-    write(tmp_path, "main_cpu.py", "def run():\n    from faces import shared\n    return shared\n")
+    write(
+        tmp_path, "main_cpu.py", "def run():\n    from faces import shared\n    import faces.lazy\n    return shared\n"
+    )
+    write(tmp_path, "faces/lazy.py", "import torch\n")  # the CUDA file imports it at its top, main_cpu.py lazily
     nccl = 'if __name__ == "__main__":\n    torch.distributed.init_process_group(backend="nccl")\n'
     write(tmp_path, "train_ddp.py", f"import torch\n{nccl}")
     write(
@@ -516,7 +523,6 @@ def test_files_that_import_a_module_building_cuda_kernels_require_cuda_whatever_
         "models/network_gpen.py",
         "models/op/deform_attn.py",
         "models/op/fused.py",
-        "models/op/__init__.py",
         "faces/detector.py",
         "faces/boxes.py",
         "train_ddp.py",

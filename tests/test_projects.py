@@ -451,17 +451,34 @@ def test_class_flags_and_what_the_project_saves_round_trip_through_the_stores():
         ("sd = net.state_dict()\n    for k, v in sd.items():\n        sd[k] = other.cpu()\n", "saves tensors"),
         ("sd = net.state_dict()\n    for k, v in sd.items():\n        print(v.cpu())\n", "saves tensors"),
         ("sd = self.optimizer_G.state_dict()\n", "saves an optimizer's state"),
+        ("sd = self.optimized_model.state_dict()\n", "saves tensors"),
+        (  # rebound after the copies: what it holds then is not shown
+            "sd = net.state_dict()\n    for k, v in sd.items():\n        sd[k] = v.cpu()\n"
+            "    sd = other.state_dict()\n",
+            "saves tensors",
+        ),
+        (  # copied only when asked
+            "sd = net.state_dict()\n    if other:\n        for k, v in sd.items():\n            sd[k] = v.cpu()\n",
+            "saves tensors",
+        ),
         ("sd = net.state_dict()\n", "saves tensors"),
     ],
 )
 def test_the_index_reads_what_a_saved_state_dict_holds(save, holds):
     """KAIR's and BasicSR's savers copy each value of a state dict to the CPU in a loop; an
     optimizer's state is saved as it is, for a resume, not for a model to load."""
-    direct = "sd = self.optimizer_G.state_dict()\n"
-    saved = "self.optimizer_G.state_dict()" if save == direct else "sd"
+    saved = save.split(" = ", 1)[1].strip() if save.count("\n") == 1 and "state_dict()" in save else "sd"
     source = f"import torch\n\n\ndef save(self, net, other, path):\n    {save}    torch.save({saved}, path)\n"
     kinds = [item.kind for item in index_source(source, "pkg/save.py", "pkg").evidence]
     assert kinds == [holds]
+
+
+def test_copies_made_before_the_block_that_saves_them_are_seen():
+    source = (
+        "import torch\n\n\ndef save(net, path):\n    sd = net.state_dict()\n    for k, v in sd.items():\n"
+        "        sd[k] = v.cpu()\n    with open(path, 'wb') as f:\n        torch.save(sd, f)\n"
+    )
+    assert [item.kind for item in index_source(source, "pkg/save.py", "pkg").evidence] == ["saves CPU tensors"]
 
 
 def test_optimizer_states_saved_as_they_are_leave_the_weights_belief_alone():

@@ -13,7 +13,7 @@ from .bindings import BindingRecorder
 from .containers import every_element_stores
 from .definitions import ClassInfo, Definitions, Evidence, FunctionInfo
 from .imports import dotted_name
-from .literals import names_nccl, string_value
+from .literals import defaults_to_nccl, names_nccl, string_value
 from .syntax import (
     EVERY_ATTRIBUTE,
     all_params,
@@ -240,10 +240,9 @@ class _Collector:
         for param in all_params(node.params):
             if param.default is not None:
                 self.visit(param.default)
-        nccl = any(names_nccl(param) for param in all_params(node.params))  # ``backend="nccl"``
-        info = FunctionInfo(
-            node, owner.key if owner is not None else None, Evidence(uses_nccl=nccl), self.bindings.key(node)
-        )
+        if any(defaults_to_nccl(param) for param in all_params(node.params)):
+            self.definitions.backend_defaults_to_nccl = True
+        info = FunctionInfo(node, owner.key if owner is not None else None, Evidence(), self.bindings.key(node))
         self.definitions.functions[id(node)] = info
         self.bindings.enter_function(info)
         if owner is not None:

@@ -98,12 +98,12 @@ class Conditions:
         """The branch where a test shows a value or a device is the CPU (``device_tests``)."""
         compared = same_device_test(test)
         if compared is not None:
-            subject, other, same_when = compared
-            name = dotted_name(subject)
-            if name is None or same_when is not truth:
+            left, right, same_when = compared
+            if same_when is not truth:
                 return state
-            known, elsewhere = state.get(name) or current_value(subject, state), current_value(other, state)
-            return on_the_same_device(state, name, known, elsewhere, Origin(test, "where this test holds"))
+            sides = [(dotted_name(side), current_value(side, state)) for side in (left, right)]
+            origin = Origin(test, "on the same device as the other, as this test shows")
+            return on_the_same_device(state, sides, origin)
         tested = placement_test(test)
         if tested is None or tested.cpu_when is not truth:
             return state

@@ -190,6 +190,8 @@ class Definitions:
     project_savers: dict[str, ImportedSaver] = field(default_factory=dict)
     # The file calls ``init_process_group`` somewhere, with whatever backend.
     sets_up_a_process_group: bool = False
+    # A function of the file takes a backend that defaults to NCCL (``init_dist(backend="nccl")``).
+    backend_defaults_to_nccl: bool = False
     _families: dict[str, list[ClassInfo]] = field(default_factory=dict)  # by class key
 
     def owner(self, function: FunctionInfo) -> ClassInfo | None:
@@ -236,7 +238,10 @@ class Definitions:
         return params[1] if len(params) > 1 else None  # (engine, batch)
 
     def sets_up_nccl(self) -> bool:
-        """Does some scope of the file set up NCCL? Then its multi-process code runs on CUDA GPUs."""
+        """Does some scope of the file set up NCCL, or the file set up a process group with a backend
+        that defaults to it? Then its multi-process code runs on CUDA GPUs."""
+        if self.backend_defaults_to_nccl and self.sets_up_a_process_group:
+            return True
         return self.module_evidence.uses_nccl or any(f.evidence.uses_nccl for f in self.functions.values())
 
     def distributed_means_cuda(self) -> bool:

@@ -6,6 +6,7 @@ place the code does not show where it only says "not CUDA" (``not x.is_cuda``: t
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import cast
 
 import libcst as cst
 
@@ -118,12 +119,16 @@ def same_device_test(test: cst.BaseExpression) -> tuple[cst.BaseExpression, cst.
     return left, right, operator in (cst.Equal, cst.Is)
 
 
-def on_the_same_device(state: State, name: str, known: Value, other: Value, origin: Origin) -> State:
-    """The state where the test showed the tensor bound to ``name`` is where ``other`` is
-    (``if alpha.device != logits.device: alpha = alpha.to(logits.device)``: on the other path,
-    ``alpha`` is already where ``logits`` is)."""
-    if known.kind in _NOT_PLACED or other.kind in _NOT_PLACED or not other.places:
-        return state
-    narrowed = state.copy()
-    narrowed.bind(name, known.placed(other.places, origin))
-    return narrowed
+def on_the_same_device(state: State, sides: list[tuple[str | None, Value]], origin: Origin) -> State:
+    """The state where a test showed two tensors on the same device (``if alpha.device !=
+    logits.device: alpha = alpha.to(logits.device)``: on the other path ``alpha`` is already where
+    ``logits`` is). The one the code shows on the CPU takes the other's place, where the other's
+    is not the CPU: which of two places the test ruled out, nothing else tells."""
+    (left, known_left), (right, known_right) = sides
+    for name, known, other in ((left, known_left, known_right), (right, known_right, known_left)):
+        placed = name is not None and known.kind not in _NOT_PLACED and other.kind not in _NOT_PLACED
+        if placed and known.places == CPU and other.places and other.places != CPU:
+            narrowed = state.copy()
+            narrowed.bind(cast(str, name), known.placed(other.places, origin))
+            return narrowed
+    return state

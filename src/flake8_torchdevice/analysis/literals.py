@@ -132,9 +132,13 @@ def names_the_cpu(node: cst.BaseExpression) -> bool:
     return type(node) is cst.Call and bool(node.args) and is_cpu_literal(node.args[0].value)
 
 
-def names_nccl(node: cst.Call | cst.Param) -> bool:
-    """``init_process_group("nccl")``, ``(backend="nccl")``; ``def init_dist(backend="nccl")``."""
-    if isinstance(node, cst.Param):  # NCCL unless a caller picks another backend
-        return node.default is not None and string_value(node.default) == "nccl"
-    backend = next((arg.value for arg in node.args if arg.keyword is None or arg.keyword.value == "backend"), None)
+def names_nccl(call: cst.Call) -> bool:
+    """``init_process_group("nccl")`` / ``init_process_group(backend="nccl")``."""
+    backend = next((arg.value for arg in call.args if arg.keyword is None or arg.keyword.value == "backend"), None)
     return backend is not None and string_value(backend) == "nccl"
+
+
+def defaults_to_nccl(param: cst.Param) -> bool:
+    """``def init_dist(launcher, backend="nccl")``: a backend parameter that is NCCL unless a
+    caller picks another."""
+    return "backend" in param.name.value and param.default is not None and string_value(param.default) == "nccl"

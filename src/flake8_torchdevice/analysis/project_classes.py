@@ -65,8 +65,17 @@ def _replaced_before_read(function: FunctionInfo, imports: ImportTable) -> froze
     read: set[str] = set()
     for statement in statements(function.node.body):
         replaced |= _set_to_the_cpu_without_cuda(statement, imports) & (by_keyword - read)
-        read |= {node.value for node in every_node(statement) if type(node) is cst.Name}
+        read |= _names_read(statement)
     return frozenset(replaced)
+
+
+def _names_read(statement: cst.BaseStatement) -> set[str]:
+    """The names a statement reads or binds: not an attribute's name (``cfg.device``) nor a
+    keyword's (``f(device=d)``), as the index reads them with ``ast``."""
+    nodes = list(every_node(statement))
+    others = {id(node.attr) for node in nodes if type(node) is cst.Attribute}
+    others |= {id(node.keyword) for node in nodes if type(node) is cst.Arg and node.keyword is not None}
+    return {node.value for node in nodes if type(node) is cst.Name and id(node) not in others}
 
 
 def _set_to_the_cpu_without_cuda(statement: cst.BaseStatement, imports: ImportTable) -> set[str]:
@@ -90,7 +99,15 @@ def _tests_cuda_missing(test: cst.BaseExpression, imports: ImportTable) -> bool:
     parts = _conjuncts(test)
     missing = [part for part in parts if type(part) is cst.UnaryOperation and type(part.operator) is cst.Not]
     missing = [part for part in missing if _is_availability_check(part.expression, imports)]
-    return len(missing) == 1 and all(part in missing or type(part) is cst.Comparison for part in parts)
+    return len(missing) == 1 and all(part in missing or _tests_the_device(part) for part in parts)
+
+
+def _tests_the_device(test: cst.BaseExpression) -> bool:
+    """A comparison about CUDA or a device: ``"cuda" in device``, ``device.type != "cpu"``."""
+    if type(test) is not cst.Comparison:
+        return False
+    words = [node.value.lower() for node in every_node(test) if isinstance(node, (cst.Name, cst.SimpleString))]
+    return any("device" in word or "cuda" in word for word in words)
 
 
 def _conjuncts(test: cst.BaseExpression) -> list[cst.BaseExpression]:

@@ -309,6 +309,16 @@ AVAILABILITY_CHECKS = CUDA_COUNTS | {
     "torch.backends.cudnn.is_available",
     "torch.backends.cudnn.enabled",
 }
+# A name that holds an optimizer, by its words: ``optimizer``, ``optim_d``, ``self.optimizer_G``,
+# ``optimizerG``; not ``optimized_model`` or ``optimal_net``.
+_OPTIMIZER_NAME = re.compile(r"(^|_)optim(i[sz]er)?s?($|_|[A-Z0-9])")
+
+
+def names_an_optimizer(name: str) -> bool:
+    """Does the last part of a dotted name say it holds an optimizer?"""
+    return _OPTIMIZER_NAME.search(name.rsplit(".", 1)[-1]) is not None
+
+
 # Names of CUDA-only things: CUDA, GPUs, NCCL, TensorRT, CUDA graphs, FSDP, bitsandbytes, DeepGEMM,
 # pinned memory (``if self.pin_memory:`` opts in to CUDA).
 MENTIONS_CUDA = re.compile(

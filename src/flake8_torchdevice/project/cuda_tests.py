@@ -22,10 +22,21 @@ def is_availability_check(node: ast.AST, aliases: Mapping[str, str]) -> bool:
 
 def tests_cuda_missing(test: ast.expr, aliases: Mapping[str, str]) -> bool:
     """``not torch.cuda.is_available()``, alone or with ``and`` beside tests of what the device is
-    (``"cuda" in device``): not beside another condition (``strict and not ...``), which may be false."""
+    (``"cuda" in device``): not beside another condition (``strict and not ...``, ``allow_cpu is
+    True``), which may be false."""
     parts = test.values if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And) else [test]
     missing = [part for part in parts if _negated_check(part, aliases)]
-    return len(missing) == 1 and all(part in missing or isinstance(part, ast.Compare) for part in parts)
+    return len(missing) == 1 and all(part in missing or _tests_the_device(part, aliases) for part in parts)
+
+
+def _tests_the_device(test: ast.expr, aliases: Mapping[str, str]) -> bool:
+    """A comparison about CUDA or a device: ``"cuda" in device``, ``device.type != "cpu"``."""
+    names = (
+        node.attr if isinstance(node, ast.Attribute) else node.id
+        for node in ast.walk(test)
+        if isinstance(node, (ast.Attribute, ast.Name))
+    )
+    return isinstance(test, ast.Compare) and (mentions_cuda(test, aliases) or any("device" in name for name in names))
 
 
 def _negated_check(test: ast.expr, aliases: Mapping[str, str]) -> bool:

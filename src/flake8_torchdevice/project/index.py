@@ -83,15 +83,16 @@ _NAMES_A_DEVICE = re.compile(r"gpu|cuda|device", re.IGNORECASE)
 _DEVICE_WORDS = ("cuda", "device", "accelerator", ".to(")
 _SHORT_DEVICE_NAMES = ("mps", "gpu", "xla", "tpu", "xpu", "npu", "hpu")
 _SHORT_DEVICE_NAME = re.compile(r"(?<![a-z0-9])(mps|gpus?|xla|tpu|xpu|npu|hpu)(?![a-z])")
+# ``if __name__ == "__main__":``, in either quotes: the file may run as a program.
+_RUNS_AS_A_PROGRAM = re.compile(r"""^if\s+__name__\s*==\s*['"]__main__['"]\s*:""", re.MULTILINE)
 # An import at the start of a line: unconditional, at the module's top level.
 _TOP_LEVEL_IMPORT = re.compile(r"^(?:from|import)[ \t]+([A-Za-z_]\w*)", re.MULTILINE)
 # Every kind of evidence names one of these (a device, a CUDA check, a CUDA-only library or
 # kernel, a load's map_location): a file without any shows nothing, and is not parsed. Plain
 # substring tests: a regular expression over every file costs more than the parse it saves.
 _EVIDENCE_WORDS = (
-    "cuda", "cpu", "gpu", "nccl", "map_location", "cpp_extension", ".cu", "apex", "flash_attn", "cupy", "tensorrt",
-    "trt", "nvdiffrast", "spconv", "minkowski", "isaacgym", "device_ids", "fsdp", "pin_memory", "init_process_group",
-    "save",
+    "cuda", "cpu", "gpu", "nccl", "map_location", "cpp_extension", ".cu", "trt", "device_ids", "fsdp", "pin_memory",
+    "init_process_group", "save", *sorted(library.lower() for library in api.CUDA_ONLY_LIBRARIES),
 )  # fmt: skip
 _TEST_FILE = re.compile(r"(^|/)(tests?/|test_[^/]*$|[^/]*_test\.py$|conftest\.py$)")
 _DISTRIBUTED_SETUP_NAME = r"(init|setup)_distributed\w*"
@@ -134,18 +135,43 @@ def _copied_or_constant(value: ast.expr) -> bool:
 
 
 def _rewritten_on_the_cpu(body: list[ast.stmt], spelled: str, line: int) -> bool:
-    """Before ``line``, ``body`` binds ``spelled`` to CPU copies (``state = {k: v.cpu() ...}``), or
-    replaces each of its values with one in a loop over it (KAIR's and BasicSR's ``for key, param
-    in state_dict.items(): state_dict[key] = param.cpu()``)."""
-    bound = _only_binding(body, spelled, line)
-    if bound is not None and _copied_to_the_cpu(bound):
+    """Before the save at ``line``, ``spelled`` was last bound to CPU copies (``state = {k:
+    v.cpu() ...}``), or had each of its values replaced with one in a loop over it (KAIR's and
+    BasicSR's ``for key, param in state_dict.items(): state_dict[key] = param.cpu()``), in a block
+    that holds the save. A binding under a condition, or after the copies, leaves it unknown."""
+    for block in reversed(_blocks_holding(body, line)):  # the innermost first
+        earlier = [statement for statement in block if (statement.end_lineno or statement.lineno) < line]
+        binding = [statement for statement in earlier if _binds(statement, spelled)]
+        if binding:
+            last = binding[-1]
+            if isinstance(last, ast.For):
+                return _replaces_each_value(last, spelled)
+            return isinstance(last, ast.Assign) and _copied_to_the_cpu(last.value)
+    return False
+
+
+def _binds(statement: ast.stmt, spelled: str) -> bool:
+    """Does the statement bind ``spelled`` anywhere in it, or loop over its items?"""
+    if isinstance(statement, ast.For) and _over_the_items_of(statement, spelled):
         return True
-    loops = (
-        statement
-        for statement in _statements(body, enter_scopes=False)
-        if isinstance(statement, ast.For) and statement.lineno < line and _over_the_items_of(statement, spelled)
+    assignments = (node for node in ast.walk(statement) if isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign)))
+    return any(
+        dotted(target) == spelled
+        for node in assignments
+        for target in (node.targets if isinstance(node, ast.Assign) else [node.target])
     )
-    return any(_replaces_each_value(loop, spelled) for loop in loops)
+
+
+def _blocks_holding(body: list[ast.stmt], line: int) -> list[list[ast.stmt]]:
+    """The lists of statements that hold the statement at ``line``, from ``body`` inwards."""
+    for statement in body:
+        if statement.lineno <= line <= (statement.end_lineno or statement.lineno):
+            inner = [getattr(statement, name, None) for name in ("body", "orelse", "finalbody")]
+            inner += [handler.body for handler in getattr(statement, "handlers", ())]
+            for block in inner:
+                if isinstance(block, list) and block and block[0].lineno <= line <= (block[-1].end_lineno or line):
+                    return [body, *_blocks_holding(block, line)]
+    return [body]
 
 
 def _over_the_items_of(loop: ast.For, spelled: str) -> bool:
@@ -184,8 +210,7 @@ def _an_optimizers_state(saved: ast.expr) -> bool:
     of tensors wherever the optimizer kept them."""
     if not (isinstance(saved, ast.Call) and isinstance(saved.func, ast.Attribute) and saved.func.attr == "state_dict"):
         return False
-    owner = dotted(saved.func.value) or ""
-    return "optim" in owner.rsplit(".", 1)[-1].lower()
+    return api.names_an_optimizer(dotted(saved.func.value) or "")
 
 
 def _saves_through_a_framework(name: str, method: str) -> bool:
@@ -239,10 +264,12 @@ class FileIndex:
     classes: FileClasses = NO_CLASSES
     # What it defines at its top level and every name it refers to (project/references.py).
     references: FileReferences = NO_REFERENCES
-    # The modules its unconditional imports at its top may load (dotted, relative ones resolved,
-    # with the line): a module of the project that cannot be imported without CUDA makes the
-    # file need CUDA too (inference.file_beliefs).
+    # The modules its unconditional imports at its top name (dotted, relative ones resolved, with
+    # the line): a module of the project that cannot be imported without CUDA makes the file need
+    # CUDA too (inference.file_beliefs). And the modules its other imports name (in a function, a
+    # ``try``, an ``if``): it may run them too.
     module_imports: tuple[tuple[str, int], ...] = ()
+    other_imports: tuple[str, ...] = ()
     # ``if __name__ == "__main__":``: it may run as a program, not only as an importer's module.
     runs_as_a_script: bool = False
 
@@ -267,7 +294,7 @@ def index_source(source: str, path: str, package: str) -> FileIndex:
             path, package, not_read, mentions_accelerator=mentions_accelerator, imports=imports, references=unknown
         )
     aliases = import_aliases(tree, importing_package(path))
-    loaded = _modules_loaded(tree, importing_package(path))
+    loaded, lazily = _modules_loaded(tree, importing_package(path))
     classes, references = NO_CLASSES, FileReferences(reaches_any=True)
     with contextlib.suppress(RecursionError):
         classes, references = _read_definitions(tree, aliases, path)
@@ -280,7 +307,8 @@ def index_source(source: str, path: str, package: str) -> FileIndex:
             classes=classes,
             references=references,
             module_imports=loaded,
-            runs_as_a_script="__main__" in source,
+            other_imports=lazily,
+            runs_as_a_script=_RUNS_AS_A_PROGRAM.search(source) is not None,
         )
     reader = _Reader(path, aliases, lines_with_words(lowered, _EVIDENCE_WORDS))
     with contextlib.suppress(RecursionError):  # deeper than Python's own limit: what was read stands
@@ -299,7 +327,8 @@ def index_source(source: str, path: str, package: str) -> FileIndex:
         classes,
         references,
         loaded,
-        "__main__" in source,
+        lazily,
+        _RUNS_AS_A_PROGRAM.search(source) is not None,
     )
 
 
@@ -401,24 +430,25 @@ def import_aliases(tree: ast.Module, package: str) -> dict[str, str]:
     return aliases
 
 
-def _modules_loaded(tree: ast.Module, package: str) -> tuple[tuple[str, int], ...]:
-    """The modules the imports at the file's top (not in a ``try``, an ``if`` or a function) may
-    load: ``from .op.deform_attn import f`` loads ``models.op.deform_attn`` and, where ``f`` is a
-    submodule, ``models.op.deform_attn.f`` (and the packages above them). An absolute import may
-    also name a module beside the file (``from op import f`` in ``models/net.py``: a script's
-    folder is the first entry of ``sys.path``)."""
+def _modules_loaded(tree: ast.Module, package: str) -> tuple[tuple[tuple[str, int], ...], tuple[str, ...]]:
+    """The modules the file's imports name (relative ones resolved; ``from m import f`` names ``m``
+    and, where ``f`` is a submodule, ``m.f``): those at its top, not in a ``try``, an ``if`` or a
+    function, with their lines, and the others."""
+    top = {id(node) for node in tree.body}
     loaded: list[tuple[str, int]] = []
-    for node in tree.body:
+    others: set[str] = set()
+    for node in _statements(tree.body):
         if isinstance(node, ast.Import):
-            names, relative = [alias.name for alias in node.names], False
+            names = [alias.name for alias in node.names]
         elif isinstance(node, ast.ImportFrom) and (source := _absolute(node.module, node.level, package)):
             names = [source, *(f"{source}.{alias.name}" for alias in node.names if alias.name != "*")]
-            relative = node.level > 0
         else:
             continue
-        beside = [f"{package}.{name}" for name in names] if package and not relative else []
-        loaded.extend((name, node.lineno) for name in [*names, *beside])
-    return tuple(loaded)
+        if id(node) in top:
+            loaded.extend((name, node.lineno) for name in names)
+        else:
+            others.update(names)
+    return tuple(loaded), tuple(sorted(others))
 
 
 def _absolute(module: str | None, level: int, package: str) -> str | None:
@@ -459,6 +489,7 @@ class _Reader(ast.NodeVisitor):
     _depth: int = 0  # statements nested in a def, class, try or if: imports there are optional
     _functions: list[str] = field(default_factory=list)  # the enclosing functions' names
     _distributed: int = 0  # how many ``if ddp:`` bodies enclose the current node
+    _main: bool = False  # walking the body of the module's ``if __name__ == "__main__":``
     _class: str | None = None  # the top-level class whose body is walked
     _defining: _Definer | None = None  # the definition whose body is walked
     options: dict[int, str] = field(default_factory=dict)  # a CPU option's line: its ``args.`` name
@@ -481,6 +512,11 @@ class _Reader(ast.NodeVisitor):
         name about CUDA: an option (``args.cuda``) says what the user chose, not what runs."""
         calls = (node for node in ast.walk(test) if isinstance(node, ast.Call))
         return any(self.qualified(call.func) in api.AVAILABILITY_CHECKS for call in calls)
+
+    def runs_on_every_run(self) -> bool:
+        """The program's own code outside any condition: the module's top, or the top of its
+        ``if __name__ == "__main__":`` block."""
+        return not self._functions and (self._depth == 0 or (self._depth == 1 and self._main))
 
     def at_entry_point(self) -> bool:
         """Where a stop ends the program rather than refuse one feature: the module's own code or
@@ -535,9 +571,11 @@ class _Reader(ast.NodeVisitor):
                 self.found(self.stop_kind(), node)
             if _assigns_cpu(node.body + node.orelse) and not _asks_where_a_tensor_is(node.test):
                 self.found(FALLBACK, node)
+        main, self._main = self._main, self._depth == 0 and _tests_main(node.test)
         self._depth += 1
         self._guarded(node.test, [*node.body, *node.orelse], len(node.body) if _tests_distributed(node.test) else 0)
         self._depth -= 1
+        self._main = main
 
     def visit_IfExp(self, node: ast.IfExp) -> None:
         falls_back = names_the_cpu(node.body) or names_the_cpu(node.orelse)
@@ -708,7 +746,7 @@ class _Reader(ast.NodeVisitor):
             only_if_distributed = self._distributed or _returns_before(self._bodies[-1], node.lineno)
             if backend is not None and not only_if_distributed and self.nccl_without_a_cpu_choice(backend):
                 self.found(NCCL_ONLY, node)
-                if not self._functions:  # the program's own code, which every run of it runs
+                if self.runs_on_every_run():
                     self.found(NCCL_PROGRAM, node)
         elif _trains_on_gpus_only(node) and self._guards == 0:
             self.found(TRAINS_ON_GPUS, node)
@@ -787,6 +825,17 @@ def _returns_before(body: list[ast.stmt], line: int) -> bool:
     distributed mode"); return`` (DETR, Grounding DINO) sets up NCCL for a multi-process run only."""
     own = _statements(body, enter_scopes=False)
     return any(isinstance(statement, ast.Return) and statement.lineno < line for statement in own)
+
+
+def _tests_main(test: ast.expr) -> bool:
+    """``__name__ == "__main__"``."""
+    return (
+        isinstance(test, ast.Compare)
+        and isinstance(test.left, ast.Name)
+        and test.left.id == "__name__"
+        and len(test.comparators) == 1
+        and _constant(test.comparators[0]) == "__main__"
+    )
 
 
 def _only_binding(body: list[ast.stmt], spelled: str, line: int) -> ast.expr | None:

@@ -110,6 +110,7 @@ def encoded_index(index: FileIndex) -> list[Any]:
         _encoded_classes(index.classes),
         _encoded_references(index.references),
         [[name, line] for name, line in index.module_imports],
+        list(index.other_imports),
         index.runs_as_a_script,
     ]
 
@@ -152,9 +153,8 @@ def _pairs(rows: list[Any]) -> tuple[tuple[str, str], ...]:
 
 def decoded_index(row: list[Any]) -> FileIndex:
     """The index ``encoded_index`` wrote; ValueError or TypeError for anything else."""
-    path, package, evidence, cuda_uses, guarded, mentions, imports, definitions, classes, references, loaded, script = (
-        row
-    )
+    path, package, evidence, cuda_uses, guarded, mentions, imports, definitions, classes, references, *rest = row
+    loaded, others, script = rest
     found = tuple(Evidence(str(kind), str(where), int(line)) for kind, where, line in evidence)
     defined = tuple(
         Definition(str(name), _strings(parameters), int(positional), _strings(defaults), bool(uses))
@@ -172,6 +172,7 @@ def decoded_index(row: list[Any]) -> FileIndex:
         _decoded_classes(classes),
         _decoded_references(references),
         _named_lines(loaded),
+        _strings(others),
         bool(script),
     )
 

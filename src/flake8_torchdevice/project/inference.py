@@ -59,7 +59,7 @@ from .evidence import (
     Evidence,
 )
 from .index import FileIndex
-from .layout import TOP_PACKAGE, is_satellite, module_name
+from .layout import TOP_PACKAGE, importing_package, is_satellite, module_name
 from .names import IDENTIFIER
 
 # A load onto the CPU alone says little: GPU projects load checkpoints there to spare GPU memory.
@@ -80,8 +80,6 @@ _FILE_SCOPED = (
     NCCL_PROGRAM,
     CUDA_ONLY_IMPORT,
     KERNELS_ON_IMPORT,
-    IMPORTS_A_CUDA_ONLY_MODULE,
-    IMPORTED_ONLY_WHERE_CUDA_IS,
     SAYS_IT_NEEDS_CUDA,
     NAMED_FOR_THE_GPU,
     TRAINS_ON_GPUS,
@@ -104,6 +102,7 @@ def file_beliefs(indexes: Iterable[FileIndex], application: bool = False) -> dic
     files that import those, and so on. In an ``application`` (no user imports its modules), also
     the modules that only such files import (``_imported_only_where_cuda_is``)."""
     indexes = list(indexes)
+    modules = {module_name(index.path): index for index in indexes}
     beliefs = {index.path: belief for index in indexes if (belief := file_belief(index)) is not None}
     failing = {
         module_name(path)
@@ -116,25 +115,25 @@ def file_beliefs(indexes: Iterable[FileIndex], application: bool = False) -> dic
         for index in indexes:
             if index.path in beliefs:
                 continue
-            line = next((line for name, line in index.module_imports if _loads(name, failing)), None)
+            run = _modules_run(index, index.module_imports, modules)
+            line = next((line for module, line in run if module in failing), None)
             if line is not None:
                 beliefs[index.path] = Belief(REQUIRES_CUDA, (Evidence(IMPORTS_A_CUDA_ONLY_MODULE, index.path, line),))
                 failing.add(module_name(index.path))
                 grown = True
-    return _imported_only_where_cuda_is(beliefs, indexes) if application else beliefs
+    return _imported_only_where_cuda_is(beliefs, modules) if application else beliefs
 
 
-def _imported_only_where_cuda_is(beliefs: dict[str, Belief], indexes: list[FileIndex]) -> dict[str, Belief]:
+def _imported_only_where_cuda_is(beliefs: dict[str, Belief], modules: Mapping[str, FileIndex]) -> dict[str, Belief]:
     """``beliefs``, with each module that is no program itself and that only files needing CUDA
     import (anywhere in them: a lazy import counts), and so on."""
-    modules = {module_name(index.path): index for index in indexes}
     importers: dict[str, dict[str, int]] = defaultdict(dict)  # module -> {importing path: line}
-    for index in indexes:
-        # The imports at its top first, for their lines; then any other, lazy ones included.
-        for name, line in [*index.module_imports, *((name, 1) for name in index.references.imported)]:
-            target = name if name in modules else name.rpartition(".")[0]  # ``from m import f``: m
-            if target in modules and modules[target].path != index.path:
-                importers[target].setdefault(index.path, line)
+    for index in modules.values():
+        # The imports at its top first, for their lines; then the others, lazy ones included.
+        named = [*index.module_imports, *((name, 0) for name in index.other_imports)]
+        for module, line in _modules_run(index, named, modules):
+            if modules[module].path != index.path:
+                importers[module].setdefault(index.path, line)
     grown = True
     while grown:
         grown = False
@@ -149,10 +148,23 @@ def _imported_only_where_cuda_is(beliefs: dict[str, Belief], indexes: list[FileI
     return beliefs
 
 
-def _loads(imported: str, modules: set[str]) -> bool:
-    """Does importing ``imported`` run one of ``modules``: it, or a package above it?"""
-    parts = imported.split(".")
-    return any(".".join(parts[:end]) in modules for end in range(1, len(parts) + 1))
+def _modules_run(
+    index: FileIndex, imported: Iterable[tuple[str, int]], modules: Mapping[str, FileIndex]
+) -> list[tuple[str, int]]:
+    """The project's modules that the file's imports (dotted names, with their lines) run: each
+    one named and the packages above it (``import a.b.c`` runs ``a/__init__.py`` and
+    ``a/b/__init__.py``). A name that is no module of the project from its root may name one
+    beside the file, the way a script's folder comes first on ``sys.path`` (``from op import f``
+    in ``models/net.py`` runs ``models/op``); ``import torch`` names none."""
+    package = importing_package(index.path)
+    run: list[tuple[str, int]] = []
+    for name, line in imported:
+        parts = name.split(".")
+        chain = [".".join(parts[:end]) for end in range(1, len(parts) + 1)]
+        if package and not any(module in modules for module in chain) and f"{package}.{parts[0]}" in modules:
+            chain = [f"{package}.{module}" for module in chain]
+        run.extend((module, line) for module in chain if module in modules)
+    return run
 
 
 def file_belief(index: FileIndex) -> Belief | None:

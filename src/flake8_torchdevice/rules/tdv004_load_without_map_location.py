@@ -27,6 +27,7 @@ from ..analysis.queries import (
     string_value,
 )
 from ..confidence import Confidence
+from ..knowledge.api import names_an_optimizer
 from ..project.beliefs import SAVES_NO_CHECKPOINT, SAVES_ONLY_CPU_TENSORS
 from ..settings import Settings
 from .base import (
@@ -75,7 +76,7 @@ def _loads_into_optimizers(analysis: Analysis) -> set[int]:
     loads: set[int] = set()
     for site in analysis.calls():
         receiver = dotted_name(site.receiver) if site.receiver is not None else None
-        into_an_optimizer = receiver is not None and "optim" in receiver.rsplit(".", 1)[-1].lower()
+        into_an_optimizer = receiver is not None and names_an_optimizer(receiver)
         if site.method == "load_state_dict" and (into_an_optimizer or is_optimizer(site.receiver_value)):
             for arg in site.node.args:
                 loads.add(id(arg.value))

@@ -55,3 +55,12 @@ class OtherGpu:
         if not torch.cuda.is_available():
             device = spare
         self.model = model.to(device)
+
+
+class Permissive:
+    """Falls back only when also allowed to: by default, the device it is handed is used as it is."""
+
+    def __init__(self, model, device="cpu", allow_cpu=False):
+        if not torch.cuda.is_available() and allow_cpu is True:
+            device = "cpu"
+        self.model = model.to(device)

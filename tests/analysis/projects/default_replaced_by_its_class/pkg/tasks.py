@@ -1,6 +1,6 @@
 import torch
 
-from .base import Chosen, OtherGpu, Pipeline, Plain, Strict, UsesFirst
+from .base import Chosen, OtherGpu, Permissive, Pipeline, Plain, Strict, UsesFirst
 
 
 class Classifier(Pipeline):
@@ -30,3 +30,7 @@ def build_others(model):
     first = UsesFirst(model, device="cuda")  # expect: TDV001
     strict = Strict(model, device="cuda")  # expect: TDV001
     return first, strict, OtherGpu(model, device="cuda")  # expect: TDV001
+
+
+def build_permissive(model):
+    return Permissive(model, device="cuda")  # expect: TDV001
