@@ -817,3 +817,24 @@ def test_a_definition_another_file_reaches_is_not_called_only_in_its_own():
     project = ProjectReferences(_references(files))
     assert not project.only_here("utils.py", "make")
     assert project.only_here("alone.py", "step")
+
+
+def test_a_fault_in_the_index_leaves_the_file_unknown_and_the_run_going(monkeypatch):
+    """A reader's own bug must not end the user's run: the file is indexed as not read."""
+    from flake8_torchdevice.project import index
+
+    def broken(*args, **kwargs):
+        raise AttributeError("a reader's bug")
+
+    monkeypatch.setattr(index, "_index_tree", broken)
+    found = index_source("import torch\ntorch.save(x, 'a.pt')\n", "pkg/a.py", "pkg")
+    assert [item.kind for item in found.evidence] == ["could not be read"] and found.references.reaches_any
+
+
+def test_a_loop_that_binds_a_saved_name_another_way_is_no_copy():
+    """``for x in xs: sd = ...`` before ``torch.save(sd, path)`` (brevitas' shape, once a crash)."""
+    source = (
+        "import torch\n\n\ndef save(models, path):\n    for model in models:\n        sd = model.state_dict()\n"
+        "    torch.save(sd, path)\n"
+    )
+    assert [item.kind for item in index_source(source, "pkg/save.py", "pkg").evidence] == ["saves tensors"]

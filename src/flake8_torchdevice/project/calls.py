@@ -136,7 +136,7 @@ def read_calls(source: str, path: str, searched: Wanted) -> FileCalls:
     exports = tuple(sorted((local, aliases[local]) for local in renamed))
     try:
         reader.block(tree.body, False)
-    except RecursionError:  # deeper than Python's own limit: what was not read is unknown
+    except Exception:  # deeper than Python's own limit, or a fault of the reader: what was not read is unknown
         return FileCalls(exports=exports, unread=tuple(sorted(name for name in names if name in source)))
     return FileCalls(tuple(reader.sites), tuple(reader.references), exports)
 

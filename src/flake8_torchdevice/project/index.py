@@ -144,7 +144,7 @@ def _rewritten_on_the_cpu(body: list[ast.stmt], spelled: str, line: int) -> bool
         binding = [statement for statement in earlier if _binds(statement, spelled)]
         if binding:
             last = binding[-1]
-            if isinstance(last, ast.For):
+            if isinstance(last, ast.For) and _over_the_items_of(last, spelled):
                 return _replaces_each_value(last, spelled)
             return isinstance(last, ast.Assign) and _copied_to_the_cpu(last.value)
     return False
@@ -286,13 +286,27 @@ def index_source(source: str, path: str, package: str) -> FileIndex:
         return FileIndex(path, package, mentions_accelerator=mentions_accelerator, imports=imports)
     try:
         tree = ast.parse(source)
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return _index_tree(tree, source, lowered, path, package, shows_evidence, mentions_accelerator, imports)
+    except Exception:  # does not parse, or a fault of a reader here: the file is unknown, the run goes on
         # What it refers to is unknown, so what it may call is too, and what it saves.
         unknown = FileReferences(reaches_any=True)
         not_read = (Evidence(NOT_READ, path, 1),)
         return FileIndex(
             path, package, not_read, mentions_accelerator=mentions_accelerator, imports=imports, references=unknown
         )
+
+
+def _index_tree(
+    tree: ast.Module,
+    source: str,
+    lowered: str,
+    path: str,
+    package: str,
+    shows_evidence: bool,
+    mentions_accelerator: bool,
+    imports: tuple[tuple[str, int], ...],
+) -> FileIndex:
+    """The index of a parsed file (``index_source``); ``lowered`` is its source in lower case."""
     aliases = import_aliases(tree, importing_package(path))
     loaded, lazily = _modules_loaded(tree, importing_package(path))
     classes, references = NO_CLASSES, FileReferences(reaches_any=True)
