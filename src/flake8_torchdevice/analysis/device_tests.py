@@ -122,13 +122,17 @@ def same_device_test(test: cst.BaseExpression) -> tuple[cst.BaseExpression, cst.
 def on_the_same_device(state: State, sides: list[tuple[str | None, Value]], origin: Origin) -> State:
     """The state where a test showed two tensors on the same device (``if alpha.device !=
     logits.device: alpha = alpha.to(logits.device)``: on the other path ``alpha`` is already where
-    ``logits`` is). The one the code shows on the CPU takes the other's place, where the other's
-    is not the CPU: which of two places the test ruled out, nothing else tells."""
+    ``logits`` is). The one the code shows may be on the CPU takes the other's place, where the
+    other's may not: which of two places the test ruled out, nothing else tells."""
     (left, known_left), (right, known_right) = sides
     for name, known, other in ((left, known_left, known_right), (right, known_right, known_left)):
         placed = name is not None and known.kind not in _NOT_PLACED and other.kind not in _NOT_PLACED
-        if placed and known.places == CPU and other.places and other.places != CPU:
+        if placed and _may_be_on_the_cpu(known) and other.places and not _may_be_on_the_cpu(other):
             narrowed = state.copy()
             narrowed.bind(cast(str, name), known.placed(other.places, origin))
             return narrowed
     return state
+
+
+def _may_be_on_the_cpu(value: Value) -> bool:
+    return any(place.kind is PlaceKind.CPU for place in value.places)
