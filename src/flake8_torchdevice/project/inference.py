@@ -109,14 +109,14 @@ def file_beliefs(indexes: Iterable[FileIndex], application: bool = False) -> dic
         for path, belief in beliefs.items()
         if any(item.kind in _FAILS_ON_IMPORT for item in belief.evidence)
     }
+    runs = {index.path: _modules_run(index, index.module_imports, modules) for index in indexes} if failing else {}
     grown = bool(failing)
     while grown:
         grown = False
         for index in indexes:
             if index.path in beliefs:
                 continue
-            run = _modules_run(index, index.module_imports, modules)
-            line = next((line for module, line in run if module in failing), None)
+            line = next((line for module, line in runs[index.path] if module in failing), None)
             if line is not None:
                 beliefs[index.path] = Belief(REQUIRES_CUDA, (Evidence(IMPORTS_A_CUDA_ONLY_MODULE, index.path, line),))
                 failing.add(module_name(index.path))
