@@ -155,11 +155,7 @@ def _binds(statement: ast.stmt, spelled: str) -> bool:
     if isinstance(statement, ast.For) and _over_the_items_of(statement, spelled):
         return True
     assignments = (node for node in ast.walk(statement) if isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign)))
-    return any(
-        dotted(target) == spelled
-        for node in assignments
-        for target in (node.targets if isinstance(node, ast.Assign) else [node.target])
-    )
+    return any(dotted(target) == spelled for node in assignments for target in _targets(node))
 
 
 def _blocks_holding(body: list[ast.stmt], line: int) -> list[list[ast.stmt]]:
@@ -866,7 +862,7 @@ def _only_binding(body: list[ast.stmt], spelled: str, line: int) -> ast.expr | N
     return bindings[0] if len(bindings) == 1 else None
 
 
-def _targets(statement: ast.Assign | ast.AnnAssign) -> list[ast.expr]:
+def _targets(statement: ast.Assign | ast.AnnAssign | ast.AugAssign) -> list[ast.expr]:
     return statement.targets if isinstance(statement, ast.Assign) else [statement.target]
 
 

@@ -109,7 +109,11 @@ def file_beliefs(indexes: Iterable[FileIndex], application: bool = False) -> dic
         for path, belief in beliefs.items()
         if any(item.kind in _FAILS_ON_IMPORT for item in belief.evidence)
     }
-    runs = {index.path: _modules_run(index, index.module_imports, modules) for index in indexes} if failing else {}
+    runs = (
+        {index.path: _modules_run(index, index.module_imports, modules) for index in indexes}
+        if failing or application
+        else {}
+    )
     grown = bool(failing)
     while grown:
         grown = False
@@ -121,17 +125,20 @@ def file_beliefs(indexes: Iterable[FileIndex], application: bool = False) -> dic
                 beliefs[index.path] = Belief(REQUIRES_CUDA, (Evidence(IMPORTS_A_CUDA_ONLY_MODULE, index.path, line),))
                 failing.add(module_name(index.path))
                 grown = True
-    return _imported_only_where_cuda_is(beliefs, modules) if application else beliefs
+    return _imported_only_where_cuda_is(beliefs, modules, runs) if application else beliefs
 
 
-def _imported_only_where_cuda_is(beliefs: dict[str, Belief], modules: Mapping[str, FileIndex]) -> dict[str, Belief]:
+def _imported_only_where_cuda_is(
+    beliefs: dict[str, Belief], modules: Mapping[str, FileIndex], runs: Mapping[str, list[tuple[str, int]]]
+) -> dict[str, Belief]:
     """``beliefs``, with each module that is no program itself and that only files needing CUDA
-    import (anywhere in them: a lazy import counts), and so on."""
+    import (anywhere in them: a lazy import counts), and so on; ``runs``: what each file's imports
+    at its top run (``_modules_run``)."""
     importers: dict[str, dict[str, int]] = defaultdict(dict)  # module -> {importing path: line}
     for index in modules.values():
         # The imports at its top first, for their lines; then the others, lazy ones included.
-        named = [*index.module_imports, *((name, 0) for name in index.other_imports)]
-        for module, line in _modules_run(index, named, modules):
+        lazily = _modules_run(index, ((name, 0) for name in index.other_imports), modules)
+        for module, line in [*runs[index.path], *lazily]:
             if modules[module].path != index.path:
                 importers[module].setdefault(index.path, line)
     grown = True

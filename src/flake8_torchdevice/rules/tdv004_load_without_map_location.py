@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 import libcst as cst
 
@@ -54,36 +54,38 @@ def _with_map_location(call: cst.Call, device: str | None) -> cst.Call:
     return with_argument(call, keyword("map_location", location))
 
 
+def _arguments_handed_to(analysis: Analysis, takes: Callable[[CallFact, str], bool]) -> Iterator[cst.BaseExpression]:
+    """The arguments of each call that ``takes`` accepts, asked with the call and the dotted name
+    of its receiver ("" for none)."""
+    for site in analysis.calls():
+        receiver = dotted_name(site.receiver) if site.receiver is not None else None
+        if takes(site, receiver or ""):
+            yield from (arg.value for arg in site.node.args)
+
+
 def _loads_device_free_states(analysis: Analysis) -> set[int]:
     """``scheduler.load_state_dict(torch.load(...))``, ``torch.set_rng_state(torch.load(...))``:
     the loaded state holds no tensor that remembers a device."""
-    loads: set[int] = set()
-    for site in analysis.calls():
-        receiver = dotted_name(site.receiver) if site.receiver is not None else None
-        device_free = site.qualified in _RNG_SETTERS or (
-            site.method == "load_state_dict"
-            and receiver is not None
-            and any(word in receiver.rsplit(".", 1)[-1].lower() for word in DEVICE_FREE_STATES)
-        )
-        if device_free:
-            loads.update(id(arg.value) for arg in site.node.args)
-    return loads
+    return {id(value) for value in _arguments_handed_to(analysis, _restores_a_device_free_state)}
+
+
+def _restores_a_device_free_state(site: CallFact, receiver: str) -> bool:
+    if site.qualified in _RNG_SETTERS:
+        return True
+    named = receiver.rsplit(".", 1)[-1].lower()
+    return site.method == "load_state_dict" and any(word in named for word in DEVICE_FREE_STATES)
 
 
 def _loads_into_optimizers(analysis: Analysis) -> set[int]:
     """``optimizer.load_state_dict(torch.load(...))``, also through a name: a resume's optimizer
     state, which the project may save as it is (``OPTIMIZER_STATES_AS_THEY_ARE``)."""
-    loads: set[int] = set()
-    for site in analysis.calls():
-        receiver = dotted_name(site.receiver) if site.receiver is not None else None
-        into_an_optimizer = receiver is not None and names_an_optimizer(receiver)
-        if site.method == "load_state_dict" and (into_an_optimizer or is_optimizer(site.receiver_value)):
-            for arg in site.node.args:
-                loads.add(id(arg.value))
-                origin = analysis.origin_node(analysis.value_of(arg.value))
-                if origin is not None:
-                    loads.add(id(origin))
-    return loads
+    values = list(_arguments_handed_to(analysis, _restores_an_optimizer))
+    origins = (analysis.origin_node(analysis.value_of(value)) for value in values)
+    return {id(value) for value in values} | {id(origin) for origin in origins if origin is not None}
+
+
+def _restores_an_optimizer(site: CallFact, receiver: str) -> bool:
+    return site.method == "load_state_dict" and (names_an_optimizer(receiver) or is_optimizer(site.receiver_value))
 
 
 def _names_rng_states(analysis: Analysis, path: cst.BaseExpression) -> bool:
