@@ -483,7 +483,13 @@ def test_files_that_import_a_module_building_cuda_kernels_require_cuda_whatever_
     imports that network, and one that imports ``op`` from beside it). Their package keeps its belief."""
     write(tmp_path, ".git/HEAD", "")
     write(tmp_path, "main_test.py", 'import torch\ndevice = "cuda" if torch.cuda.is_available() else "cpu"\n')
-    write(tmp_path, "main_rvrt.py", "import torch\nfrom models.network_rvrt import RVRT\nfrom faces import detector\n")
+    write(
+        tmp_path,
+        "main_rvrt.py",
+        "import torch\nfrom models.network_rvrt import RVRT\nfrom faces import detector\n\n\n"
+        "def later():\n    from faces import only_later\n",
+    )
+    write(tmp_path, "faces/only_later.py", "import torch\n")  # imported lazily, by main_rvrt.py alone
     # Modules only files needing CUDA import need it too, unless they run as programs themselves
     # or a file that runs without CUDA imports them as well (lazily, here).
     write(tmp_path, "faces/detector.py", "import torch\nfrom faces import boxes\nimport faces.lazy\n")
@@ -525,8 +531,12 @@ def test_files_that_import_a_module_building_cuda_kernels_require_cuda_whatever_
         "models/op/fused.py",
         "faces/detector.py",
         "faces/boxes.py",
+        "faces/only_later.py",
         "train_ddp.py",
     }
+    assert beliefs.files["faces/only_later.py"].cited() == (
+        "the project requires CUDA: main_rvrt.py:7 imports it, and needs CUDA"
+    )
     assert beliefs.files["faces/boxes.py"].cited() == (
         "the project requires CUDA: faces/detector.py:2 imports it, and needs CUDA"
     )

@@ -265,7 +265,7 @@ class FileIndex:
     # CUDA too (inference.file_beliefs). And the modules its other imports name (in a function, a
     # ``try``, an ``if``): it may run them too.
     module_imports: tuple[tuple[str, int], ...] = ()
-    other_imports: tuple[str, ...] = ()
+    other_imports: tuple[tuple[str, int], ...] = ()
     # ``if __name__ == "__main__":``: it may run as a program, not only as an importer's module.
     runs_as_a_script: bool = False
 
@@ -440,13 +440,13 @@ def import_aliases(tree: ast.Module, package: str) -> dict[str, str]:
     return aliases
 
 
-def _modules_loaded(tree: ast.Module, package: str) -> tuple[tuple[tuple[str, int], ...], tuple[str, ...]]:
-    """The modules the file's imports name (relative ones resolved; ``from m import f`` names ``m``
-    and, where ``f`` is a submodule, ``m.f``): those at its top, not in a ``try``, an ``if`` or a
-    function, with their lines, and the others."""
+def _modules_loaded(tree: ast.Module, package: str) -> tuple[tuple[tuple[str, int], ...], tuple[tuple[str, int], ...]]:
+    """The modules the file's imports name, with their lines (relative ones resolved; ``from m
+    import f`` names ``m`` and, where ``f`` is a submodule, ``m.f``): those at its top, not in a
+    ``try``, an ``if`` or a function, and the others."""
     top = {id(node) for node in tree.body}
     loaded: list[tuple[str, int]] = []
-    others: set[str] = set()
+    others: set[tuple[str, int]] = set()
     for node in _statements(tree.body):
         if isinstance(node, ast.Import):
             names = [alias.name for alias in node.names]
@@ -457,7 +457,7 @@ def _modules_loaded(tree: ast.Module, package: str) -> tuple[tuple[tuple[str, in
         if id(node) in top:
             loaded.extend((name, node.lineno) for name in names)
         else:
-            others.update(names)
+            others.update((name, node.lineno) for name in names)
     return tuple(loaded), tuple(sorted(others))
 
 

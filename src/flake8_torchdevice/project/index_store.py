@@ -110,7 +110,7 @@ def encoded_index(index: FileIndex) -> list[Any]:
         _encoded_classes(index.classes),
         _encoded_references(index.references),
         [[name, line] for name, line in index.module_imports],
-        list(index.other_imports),
+        [[name, line] for name, line in index.other_imports],
         index.runs_as_a_script,
     ]
 
@@ -172,7 +172,7 @@ def decoded_index(row: list[Any]) -> FileIndex:
         _decoded_classes(classes),
         _decoded_references(references),
         _named_lines(loaded),
-        _strings(others),
+        _named_lines(others),
         bool(script),
     )
 

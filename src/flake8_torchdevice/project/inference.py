@@ -137,7 +137,7 @@ def _imported_only_where_cuda_is(
     importers: dict[str, dict[str, int]] = defaultdict(dict)  # module -> {importing path: line}
     for index in modules.values():
         # The imports at its top first, for their lines; then the others, lazy ones included.
-        lazily = _modules_run(index, ((name, 0) for name in index.other_imports), modules)
+        lazily = _modules_run(index, index.other_imports, modules)
         for module, line in [*runs[index.path], *lazily]:
             if modules[module].path != index.path:
                 importers[module].setdefault(index.path, line)
