@@ -18,7 +18,14 @@ from test_analysis import reveals
 
 from flake8_torchdevice.analysis import analyse
 from flake8_torchdevice.cli import main
-from flake8_torchdevice.imported import MAKES_CPU_TENSORS, MOVES_TO_CUDA_WHEN_AVAILABLE, ImportedHelper, ImportedSaver
+from flake8_torchdevice.imported import (
+    MAKES_CPU_TENSORS,
+    MOVES_TO_CUDA,
+    MOVES_TO_CUDA_WHEN_AVAILABLE,
+    MOVES_TO_ITS_DEVICE_ARGUMENT,
+    ImportedHelper,
+    ImportedSaver,
+)
 from flake8_torchdevice.project.beliefs import OPTIMIZER_STATES_AS_THEY_ARE, SAVES_ONLY_CPU_TENSORS, ProjectBeliefs
 from flake8_torchdevice.project.calls import read_calls, wanted
 from flake8_torchdevice.project.classes import imported_classes
@@ -351,6 +358,145 @@ def test_the_index_reads_what_helpers_return():
         "load_named": MAKES_CPU_TENSORS,
         "to_gpu": MOVES_TO_CUDA_WHEN_AVAILABLE,
         "maybe_gpu": MOVES_TO_CUDA_WHEN_AVAILABLE,
+        "always_gpu": MOVES_TO_CUDA,
+        "placed": MOVES_TO_ITS_DEVICE_ARGUMENT,
+    }
+
+
+MOVERS = """
+import torch
+from torch import Tensor
+
+
+def recursive(obj, device):
+    if torch.is_tensor(obj):
+        return obj.to(device)
+    elif isinstance(obj, dict):
+        return {k: recursive(v, device=device) for k, v in obj.items()}
+    elif isinstance(obj, list):
+        return [recursive(v, device) for v in obj]
+    else:
+        return obj
+
+
+def keyword_only(*, batch, device):
+    return {name: value.to(device=device, non_blocking=True) for name, value in batch.items()}
+
+
+def named(device, batch):
+    moved = tuple(part.to(device) for part in batch)
+    return moved
+
+
+def pair(batch, device):
+    return batch[0].to(device), batch[1].to(device)
+
+
+def all_cuda(batch):
+    return [t.cuda(non_blocking=True) for t in batch.values()]
+
+
+def checked_first(x, device):
+    if isinstance(x, Tensor):
+        return x.to(device)
+    return type(x)(checked_first(item, device) for item in x)
+
+
+def unchanged_sometimes(x, device):
+    if device.type == "cuda":
+        return x.to(device)
+    return x
+
+
+def device_rebound(x, device=None):
+    device = device or torch.device("cuda")
+    return x.to(device)
+
+
+def computed(x, bias, device):
+    return x.to(device) + bias
+
+
+def global_device(x):
+    return x.to(DEVICE)
+
+
+def two_things(x, y, device, flag):
+    if flag:
+        return x.to(device)
+    return y.to(device)
+
+
+def another_device(x, device, other):
+    return {k: recursive(v, other) for k, v in x.items()}
+
+
+def wrapped(sample, device):
+    if len(sample) == 0:
+        return {}
+
+    def _move(maybe_tensor, device):
+        if torch.is_tensor(maybe_tensor):
+            return maybe_tensor.to(device)
+        elif isinstance(maybe_tensor, (list, tuple)):
+            return [_move(x, device) for x in maybe_tensor]
+        return maybe_tensor
+
+    return _move(sample, device)
+
+
+def handed_on(batch, device):
+    return later(batch, device=device)
+
+
+def later(batch, device):
+    return [part.to(device) for part in batch]
+
+
+def cuda_then_device(batch, device):
+    return later(batch, device).cuda()
+
+
+def appended(batch, device):
+    moved = []
+    for part in batch:
+        moved.append(part)
+    return moved
+
+
+def tensors_only(x, device):
+    if isinstance(x, torch.Tensor):
+        return x.to(device)
+    return x
+
+
+def runs_off(x, device):
+    if isinstance(x, dict):
+        return {k: runs_off(v, device) for k, v in x.items()}
+    if isinstance(x, torch.Tensor):
+        return x.to(device)
+"""
+
+
+def test_the_index_reads_which_argument_a_helper_moves_and_where():
+    """project/moves.py: the usual ``to_device`` helpers, as (moved parameter, device parameter)."""
+    helpers = {
+        entry.name: (entry.returns, entry.parameters, entry.kinds)
+        for entry in index_source(MOVERS, "pkg/placement.py", "pkg").classes.helpers
+    }
+    assert helpers == {
+        "recursive": (MOVES_TO_ITS_DEVICE_ARGUMENT, ((0, "obj"), (1, "device")), ("mapping", "sequence", "tensor")),
+        "keyword_only": (MOVES_TO_ITS_DEVICE_ARGUMENT, ((-1, "batch"), (-1, "device")), ()),
+        "named": (MOVES_TO_ITS_DEVICE_ARGUMENT, ((1, "batch"), (0, "device")), ()),
+        "pair": (MOVES_TO_ITS_DEVICE_ARGUMENT, ((0, "batch"), (1, "device")), ()),
+        "all_cuda": (MOVES_TO_CUDA, ((0, "batch"),), ()),
+        "checked_first": (MOVES_TO_ITS_DEVICE_ARGUMENT, ((0, "x"), (1, "device")), ()),
+        "wrapped": (MOVES_TO_ITS_DEVICE_ARGUMENT, ((0, "sample"), (1, "device")), ("sequence", "tensor")),
+        "handed_on": (MOVES_TO_ITS_DEVICE_ARGUMENT, ((0, "batch"), (1, "device")), ()),
+        "later": (MOVES_TO_ITS_DEVICE_ARGUMENT, ((0, "batch"), (1, "device")), ()),
+        "another_device": (MOVES_TO_ITS_DEVICE_ARGUMENT, ((0, "x"), (2, "other")), ()),
+        "tensors_only": (MOVES_TO_ITS_DEVICE_ARGUMENT, ((0, "x"), (1, "device")), ("tensor",)),
+        "runs_off": (MOVES_TO_ITS_DEVICE_ARGUMENT, ((0, "x"), (1, "device")), ("mapping", "tensor")),
     }
 
 
@@ -364,6 +510,7 @@ def test_a_file_is_told_what_the_helpers_it_calls_return():
     told = imported_classes((index.path, index.classes) for index in indexes)
     assert told["train.py"].helpers == (
         ("pkg.load", ImportedHelper(MAKES_CPU_TENSORS, "pkg/data.py")),
+        ("placed", ImportedHelper(MOVES_TO_ITS_DEVICE_ARGUMENT, "pkg/data.py", ((0, "x"), (1, "device")))),
         ("to_gpu", ImportedHelper(MOVES_TO_CUDA_WHEN_AVAILABLE, "pkg/data.py")),
     )
     index = indexes[0]

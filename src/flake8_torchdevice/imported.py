@@ -28,16 +28,27 @@ class ImportedClass:
 
 
 # What a helper function of another file returns (project/helpers.py reads it): tensors it makes
-# on the CPU, or its first argument, moved to CUDA when a GPU is there.
+# on the CPU; its first argument, moved to CUDA when a GPU is there; an argument moved to CUDA, or
+# to the device another argument names (``to_device(batch, device)``).
 MAKES_CPU_TENSORS = "makes CPU tensors"
 MOVES_TO_CUDA_WHEN_AVAILABLE = "moves its first argument to CUDA when one is there"
+MOVES_TO_CUDA = "moves an argument to CUDA"
+MOVES_TO_ITS_DEVICE_ARGUMENT = "moves an argument to the device another argument names"
+# The kinds of value a helper that moves tells apart (``isinstance(x, dict)``).
+TENSOR, MAPPING, SEQUENCE = "tensor", "mapping", "sequence"
 
 
 @dataclass(frozen=True)
 class ImportedHelper:
-    returns: str  # MAKES_CPU_TENSORS or MOVES_TO_CUDA_WHEN_AVAILABLE
+    returns: str  # one of the four above
     # Where it is defined (``utils.py``), for a message to cite.
     path: str
+    # The parameters a move is about, as (position among the positional ones or -1, name): the
+    # one returned moved, then the one naming the device.
+    parameters: tuple[tuple[int, str], ...] = ()
+    # The kinds of value the move holds for (empty: any): a helper that hands back what it does
+    # not test for unchanged moves only what it tests for.
+    kinds: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -50,8 +61,8 @@ class ImportedSaver:
     path: str  # where it is defined
 
 
-def decoded_saves_under(rows: Iterable[Any]) -> tuple[tuple[int, str], ...]:
-    """``saves_under`` as a cache holds it (lists of [position, name])."""
+def decoded_parameters(rows: Iterable[Any]) -> tuple[tuple[int, str], ...]:
+    """Parameters as a cache holds them (lists of [position, name]): ``saves_under``, ``parameters``."""
     return tuple((int(position), str(name)) for position, name in rows)
 
 

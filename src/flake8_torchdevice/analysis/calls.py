@@ -15,7 +15,7 @@ from dataclasses import replace
 
 import libcst as cst
 
-from ..imported import MAKES_CPU_TENSORS, ImportedClass, ImportedHelper
+from ..imported import ImportedClass
 from ..knowledge import api, libraries
 from ..knowledge.api import Effect
 from .domain import (
@@ -44,6 +44,7 @@ from .imports import dotted_name
 from .libraries import LibraryEvaluator
 from .literals import computed_cuda_device, string_value
 from .methods import keyword_value, returns_values_and_indices
+from .moves import helper_result
 from .shapes import CONCATENATIONS, concatenated_rank, data_rank, shape_rank, shaped_by_data
 from .syntax import keyword_argument
 
@@ -140,7 +141,9 @@ class CallEvaluator(LibraryEvaluator):
             return self._project_module(node, imported)
         helper = self.definitions.imported_helper(node.func)
         if helper is not None and self.state.get(dotted_name(node.func) or "") is None:
-            return _helper_result(node, helper, arguments)
+            result = helper_result(node, helper, arguments, self.device_places)
+            if result is not None:
+                return result
         if qualified is not None:
             return self._function_result(node, qualified, arguments)
         if callee.kind is Kind.MODULE:
@@ -407,14 +410,3 @@ def _flattened(values: tuple[Value, ...], deep: bool = False) -> Iterator[Value]
                 yield value.item
         else:
             yield value
-
-
-def _helper_result(node: cst.Call, helper: ImportedHelper, arguments: tuple[Value, ...]) -> Value:
-    """What a helper of another of the project's files returns, with this call's arguments: the
-    CPU tensors it makes, or its first argument, on CUDA wherever a GPU is there."""
-    name = dotted_name(node.func) or "a helper"
-    if helper.returns == MAKES_CPU_TENSORS:
-        return tensor(CPU, Origin(node, f"made on the CPU by {name}() of {helper.path}"))
-    first = arguments[0] if arguments else UNKNOWN
-    moved = Origin(node, f"moved to CUDA when a GPU is there by {name}() of {helper.path}")
-    return first.placed(first.places | accelerator('"cuda"'), moved)

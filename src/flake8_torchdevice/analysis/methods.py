@@ -35,6 +35,7 @@ from .domain import (
 from .facts import LiteralFact
 from .imports import dotted_name
 from .literals import cuda_fstring, is_cpu_literal, string_value
+from .moves import placed_throughout
 from .syntax import fits_tensor_move, keyword_argument, literal_index, passes_false, type_string_receiver
 
 if TYPE_CHECKING:
@@ -195,7 +196,7 @@ class MethodEvaluator(_Base):
     ) -> Value:
         target = self._move_target(node, method, arguments)
         places = value.places if target is None else target  # ``.to(torch.float16)``: stays where it is
-        moved = _placed_throughout(value, places, Origin(node, f"moved by .{method}()"))
+        moved = placed_throughout(value, places, Origin(node, f"moved by .{method}()"))
         if value.cls in api.PARAMETER_CLASSES and not _returns_itself(node, target, value):
             # ``nn.Parameter(w).to(device)``: a copy, a plain tensor (a module does not own it)
             moved = replace(moved, cls=None)
@@ -357,26 +358,6 @@ def names_a_device(name: str) -> bool:
         return True
     last = owner.rsplit(".", 1)[-1]
     return last in _SETTINGS_OWNERS or last.lower().endswith(_SETTINGS_OWNER_ENDINGS)
-
-
-def _placed_throughout(value: Value, places: frozenset[Place], origin: Origin) -> Value:
-    """``value.to(device)``: a tensor moved, or a dict / BatchEncoding with every tensor in it moved."""
-    kind = Kind.TENSOR if value.kind is Kind.ARRAYLIKE else value.kind
-    return Value(
-        kind=kind,
-        places=places,
-        grad=value.grad,
-        scalar=value.scalar,
-        may_be_scalar=value.may_be_scalar,
-        rank=value.rank,
-        elements=None
-        if value.elements is None
-        else tuple(_placed_throughout(e, places, origin) for e in value.elements),
-        item=None if value.item is None else _placed_throughout(value.item, places, origin),
-        items=tuple((key, _placed_throughout(item, places, origin)) for key, item in value.items),
-        cls=value.cls,
-        origin=origin,
-    )
 
 
 def _returns_itself(node: cst.Call, target: frozenset[Place] | None, value: Value) -> bool:

@@ -368,7 +368,7 @@ def imported_classes(files: Iterable[tuple[str, FileClasses]]) -> dict[str, Impo
         for entry in found.entries
     }
     helpers = {
-        f"{module_name(path)}.{entry.name}": ImportedHelper(entry.returns, path)
+        f"{module_name(path)}.{entry.name}": ImportedHelper(entry.returns, path, entry.parameters, entry.kinds)
         for path, found in files
         for entry in found.helpers
     }

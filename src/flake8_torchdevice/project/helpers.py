@@ -10,9 +10,11 @@ glance (anything else says nothing):
   brought to the CPU (``x.cpu()``), directly or through a name only such calls bind;
 - **moves its first argument to CUDA when one is there**: every ``return`` gives that argument,
   moved or not, and the function moves it (``.cuda()``, ``.to("cuda")``) only under a test that
-  mentions CUDA (``if torch.cuda.is_available(): x = x.cuda()``, ``x.cuda() if use_cuda else x``).
+  mentions CUDA (``if torch.cuda.is_available(): x = x.cuda()``, ``x.cuda() if use_cuda else x``);
+- **moves an argument to the device another names, or to CUDA**: ``to_device(batch, device)``
+  in its usual forms (project/moves.py).
 
-The summary is in terms of the call's own arguments, so a file substitutes what it passes.
+The summary is in terms of the call's own parameters, so a file substitutes what it passes.
 """
 
 from __future__ import annotations
@@ -21,9 +23,10 @@ import ast
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from ..imported import MAKES_CPU_TENSORS, MOVES_TO_CUDA_WHEN_AVAILABLE
+from ..imported import MAKES_CPU_TENSORS, MOVES_TO_CUDA, MOVES_TO_CUDA_WHEN_AVAILABLE, MOVES_TO_ITS_DEVICE_ARGUMENT
 from ..knowledge import api
 from .cuda_tests import runs_with_cuda
+from .moves import Move, Parameter, read_move, returned_values
 from .names import qualified
 from .nodes import descendants, own_nodes
 
@@ -46,31 +49,43 @@ class HelperEntry:
     """A top-level function of one file whose result the index could read."""
 
     name: str
-    returns: str  # MAKES_CPU_TENSORS or MOVES_TO_CUDA_WHEN_AVAILABLE
+    returns: str  # what it returns, as imported.py names it
+    # The parameters it is about: the one returned moved, then the one naming the device.
+    parameters: tuple[Parameter, ...] = ()
+    kinds: tuple[str, ...] = ()  # of the moved value, where the move holds (empty: any)
 
 
 def read_helpers(tree: ast.Module, aliases: Mapping[str, str]) -> tuple[HelperEntry, ...]:
     """The helpers among a parsed file's top-level functions (its imports are ``aliases``)."""
+    functions = [(node, own_nodes(node)) for node in tree.body if isinstance(node, ast.FunctionDef)]
+    # The movers first, so that one handing its batch to another counts as one (in any order).
+    movers = {
+        function.name: move for function, nodes in functions if (move := read_move(function, nodes, {})) is not None
+    }
     found = []
-    for node in tree.body:
-        if isinstance(node, ast.FunctionDef):
-            returns = _returns(node, aliases)
-            if returns is not None:
-                found.append(HelperEntry(node.name, returns))
+    for function, nodes in functions:
+        entry = _entry(function, nodes, aliases, movers)
+        if entry is not None:
+            found.append(entry)
     return tuple(found)
 
 
-def _returns(function: ast.FunctionDef, aliases: Mapping[str, str]) -> str | None:
-    nodes = own_nodes(function)
-    returned = [node.value for node in nodes if isinstance(node, ast.Return)]
-    if not returned or any(value is None for value in returned):
+def _entry(
+    function: ast.FunctionDef, nodes: list[ast.AST], aliases: Mapping[str, str], movers: Mapping[str, Move]
+) -> HelperEntry | None:
+    values = returned_values(nodes)
+    if not values:
         return None
-    values = [value for value in returned if value is not None]
     if all(_makes_cpu_tensor(value, nodes, aliases) for value in values):
-        return MAKES_CPU_TENSORS
+        return HelperEntry(function.name, MAKES_CPU_TENSORS)
     if _moves_first_argument_when_cuda(function, nodes, values, aliases):
-        return MOVES_TO_CUDA_WHEN_AVAILABLE
-    return None
+        return HelperEntry(function.name, MOVES_TO_CUDA_WHEN_AVAILABLE)
+    move = movers.get(function.name) or read_move(function, nodes, movers)
+    if move is None:
+        return None
+    if move.device is None:
+        return HelperEntry(function.name, MOVES_TO_CUDA, (move.moved,), move.kinds)
+    return HelperEntry(function.name, MOVES_TO_ITS_DEVICE_ARGUMENT, (move.moved, move.device), move.kinds)
 
 
 def _makes_cpu_tensor(value: ast.expr, nodes: list[ast.AST], aliases: Mapping[str, str]) -> bool:

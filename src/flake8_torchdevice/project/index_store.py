@@ -16,7 +16,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from ..imported import decoded_saves_under
+from ..imported import decoded_parameters
 from .cache import FORMAT, TOOL, make_cache_directory, tool_identity, write_atomically
 from .calls import CallSite, FileCalls, Wanted
 from .classes import ClassEntry, FileClasses
@@ -126,7 +126,10 @@ def _encoded_classes(classes: FileClasses) -> list[Any]:
         ]
         for entry in classes.entries
     ]
-    helpers = [[helper.name, helper.returns] for helper in classes.helpers]
+    helpers = [
+        [helper.name, helper.returns, [list(pair) for pair in helper.parameters], list(helper.kinds)]
+        for helper in classes.helpers
+    ]
     savers = [[saver.name, [list(pair) for pair in saver.saves_under]] for saver in classes.savers]
     return [entries, [list(pair) for pair in classes.uses], [list(pair) for pair in classes.exports], helpers, savers]
 
@@ -137,10 +140,12 @@ def _decoded_classes(row: list[Any]) -> FileClasses:
         ClassEntry(str(name), _strings(bases), bool(places), bool(plain), _strings(replaces))
         for name, bases, places, plain, replaces in entries
     )
-    saving = tuple(SaverEntry(str(name), decoded_saves_under(under)) for name, under in savers)
-    return FileClasses(
-        found, _pairs(uses), _pairs(exports), tuple(HelperEntry(*pair) for pair in _pairs(helpers)), saving
+    saving = tuple(SaverEntry(str(name), decoded_parameters(under)) for name, under in savers)
+    helping = tuple(
+        HelperEntry(str(name), str(returns), decoded_parameters(about), _strings(kinds))
+        for name, returns, about, kinds in helpers
     )
+    return FileClasses(found, _pairs(uses), _pairs(exports), helping, saving)
 
 
 def _named_lines(rows: list[Any]) -> tuple[tuple[str, int], ...]:

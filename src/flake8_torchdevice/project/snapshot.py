@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from ..callers import CallFacts, FileCallers
-from ..imported import ImportedClass, ImportedClasses, ImportedHelper, ImportedSaver, decoded_saves_under
+from ..imported import ImportedClass, ImportedClasses, ImportedHelper, ImportedSaver, decoded_parameters
 from .beliefs import Belief, ProjectBeliefs
 from .cache import FORMAT, TOOL, make_cache_directory, tool_identity, write_atomically
 from .evidence import Evidence
@@ -109,12 +109,16 @@ def encoded_beliefs(beliefs: ProjectBeliefs) -> dict[str, Any]:
         "classes": {
             path: [
                 [_encoded_class(name, found) for name, found in classes.classes],
-                [[name, helper.returns, helper.path] for name, helper in classes.helpers],
+                [_encoded_helper(name, helper) for name, helper in classes.helpers],
                 [[name, [list(pair) for pair in saver.saves_under], saver.path] for name, saver in classes.savers],
             ]
             for path, classes in beliefs.classes.items()
         },
     }
+
+
+def _encoded_helper(name: str, helper: ImportedHelper) -> list[Any]:
+    return [name, helper.returns, helper.path, [list(pair) for pair in helper.parameters], list(helper.kinds)]
 
 
 def _encoded_class(name: str, found: ImportedClass) -> list[Any]:
@@ -152,8 +156,11 @@ def decoded_beliefs(root: Path, document: Mapping[str, Any]) -> ProjectBeliefs:
                 (str(name), ImportedClass(bool(module), bool(places), bool(plain), tuple(map(str, replaces))))
                 for name, module, places, plain, replaces in rows
             ),
-            tuple((str(name), ImportedHelper(str(returns), str(where))) for name, returns, where in helpers),
-            tuple((str(name), ImportedSaver(decoded_saves_under(under), str(where))) for name, under, where in savers),
+            tuple(
+                (str(name), ImportedHelper(str(returns), str(where), decoded_parameters(about), tuple(map(str, kinds))))
+                for name, returns, where, about, kinds in helpers
+            ),
+            tuple((str(name), ImportedSaver(decoded_parameters(under), str(where))) for name, under, where in savers),
         )
         for path, (rows, helpers, savers) in document["classes"].items()
     }

@@ -19,4 +19,5 @@ def scores(path):
 
 def placed(path, device):
     model = nn.Linear(3, 3).to(device)
-    return model(ready(load_batch(path), device))
+    batch = ready(load_batch(path), device)  # reveal: tensor {device}
+    return model(batch)
