@@ -13,7 +13,7 @@ unpacked is not unpacked again.
     python scripts/corpora.py --fresh    # the libraries first linted with the final rules
     python scripts/corpora.py --user     # export the user repositories fetched with the search tool
     python scripts/corpora.py --fresh-user # export the user repositories first linted with the final rules
-    python scripts/corpora.py --round9   # a first look's libraries and user repositories (--round4 to --round22)
+    python scripts/corpora.py --round9   # a first look's libraries and user repositories (--round4 to --round23)
 
 Reuse from another script::
 
@@ -414,6 +414,23 @@ ROUND22_CORPORA: dict[str, str] = {
     "f5_tts": "f5-tts==1.1.22",
     "kokoro": "kokoro==0.9.4",
 }
+# The libraries of the round-23 first look: chosen on 2026-12-06 among released packages written
+# against PyTorch that no earlier round linted (translation metrics, OCR, word-timed speech
+# recognition, text-to-speech, speech enhancement, segmentation, explanations, tracking, GANs).
+ROUND23_CORPORA: dict[str, str] = {
+    "comet": "unbabel-comet==2.2.7",
+    "surya": "surya-ocr==0.22.1",
+    "nougat": "nougat-ocr==0.1.17",
+    "stable_ts": "stable-ts==2.19.1",
+    "whisper_timestamped": "whisper-timestamped==1.15.9",
+    "parler_tts": "parler-tts==0.2.3",
+    "resemble_enhance": "resemble-enhance==0.0.1",
+    "mmsegmentation": "mmsegmentation==1.2.2",
+    "shap": "shap==0.51.0",
+    "deep_sort_realtime": "deep-sort-realtime==1.3.2",
+    "lightweight_gan": "lightweight-gan==1.2.1",
+    "stylegan2_pytorch": "stylegan2-pytorch==1.9.0",
+}
 KNOWN_CORPORA: dict[str, str] = {
     **CORPORA,
     **EXTRA_CORPORA,
@@ -438,6 +455,7 @@ KNOWN_CORPORA: dict[str, str] = {
     **ROUND20_CORPORA,
     **ROUND21_CORPORA,
     **ROUND22_CORPORA,
+    **ROUND23_CORPORA,
 }
 
 # User research code: training scripts, tutorials and notebooks from public repositories, pinned
@@ -795,6 +813,18 @@ ROUND22_USER_REPOSITORIES: dict[str, tuple[str, str]] = {
     "donut": ("clovaai/donut", "4cfcf972560e1a0f26eb3e294c8fc88a0d336626"),
     "psp": ("eladrich/pixel2style2pixel", "5cfff385beb7b95fbce775662b48fcc80081928d"),
 }
+# The user repositories of the round-23 first look (papers' code: detection, video recognition,
+# vocoders, segmentation, DALL-E's tokenizer), pinned to the commits fetched on 2026-12-06.
+ROUND23_USER_REPOSITORIES: dict[str, tuple[str, str]] = {
+    "faster-rcnn": ("jwyang/faster-rcnn.pytorch", "f9d984d27b48a067b29792932bcb5321a39c1f09"),
+    "centernet": ("xingyizhou/CenterNet", "4c50fd3a46bdf63dbf2082c5cbb3458d39579e6c"),
+    "waveglow": ("NVIDIA/waveglow", "8afb643df59265016af6bd255c7516309d675168"),
+    "wavernn": ("fatchord/WaveRNN", "83c08fdcd625be56244f4145f41500468974b144"),
+    "dall-e": ("openai/DALL-E", "5be4b236bc3ade6943662354117a0e83752cc322"),
+    "tsm": ("mit-han-lab/temporal-shift-module", "1f6a834b02120441d99fa706b7a13ccc5293c6fa"),
+    "melgan": ("descriptinc/melgan-neurips", "6488045bfba1975602288de07a58570c7b4d66ea"),
+    "hrnet-seg": ("HRNet/HRNet-Semantic-Segmentation", "0bbb2880446ddff2d78f8dd7e8c4c610151d5a51"),
+}
 KNOWN_USER_REPOSITORIES: dict[str, tuple[str, str]] = {
     **USER_REPOSITORIES,
     **FRESH_USER_REPOSITORIES,
@@ -817,6 +847,7 @@ KNOWN_USER_REPOSITORIES: dict[str, tuple[str, str]] = {
     **ROUND20_USER_REPOSITORIES,
     **ROUND21_USER_REPOSITORIES,
     **ROUND22_USER_REPOSITORIES,
+    **ROUND23_USER_REPOSITORIES,
 }
 # Each first look: its libraries and its user repositories (``--roundN`` in this script and in
 # ``precision.py``).
@@ -840,6 +871,7 @@ FIRST_LOOKS: dict[int, tuple[dict[str, str], dict[str, tuple[str, str]]]] = {
     20: (ROUND20_CORPORA, ROUND20_USER_REPOSITORIES),
     21: (ROUND21_CORPORA, ROUND21_USER_REPOSITORIES),
     22: (ROUND22_CORPORA, ROUND22_USER_REPOSITORIES),
+    23: (ROUND23_CORPORA, ROUND23_USER_REPOSITORIES),
 }
 MIRROR_ROOT = Path("/work/.mirror")
 

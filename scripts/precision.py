@@ -19,7 +19,7 @@ docs/precision.md.
     python scripts/precision.py --held-out --user timm kornia accelerate monai torch-geometric
     python scripts/precision.py --fresh         # the libraries first linted with the final rules
                                   # every corpus of docs/precision.md: names add any known library
-    python scripts/precision.py --round9 [--out FILE]  # a first look: libraries and user repositories (--round4 to 22)
+    python scripts/precision.py --round9 [--out FILE]  # a first look: libraries and user repositories (--round4 to 23)
 
 Standard-library mode: lints every ``.py`` file of the running CPython's standard
 library, a large body of code without torch that must produce no crash and no
