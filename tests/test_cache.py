@@ -118,7 +118,7 @@ def test_output_is_byte_identical_with_and_without_a_warm_cache(output, paths, c
 def test_an_edited_file_alone_is_parsed_again(project, capsys, parses):
     check(capsys, ".")
     parses.clear()
-    edited = BUGGY + "other = torch.zeros(2, device=device).numpy()\n"
+    edited = BUGGY + "bias.to(device)\n"  # TDV002 again, without a noqa
     (project / "pkg" / "train.py").write_text(edited, encoding="utf-8")
     out = check(capsys, ".")[1]
     assert len(parses) == 1 and "train.py:7:" in out
@@ -171,7 +171,7 @@ def test_the_tool_identity_covers_the_package_source():
 
 def test_settings_selection_and_tool_changes_miss(project, capsys, parses, monkeypatch):
     check(capsys, ".")
-    for arguments in (["--guard-functions", "has_gpu"], ["--ignore", "TDV003"], ["--memory-budget", "1024"]):
+    for arguments in (["--guard-functions", "has_gpu"], ["--ignore", "TDV002"], ["--memory-budget", "1024"]):
         parses.clear()
         check(capsys, *arguments, ".")
         assert len(parses) == 3, arguments
@@ -279,7 +279,9 @@ def test_two_runs_at_once_share_a_cache(project, tmp_path_factory):
     directory = tmp_path_factory.mktemp("cache")
     for index in range(30):
         (project / "pkg" / f"copy_{index}.py").write_text(BUGGY + f"# {index}\n", encoding="utf-8")
-    command = [sys.executable, "-m", "flake8_torchdevice", "check", "--cache-dir", str(directory), "--jobs", "2", "."]
+    # TDV003 (off by default) selected: every Python file has a finding (its TDV002 has a noqa).
+    command = [sys.executable, "-m", "flake8_torchdevice", "check", "--extend-select", "TDV003"]
+    command += ["--cache-dir", str(directory), "--jobs", "2", "."]
     runs = [subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) for _ in range(2)]
     outputs = [run.communicate() for run in runs]
     assert outputs[0] == outputs[1] and "Found 33 findings in 33 files" in outputs[0][0]
@@ -350,13 +352,16 @@ def test_a_configured_cache_dir_must_be_a_path(project, capsys):
 def test_fixing_neither_reads_nor_writes_the_cache(project, capsys, monkeypatch, tmp_path_factory):
     directory = tmp_path_factory.mktemp("cache")
     monkeypatch.setenv("TORCHDEVICE_CACHE_DIR", str(directory))
-    check(capsys, ".")
+    # TDV003 (off by default) is the finding fixed here: selected in every run.
+    check(capsys, "--extend-select", "TDV003", ".")
     before = {entry: entry.stat().st_mtime_ns for entry in entries(directory)}
-    assert main(["fix", "--confidence", "low", "--unsafe-fixes", "pkg/train.py"]) in (0, 1)
+    fixing = ["fix", "--confidence", "low", "--unsafe-fixes", "--extend-select", "TDV003", "pkg/train.py"]
+    assert main(fixing) in (0, 1)
     capsys.readouterr()
     assert "array = scores.cpu().numpy()" in (project / "pkg" / "train.py").read_text()
     assert {entry: entry.stat().st_mtime_ns for entry in entries(directory)} == before
-    assert "TDV003" not in check(capsys, "pkg/train.py")[1]  # the fixed file is a new key
+    # The fixed file is a new key: its stale TDV003 is not read back.
+    assert "TDV003" not in check(capsys, "--extend-select", "TDV003", "pkg/train.py")[1]
 
 
 def test_standard_input_is_never_cached(project, capsys, monkeypatch, tmp_path_factory):
@@ -470,7 +475,7 @@ def test_flake8_no_cache_writes_nothing(project, tmp_path_factory):
 
 def test_the_plugin_on_a_warm_cache_parses_nothing(project, monkeypatch, parses, tmp_path_factory):
     monkeypatch.setattr(TorchDeviceChecker, "cache", ResultCache(tmp_path_factory.mktemp("cache")))
-    monkeypatch.setattr(TorchDeviceChecker, "turned_on", frozenset())
+    monkeypatch.setattr(TorchDeviceChecker, "turned_on", frozenset({"TDV003"}))  # off by default
     path = project / "pkg" / "train.py"
     lines = path.read_text().splitlines(keepends=True)
     cold = list(TorchDeviceChecker(None, lines, str(path)).run())

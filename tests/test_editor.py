@@ -45,8 +45,8 @@ def apply(text: str, edit: editor.Edit) -> str:
 
 
 def test_a_finding_spans_the_code_it_reports(tmp_path, monkeypatch):
-    monkeypatch.chdir(tmp_path)  # no pyproject.toml: the defaults, and TDV004 selected here
-    found = editor.lint(document(**{"extend-select": ["TDV004"], "confidence": "medium"})).found
+    monkeypatch.chdir(tmp_path)  # no pyproject.toml: the defaults, and TDV003 and TDV004 selected here
+    found = editor.lint(document(**{"extend-select": ["TDV003", "TDV004"], "confidence": "medium"})).found
     spans = {item.diagnostic.code: (item.start, item.end) for item in found}
     assert spans == {
         "TDV002": ((4, 0), (4, 12)),  # x.to(device)
@@ -58,13 +58,14 @@ def test_a_finding_spans_the_code_it_reports(tmp_path, monkeypatch):
 def test_noqa_and_the_selection_decide_what_is_found(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     silenced = BUGGY.replace("x.to(device)\n", "x.to(device)  # noqa: TDV002\n")
-    assert [item.diagnostic.code for item in editor.lint(document(silenced)).found] == ["TDV003"]
+    found = editor.lint(document(silenced, **{"extend-select": ["TDV003"]})).found  # TDV003 is off by default
+    assert [item.diagnostic.code for item in found] == ["TDV003"]
     assert editor.lint(document(ignore=["TDV"])).found == []
 
 
 def test_pyproject_of_the_document_under_the_editor_settings(tmp_path):
     (tmp_path / "pyproject.toml").write_text(
-        '[tool.torchdevice]\nextend-select = ["TDV004"]\nignore = ["TDV002"]\nconfidence = "medium"\n'
+        '[tool.torchdevice]\nextend-select = ["TDV003", "TDV004"]\nignore = ["TDV002"]\nconfidence = "medium"\n'
     )
     path = tmp_path / "pkg" / "train.py"
     codes = [item.diagnostic.code for item in editor.lint(editor.Document(BUGGY, path, {})).found]
@@ -106,11 +107,12 @@ def test_actions_fix_one_finding_each_and_write_noqa_comments(tmp_path, monkeypa
 
 def test_fix_all_is_the_command_s_fix(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
-    edit = editor.fix_all(document())
+    selected = {"extend-select": ["TDV003"]}  # off by default: its fix is the second one
+    edit = editor.fix_all(document(**selected))
     assert edit is not None
     fixed = apply(BUGGY, edit)
     assert "x = x.to(device)\n" in fixed and "z = y.cpu().numpy()\n" in fixed
-    assert editor.fix_all(document(fixed)) is None
+    assert editor.fix_all(document(fixed, **selected)) is None
 
 
 @pytest.mark.parametrize(

@@ -214,8 +214,9 @@ def test_rules_off_by_default_say_so_in_their_documentation():
 
 
 # A file with findings of a default rule (TDV002 on the discarded ``.cuda()``) and of two rules that
-# are off by default (TDV001 on that ``.cuda()``, likely here; TDV004 on ``torch.load``).
-_DEFAULT_AND_OFF = "import torch\nx = torch.zeros(3)\nx.cuda()\ny = torch.load('a.pt')\n"
+# are off by default (TDV001 on that ``.cuda()``, likely here; TDV004 on ``torch.load``, which comes
+# first: TDV004 leaves alone a load that runs only after an unchecked ``.cuda()``).
+_DEFAULT_AND_OFF = "import torch\ny = torch.load('a.pt')\nx = torch.zeros(3)\nx.cuda()\n"
 
 
 @pytest.mark.parametrize(

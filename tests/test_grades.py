@@ -137,3 +137,26 @@ def test_a_dropped_move_of_a_tensor_that_may_be_there_already_is_likely():
     assert _grades(_DROPPED_MOVE.format(made="type(torch.cuda.FloatTensor)")) >= {("TDV002", "medium")}
     # Made on the CPU on every path: the tensor stays behind, surely.
     assert ("TDV002", "high") in _grades(_DROPPED_MOVE.format(made="type(torch.FloatTensor)"))
+
+
+_EXPLAINER = """
+import torch
+from torch import nn
+
+
+class {base}:
+    def __init__(self, model):
+        self.model = model
+
+    def scores(self, inputs):
+        self.model.eval()
+        first = self.model(inputs[0]).detach().cpu().numpy()
+        return first, self.model(inputs[1]).detach().numpy()
+"""
+
+
+def test_the_output_of_a_model_a_plain_class_was_handed_is_likely_on_its_device():
+    # A plain class's ``self.model`` came from its caller, as a module parameter does: nothing
+    # shows where it is. A module's own submodule moves with it: its output is where the module is.
+    assert _grades(_EXPLAINER.format(base="Explainer")) == {("TDV003", "medium")}
+    assert _grades(_EXPLAINER.format(base="Explainer(nn.Module)")) == {("TDV003", "high")}

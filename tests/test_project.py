@@ -44,7 +44,7 @@ from flake8_torchdevice.project.layout import find_root, is_satellite, package_o
 from flake8_torchdevice.project.nodes import descendants, own_nodes
 from flake8_torchdevice.project.references import FileReferences, ProjectReferences
 from flake8_torchdevice.project.report import beliefs_of, project_roots
-from flake8_torchdevice.project.scan import read_project
+from flake8_torchdevice.project.scan import is_library, read_project
 
 
 def kinds(source: str, path: str = "train.py") -> list[str]:
@@ -848,3 +848,20 @@ def test_a_loop_that_binds_a_saved_name_another_way_is_no_copy():
         "    torch.save(sd, path)\n"
     )
     assert [item.kind for item in index_source(source, "pkg/save.py", "pkg").evidence] == ["saves tensors"]
+
+
+@pytest.mark.parametrize(
+    ("setup_py", "library"),
+    [
+        ("from setuptools import setup, find_packages\nsetup(name='x', packages=find_packages())\n", True),
+        ("from setuptools import setup\nsetup(name='x')\n", True),  # setuptools finds the modules itself
+        ("from setuptools import setup\nsetup(name='x', py_modules=['x'])\n", True),
+        ("from setuptools import setup\nsetup(name='ops', ext_modules=[make_cuda_ext('nms')])\n", False),
+    ],
+    ids=["packages", "discovered", "modules", "extensions-only"],
+)
+def test_a_setup_py_that_only_builds_extensions_makes_no_library(tmp_path, setup_py, library):
+    # A research repository's setup.py often builds its CUDA ops and nothing else: nobody installs
+    # its modules, so what nothing in it refers to is code nothing runs.
+    write(tmp_path, "setup.py", setup_py)
+    assert is_library(tmp_path) is library

@@ -90,6 +90,7 @@ class CallEvaluator(LibraryEvaluator):
                 self.frame.scope,
                 statement,
                 self.state.cuda_by_default,
+                self.state.cuda_required,
             )
         if method is not None and receiver is not None:
             self._learn_kind(receiver, receiver_value, method)

@@ -12,13 +12,17 @@ from collections.abc import Sequence
 
 import libcst as cst
 
+from ..knowledge.api import OTHER_FRAMEWORK_NAMES
 from .cuda_words import mentions_cuda
 from .domain import Polarity
 from .imports import dotted_name
 from .literals import number_value, string_value
+from .syntax import literal_index
 
 # A device index by its name (``device``, ``cuda_device``, ``gpu_id``), where -1 means the CPU.
 _DEVICE_INDEX = re.compile(r"(^|[._])(cuda_)?(device|gpu|cuda)(_?(id|index|idx|no))?$")
+# Lists of device indices whose first one is -1 for the CPU (``--gpus -1``, ``gpu_ids = [-1]``).
+_DEVICE_INDICES = re.compile(r"(^|[._])(gpus|gpu_ids|device_ids|cuda_devices)$")
 # Device types that are not CUDA: listed with "cpu", they leave only CUDA (and its kin) outside.
 _NOT_CUDA = frozenset({"mps", "xla", "meta", "xpu", "hpu", "npu", "mtia"})
 
@@ -27,13 +31,21 @@ def index_test(left: cst.BaseExpression, operator: cst.BaseCompOp, right: cst.Ba
     """``device >= 0``, ``cuda_device != -1``: a device index compared with -1 (the CPU, as AllenNLP's
     ``cuda_device=-1``) or 0 (the first GPU). The test that fails for -1 has CUDA in its true branch."""
     index, bound, flipped = against_a_number(left, right)
-    name = dotted_name(index)
-    if bound not in (-1, 0) or name is None or not _DEVICE_INDEX.search(name.lower()):
+    if bound not in (-1, 0) or not _names_a_device_index(index):
         return None
     on_the_cpu = compare(-1, operator, bound, flipped)
     if on_the_cpu == compare(0, operator, bound, flipped):
         return None  # ``device <= 0`` holds for the CPU and the first GPU alike
     return Polarity.NEGATIVE if on_the_cpu else Polarity.POSITIVE
+
+
+def _names_a_device_index(node: cst.BaseExpression) -> bool:
+    """``gpu_id``, ``args.device``, or the first of a list of them (``opt.gpus[0]``)."""
+    if type(node) is cst.Subscript and literal_index(node) == 0:
+        listed = dotted_name(node.value)
+        return listed is not None and _DEVICE_INDICES.search(listed.lower()) is not None
+    name = dotted_name(node)
+    return name is not None and _DEVICE_INDEX.search(name.lower()) is not None
 
 
 def against_a_number(a: cst.BaseExpression, b: cst.BaseExpression) -> tuple[cst.BaseExpression, float | None, bool]:
@@ -62,6 +74,26 @@ def literal_polarity(node: cst.BaseExpression) -> Polarity:
     if value.lower().startswith("cpu"):
         return Polarity.NEGATIVE
     return Polarity.NONE
+
+
+def names_another_framework(test: cst.BaseExpression, truth: bool) -> bool:
+    """Is the branch where ``test`` is ``truth`` the one for another framework: ``framework ==
+    "tf"`` true, ``framework != "jax"`` false, ``backend in ("tf", "jax")`` true?"""
+    if type(test) is not cst.Comparison or len(test.comparisons) != 1:
+        return False
+    operator, right = test.comparisons[0].operator, test.comparisons[0].comparator
+    if type(operator) not in (cst.Equal, cst.NotEqual, cst.In, cst.NotIn):
+        return False
+    named = [test.left, right] if type(operator) in (cst.Equal, cst.NotEqual) else [right]
+    negated = isinstance(operator, (cst.NotEqual, cst.NotIn))
+    return truth != negated and any(_framework_names(node) for node in named)
+
+
+def _framework_names(node: cst.BaseExpression) -> bool:
+    if type(node) is cst.Tuple or type(node) is cst.List or type(node) is cst.Set:
+        return bool(node.elements) and all(_framework_names(element.value) for element in node.elements)
+    value = string_value(node)
+    return value is not None and value.lower() in OTHER_FRAMEWORK_NAMES
 
 
 LARGE_COUNT = 1e18  # more devices or bytes than any machine has

@@ -119,9 +119,9 @@ def accelerator(name: str, guessed: bool = False) -> frozenset[Place]:
     return frozenset({Place(PlaceKind.ACCELERATOR, name, guessed)})
 
 
-def with_module(name: str) -> frozenset[Place]:
-    """Wherever the module ``name`` is."""
-    return frozenset({Place(PlaceKind.WITH_MODULE, name)})
+def with_module(name: str, guessed: bool = False) -> frozenset[Place]:
+    """Wherever the module ``name`` is (``guessed``: nothing shows where that is)."""
+    return frozenset({Place(PlaceKind.WITH_MODULE, name, guessed=guessed)})
 
 
 class Polarity(enum.Enum):

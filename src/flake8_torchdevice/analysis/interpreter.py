@@ -26,7 +26,7 @@ import libcst as cst
 
 from ..callers import NO_CALLERS, FileCallers
 from ..imported import NO_IMPORTED_CLASSES, ImportedClasses
-from ..knowledge.api import GRAD_DISABLING_CONTEXTS, TENSOR_TYPES
+from ..knowledge.api import GRAD_DISABLING_CONTEXTS, OTHER_FRAMEWORKS, TENSOR_TYPES
 from .calls import CallEvaluator
 from .collector import collect
 from .conditions import Conditions
@@ -72,7 +72,11 @@ class Interpreter(StatementWalker, ExpressionEvaluator, CallEvaluator, SummaryEv
         self.definitions.project_savers = dict(project_classes.savers)
         self.file_sets_up_nccl = self.definitions.sets_up_nccl()
         distributed_means_cuda = self.definitions.distributed_means_cuda()
-        self.conditions = Conditions(self.imports, guard_functions, TENSOR_TYPES, distributed_means_cuda)
+        imported = {module.split(".", 1)[0] for module in self.definitions.imported_modules}
+        other_frameworks = not OTHER_FRAMEWORKS.isdisjoint(imported)
+        self.conditions = Conditions(
+            self.imports, guard_functions, TENSOR_TYPES, distributed_means_cuda, other_frameworks
+        )
         self.facts = Facts()
         self.summary_memo = SummaryMemo()
         self.summary_globals: State | None = None  # what the summaries in progress see as globals
@@ -247,10 +251,14 @@ class Interpreter(StatementWalker, ExpressionEvaluator, CallEvaluator, SummaryEv
 
 def _pins_each_process_to_a_gpu(info: FunctionInfo) -> bool:
     """A distributed set-up (``init_dist``, ``setup_ddp``, ``init_distributed_mode``) that sets up a
-    process group and gives each process its GPU (BasicSR's ``_init_dist_pytorch(backend)``, handed a
-    backend its caller defaults to NCCL): a multi-GPU set-up whatever backend it is handed. Not a
-    ``main`` that does so among other things: its other CUDA uses may run without a process group."""
+    process group (``dist.init_process_group``, ``deepspeed.init_distributed``) and gives each
+    process its GPU (BasicSR's ``_init_dist_pytorch(backend)``, handed a backend its caller defaults
+    to NCCL): a multi-GPU set-up whatever backend it is handed. Not a ``main`` that does so among
+    other things: its other CUDA uses may run without a process group."""
     called = info.evidence.methods.items()
-    sets_up_a_group = any("init_process_group" in methods for _, methods in called)
+    sets_up_a_group = any(
+        "init_process_group" in methods or (receiver == "deepspeed" and "init_distributed" in methods)
+        for receiver, methods in called
+    )
     pins = any(receiver.endswith("cuda") and "set_device" in methods for receiver, methods in called)
     return _DISTRIBUTED_SETUP.search(info.name) is not None and sets_up_a_group and pins

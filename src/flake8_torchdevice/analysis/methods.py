@@ -196,6 +196,8 @@ class MethodEvaluator(_Base):
     ) -> Value:
         target = self._move_target(node, method, arguments)
         places = value.places if target is None else target  # ``.to(torch.float16)``: stays where it is
+        if not self.state.cuda_checked and not self.state.cuda_refused and _uses_cuda_itself(node, method):
+            self.state.cuda_required = True  # what follows runs only where this did not raise
         moved = placed_throughout(value, places, Origin(node, f"moved by .{method}()"))
         if value.cls in api.PARAMETER_CLASSES and not _returns_itself(node, target, value):
             # ``nn.Parameter(w).to(device)``: a copy, a plain tensor (a module does not own it)
@@ -358,6 +360,16 @@ def names_a_device(name: str) -> bool:
         return True
     last = owner.rsplit(".", 1)[-1]
     return last in _SETTINGS_OWNERS or last.lower().endswith(_SETTINGS_OWNER_ENDINGS)
+
+
+def _uses_cuda_itself(node: cst.Call, method: str) -> bool:
+    """``x.cuda()``, ``x.to("cuda:0")``: raises where CUDA is missing (``AssertionError: Torch not
+    compiled with CUDA enabled``, or no driver), whatever ``x`` is."""
+    if method == "cuda":
+        return True
+    first = node.args[0].value if method == "to" and node.args and node.args[0].keyword is None else None
+    named = string_value(first) if first is not None else None
+    return named is not None and named.lower().startswith("cuda")
 
 
 def _returns_itself(node: cst.Call, target: frozenset[Place] | None, value: Value) -> bool:

@@ -38,6 +38,7 @@ class State:
         "cuda_by_default",
         "cuda_checked",
         "cuda_refused",
+        "cuda_required",
         "default_places",
         "grad_enabled",
         "legacy_places",
@@ -59,6 +60,7 @@ class State:
         outer: dict[str, Value] | None = None,
         cuda_by_default: Origin | None = None,
         legacy_places: frozenset[Place] = CPU,
+        cuda_required: bool = False,
     ) -> None:
         self.names: dict[str, Value] = names if names is not None else {}
         # The enclosing scope's names (the module's, for a function), read when ``names`` lacks one.
@@ -68,6 +70,9 @@ class State:
         # Code here runs only where CUDA is not in use (``if not use_cuda:``, ``if device == "cpu":``):
         # a device chosen by availability is the CPU here.
         self.cuda_refused = cuda_refused
+        # Code here runs only after a use of CUDA that fails without it (``model.cuda()`` on every
+        # path before): where CUDA is missing, the function has raised already.
+        self.cuda_required = cuda_required
         # Code here runs where a flag's default chose CUDA (``if use_gpu:`` with ``use_gpu=True``):
         # the default, for a finding to cite.
         self.cuda_by_default = cuda_by_default
@@ -97,6 +102,7 @@ class State:
             self.outer,
             self.cuda_by_default,
             self.legacy_places,
+            self.cuda_required,
         )
 
     def get(self, name: str) -> Value | None:
@@ -163,6 +169,7 @@ class State:
             outer=self.outer,
             cuda_by_default=self.cuda_by_default if self.cuda_by_default is other.cuda_by_default else None,
             legacy_places=self.legacy_places | other.legacy_places,
+            cuda_required=self.cuda_required and other.cuda_required,
         )
 
     def same_as(self, other: State) -> bool:
@@ -171,6 +178,7 @@ class State:
             self.reachable == other.reachable
             and self.cuda_checked == other.cuda_checked
             and self.cuda_refused == other.cuda_refused
+            and self.cuda_required == other.cuda_required
             and self.cuda_by_default is other.cuda_by_default
             and self.grad_enabled == other.grad_enabled
             and self.default_places == other.default_places

@@ -133,11 +133,13 @@ class SummaryEvaluator(_Base):
         """An attribute the table does not know, but the class's methods use as a module
         (``self.model.eval()``) or a tensor: it is one, wherever it is."""
         kind = self._kind_shown_by_methods(info, attribute)
+        if kind is Kind.MODULE and value.places != NOWHERE:
+            return Value(kind=Kind.MODULE, places=value.places)
         if kind is Kind.MODULE:
-            return Value(
-                kind=Kind.MODULE,
-                places=value.places if value.places != NOWHERE else with_module(f"self.{attribute}"),
-            )
+            # A submodule moves with its module; a plain class's model was handed in, and nothing
+            # shows where: wherever it is, as for a module parameter (an inferred link).
+            submodule = self.is_module_class(info)
+            return Value(kind=Kind.MODULE, places=with_module(f"self.{attribute}", guessed=not submodule))
         if kind is Kind.TENSOR:
             return value.with_kind(Kind.TENSOR)
         return value

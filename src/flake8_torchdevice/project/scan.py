@@ -158,13 +158,25 @@ def _a_whole_application(library: bool, indexes: list[FileIndex]) -> bool:
 
 def is_library(root: Path) -> bool:
     """A project others install (it has packaging metadata, or is an installed or unpacked
-    distribution): its users may put its modules on a GPU even if its own code never does."""
+    distribution): its users may put its modules on a GPU even if its own code never does. Not a
+    ``setup.py`` that only builds extensions (a research repository's CUDA ops: no packages)."""
     return (
-        any((root / name).is_file() for name in ("setup.py", "setup.cfg"))
+        (root / "setup.cfg").is_file()
+        or _installs_modules(root / "setup.py")
         or _declares_a_project(root / "pyproject.toml")
         or any(root.glob("*.dist-info"))
         or any(root.glob("*.egg-info"))
     )
+
+
+def _installs_modules(setup_py: Path) -> bool:
+    """A ``setup.py`` that installs modules: one that names them (``packages=find_packages()``),
+    or leaves setuptools to find them; not one that builds only ``ext_modules``."""
+    try:
+        text = setup_py.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return False
+    return "packages" in text or "py_modules" in text or "ext_modules" not in text
 
 
 def _declares_a_project(pyproject: Path) -> bool:

@@ -217,7 +217,8 @@ class HardcodedCudaDevice(Rule):
     unless every call in the file passes it), tests skipped without CUDA
     (`skipif`/`skipUnless`), functions and classes named for CUDA, functions that set up NCCL or run
     once per GPU (`mp.spawn(nprocs=device_count)`), a distributed set-up (`init_dist`,
-    `setup_ddp`) that sets up a process group and gives each process its GPU
+    `setup_ddp`) that sets up a process group (`dist.init_process_group`,
+    `deepspeed.init_distributed`) and gives each process its GPU
     (`torch.cuda.set_device`) whatever backend it is handed, and, in a file that sets up NCCL
     (also by a `backend="nccl"` default), code that runs only in a multi-process job (after `if
     not dist.is_initialized(): return` or `if get_world_size() == 1: return`, under `if ddp:` or
@@ -252,7 +253,8 @@ class HardcodedCudaDevice(Rule):
     Off by default: its sure findings were right 17 times in 17 at rounds 7-9, then 4 times in
     25 at rounds 10-12 (a GPU index whose -1 means the CPU, a GPU-only simulator's import, a
     class documented for one GPU, fixed since; a CUDA check across a process pool, scripts GPU-only
-    by design), 83 of 228 at rounds 10-22: 100 of 245 on code first seen (docs/precision.md). It comes
+    by design), 83 of 228 at rounds 10-22, 8 of 8 at round 23: 108 of 253 on code first seen
+    (docs/precision.md). It comes
     on where the user says the project must run without CUDA (`runs-without-cuda = true` under
     `[tool.torchdevice]`, `torchdevice check --runs-without-cuda`, `flake8
     --torchdevice-runs-without-cuda`), or with `--extend-select TDV001` (torchdevice, or
@@ -296,7 +298,7 @@ class HardcodedCudaDevice(Rule):
     code = "TDV001"
     name = "hardcoded-cuda-device"
     summary = 'Hard-coded `"cuda"` device or GPU-only `torch.cuda` call outside a CUDA check'
-    precision = "first look, high (project's belief): 17 of 17 (rounds 7-9), 83 of 228 (10-22)"
+    precision = "first look, high (project's belief): 17 of 17 (rounds 7-9), 83 of 228 (10-22), 8 of 8 (23)"
 
     def check(self, analysis: Analysis, settings: Settings) -> Iterator[Finding]:
         if analysis.imports_library(CUDA_ONLY_LIBRARIES) or analysis.says_it_needs_cuda:

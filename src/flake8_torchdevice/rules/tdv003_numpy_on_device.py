@@ -68,6 +68,12 @@ class NumpyOnAccelerator(Rule):
     `.to(home)` puts it back wherever `x` was), `.numpy()` under a CPU-only branch (`else` of
     `if use_cuda:`), nor `.numpy()` in files that do not use torch (TensorFlow's `.numpy()` is fine).
 
+    Off by default since round 23: its sure findings fell short on code first seen twice (round
+    7: 1 of 3; round 23: 0 of 1, TensorFlow's `.numpy()` in the `"tf"` branch of a library serving
+    both frameworks, the model's place read from the `.cpu()` copy in its PyTorch branch; both
+    fixed since). Enable it with `--extend-select TDV003` (torchdevice, or `extend-select =
+    ["TDV003"]` under `[tool.torchdevice]`) or `--extend-select=TDV003` (flake8).
+
     ## Fix
     Safe: `t.numpy()` becomes `t.cpu().numpy()` (`t.detach().cpu().numpy()` when `t` requires grad).
 
@@ -93,7 +99,7 @@ class NumpyOnAccelerator(Rule):
     code = "TDV003"
     name = "numpy-on-accelerator"
     summary = "`.numpy()` on a tensor placed on a device, without `.cpu()` first"
-    precision = "first look: high 1 of 3 (round 7, 2 debatable; cause fixed), none since (8-18); medium 0 of 3 (17-18)"
+    precision = "first look: high 1 of 3 (round 7, causes fixed), none at 8-22, 0 of 1 (23); medium 0 of 3 (17-18)"
     depends_on_callers = True  # where a helper's parameters are is where its callers put them
 
     def check(self, analysis: Analysis, settings: Settings) -> Iterator[Finding]:

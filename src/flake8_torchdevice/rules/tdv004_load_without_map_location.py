@@ -281,7 +281,9 @@ class LoadWithoutMapLocation(Rule):
     backend` on a CPU build of PyTorch).
 
     Not reported: calls that forward `**kwargs` (`map_location` may be among them); loads under a
-    CUDA check or in code named for GPUs (FSDP, CUDA-only components); loads of what this file
+    CUDA check or in code named for GPUs (FSDP, CUDA-only components); loads that run only after
+    the same function used CUDA with no check (`model = Net().cuda()` above on every path: without
+    CUDA that line stops the run first, and TDV001 reports it); loads of what this file
     itself saves to the same path (`torch.save(state, path)` ... `torch.load(path)`, `torch.jit.save`
     ... `torch.jit.load`, in the same function, or both at module level: the same run on the same
     machine; a string path however quoted, or a file object opened on it: `with open(path, "wb") as
@@ -342,7 +344,7 @@ class LoadWithoutMapLocation(Rule):
     code = "TDV004"
     name = "load-without-map-location"
     summary = "`torch.load()` (or `torch.jit.load()`, `load_state_dict_from_url()`) without `map_location`"
-    precision = "first look, high: 40 of 46 (rounds 7-9), 63 of 185 (10-22)"
+    precision = "first look, high: 40 of 46 (rounds 7-9), 63 of 185 (10-22), 0 of 2 (23)"
 
     def check(self, analysis: Analysis, settings: Settings) -> Iterator[Finding]:
         device_free = _loads_device_free_states(analysis)
@@ -362,6 +364,7 @@ class LoadWithoutMapLocation(Rule):
             path = positional_argument(call, 0) or keyword_argument(call, path_keyword)
             if (
                 site.guarded
+                or site.after_cuda_use  # TDV001 reports the ``.cuda()`` that stops a CPU run first
                 or site.scope.cuda_specific
                 or id(call) in device_free
                 or (path is not None and _names_rng_states(analysis, path))
