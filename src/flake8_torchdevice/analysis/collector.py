@@ -11,7 +11,8 @@ import libcst as cst
 from ..knowledge.api import DEVICE_TYPE_CALLS
 from .bindings import BindingRecorder
 from .containers import every_element_stores
-from .definitions import ClassInfo, Definitions, Evidence, FunctionInfo
+from .definitions import ClassInfo, Definitions, FunctionInfo
+from .evidence import Evidence
 from .imports import dotted_name
 from .literals import defaults_to_nccl, names_nccl, string_value
 from .syntax import (
@@ -290,6 +291,9 @@ class _Collector:
             for arg in node.args:
                 if arg.keyword is not None and arg.keyword.value in ("device", "map_location"):
                     self._placement(arg.value)
+                elif arg.keyword is not None and arg.keyword.value == "device_ids":  # ``[0, 1]``: two GPUs
+                    listed = isinstance(arg.value, (cst.List, cst.Tuple)) and len(arg.value.elements) > 1
+                    evidence.uses_several_gpus = evidence.uses_several_gpus or listed
         if name is not None:
             last = name.rsplit(".", 1)[-1]
             if last == "init_process_group":

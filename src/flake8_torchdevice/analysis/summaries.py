@@ -23,7 +23,7 @@ import libcst as cst
 from ..knowledge import api
 from .calls import PARAMETER
 from .cuda_words import chooses_cuda_by_default, flag_polarity
-from .definitions import ClassInfo, Evidence, FunctionInfo
+from .definitions import ClassInfo, FunctionInfo
 from .domain import (
     CPU,
     GIVEN,
@@ -39,6 +39,7 @@ from .domain import (
     with_module,
     without_grad,
 )
+from .evidence import Evidence
 from .frames import Frame
 from .imports import dotted_name
 from .memo import CallKey, Outcome
