@@ -857,8 +857,10 @@ def test_a_loop_that_binds_a_saved_name_another_way_is_no_copy():
         ("from setuptools import setup\nsetup(name='x')\n", True),  # setuptools finds the modules itself
         ("from setuptools import setup\nsetup(name='x', py_modules=['x'])\n", True),
         ("from setuptools import setup\nsetup(name='ops', ext_modules=[make_cuda_ext('nms')])\n", False),
+        ("from setuptools import find_packages, setup\nsetup(name='dcn', ext_modules=[ext])\n", False),
+        ("from setuptools import setup\nsetup(**config)\n", True),  # not shown: it may install some
     ],
-    ids=["packages", "discovered", "modules", "extensions-only"],
+    ids=["packages", "discovered", "modules", "extensions-only", "find-packages-imported", "unpacked"],
 )
 def test_a_setup_py_that_only_builds_extensions_makes_no_library(tmp_path, setup_py, library):
     # A research repository's setup.py often builds its CUDA ops and nothing else: nobody installs

@@ -34,8 +34,10 @@ MAKES_CPU_TENSORS = "makes CPU tensors"
 MOVES_TO_CUDA_WHEN_AVAILABLE = "moves its first argument to CUDA when one is there"
 MOVES_TO_CUDA = "moves an argument to CUDA"
 MOVES_TO_ITS_DEVICE_ARGUMENT = "moves an argument to the device another argument names"
-# The kinds of value a helper that moves tells apart (``isinstance(x, dict)``).
-TENSOR, MAPPING, SEQUENCE = "tensor", "mapping", "sequence"
+# The kinds of value a helper that moves tells apart (``isinstance(x, Mapping)``). ``dict`` apart:
+# a tokenizer's ``BatchEncoding`` is a mapping but no ``dict``, so a helper testing for ``dict``
+# hands it back unchanged.
+TENSOR, MAPPING, DICT, SEQUENCE = "tensor", "mapping", "dict", "sequence"
 
 
 @dataclass(frozen=True)

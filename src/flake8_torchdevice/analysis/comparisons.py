@@ -12,7 +12,6 @@ from collections.abc import Sequence
 
 import libcst as cst
 
-from ..knowledge.api import OTHER_FRAMEWORK_NAMES
 from .cuda_words import mentions_cuda
 from .domain import Polarity
 from .imports import dotted_name
@@ -74,26 +73,6 @@ def literal_polarity(node: cst.BaseExpression) -> Polarity:
     if value.lower().startswith("cpu"):
         return Polarity.NEGATIVE
     return Polarity.NONE
-
-
-def names_another_framework(test: cst.BaseExpression, truth: bool) -> bool:
-    """Is the branch where ``test`` is ``truth`` the one for another framework: ``framework ==
-    "tf"`` true, ``framework != "jax"`` false, ``backend in ("tf", "jax")`` true?"""
-    if type(test) is not cst.Comparison or len(test.comparisons) != 1:
-        return False
-    operator, right = test.comparisons[0].operator, test.comparisons[0].comparator
-    if type(operator) not in (cst.Equal, cst.NotEqual, cst.In, cst.NotIn):
-        return False
-    named = [test.left, right] if type(operator) in (cst.Equal, cst.NotEqual) else [right]
-    negated = isinstance(operator, (cst.NotEqual, cst.NotIn))
-    return truth != negated and any(_framework_names(node) for node in named)
-
-
-def _framework_names(node: cst.BaseExpression) -> bool:
-    if type(node) is cst.Tuple or type(node) is cst.List or type(node) is cst.Set:
-        return bool(node.elements) and all(_framework_names(element.value) for element in node.elements)
-    value = string_value(node)
-    return value is not None and value.lower() in OTHER_FRAMEWORK_NAMES
 
 
 LARGE_COUNT = 1e18  # more devices or bytes than any machine has

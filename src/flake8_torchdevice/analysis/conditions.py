@@ -35,7 +35,6 @@ from .comparisons import (
     index_test,
     is_equality,
     literal_polarity,
-    names_another_framework,
 )
 from .cuda_words import flag_polarity, mentions_cuda
 from .device_tests import on_the_cpu, on_the_same_device, placement_test, same_device_test
@@ -71,11 +70,8 @@ class Conditions:
         guard_functions: frozenset[str],
         tensor_types: frozenset[str],
         distributed_means_cuda: bool = False,
-        other_frameworks: bool = False,
     ) -> None:
         self._imports = imports
-        # The file imports TensorFlow, JAX...: a branch for one of them runs no torch code.
-        self._other_frameworks = other_frameworks
         # The file sets up its process group with NCCL, or leaves it to a launcher elsewhere: code
         # that runs only in a multi-process job (``if not dist.is_initialized(): return``) runs on
         # CUDA GPUs only.
@@ -92,8 +88,6 @@ class Conditions:
             return self._narrow_boolean(state, test, truth, current_value)
         if type(test) is cst.NamedExpr:
             return self.narrow(state, test.target, truth, current_value)
-        if self._other_frameworks and names_another_framework(test, truth):
-            return _another_framework(state)
         narrowed, polarity = state, self.polarity(test, state)
         if polarity is Polarity.NONE and (type(test) is cst.Name or type(test) is cst.Attribute):
             polarity = current_value(test, state).polarity  # ``self.use_gpu`` an earlier method set
@@ -336,16 +330,6 @@ def _defaulted_flag(test: cst.BaseExpression, state: State, current_value: Curre
     value = state.get(dotted_name(test) or "") or current_value(test, state)
     origin = value.origin
     return origin if origin is not None and type(origin.node) is cst.Param else None
-
-
-def _another_framework(state: State) -> State:
-    """The branch for TensorFlow or JAX (``if framework == "tf":``): no torch device is in use and
-    no torch tensor records gradients there (a TensorFlow tensor's ``.numpy()`` works anywhere)."""
-    narrowed = _with_cuda(state, checked=False)
-    if narrowed.grad_enabled:
-        narrowed = narrowed.copy() if narrowed is state else narrowed
-        narrowed.grad_enabled = False
-    return narrowed
 
 
 def _with_cuda(state: State, checked: bool) -> State:

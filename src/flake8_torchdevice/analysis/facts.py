@@ -66,7 +66,7 @@ class CallFact:
     # The flag default whose CUDA branch this call is in (``use_gpu=True``), if any.
     cuda_by_default: Origin | None = None
     # Runs only after the function used CUDA where nothing checked for it (``model.cuda()`` above).
-    after_cuda_use: bool = False
+    cuda_required: bool = False
 
 
 @dataclass(frozen=True, slots=True)

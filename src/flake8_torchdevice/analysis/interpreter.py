@@ -26,7 +26,7 @@ import libcst as cst
 
 from ..callers import NO_CALLERS, FileCallers
 from ..imported import NO_IMPORTED_CLASSES, ImportedClasses
-from ..knowledge.api import GRAD_DISABLING_CONTEXTS, OTHER_FRAMEWORKS, TENSOR_TYPES
+from ..knowledge.api import GRAD_DISABLING_CONTEXTS, TENSOR_TYPES
 from .calls import CallEvaluator
 from .collector import collect
 from .conditions import Conditions
@@ -72,11 +72,7 @@ class Interpreter(StatementWalker, ExpressionEvaluator, CallEvaluator, SummaryEv
         self.definitions.project_savers = dict(project_classes.savers)
         self.file_sets_up_nccl = self.definitions.sets_up_nccl()
         distributed_means_cuda = self.definitions.distributed_means_cuda()
-        imported = {module.split(".", 1)[0] for module in self.definitions.imported_modules}
-        other_frameworks = not OTHER_FRAMEWORKS.isdisjoint(imported)
-        self.conditions = Conditions(
-            self.imports, guard_functions, TENSOR_TYPES, distributed_means_cuda, other_frameworks
-        )
+        self.conditions = Conditions(self.imports, guard_functions, TENSOR_TYPES, distributed_means_cuda)
         self.facts = Facts()
         self.summary_memo = SummaryMemo()
         self.summary_globals: State | None = None  # what the summaries in progress see as globals

@@ -196,7 +196,8 @@ class MethodEvaluator(_Base):
     ) -> Value:
         target = self._move_target(node, method, arguments)
         places = value.places if target is None else target  # ``.to(torch.float16)``: stays where it is
-        if not self.state.cuda_checked and not self.state.cuda_refused and _uses_cuda_itself(node, method):
+        unchecked = not self.state.cuda_checked and not self.state.cuda_refused
+        if unchecked and value.kind is not Kind.OBJECT and _uses_cuda_itself(node, method):
             self.state.cuda_required = True  # what follows runs only where this did not raise
         moved = placed_throughout(value, places, Origin(node, f"moved by .{method}()"))
         if value.cls in api.PARAMETER_CLASSES and not _returns_itself(node, target, value):
@@ -363,8 +364,9 @@ def names_a_device(name: str) -> bool:
 
 
 def _uses_cuda_itself(node: cst.Call, method: str) -> bool:
-    """``x.cuda()``, ``x.to("cuda:0")``: raises where CUDA is missing (``AssertionError: Torch not
-    compiled with CUDA enabled``, or no driver), whatever ``x`` is."""
+    """``x.cuda()``, ``x.to("cuda:0")`` of a tensor or module (or what may be one: not an object of
+    a plain class, which may define its own ``cuda``): raises where CUDA is missing
+    (``AssertionError: Torch not compiled with CUDA enabled``, or no driver)."""
     if method == "cuda":
         return True
     first = node.args[0].value if method == "to" and node.args and node.args[0].keyword is None else None

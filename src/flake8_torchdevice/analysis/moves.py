@@ -5,6 +5,7 @@ and a helper of another of the project's files that moves, read as data (project
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 
 import libcst as cst
 
@@ -20,8 +21,10 @@ from ..imported import (
 from .domain import CPU, UNKNOWN, Kind, Origin, Place, Value, accelerator, tensor
 from .imports import dotted_name
 
-# The kinds of value a helper that moves tells apart, as the analysis knows them.
-_HELPER_KINDS = {Kind.TENSOR: TENSOR, Kind.OUTPUT: TENSOR, Kind.MAPPING: MAPPING, Kind.SEQUENCE: SEQUENCE}
+# The kinds of value a helper that moves tells apart, as the analysis knows them: a model's output
+# may be a ``ModelOutput``, and a mapping may be no ``dict`` (a ``BatchEncoding``), so neither is
+# taken for one a helper tests for.
+_HELPER_KINDS = {Kind.TENSOR: TENSOR, Kind.MAPPING: MAPPING, Kind.SEQUENCE: SEQUENCE}
 
 # Where ``.to(node)`` puts a value given what ``node`` holds: the interpreter's ``device_places``.
 DevicePlaces = Callable[[cst.BaseExpression, Value], "frozenset[Place] | None"]
@@ -67,11 +70,31 @@ def helper_result(
     if helper.kinds and _HELPER_KINDS.get(moved_value.kind) not in helper.kinds:
         return None  # handed back unchanged, maybe: ``else: return obj``
     if helper.returns == MOVES_TO_CUDA:
-        return placed_throughout(moved_value, accelerator('"cuda"'), Origin(node, f"moved to CUDA by {where}"))
+        return _placed_where(moved_value, accelerator('"cuda"'), Origin(node, f"moved to CUDA by {where}"), helper)
     device_node, device_value = given[1]  # type: ignore[misc]
     target = device_places(device_node, device_value)  # None: a dtype, ``cast(x, torch.float16)``
     places = moved_value.places if target is None else target
-    return placed_throughout(moved_value, places, Origin(node, f"moved by {where}"))
+    return _placed_where(moved_value, places, Origin(node, f"moved by {where}"), helper)
+
+
+def _placed_where(value: Value, places: frozenset[Place], origin: Origin, helper: ImportedHelper) -> Value:
+    """What the helper makes of ``value``: moved throughout; for one that tests the kinds it
+    moves, the parts of other kinds (a ``BatchEncoding`` in a list) handed back where they were."""
+    if not helper.kinds:
+        return placed_throughout(value, places, origin)
+    if _HELPER_KINDS.get(value.kind) not in helper.kinds:
+        return value
+    if value.kind is Kind.TENSOR:
+        return placed_throughout(value, places, origin)
+    return replace(
+        value,
+        elements=None
+        if value.elements is None
+        else tuple(_placed_where(element, places, origin, helper) for element in value.elements),
+        item=None if value.item is None else _placed_where(value.item, places, origin, helper),
+        items=tuple((key, _placed_where(item, places, origin, helper)) for key, item in value.items),
+        origin=origin,
+    )
 
 
 def _passed(

@@ -182,11 +182,6 @@ NO_GRAD_FUNCTIONS = generated.INTEGER_OR_BOOL_RESULT_FUNCTIONS | {"torch.detach"
 # that the file requires CUDA). RAPIDS (cuml, cudf, cugraph) needs a GPU to do anything; CUDA
 # extensions built for one model (nvdiffrast, spconv, MinkowskiEngine) too. Not NVML (pynvml):
 # files import it, optionally, to log GPU memory.
-# Other array frameworks that a library serving several branches to (``if self.framework ==
-# "tf":``): the top-level modules a file imports them by, and the words such a test names them with.
-# Only where the file imports one is "tf" read as TensorFlow (not "teacher forcing").
-OTHER_FRAMEWORKS = frozenset({"tensorflow", "jax", "flax", "keras", "mxnet", "paddle"})
-OTHER_FRAMEWORK_NAMES = frozenset({"tf", "tensorflow", "jax", "flax", "keras", "mx", "mxnet", "paddle"})
 CUDA_ONLY_LIBRARIES = frozenset(
     {
         "apex",

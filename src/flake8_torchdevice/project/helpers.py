@@ -58,7 +58,8 @@ class HelperEntry:
 def read_helpers(tree: ast.Module, aliases: Mapping[str, str]) -> tuple[HelperEntry, ...]:
     """The helpers among a parsed file's top-level functions (its imports are ``aliases``)."""
     functions = [(node, own_nodes(node)) for node in tree.body if isinstance(node, ast.FunctionDef)]
-    # The movers first, so that one handing its batch to another counts as one (in any order).
+    # The movers first, so that one handing its batch to another of the file's counts as one,
+    # wherever in the file that one is (one level: a chain of three reads its last two).
     movers = {
         function.name: move for function, nodes in functions if (move := read_move(function, nodes, {})) is not None
     }

@@ -8,17 +8,17 @@ are made of, every ``return`` being one of:
 
 - the moved parameter moved: ``batch.to(device)``, ``batch.to(device=device, non_blocking=True)``,
   ``x.cuda()`` (CUDA itself);
-- its parts moved, in a comprehension over it (``{k: v.to(device) for k, v in batch.items()}``,
-  ``[t.to(device) for t in batch]``, ``tuple(...)`` or ``type(batch)(...)`` of one) or by name
-  (``batch[0].to(device)``), or handed to the helper itself with the same device
-  (``to_device(v, device)``, the recursive form);
+- its parts moved, in one comprehension over it, with no filter (``{k: v.to(device) for k, v
+  in batch.items()}``, ``[t.to(device) for t in batch]``, ``tuple(...)`` or ``type(batch)(...)``
+  of one), or handed to the helper itself with the same device (``to_device(v, device)``, the
+  recursive form);
 - the parameter unchanged where it is not of some kinds: after (or in the ``else`` of) ``if``s
   that test it is one and return (``if isinstance(x, torch.Tensor): return x.to(device)``); the
   move then holds for those kinds only (a list handed back as it is was not moved);
 - a local name bound once to one of the above;
 - a call of another helper of its file that moves, or of a function defined inside it (the
   recursive helper wrapped in one that checks the batch is not empty), given a part and the same
-  device; an empty ``{}``, ``[]`` or ``()``.
+  device; an empty ``{}``, ``[]`` or ``()`` where the batch is empty (``if not batch:``).
 
 Neither parameter may be rebound; anything else says nothing, and the call is read as any
 unknown function's.
@@ -30,7 +30,7 @@ import ast
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from ..imported import MAPPING, SEQUENCE, TENSOR
+from ..imported import DICT, MAPPING, SEQUENCE, TENSOR
 from .names import qualified
 from .nodes import own_nodes
 
@@ -40,7 +40,8 @@ Parameter = tuple[int, str]
 # The kinds of argument a helper may tell apart, by the type an ``isinstance`` test names.
 _KINDS = {
     "Tensor": TENSOR,
-    **dict.fromkeys(("dict", "Mapping", "MutableMapping", "OrderedDict", "defaultdict"), MAPPING),
+    **dict.fromkeys(("Mapping", "MutableMapping"), MAPPING),
+    **dict.fromkeys(("dict", "OrderedDict", "defaultdict"), DICT),
     **dict.fromkeys(("list", "tuple", "Sequence", "MutableSequence", "Iterable", "Collection"), SEQUENCE),
 }
 # Methods that change a collection in place: a name bound to one is not what it was bound to.
@@ -188,6 +189,7 @@ class _MoveReader:
         self._movers = {**known, function.name: move}  # itself: ``to_device(v, device)``, recursively
         self._bound = bound
         self._ruled_out = _kinds_ruled_out(function, nodes, move.moved[1])
+        self._when_empty = _where_empty(nodes, move.moved[1])
         # The kinds of value every return seen so far moves (None: any).
         self.kinds: frozenset[str] | None = None
 
@@ -213,10 +215,10 @@ class _MoveReader:
         """``value`` is ``parts`` (the moved parameter, or names iterating over it) moved."""
         if isinstance(value, ast.Name) and value.id in self._bound:
             return self._moves(self._bound[value.id], parts)
-        if isinstance(value, (ast.Tuple, ast.List)):  # ``()``: nothing in it to move
+        if isinstance(value, (ast.Tuple, ast.List, ast.Dict)) and not _elements(value):
+            return id(value) in self._when_empty  # ``if not batch: return {}``: nothing to move
+        if isinstance(value, (ast.Tuple, ast.List)):
             return all(self._moves(element, parts) for element in value.elts)
-        if isinstance(value, ast.Dict):  # ``if not batch: return {}``
-            return not value.keys
         if isinstance(value, (ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp)):
             inner = _iterated_parts(value.generators, parts)
             element = value.value if isinstance(value, ast.DictComp) else value.elt
@@ -241,6 +243,8 @@ class _MoveReader:
         whole = isinstance(given, ast.Name) and given.id == self._moved[1]  # not one of its parts
         if whole and mover.kinds and not self._holds_for(frozenset(mover.kinds)):
             return False
+        if not whole and mover.kinds and mover.moved != self._moved:
+            return False  # a part of a kind that mover hands back unchanged would stay where it was
         if mover.device is None or self._device is None:
             return mover.device is None and self._device is None
         device = _passed(call, *mover.device)
@@ -267,16 +271,47 @@ def _passed(call: ast.Call, position: int, name: str) -> ast.expr | None:
 
 
 def _part_of(node: ast.expr, parts: frozenset[str]) -> bool:
-    """``batch``, ``batch[0]``, ``batch["x"]``: a name in ``parts`` or an item of one."""
-    while isinstance(node, ast.Subscript):
-        node = node.value
+    """A name in ``parts`` (not ``batch["image"]``: one item moved is not the batch moved)."""
     return isinstance(node, ast.Name) and node.id in parts
+
+
+def _elements(node: ast.Tuple | ast.List | ast.Dict) -> list[ast.expr | None]:
+    return list(node.keys) if isinstance(node, ast.Dict) else list(node.elts)
+
+
+def _where_empty(nodes: list[ast.AST], name: str) -> set[int]:
+    """The ids of the nodes that run only where ``name`` is empty: the body of ``if not batch:``
+    or ``if len(batch) == 0:``."""
+    found: set[int] = set()
+    for node in nodes:
+        if isinstance(node, ast.If) and _tests_empty(node.test, name):
+            found.update(id(inner) for statement in node.body for inner in ast.walk(statement))
+    return found
+
+
+def _tests_empty(test: ast.expr, name: str) -> bool:
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        return isinstance(test.operand, ast.Name) and test.operand.id == name
+    if not isinstance(test, ast.Compare) or len(test.ops) != 1 or not isinstance(test.ops[0], ast.Eq):
+        return False
+    counted = test.left
+    return (
+        isinstance(counted, ast.Call)
+        and isinstance(counted.func, ast.Name)
+        and counted.func.id == "len"
+        and len(counted.args) == 1
+        and _part_of(counted.args[0], frozenset({name}))
+        and isinstance(test.comparators[0], ast.Constant)
+        and test.comparators[0].value == 0
+    )
 
 
 def _iterated_parts(generators: list[ast.comprehension], parts: frozenset[str]) -> frozenset[str] | None:
     """The names a comprehension binds to the parts of ``parts`` (``for k, v in batch.items()``:
     ``k`` and ``v``); None when it iterates over anything else."""
     found = set(parts)
+    if len(generators) != 1 or generators[0].ifs:  # a filter or a flattening moves only some parts
+        return None
     for generator in generators:
         iterated = generator.iter
         if isinstance(iterated, ast.Call) and isinstance(iterated.func, ast.Attribute):

@@ -8,6 +8,7 @@ files only, never a FIFO or a device; no larger than the memory budget allows) a
 
 from __future__ import annotations
 
+import ast
 from dataclasses import replace
 from pathlib import Path
 
@@ -23,6 +24,7 @@ from .index import FileIndex, index_source
 from .index_store import IndexStore
 from .inference import checkpoints_saved, file_beliefs, infer, readme_evidence, words_outside_the_code
 from .layout import module_name, package_of, project_files, stamp
+from .names import dotted
 from .references import ProjectReferences
 
 CPU_ONLY_APPLICATION = Belief(
@@ -156,6 +158,11 @@ def _a_whole_application(library: bool, indexes: list[FileIndex]) -> bool:
     return len(indexes) >= MIN_APPLICATION_FILES and not library
 
 
+# ``setup(...)`` as setup.py calls it, and the keywords that name modules to install.
+_SETUP_CALLS = frozenset({"setup", "setuptools.setup", "distutils.core.setup"})
+_INSTALLS = frozenset({"packages", "py_modules", "package_dir"})
+
+
 def is_library(root: Path) -> bool:
     """A project others install (it has packaging metadata, or is an installed or unpacked
     distribution): its users may put its modules on a GPU even if its own code never does. Not a
@@ -170,13 +177,16 @@ def is_library(root: Path) -> bool:
 
 
 def _installs_modules(setup_py: Path) -> bool:
-    """A ``setup.py`` that installs modules: one that names them (``packages=find_packages()``),
-    or leaves setuptools to find them; not one that builds only ``ext_modules``."""
+    """A ``setup.py`` that installs modules: its ``setup(...)`` names them (``packages=``,
+    ``py_modules=``) or leaves setuptools to find them; not one that builds only ``ext_modules``.
+    One that cannot be read as such (no ``setup`` call, ``setup(**config)``) counts as installing."""
     try:
-        text = setup_py.read_text(encoding="utf-8", errors="replace")
-    except OSError:
-        return False
-    return "packages" in text or "py_modules" in text or "ext_modules" not in text
+        tree = ast.parse(setup_py.read_bytes())
+    except (OSError, SyntaxError, ValueError):
+        return setup_py.is_file()
+    calls = [node for node in ast.walk(tree) if isinstance(node, ast.Call) and dotted(node.func) in _SETUP_CALLS]
+    keywords = {keyword.arg for call in calls for keyword in call.keywords}
+    return not calls or None in keywords or bool(keywords & _INSTALLS) or "ext_modules" not in keywords
 
 
 def _declares_a_project(pyproject: Path) -> bool:

@@ -255,8 +255,8 @@ class HardcodedCudaDevice(Rule):
     25 at rounds 10-12 (a GPU index whose -1 means the CPU, a GPU-only simulator's import, a
     class documented for one GPU, fixed since; a CUDA check across a process pool, scripts GPU-only
     by design), 83 of 228 at rounds 10-22, 8 of 8 at round 23: 108 of 253 on code first seen
-    (docs/precision.md). It comes
-    on where the user says the project must run without CUDA (`runs-without-cuda = true` under
+    (docs/precision.md). It comes on where the user says the project must run without CUDA
+    (`runs-without-cuda = true` under
     `[tool.torchdevice]`, `torchdevice check --runs-without-cuda`, `flake8
     --torchdevice-runs-without-cuda`), or with `--extend-select TDV001` (torchdevice, or
     `extend-select = ["TDV001"]` under `[tool.torchdevice]`) or `--extend-select=TDV001`

@@ -69,9 +69,10 @@ class NumpyOnAccelerator(Rule):
     `if use_cuda:`), nor `.numpy()` in files that do not use torch (TensorFlow's `.numpy()` is fine).
 
     Off by default since round 23: its sure findings fell short on code first seen twice (round
-    7: 1 of 3; round 23: 0 of 1, TensorFlow's `.numpy()` in the `"tf"` branch of a library serving
-    both frameworks, the model's place read from the `.cpu()` copy in its PyTorch branch; both
-    fixed since). Enable it with `--extend-select TDV003` (torchdevice, or `extend-select =
+    7: 1 of 3, causes fixed; round 23: 0 of 1, TensorFlow's `.numpy()` in the `"tf"` branch of a
+    library serving both frameworks, the model's place read from the `.cpu()` copy in its PyTorch
+    branch: the model was handed to a plain class, so that is likely now, not sure). Enable it
+    with `--extend-select TDV003` (torchdevice, or `extend-select =
     ["TDV003"]` under `[tool.torchdevice]`) or `--extend-select=TDV003` (flake8).
 
     ## Fix

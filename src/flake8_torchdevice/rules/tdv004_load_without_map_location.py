@@ -364,7 +364,7 @@ class LoadWithoutMapLocation(Rule):
             path = positional_argument(call, 0) or keyword_argument(call, path_keyword)
             if (
                 site.guarded
-                or site.after_cuda_use  # TDV001 reports the ``.cuda()`` that stops a CPU run first
+                or site.cuda_required  # TDV001 reports the ``.cuda()`` that stops a CPU run first
                 or site.scope.cuda_specific
                 or id(call) in device_free
                 or (path is not None and _names_rng_states(analysis, path))
