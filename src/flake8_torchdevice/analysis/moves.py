@@ -21,9 +21,9 @@ from ..imported import (
 from .domain import CPU, UNKNOWN, Kind, Origin, Place, Value, accelerator, tensor
 from .imports import dotted_name
 
-# The kinds of value a helper that moves tells apart, as the analysis knows them: a model's output
-# may be a ``ModelOutput``, and a mapping may be no ``dict`` (a ``BatchEncoding``), so neither is
-# taken for one a helper tests for.
+# The kinds of value a helper that moves tells apart, as the analysis knows them. A model's output
+# is left out (it may be a ``ModelOutput``, no tensor), and a mapping answers a ``Mapping`` test
+# only, never a ``dict`` one (a ``BatchEncoding`` is no ``dict``).
 _HELPER_KINDS = {Kind.TENSOR: TENSOR, Kind.MAPPING: MAPPING, Kind.SEQUENCE: SEQUENCE}
 
 # Where ``.to(node)`` puts a value given what ``node`` holds: the interpreter's ``device_places``.
