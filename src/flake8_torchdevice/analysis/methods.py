@@ -34,7 +34,7 @@ from .domain import (
 )
 from .facts import LiteralFact
 from .imports import dotted_name
-from .literals import cuda_fstring, is_cpu_literal, string_value
+from .literals import cuda_fstring, is_cpu_literal, is_cuda_literal, string_value
 from .moves import placed_throughout
 from .syntax import fits_tensor_move, keyword_argument, literal_index, passes_false, type_string_receiver
 
@@ -367,11 +367,8 @@ def _uses_cuda_itself(node: cst.Call, method: str) -> bool:
     """``x.cuda()``, ``x.to("cuda:0")`` of a tensor or module (or what may be one: not an object of
     a plain class, which may define its own ``cuda``): raises where CUDA is missing
     (``AssertionError: Torch not compiled with CUDA enabled``, or no driver)."""
-    if method == "cuda":
-        return True
-    first = node.args[0].value if method == "to" and node.args and node.args[0].keyword is None else None
-    named = string_value(first) if first is not None else None
-    return named is not None and named.lower().startswith("cuda")
+    first = node.args[0] if method == "to" and node.args else None
+    return method == "cuda" or (first is not None and first.keyword is None and is_cuda_literal(first.value))
 
 
 def _returns_itself(node: cst.Call, target: frozenset[Place] | None, value: Value) -> bool:

@@ -31,7 +31,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from ..imported import DICT, MAPPING, SEQUENCE, TENSOR
-from .names import qualified
+from .names import dotted
 from .nodes import own_nodes
 
 # A parameter: its position among the positional ones (-1 for a keyword-only one), and its name.
@@ -307,21 +307,19 @@ def _tests_empty(test: ast.expr, name: str) -> bool:
 
 
 def _iterated_parts(generators: list[ast.comprehension], parts: frozenset[str]) -> frozenset[str] | None:
-    """The names a comprehension binds to the parts of ``parts`` (``for k, v in batch.items()``:
-    ``k`` and ``v``); None when it iterates over anything else."""
-    found = set(parts)
-    if len(generators) != 1 or generators[0].ifs:  # a filter or a flattening moves only some parts
-        return None
-    for generator in generators:
-        iterated = generator.iter
-        if isinstance(iterated, ast.Call) and isinstance(iterated.func, ast.Attribute):
-            if iterated.func.attr not in _PARTS or iterated.args:
-                return None
-            iterated = iterated.func.value
-        if not _part_of(iterated, frozenset(found)) or generator.is_async:
+    """``parts`` and the names one comprehension binds to their parts (``for k, v in
+    batch.items()``: ``k`` and ``v``); None when it iterates over anything else, or filters."""
+    if len(generators) != 1 or generators[0].ifs or generators[0].is_async:  # a filter or a flattening
+        return None  # moves only some parts
+    generator = generators[0]
+    iterated = generator.iter
+    if isinstance(iterated, ast.Call) and isinstance(iterated.func, ast.Attribute):
+        if iterated.func.attr not in _PARTS or iterated.args:
             return None
-        found.update(node.id for node in ast.walk(generator.target) if isinstance(node, ast.Name))
-    return frozenset(found)
+        iterated = iterated.func.value
+    if not _part_of(iterated, parts):
+        return None
+    return parts | {node.id for node in ast.walk(generator.target) if isinstance(node, ast.Name)}
 
 
 def _bound_once(nodes: list[ast.AST]) -> Mapping[str, ast.expr]:
@@ -401,7 +399,7 @@ def _kinds_tested(test: ast.expr, name: str) -> frozenset[str]:
     subject = test.args[0]
     if not isinstance(subject, ast.Name) or subject.id != name:
         return frozenset()
-    called = qualified(test.func, {}) or ""
+    called = dotted(test.func) or ""
     if called == "isinstance" and len(test.args) == 2:
         types = test.args[1].elts if isinstance(test.args[1], ast.Tuple) else [test.args[1]]
         return frozenset(_KINDS[spelled] for spelled in map(_spelled, types) if spelled in _KINDS)
@@ -411,4 +409,4 @@ def _kinds_tested(test: ast.expr, name: str) -> frozenset[str]:
 
 
 def _spelled(node: ast.expr) -> str:
-    return (qualified(node, {}) or "").rsplit(".", 1)[-1]
+    return (dotted(node) or "").rsplit(".", 1)[-1]
