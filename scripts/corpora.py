@@ -13,7 +13,7 @@ unpacked is not unpacked again.
     python scripts/corpora.py --fresh    # the libraries first linted with the final rules
     python scripts/corpora.py --user     # export the user repositories fetched with the search tool
     python scripts/corpora.py --fresh-user # export the user repositories first linted with the final rules
-    python scripts/corpora.py --round9   # a first look's libraries and user repositories (--round4 to --round23)
+    python scripts/corpora.py --round9   # a first look's libraries and user repositories (--round4 to --round24)
 
 Reuse from another script::
 
@@ -431,6 +431,19 @@ ROUND23_CORPORA: dict[str, str] = {
     "lightweight_gan": "lightweight-gan==1.2.1",
     "stylegan2_pytorch": "stylegan2-pytorch==1.9.0",
 }
+ROUND24_CORPORA: dict[str, str] = {
+    "mmpose": "mmpose==1.3.2",
+    "mmocr": "mmocr==1.0.1",
+    "iopaint": "iopaint==1.6.0",
+    "dalle2_pytorch": "dalle2-pytorch==1.15.6",
+    "musiclm_pytorch": "musiclm-pytorch==0.2.8",
+    "ludwig": "ludwig==0.11.0",
+    "nncf": "nncf==3.4.0",
+    "cleanlab": "cleanlab==2.9.0",
+    "fairseq": "fairseq==0.12.2",
+    "crypten": "crypten==0.4.1",
+    "espnet": "espnet==202511",
+}
 KNOWN_CORPORA: dict[str, str] = {
     **CORPORA,
     **EXTRA_CORPORA,
@@ -456,6 +469,7 @@ KNOWN_CORPORA: dict[str, str] = {
     **ROUND21_CORPORA,
     **ROUND22_CORPORA,
     **ROUND23_CORPORA,
+    **ROUND24_CORPORA,
 }
 
 # User research code: training scripts, tutorials and notebooks from public repositories, pinned
@@ -825,6 +839,16 @@ ROUND23_USER_REPOSITORIES: dict[str, tuple[str, str]] = {
     "melgan": ("descriptinc/melgan-neurips", "6488045bfba1975602288de07a58570c7b4d66ea"),
     "hrnet-seg": ("HRNet/HRNet-Semantic-Segmentation", "0bbb2880446ddff2d78f8dd7e8c4c610151d5a51"),
 }
+ROUND24_USER_REPOSITORIES: dict[str, tuple[str, str]] = {
+    "pointnet": ("fxia22/pointnet.pytorch", "bafbf401e0af19be3262e448c59313fd2be0e421"),
+    "pointnet2": ("yanx27/Pointnet_Pointnet2_pytorch", "eb64fe0b4c24055559cea26299cb485dcb43d8dd"),
+    "semseg": ("hszhao/semseg", "4f274c3f276778228bc14a4565822d46359f0cc8"),
+    "cut": ("taesungp/contrastive-unpaired-translation", "b3ac297708dfb6f7589d04662277e53c0d579c27"),
+    "vqvae": ("ritheshkumar95/pytorch-vqvae", "8d123c0d043bebc8734d37785dd13dd20e7e5e0e"),
+    "style-gan": ("rosinality/style-based-gan-pytorch", "07fa60be77b093dd13a46597138df409ffc3b9bc"),
+    "simclr": ("leftthomas/SimCLR", "cee178b6cab1efab67f8b527a0cff91c9e793f5c"),
+    "pytorch-pose": ("bearpaw/pytorch-pose", "edc7aece651649927764435ce0c1f03cffa2edaf"),
+}
 KNOWN_USER_REPOSITORIES: dict[str, tuple[str, str]] = {
     **USER_REPOSITORIES,
     **FRESH_USER_REPOSITORIES,
@@ -848,6 +872,7 @@ KNOWN_USER_REPOSITORIES: dict[str, tuple[str, str]] = {
     **ROUND21_USER_REPOSITORIES,
     **ROUND22_USER_REPOSITORIES,
     **ROUND23_USER_REPOSITORIES,
+    **ROUND24_USER_REPOSITORIES,
 }
 # Each first look: its libraries and its user repositories (``--roundN`` in this script and in
 # ``precision.py``).
@@ -872,6 +897,7 @@ FIRST_LOOKS: dict[int, tuple[dict[str, str], dict[str, tuple[str, str]]]] = {
     21: (ROUND21_CORPORA, ROUND21_USER_REPOSITORIES),
     22: (ROUND22_CORPORA, ROUND22_USER_REPOSITORIES),
     23: (ROUND23_CORPORA, ROUND23_USER_REPOSITORIES),
+    24: (ROUND24_CORPORA, ROUND24_USER_REPOSITORIES),
 }
 MIRROR_ROOT = Path("/work/.mirror")
 
