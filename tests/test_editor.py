@@ -45,8 +45,9 @@ def apply(text: str, edit: editor.Edit) -> str:
 
 
 def test_a_finding_spans_the_code_it_reports(tmp_path, monkeypatch):
-    monkeypatch.chdir(tmp_path)  # no pyproject.toml: the defaults, and TDV003 and TDV004 selected here
-    found = editor.lint(document(**{"extend-select": ["TDV003", "TDV004"], "confidence": "medium"})).found
+    monkeypatch.chdir(tmp_path)  # no pyproject.toml: the defaults, and TDV002 to TDV004 selected here
+    selected = {"extend-select": ["TDV002", "TDV003", "TDV004"], "confidence": "medium"}
+    found = editor.lint(document(**selected)).found
     spans = {item.diagnostic.code: (item.start, item.end) for item in found}
     assert spans == {
         "TDV002": ((4, 0), (4, 12)),  # x.to(device)
@@ -58,14 +59,16 @@ def test_a_finding_spans_the_code_it_reports(tmp_path, monkeypatch):
 def test_noqa_and_the_selection_decide_what_is_found(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     silenced = BUGGY.replace("x.to(device)\n", "x.to(device)  # noqa: TDV002\n")
-    found = editor.lint(document(silenced, **{"extend-select": ["TDV003"]})).found  # TDV003 is off by default
+    # TDV002 and TDV003 are off by default: both selected, the noqa alone silences TDV002.
+    found = editor.lint(document(silenced, **{"extend-select": ["TDV002", "TDV003"]})).found
     assert [item.diagnostic.code for item in found] == ["TDV003"]
     assert editor.lint(document(ignore=["TDV"])).found == []
 
 
 def test_pyproject_of_the_document_under_the_editor_settings(tmp_path):
     (tmp_path / "pyproject.toml").write_text(
-        '[tool.torchdevice]\nextend-select = ["TDV003", "TDV004"]\nignore = ["TDV002"]\nconfidence = "medium"\n'
+        '[tool.torchdevice]\nextend-select = ["TDV002", "TDV003", "TDV004"]\nignore = ["TDV002"]\n'
+        'confidence = "medium"\n'
     )
     path = tmp_path / "pkg" / "train.py"
     codes = [item.diagnostic.code for item in editor.lint(editor.Document(BUGGY, path, {})).found]
@@ -92,7 +95,7 @@ def test_unanalysable_text_gets_tdv900_on_its_first_line(tmp_path, monkeypatch):
 def test_actions_fix_one_finding_each_and_write_noqa_comments(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     wanted = [("TDV002", (4, 0)), ("TDV004", (7, 8))]
-    actions = editor.actions(document(**{"extend-select": ["TDV004"], "confidence": "medium"}), wanted)
+    actions = editor.actions(document(**{"extend-select": ["TDV002", "TDV004"], "confidence": "medium"}), wanted)
     assert [(action.kind, action.code) for action in actions] == [
         ("fix", "TDV002"),
         ("noqa", "TDV002"),
@@ -107,7 +110,7 @@ def test_actions_fix_one_finding_each_and_write_noqa_comments(tmp_path, monkeypa
 
 def test_fix_all_is_the_command_s_fix(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
-    selected = {"extend-select": ["TDV003"]}  # off by default: its fix is the second one
+    selected = {"extend-select": ["TDV002", "TDV003"]}  # off by default: TDV003's fix is the second one
     edit = editor.fix_all(document(**selected))
     assert edit is not None
     fixed = apply(BUGGY, edit)

@@ -213,25 +213,30 @@ def test_rules_off_by_default_say_so_in_their_documentation():
     assert {rule.code for rule in ALL_RULES if not rule.enabled_by_default} == OFF_BY_DEFAULT
 
 
-# A file with findings of a default rule (TDV002 on the discarded ``.cuda()``) and of two rules that
-# are off by default (TDV001 on that ``.cuda()``, likely here; TDV004 on ``torch.load``, which comes
-# first: TDV004 leaves alone a load that runs only after an unchecked ``.cuda()``).
-_DEFAULT_AND_OFF = "import torch\ny = torch.load('a.pt')\nx = torch.zeros(3)\nx.cuda()\n"
+# A file with findings of a default rule (TDV011 on ``map_location=`` given to ``load_state_dict``)
+# and of three rules that are off by default (TDV002 on the discarded ``.cuda()``; TDV001 on that
+# ``.cuda()``, likely here; TDV004 on ``torch.load``, which comes first: TDV004 leaves alone a load
+# that runs only after an unchecked ``.cuda()``).
+_DEFAULT_AND_OFF = (
+    "import torch\ny = torch.load('a.pt')\nx = torch.zeros(3)\nx.cuda()\n"
+    "model = torch.nn.Linear(4, 2)\nmodel.load_state_dict({}, map_location='cpu')\n"
+)
+_ITS_CODES = {"TDV001", "TDV002", "TDV004", "TDV011"}
 
 
 @pytest.mark.parametrize(
     ("config", "expected"),
     [
-        ("", {"TDV002"}),
+        ("", {"TDV011"}),
         # The black-compatible ignore list replaces flake8's default ignore list: it must not turn
         # on the rules that are off by default.
-        ("ignore = E203, W503\n", {"TDV002"}),
-        ("extend-ignore = E203\n", {"TDV002"}),
-        ("extend-select = TDV004\n", {"TDV002", "TDV004"}),
-        ("select = E,F,W,TDV\n", {"TDV001", "TDV002", "TDV004"}),
+        ("ignore = E203, W503\n", {"TDV011"}),
+        ("extend-ignore = E203\n", {"TDV011"}),
+        ("extend-select = TDV004\n", {"TDV004", "TDV011"}),
+        ("select = E,F,W,TDV\n", {"TDV001", "TDV002", "TDV004", "TDV011"}),
         ("select = E,F,W\nextend-select = TDV001\n", {"TDV001"}),
         ("select = E,F,W\n", set()),
-        ("extend-select = TDV\nextend-ignore = TDV004\n", {"TDV001", "TDV002"}),
+        ("extend-select = TDV\nextend-ignore = TDV004\n", {"TDV001", "TDV002", "TDV011"}),
     ],
 )
 def test_the_selection_flake8_reads_from_a_configuration(tmp_path, config, expected):
@@ -250,7 +255,7 @@ def test_the_selection_flake8_reads_from_a_configuration(tmp_path, config, expec
 
     select = ours("select") if "select" in values else None
     command = selected_codes(select, ours("ignore") + ours("extend-ignore"), ours("extend-select"))
-    assert expected == command & {"TDV001", "TDV002", "TDV004"}
+    assert expected == command & _ITS_CODES
 
 
 def test_flake8_reports_sure_findings_unless_asked_for_more():

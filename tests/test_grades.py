@@ -160,3 +160,27 @@ def test_the_output_of_a_model_a_plain_class_was_handed_is_likely_on_its_device(
     # shows where it is. A module's own submodule moves with it: its output is where the module is.
     assert _grades(_EXPLAINER.format(base="Explainer")) == {("TDV003", "medium")}
     assert _grades(_EXPLAINER.format(base="Explainer(nn.Module)")) == {("TDV003", "high")}
+
+
+_POINT_GENERATOR = """
+import torch
+
+
+class PointGenerator:
+    def grid_priors(self, sizes, device="cuda"):
+        return [self.single_level_priors(size, device=device) for size in sizes]
+
+    def single_level_priors(self, size, device="cuda"):
+        return torch.arange(size, device=device)
+"""
+
+
+def test_a_default_every_call_the_file_shows_replaces_is_likely():
+    # ``single_level_priors`` is called only by its sibling, which passes the device: only a caller
+    # the project does not show (a user of the library, another file's ``gen.single_level_priors``)
+    # takes its "cuda" default. Nothing here calls ``grid_priors``: its default is what a call gets.
+    checked = check_source(textwrap.dedent(_POINT_GENERATOR), Settings(runs_without_cuda=True))
+    found = sorted((finding.line, finding.confidence, finding.message) for finding in checked.diagnostics)
+    assert [(line, confidence) for line, confidence, _ in found] == [(6, "high"), (9, "medium")]
+    cited = "(every call the project shows passes `device`: only a caller it does not show takes the default)"
+    assert found[1][2].endswith(cited)

@@ -160,7 +160,7 @@ def test_other_writers_formats_are_kept(dump):
 
 def test_a_format_that_cannot_be_reproduced_is_not_rewritten(tmp_path, monkeypatch, capsys):
     text = json.dumps(json.loads(TRAINING), indent=1, separators=(",", ":"))  # no space after colons
-    assert lint(tmp_path, monkeypatch, text, "--fix") == 1
+    assert lint(tmp_path, monkeypatch, text, "--fix", "--extend-select", "TDV002") == 1
     assert (tmp_path / "nb.ipynb").read_text(encoding="utf-8") == text
     captured = capsys.readouterr()
     assert "cannot be rewritten without other changes" in captured.err and "TDV002" in captured.out

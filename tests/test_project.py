@@ -19,6 +19,7 @@ from flake8_torchdevice.project.beliefs import (
 )
 from flake8_torchdevice.project.cache import FORMAT
 from flake8_torchdevice.project.evidence import (
+    CALLS_A_GPU_ONLY_API,
     CPU_DEFAULT,
     CPU_LOAD,
     CPU_OPTION,
@@ -74,6 +75,14 @@ def kinds(source: str, path: str = "train.py") -> list[str]:
         ('parser.add_argument("--threads", type=int, help="0 = CPU count")\n', []),
         ('parser.add_argument("--device", default="cpu")\n', [CPU_DEFAULT]),
         ('def embed(x, device="cpu"):\n    return x\n', [CPU_DEFAULT]),
+        # Data moved only where CUDA is: elsewhere it stays on the CPU, a fallback without an else.
+        ("import torch\nx = torch.ones(2)\nif torch.cuda.is_available():\n    x = x.cuda()\n", [FALLBACK]),
+        ("import torch\nif torch.cuda.is_available():\n    torch.cuda.manual_seed(0)\n", []),
+        ("import faiss\nresources = faiss.StandardGpuResources()\n", [CALLS_A_GPU_ONLY_API]),
+        ("import faiss\nkmeans = faiss.Kmeans(64, 8, gpu=True)\n", [CALLS_A_GPU_ONLY_API]),
+        ("import faiss\nkmeans = faiss.Kmeans(64, 8)\n", []),
+        # Where evaluation results are gathered (mmengine's metrics), not where the code runs.
+        ('def __init__(self, collect_device="cpu"):\n    pass\n', []),
         (
             "import pytest, torch\n"
             "@pytest.mark.skipif(not torch.cuda.is_available(), reason='gpu')\ndef test(): pass\n",
@@ -336,6 +345,20 @@ def test_without_a_marker_a_package_belongs_to_the_folder_above_it(tmp_path):
     assert is_satellite("pkg/benchmark")
     helper = write(tmp_path, "site/pkg/benchmark_utils.py", "")  # a helper named after one is the package's
     assert package_of((tmp_path / "site").resolve(), helper) == "pkg"
+
+
+def test_each_folder_of_examples_is_a_sub_project_of_its_own(tmp_path):
+    # fairseq's examples/MMPT needs a GPU where examples/speech_synthesis falls back to the CPU:
+    # one example's fallback says nothing of another's code.
+    root = tmp_path.resolve()
+    nested = write(tmp_path, "fairseq/examples/MMPT/mmpt/evals/predictor.py", "")
+    assert package_of(root, nested) == "fairseq/examples/MMPT"
+    assert is_satellite("fairseq/examples/MMPT")
+    assert package_of(root, write(tmp_path, "fairseq/examples/__init__.py", "")) == "fairseq/examples"
+    assert package_of(root, write(tmp_path, "examples/mnist/main.py", "")) == "examples/mnist"
+    assert is_satellite("examples/mnist")
+    assert package_of(root, write(tmp_path, "examples/train.py", "")) == "examples"
+    assert not is_satellite("pkg/models")
 
 
 def test_a_directory_of_scripts_is_a_project_too(tmp_path):

@@ -74,6 +74,18 @@ def test_a_project_reports_what_its_lines_expect(case, capsys):
     assert checked(capsys, case, "--no-cache") == expected(case, "expect") + expected(case, "project")
 
 
+def test_a_library_s_public_default_that_every_project_call_replaces_is_likely(capsys):
+    # ``score(..., device="cuda")``: every call in the project passes ``device=``; the library's
+    # users, unseen, may not. Whether it fails rests on code that is not there: likely, not sure.
+    case = PROJECTS / "library_api"
+    options = ["--select", "TDV", "--runs-without-cuda", "--confidence", "medium", "--no-cache", "--format", "json"]
+    main(["check", *options, "--exit-zero", str(case)])
+    reports = json.loads(capsys.readouterr().out)
+    [score] = [item for item in reports if item["path"].endswith("metrics.py")]
+    assert score["confidence"] == "medium"
+    assert "every call the project shows passes `device`" in score["message"]
+
+
 def project_reveals(case: Path) -> list[str]:
     """Every ``# reveal:`` line of the case's files whose value, analysed with what the rest of the
     project says of its file (callers, imported classes and helpers), is not the one it states."""

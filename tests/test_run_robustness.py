@@ -27,6 +27,7 @@ BUGGY = 'import torch\ntorch.nn.Linear(2, 2).load_state_dict({}, map_location="c
 BUGGY_CODE = "TDV011"
 FIXABLE = "import torch\nbias = torch.zeros(3)\nbias.to(device)\n"  # TDV002, fixed in place
 FIXED = "import torch\nbias = torch.zeros(3)\nbias = bias.to(device)\n"
+FIX = ("fix", "--extend-select", "TDV002")  # FIXABLE's rule is off by default
 # Long enough to need worker processes (more than 20 files would choose them too).
 ORDINARY = [f"ok_{index}.py" for index in range(4)]
 TORCHDEVICE = [sys.executable, "-m", "flake8_torchdevice"]
@@ -262,7 +263,7 @@ def test_fix_mode_survives_a_dead_worker_and_prints_its_summary(project, monkeyp
         (project / name).write_text(FIXABLE)
     (project / "deadly.py").write_text("import torch\n# kills its worker\n")
     kill_the_worker_on("kills its worker", monkeypatch)
-    status = main(["fix", "--jobs", "2", "."])
+    status = main([*FIX, "--jobs", "2", "."])
     captured = capsys.readouterr()
     assert all((project / name).read_text() == FIXED for name in ORDINARY)
     assert "Fixed 4 findings in 4 files; 1 remaining in 1 file" in captured.out  # the remaining one: TDV900
@@ -333,7 +334,7 @@ def edit_while_fixing(monkeypatch, edit):
 def test_an_edit_made_while_fix_runs_is_kept(fixable, monkeypatch, capsys):
     edited = FIXABLE + "print('typed while fix ran')\n"
     edit_while_fixing(monkeypatch, lambda: fixable.write_text(edited))
-    assert main(["fix", "train.py"]) == 1
+    assert main([*FIX, "train.py"]) == 1
     assert fixable.read_text() == edited
     captured = capsys.readouterr()
     assert "train.py: not fixed: it changed since it was read; run fix again" in captured.err
@@ -350,7 +351,7 @@ def test_an_editor_saving_by_rename_while_fix_runs_is_kept_too(fixable, monkeypa
         os.replace(saved, fixable)
 
     edit_while_fixing(monkeypatch, save_by_rename)
-    assert main(["fix", "train.py"]) == 1
+    assert main([*FIX, "train.py"]) == 1
     assert fixable.read_text() == edited
     assert "not fixed: it changed since it was read" in capsys.readouterr().err
 
@@ -366,11 +367,11 @@ def test_two_fix_runs_at_once_fix_and_count_each_finding_once(fixable, monkeypat
         if not first_run_done:
             first_run_done.append(True)
             monkeypatch.setattr(fixes, "fix_source", real_fix)
-            assert main(["fix", "train.py"]) == 0  # the other run, finishing first
+            assert main([*FIX, "train.py"]) == 0  # the other run, finishing first
         return outcome
 
     monkeypatch.setattr(fixes, "fix_source", fix_source)
-    main(["fix", "train.py"])
+    main([*FIX, "train.py"])
     out = capsys.readouterr().out
     assert fixable.read_text() == FIXED
     assert out.count("Fixed 1 finding in 1 file") == 1
@@ -379,7 +380,7 @@ def test_two_fix_runs_at_once_fix_and_count_each_finding_once(fixable, monkeypat
 
 def test_a_read_only_file_is_not_rewritten_even_by_root(fixable, capsys):
     fixable.chmod(0o444)
-    assert main(["fix", "train.py"]) == 2
+    assert main([*FIX, "train.py"]) == 2
     assert fixable.read_text() == FIXABLE
     assert stat.S_IMODE(fixable.stat().st_mode) == 0o444
     assert "train.py: cannot write: the file is read-only; not fixed" in capsys.readouterr().err
@@ -389,7 +390,7 @@ def test_a_read_only_file_is_not_rewritten_even_by_root(fixable, capsys):
 def test_a_file_of_another_owner_keeps_its_owner(fixable):
     os.chown(fixable, 12345, 23456)
     fixable.chmod(0o664)
-    assert main(["fix", "train.py"]) == 0
+    assert main([*FIX, "train.py"]) == 0
     status = fixable.stat()
     assert fixable.read_text() == FIXED
     assert (status.st_uid, status.st_gid, stat.S_IMODE(status.st_mode)) == (12345, 23456, 0o664)
@@ -406,7 +407,7 @@ def test_a_file_whose_owner_cannot_be_kept_is_not_rewritten(fixable, monkeypatch
         raise PermissionError(1, "Operation not permitted", str(path))
 
     monkeypatch.setattr(os, "chown", chown)
-    assert main(["fix", "train.py"]) == 2
+    assert main([*FIX, "train.py"]) == 2
     assert fixable.read_text() == FIXABLE
     assert "cannot write: it belongs to user 12345, group 23456; rewriting it would change that" in (
         capsys.readouterr().err

@@ -29,7 +29,7 @@ from flake8_torchdevice.rules import ALL_RULES  # noqa: E402
 pytestmark = [pytest.mark.xdist_group("language-server"), pytest.mark.asyncio]
 
 HANG = 120  # seconds: a server that has not answered by then never will
-WITH_TDV003 = {"extendSelect": ["TDV003"]}  # the editor's settings that turn TDV003 on
+SELECTED = {"extendSelect": ["TDV002", "TDV003"]}  # the editor's settings that turn TDV002 and TDV003 on
 
 BUGGY = """\
 import torch
@@ -41,9 +41,9 @@ y = x.to(device)
 z = y.numpy()
 state = torch.load("model.pt")
 """
-# TDV002 at line 4 (0-based) on ``x.to(device)``; TDV003 (off by default) at line 6 on ``numpy``; TDV004
-# (off by default, its fix unsafe; likely, as only the file shows it falls back) at line 7 on
-# ``torch.load("model.pt")``.
+# TDV002 (off by default) at line 4 (0-based) on ``x.to(device)``; TDV003 (off by default) at line 6
+# on ``numpy``; TDV004 (off by default, its fix unsafe; likely, as only the file shows it falls back)
+# at line 7 on ``torch.load("model.pt")``.
 TDV002_RANGE = ((4, 0), (4, 12))
 TDV003_RANGE = ((6, 6), (6, 11))
 TDV004_RANGE = ((7, 8), (7, 30))
@@ -130,7 +130,7 @@ def span_of(change: types.TextEdit) -> tuple[int, int]:
 async def test_diagnostics_of_the_unsaved_buffer(client: LanguageClient, tmp_path: Path) -> None:
     path = tmp_path / "train.py"
     path.write_text("import torch\n")  # on disk: nothing to report; in the editor: BUGGY
-    await start(client, tmp_path, WITH_TDV003)
+    await start(client, tmp_path, SELECTED)
     diagnostics = by_code(await opened(client, path, BUGGY))
 
     assert sorted(diagnostics) == ["TDV002", "TDV003"]
@@ -146,7 +146,7 @@ async def test_diagnostics_of_the_unsaved_buffer(client: LanguageClient, tmp_pat
 
 async def test_a_quick_fix_applied_and_the_diagnostics_updated(client: LanguageClient, tmp_path: Path) -> None:
     path = tmp_path / "train.py"
-    await start(client, tmp_path, WITH_TDV003)
+    await start(client, tmp_path, SELECTED)
     await opened(client, path, BUGGY)
 
     actions = await code_actions(client, path, line=4)
@@ -164,7 +164,7 @@ async def test_a_quick_fix_applied_and_the_diagnostics_updated(client: LanguageC
 async def test_ignore_for_this_line_writes_a_noqa_comment(client: LanguageClient, tmp_path: Path) -> None:
     path = tmp_path / "train.py"
     text = BUGGY.replace("z = y.numpy()", "z = y.numpy()  # noqa: E501")
-    await start(client, tmp_path, WITH_TDV003)
+    await start(client, tmp_path, SELECTED)
     await opened(client, path, text)
 
     noqa = [action for action in await code_actions(client, path, line=6) if action.title.startswith("Ignore")]
@@ -182,7 +182,7 @@ async def test_unsafe_fixes_are_labelled_and_fix_all_applies_the_safe_ones(
     client: LanguageClient, tmp_path: Path
 ) -> None:
     path = tmp_path / "train.py"
-    await start(client, tmp_path, {"extendSelect": ["TDV003", "TDV004"], "confidence": "medium"})
+    await start(client, tmp_path, {"extendSelect": ["TDV002", "TDV003", "TDV004"], "confidence": "medium"})
     assert sorted(by_code(await opened(client, path, BUGGY))) == ["TDV002", "TDV003", "TDV004"]
 
     unsafe = (await code_actions(client, path, line=7))[0]
@@ -193,23 +193,23 @@ async def test_unsafe_fixes_are_labelled_and_fix_all_applies_the_safe_ones(
     [fix_all] = await code_actions(client, path, line=0, only=[types.CodeActionKind.SourceFixAll])
     assert fix_all.kind == "source.fixAll.torchdevice" and fix_all.edit is None
     resolved = await asyncio.wait_for(client.code_action_resolve_async(fix_all), HANG)
-    rules = [rule for rule in ALL_RULES if rule.enabled_by_default or rule.code in ("TDV003", "TDV004")]
+    rules = [rule for rule in ALL_RULES if rule.enabled_by_default or rule.code in ("TDV002", "TDV003", "TDV004")]
     assert applied(BUGGY, resolved.edit, path.as_uri()) == fix_source(BUGGY, rules=rules).source
 
 
 async def test_fix_all_for_a_client_that_cannot_resolve(client: LanguageClient, tmp_path: Path) -> None:
     path = tmp_path / "train.py"
-    await start(client, tmp_path, WITH_TDV003, editor="emacs")  # eglot: no codeAction/resolve
+    await start(client, tmp_path, SELECTED, editor="emacs")  # eglot: no codeAction/resolve
     await opened(client, path, BUGGY)
 
     [fix_all] = await code_actions(client, path, line=0, only=["source"])
-    rules = [rule for rule in ALL_RULES if rule.enabled_by_default or rule.code == "TDV003"]
+    rules = [rule for rule in ALL_RULES if rule.enabled_by_default or rule.code in SELECTED["extendSelect"]]
     assert applied(BUGGY, fix_all.edit, path.as_uri()) == fix_source(BUGGY, rules=rules).source
 
 
 async def test_edits_in_quick_succession_then_save_and_close(client: LanguageClient, tmp_path: Path) -> None:
     path, uri = tmp_path / "train.py", (tmp_path / "train.py").as_uri()
-    await start(client, tmp_path, WITH_TDV003)
+    await start(client, tmp_path, SELECTED)
     await opened(client, path, BUGGY)
 
     # Each change replaces the lint still to come: the next diagnostics are the last version's.
@@ -232,14 +232,14 @@ async def test_edits_in_quick_succession_then_save_and_close(client: LanguageCli
 
 async def test_ranges_are_in_the_client_s_units(client: LanguageClient, tmp_path: Path) -> None:
     path = tmp_path / "train.py"
-    await start(client, tmp_path, WITH_TDV003)  # VS Code counts UTF-16 code units: an emoji is two
+    await start(client, tmp_path, SELECTED)  # VS Code counts UTF-16 code units: an emoji is two
     text = BUGGY.replace("z = y.numpy()", 'z = ("😀", y.numpy())')
     assert span(by_code(await opened(client, path, text))["TDV003"]) == ((6, 13), (6, 18))  # 12 characters in
 
 
 async def test_hover_shows_the_rule(client: LanguageClient, tmp_path: Path) -> None:
     path = tmp_path / "train.py"
-    await start(client, tmp_path, WITH_TDV003)
+    await start(client, tmp_path, SELECTED)
     await opened(client, path, BUGGY)
 
     def hover(line: int, character: int) -> Any:
@@ -256,7 +256,7 @@ async def test_hover_shows_the_rule(client: LanguageClient, tmp_path: Path) -> N
 
 
 async def test_settings_from_the_editor_over_pyproject(client: LanguageClient, tmp_path: Path) -> None:
-    table = '[tool.torchdevice]\nextend-select = ["TDV003", "TDV004"]\nconfidence = "medium"\n'
+    table = '[tool.torchdevice]\nextend-select = ["TDV002", "TDV003", "TDV004"]\nconfidence = "medium"\n'
     (tmp_path / "pyproject.toml").write_text(table)
     path = tmp_path / "src" / "train.py"
     await start(client, tmp_path, {"ignore": ["TDV003"]})
@@ -266,7 +266,7 @@ async def test_settings_from_the_editor_over_pyproject(client: LanguageClient, t
 async def test_settings_from_workspace_configuration(client: LanguageClient, tmp_path: Path) -> None:
     path = tmp_path / "train.py"
     client.set_configuration({"ignore": ["TDV002"]}, section="torchdevice")
-    await start(client, tmp_path, {"extendSelect": ["TDV003", "TDV004"]})
+    await start(client, tmp_path, {"extendSelect": ["TDV002", "TDV003", "TDV004"]})
     # TDV004 is only likely here (the file alone falls back to the CPU): shown from medium on.
     assert sorted(by_code(await opened(client, path, BUGGY))) == ["TDV003"]
 
@@ -288,7 +288,7 @@ async def test_a_settings_error_is_shown_once_and_nothing_reported(client: Langu
 async def test_a_file_past_the_time_budget_gets_no_diagnostics(client: LanguageClient, tmp_path: Path) -> None:
     path = tmp_path / "train.py"
     slow = BUGGY * 25  # 200 lines: parsing alone takes far longer than the budget of 1 ms
-    await start(client, tmp_path, {"timeBudget": 0.001})
+    await start(client, tmp_path, {**SELECTED, "timeBudget": 0.001})
     assert await opened(client, path, slow) == []
     assert any("time budget" in message.message for message in client.log_messages)
 
@@ -299,7 +299,7 @@ async def test_a_file_past_the_time_budget_gets_no_diagnostics(client: LanguageC
 
 
 async def test_bad_input_is_answered_without_a_crash(client: LanguageClient, tmp_path: Path) -> None:
-    await start(client, tmp_path)
+    await start(client, tmp_path, SELECTED)
     binary = "import torch\n\x00\x01\x02\ufffd\ud800 = torch.zeros(\x7f\n"
     [unparsed] = await opened(client, tmp_path / "binary.py", binary)
     assert unparsed.code == "TDV900"
@@ -311,7 +311,7 @@ async def test_bad_input_is_answered_without_a_crash(client: LanguageClient, tmp
     notebook = json.dumps({"cells": [{"cell_type": "code", "source": BUGGY, "metadata": {}, "outputs": []}]})
     assert await opened(client, tmp_path / "notebook.ipynb", notebook, language="json") == []
 
-    assert sorted(by_code(await opened(client, tmp_path / "after.py", BUGGY))) == ["TDV002"]
+    assert sorted(by_code(await opened(client, tmp_path / "after.py", BUGGY))) == ["TDV002", "TDV003"]
 
 
 async def test_the_project_s_belief_arrives_without_keeping_the_document_waiting(

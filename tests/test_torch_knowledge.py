@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import ast
 import importlib.util
+import inspect
 import subprocess
 import sys
 from pathlib import Path
@@ -234,6 +235,23 @@ def test_the_move_signatures_are_the_installed_torchs():
             names |= {*positional, *(arg.arg for arg in method.args.kwonlyargs)}
             found[method.name] = (max(most, len(positional)), names)
     assert {name: (most, frozenset(names)) for name, (most, names) in found.items()} == api.TENSOR_MOVE_PARAMETERS
+
+
+def test_the_module_method_signatures_are_the_installed_torchs():
+    """``api.MODULE_METHOD_PARAMETERS`` (which calls can be ``nn.Module``'s methods that prove a
+    module) against the installed torch's signatures; ``state_dict(*args, ...)`` takes its keyword
+    ones by position too (its legacy signature)."""
+    torch = pytest.importorskip("torch")
+    from flake8_torchdevice.knowledge import api
+
+    found = {}
+    for name in api.MODULE_ONLY_METHODS - {"forward"}:
+        parameters = list(inspect.signature(getattr(torch.nn.Module, name)).parameters.values())[1:]
+        positional = [p.name for p in parameters if p.kind is inspect.Parameter.POSITIONAL_OR_KEYWORD]
+        keyword = [p.name for p in parameters if p.kind is inspect.Parameter.KEYWORD_ONLY]
+        legacy = any(p.kind is inspect.Parameter.VAR_POSITIONAL for p in parameters)
+        found[name] = (len(keyword if legacy else positional), frozenset((*positional, *keyword)))
+    assert found == api.MODULE_METHOD_PARAMETERS
 
 
 def test_the_optimizers_are_the_installed_torchs():

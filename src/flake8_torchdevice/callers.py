@@ -24,6 +24,8 @@ class CallFacts:
     # Every call is in the defining file (of an application's function, or a library's private one): the
     # file's own calls are all of them, and the analysis, which sees them better, weighs them.
     only_here: bool = False
+    # A library's public definition: its users call it too, unseen, and may take its defaults.
+    public: bool = False
 
 
 @dataclass(frozen=True)

@@ -69,3 +69,11 @@ last = schedule[-1]  # reveal: tensor {cpu} 0-dim
 tail = schedule[1:]  # reveal: tensor {cpu} rank=1
 grid = torch.tensor([[1.0, 2.0], [3.0, 4.0]])  # reveal: tensor {cpu} rank=2
 row = grid[0]  # reveal: tensor {cpu} rank=1
+
+
+def shown_by_module_methods(model, runner):
+    model.train(False)
+    reveal(model)  # reveal: module {module:model}
+    # ``nn.Module.train`` takes ``mode`` alone: a framework's ``train(dataset=...)`` proves nothing.
+    runner.train(dataset="data.csv", epochs=2)
+    reveal(runner)  # reveal: unknown

@@ -93,7 +93,7 @@ class CallEvaluator(LibraryEvaluator):
                 self.state.cuda_required,
             )
         if method is not None and receiver is not None:
-            self._learn_kind(receiver, receiver_value, method)
+            self._learn_kind(node, receiver, receiver_value, method)
         self._hand_over_modules(node, qualified, arguments)
         return result
 

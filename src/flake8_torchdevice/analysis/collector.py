@@ -14,18 +14,19 @@ from .containers import every_element_stores
 from .definitions import ClassInfo, Definitions, FunctionInfo
 from .evidence import Evidence
 from .imports import dotted_name
+from .lazy import EVERY_ATTRIBUTE, lazily_set, returns_once_done
 from .literals import defaults_to_nccl, names_nccl, string_value
 from .syntax import (
-    EVERY_ATTRIBUTE,
     all_params,
     bound_names,
     children,
+    fits_module_method,
     fits_tensor_move,
-    lazily_set,
     own_attribute,
     registered_attribute,
-    returns_once_done,
     runs_as_a_program,
+    spawns_one_per_gpu,
+    tests_main,
 )
 
 # Methods whose arguments are tensors: ``y.expand_as(x)`` shows ``x`` is a tensor too.
@@ -60,6 +61,7 @@ class _Collector:
         self.self_names: list[str | None] = []
         self.loop_stack: list[set[str]] = []
         self.lazy_stack: list[frozenset[str]] = []  # attributes tested for "not set yet" around here
+        self.class_methods: list[dict[str, cst.FunctionDef]] = []  # of the classes around here
         self.depth = 0  # functions and classes around the node being visited
         self.bindings = BindingRecorder(definitions)
 
@@ -181,10 +183,11 @@ class _Collector:
 
     def lazy_if(self, node: cst.If) -> None:
         """``if self.x is None: self.x = ...``: remember ``x`` while visiting the body."""
-        if self.depth == 0 and _tests_main(node.test):
+        if self.depth == 0 and tests_main(node.test):
             self.definitions.is_script = True
         self.visit(node.test)
-        self.lazy_stack.append(lazily_set(node.test, node.body, self.self_names[-1]))
+        methods = self.class_methods[-1] if self.class_methods else {}
+        self.lazy_stack.append(lazily_set(node.test, node.body, self.self_names[-1], methods))
         try:
             self.visit(node.body)
         finally:
@@ -193,7 +196,7 @@ class _Collector:
             self.visit(node.orelse)
 
     def note_lazy(self, target: cst.BaseExpression, value: cst.BaseExpression) -> None:
-        name = dotted_name(target)
+        name = dotted_name(target.value if type(target) is cst.Subscript else target)  # ``self.cache[key]``
         if name is None or "." not in name or not self.lazy_stack:
             return
         root, _, attribute = name.partition(".")
@@ -206,6 +209,11 @@ class _Collector:
                 if type(node) is cst.Call:
                     self.definitions.lazy_values.add(id(node))
                 pending.extend(children(node))
+
+    def _runs_once(self, node: cst.Call) -> bool:
+        """A call made where the code builds something once (lazy initialisation): it does not run
+        at every call of the method around it."""
+        return id(node) in self.definitions.lazy_values or any(tested is EVERY_ATTRIBUTE for tested in self.lazy_stack)
 
     def loop(self, node: cst.For | cst.While) -> None:
         rebound: set[str] = set()
@@ -273,14 +281,17 @@ class _Collector:
             if any(base.endswith("TestCase") for base in info.base_names()):
                 self.definitions.is_test_module = True
         self.depth += 1
+        body = _body(node)
+        self.class_methods.append({item.name.value: item for item in body if type(item) is cst.FunctionDef})
         try:
-            for statement in _body(node):
+            for statement in body:
                 if type(statement) is cst.FunctionDef:
                     self.function(statement, info)
                 else:
                     self.visit(statement)
         finally:
             self.depth -= 1
+            self.class_methods.pop()
             self.bindings.exit_class()
 
     def call(self, node: cst.Call) -> None:
@@ -299,7 +310,7 @@ class _Collector:
             if last == "init_process_group":
                 self.definitions.sets_up_a_process_group = True
                 evidence.uses_nccl = evidence.uses_nccl or names_nccl(node)
-            if last == "spawn" and node.args and type(node.args[0].value) is cst.Name and _per_gpu(node):
+            if last == "spawn" and node.args and type(node.args[0].value) is cst.Name and spawns_one_per_gpu(node):
                 self.definitions.gpu_workers.add(node.args[0].value.value)
             self.definitions.call_sites[last].append(node)
             if last in _TYPE_CHECKS and node.args:
@@ -318,13 +329,13 @@ class _Collector:
         receiver = dotted_name(func.value)
         if receiver is not None:
             evidence.methods[receiver].add(method)
-            if not fits_tensor_move(node, method):
-                evidence.misfits.add(receiver)
+            if not fits_tensor_move(node, method) or not fits_module_method(node, method):
+                evidence.misfits.add(receiver)  # another class's ``cuda(q, meta=m)``, ``train(dataset=d)``
             if "nccl" in receiver.lower():  # ``self._nccl_group.broadcast(...)``: NCCL is CUDA-only
                 evidence.uses_nccl = True
             if method in _COLLECTIVES and receiver.rsplit(".", 1)[-1] in ("dist", "distributed"):
                 evidence.runs_collective = True
-            if receiver == self.self_names[-1]:
+            if receiver == self.self_names[-1] and not self._runs_once(node):
                 evidence.self_called.add(method)
                 registered = registered_attribute(node, method)
                 if registered is not None:
@@ -384,26 +395,6 @@ _HANDLERS: dict[type[cst.CSTNode], Callable[[_Collector, Any], bool]] = {
     cst.For: _Collector._loop,
     cst.While: _Collector._loop,
 }
-
-
-def _tests_main(test: cst.BaseExpression) -> bool:
-    """``__name__ == "__main__"``."""
-    return (
-        type(test) is cst.Comparison
-        and dotted_name(test.left) == "__name__"
-        and any(string_value(target.comparator) == "__main__" for target in test.comparisons)
-    )
-
-
-def _per_gpu(call: cst.Call) -> bool:
-    """``mp.spawn(worker, nprocs=torch.cuda.device_count())``: one process per CUDA device."""
-    return any(
-        arg.keyword is not None
-        and arg.keyword.value == "nprocs"
-        and "device_count" in (dotted_name(arg.value.func) or "")
-        for arg in call.args
-        if type(arg.value) is cst.Call
-    )
 
 
 def _body(node: cst.FunctionDef | cst.ClassDef) -> Sequence[cst.CSTNode]:

@@ -175,6 +175,17 @@ class Definitions:
                     changed = True
         return list(family.values())
 
+    def ancestors(self, info: ClassInfo) -> list[ClassInfo]:
+        """The classes of this file that ``info`` inherits from, nearest first."""
+        found: list[ClassInfo] = []
+        pending = list(info.base_names())
+        while pending:
+            base = self.classes.get(pending.pop(0))
+            if base is not None and base not in found and base is not info:
+                found.append(base)
+                pending.extend(base.base_names())
+        return found
+
     @property
     def self_contained(self) -> bool:
         """No other module calls this one's functions: a script, or a module of tests."""
@@ -262,7 +273,7 @@ class Definitions:
         """What every call of ``function`` in the project does, where other files call it: a
         top-level function's calls, or a top-level class's for its ``__init__``."""
         facts = self._callers_of(function)
-        return None if facts is None or facts.only_here else facts
+        return None if facts is None or facts.only_here or facts.public else facts
 
     def _callers_of(self, function: FunctionInfo) -> CallFacts | None:
         owner = self.owner(function)
@@ -279,7 +290,19 @@ class Definitions:
         if name.startswith("__"):
             return False
         facts = self._callers_of(function)
-        return facts.only_here if facts is not None else name.startswith("_") or self.self_contained
+        if facts is not None:
+            return facts.only_here
+        return name.startswith("_") or self.self_contained or self._called_only_where_nested(function)
+
+    def _called_only_where_nested(self, function: FunctionInfo) -> bool:
+        """A function nested in another that only calls it (never returns or hands it on): nothing
+        outside the function around it can call it."""
+        outer = self.enclosing.get(id(function.node))
+        if outer is None or function.owner_key is not None:
+            return False
+        calls = {id(site.func) for site in self.calls_of(function)} | {id(function.node.name)}
+        named = (node for node in every_node(outer.node.body) if type(node) is cst.Name and node.value == function.name)
+        return all(id(node) in calls for node in named)
 
     def called_only_here(self, function: FunctionInfo) -> bool:
         """Are the file's own calls of a top-level function all its calls?"""
@@ -292,8 +315,18 @@ class Definitions:
         project = self.project_calls(function)
         if project is not None:
             return param.name.value in project.passed
-        if not self.has_no_callers_elsewhere(function):
-            return False
+        return self.has_no_callers_elsewhere(function) and self._replaced_here(function, param)
+
+    def default_replaced_where_seen(self, function: FunctionInfo, param: cst.Param) -> bool:
+        """A default that every call the project shows replaces, other files' included where they
+        call the function, though callers it does not show may take it: a library's users, another
+        file's calls of a method (``obj.grid_priors(sizes)``), which the project index does not read."""
+        facts = self._callers_of(function)
+        if facts is not None and not facts.only_here:
+            return param.name.value in facts.passed
+        return self._replaced_here(function, param)
+
+    def _replaced_here(self, function: FunctionInfo, param: cst.Param) -> bool:
         sites = self.calls_of(function)
         index = next((i for i, candidate in enumerate(function.positional_params()) if candidate is param), None)
         return bool(sites) and all(_passes(site, param.name.value, index) for site in sites)

@@ -201,8 +201,9 @@ class Interpreter(StatementWalker, ExpressionEvaluator, CallEvaluator, SummaryEv
         return False
 
     def cuda_specific(self, info: FunctionInfo) -> bool:
-        """Named for CUDA, in a class named for CUDA, decorated with a CUDA check, or written for
-        GPUs (NCCL, a process per GPU, a module spread over GPUs it lists)."""
+        """Named for CUDA, in a class named for CUDA or decorated with a CUDA check (or a subclass of
+        one: ``unittest.skipIf`` on a base skips its subclasses' tests too), decorated with a CUDA
+        check, or written for GPUs (NCCL, a process per GPU, a module spread over GPUs it lists)."""
         owner = self.definitions.owner(info)
         return (
             self._marked_for_cuda(info)
@@ -211,7 +212,7 @@ class Interpreter(StatementWalker, ExpressionEvaluator, CallEvaluator, SummaryEv
             or _pins_each_process_to_a_gpu(info)
             or (self.file_sets_up_nccl and info.evidence.runs_collective)  # a collective of an NCCL job
             or (owner is None and info.name in self.definitions.gpu_workers)
-            or (owner is not None and self._marked_for_cuda(owner))
+            or (owner is not None and any(map(self._marked_for_cuda, (owner, *self.definitions.ancestors(owner)))))
         )
 
     def _marked_for_cuda(self, info: FunctionInfo | ClassInfo) -> bool:

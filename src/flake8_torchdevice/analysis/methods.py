@@ -36,7 +36,14 @@ from .facts import LiteralFact
 from .imports import dotted_name
 from .literals import cuda_fstring, is_cpu_literal, is_cuda_literal, string_value
 from .moves import placed_throughout
-from .syntax import fits_tensor_move, keyword_argument, literal_index, passes_false, type_string_receiver
+from .syntax import (
+    fits_module_method,
+    fits_tensor_move,
+    keyword_argument,
+    literal_index,
+    passes_false,
+    type_string_receiver,
+)
 
 if TYPE_CHECKING:
     from .parts import InterpreterParts as _Base
@@ -89,7 +96,7 @@ class MethodEvaluator(_Base):
             return summarised
         kind = receiver_value.kind
         if kind is Kind.UNKNOWN:
-            kind = _kind_shown_by(method)
+            kind = _kind_shown_by(node, method)
             receiver_value = receiver_value.with_kind(kind)
         if kind is Kind.OUTPUT and method in ("items", "values"):  # a dict-like output of a module
             part = Value(kind=Kind.OUTPUT, places=receiver_value.places, grad=receiver_value.grad)
@@ -340,10 +347,10 @@ class MethodEvaluator(_Base):
         )
 
     # ---------------------------------------------------------------- evidence
-    def _learn_kind(self, receiver: cst.BaseExpression, value: Value, method: str) -> None:
+    def _learn_kind(self, node: cst.Call, receiver: cst.BaseExpression, value: Value, method: str) -> None:
         """A method only one kind has: the receiver is of that kind from here on."""
         if value.kind is Kind.UNKNOWN:
-            kind = _kind_shown_by(method)
+            kind = _kind_shown_by(node, method)
         elif value.kind is Kind.ARRAYLIKE and (api.proves_tensor(method) or method in api.MOVE_METHODS):
             kind = Kind.TENSOR  # NumPy arrays have no ``.to()`` / ``.cpu()``
         else:
@@ -377,11 +384,13 @@ def _returns_itself(node: cst.Call, target: frozenset[Place] | None, value: Valu
     return target is not None and target == value.places and value.places != NOWHERE and len(node.args) <= 1
 
 
-def _kind_shown_by(method: str) -> Kind:
+def _kind_shown_by(node: cst.Call, method: str) -> Kind:
+    """What a call of ``method`` shows its receiver is: nothing where its arguments do not fit the
+    method of that kind (a framework's ``model.train(dataset=d)`` is not ``nn.Module.train``)."""
     if api.proves_tensor(method):
         return Kind.TENSOR
     if method in api.MODULE_ONLY_METHODS:
-        return Kind.MODULE
+        return Kind.MODULE if fits_module_method(node, method) else Kind.UNKNOWN
     if api.proves_array(method):
         return Kind.ARRAYLIKE
     return Kind.UNKNOWN

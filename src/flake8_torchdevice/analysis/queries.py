@@ -223,14 +223,12 @@ class Analysis:
         """The calls in this file that may reach the function (``f(...)``; ``self.f(...)`` for a method)."""
         return self._definitions.calls_of(function)
 
-    def replaced_defaults(self) -> set[int]:
+    def replaced_defaults(self, where_seen: bool = False) -> set[int]:
         """The parameter defaults (by id of the expression) that no run uses: the body never reads the
-        parameter, or every call replaces it (``Definitions.default_unused``)."""
-        return {
-            id(fact.param.default)
-            for fact in self._facts.defaults.values()
-            if self._definitions.default_unused(fact.function, fact.param)
-        }
+        parameter, or every call replaces it (``Definitions.default_unused``); ``where_seen``: those
+        every call the project shows replaces, though callers it does not show may take them."""
+        unused = self._definitions.default_replaced_where_seen if where_seen else self._definitions.default_unused
+        return {id(fact.param.default) for fact in self._facts.defaults.values() if unused(fact.function, fact.param)}
 
     def replaced_without_cuda(self, call: CallFact) -> frozenset[str]:
         """The keywords (``device=``) that the function or class the call runs (this file's or the

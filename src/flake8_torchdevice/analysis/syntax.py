@@ -249,10 +249,19 @@ def docstring(node: cst.Module | cst.FunctionDef | cst.ClassDef) -> str | None:
 
 def fits_tensor_move(call: cst.Call, method: str) -> bool:
     """Could this call of ``method`` be a tensor's ``.to()`` / ``.cuda()`` / ``.cpu()``, by its arguments?"""
+    return api.fits_tensor_move(method, *_argument_shape(call))
+
+
+def fits_module_method(call: cst.Call, method: str) -> bool:
+    """Could this call of ``method`` be ``nn.Module``'s (``model.train(False)``, not ``train(dataset=d)``)?"""
+    return api.fits_module_method(method, *_argument_shape(call))
+
+
+def _argument_shape(call: cst.Call) -> tuple[int, frozenset[str], bool]:
+    """How many positional arguments a call passes, its keywords, and whether it unpacks any."""
     positional = sum(1 for arg in call.args if arg.keyword is None and not arg.star)
     keywords = frozenset(arg.keyword.value for arg in call.args if arg.keyword is not None)
-    unpacked = any(arg.star for arg in call.args)
-    return api.fits_tensor_move(method, positional, keywords, unpacked)
+    return positional, keywords, any(arg.star for arg in call.args)
 
 
 def range_stop(iterable: cst.BaseExpression) -> cst.BaseExpression | None:
@@ -308,66 +317,10 @@ def runs_as_a_program(module: cst.Module, functions: Collection[str]) -> bool:
 
 
 # The attributes an "only once" guard covers: all of them (``if self.built: return`` ... ``self.built = True``).
-EVERY_ATTRIBUTE = frozenset({"*"})
-
-
-def returns_once_done(statement: cst.CSTNode, body: Sequence[cst.CSTNode], owner: str) -> bool:
-    """``if self.built: return`` in a body that sets ``self.built = True``: what follows runs once."""
-    if type(statement) is not cst.If or statement.orelse is not None:
-        return False
-    flag = own_attribute(dotted_name(statement.test), owner)
-    last = statements(statement.body)[-1]
-    returns = type(last) is cst.SimpleStatementLine and type(last.body[-1]) is cst.Return
-    return flag is not None and returns and sets_flag(body, owner, flag)
-
-
-def lazily_set(test: cst.BaseExpression, body: cst.BaseSuite, owner: str | None) -> frozenset[str]:
-    """The attributes of ``owner`` that an ``if`` finds not set yet, so that its block sets them
-    once and they are kept: ``self.x is None``, ``not hasattr(self, "x")``; every one under ``if
-    not self.built:`` in a block that sets ``self.built = True``."""
-    if owner is None:
-        return frozenset()
-    if type(test) is cst.UnaryOperation and type(test.operator) is cst.Not:
-        flag = own_attribute(dotted_name(test.expression), owner)
-        if flag is not None and sets_flag(statements(body), owner, flag):
-            return EVERY_ATTRIBUTE
-    return frozenset(_unset_attributes(test, owner))
-
-
 def own_attribute(dotted: str | None, owner: str | None) -> str | None:
     """``x`` of ``self.x``, one level down, where ``owner`` is the name ``self`` goes by."""
     root, _, attribute = (dotted or "").partition(".")
     return attribute if owner is not None and root == owner and attribute and "." not in attribute else None
-
-
-def sets_flag(body: Sequence[cst.CSTNode], owner: str, flag: str) -> bool:
-    """Does ``body`` (not the functions in it) assign ``True`` to ``owner.flag``?"""
-    return any(
-        type(node) is cst.Assign
-        and type(node.value) is cst.Name
-        and node.value.value == "True"
-        and any(dotted_name(target.target) == f"{owner}.{flag}" for target in node.targets)
-        for statement in body
-        for node in own_nodes(statement)
-    )
-
-
-def _unset_attributes(test: cst.BaseExpression, self_name: str) -> set[str]:
-    """Attributes a test finds unset: ``self.x is None``, ``not hasattr(self, "x")``."""
-    found: set[str] = set()
-    stack: list[cst.CSTNode] = [test]
-    while stack:
-        node = stack.pop()
-        if type(node) is cst.Comparison:
-            name = dotted_name(node.left)
-            if name is not None and name.startswith(self_name + "."):
-                found.add(name.split(".", 1)[1])
-        elif type(node) is cst.Call and dotted_name(node.func) in ("hasattr", "getattr") and len(node.args) >= 2:
-            attribute = string_value(node.args[1].value)
-            if attribute is not None:
-                found.add(attribute)
-        stack.extend(children(node))
-    return found
 
 
 def opens_a_file(call: cst.Call) -> bool:
@@ -385,3 +338,23 @@ def type_string_receiver(node: cst.BaseExpression) -> cst.BaseExpression | None:
     if type(node) is not cst.Call or node.args or type(node.func) is not cst.Attribute:
         return None
     return node.func.value if node.func.attr.value == "type" else None
+
+
+def tests_main(test: cst.BaseExpression) -> bool:
+    """``__name__ == "__main__"``."""
+    return (
+        type(test) is cst.Comparison
+        and dotted_name(test.left) == "__name__"
+        and any(string_value(target.comparator) == "__main__" for target in test.comparisons)
+    )
+
+
+def spawns_one_per_gpu(call: cst.Call) -> bool:
+    """``mp.spawn(worker, nprocs=torch.cuda.device_count())``: one process per CUDA device."""
+    return any(
+        arg.keyword is not None
+        and arg.keyword.value == "nprocs"
+        and "device_count" in (dotted_name(arg.value.func) or "")
+        for arg in call.args
+        if type(arg.value) is cst.Call
+    )

@@ -118,6 +118,33 @@ TENSOR_MOVE_PARAMETERS: dict[str, tuple[int, frozenset[str]]] = {
     "to": (4, frozenset({"device", "dtype", "non_blocking", "copy", "memory_format", "other"})),
 }
 
+# What the ``nn.Module`` methods that prove a module (``MODULE_ONLY_METHODS``) accept: the most
+# positional arguments and the keyword names (torch 2.13.0, ``torch/nn/modules/module.py``; a test
+# reads the installed torch's signatures; ``state_dict``'s legacy positional ones). A call outside
+# these is another class's method (``LudwigModel.train(dataset=...)``) and proves nothing.
+MODULE_METHOD_PARAMETERS: dict[str, tuple[int, frozenset[str]]] = {
+    "eval": (0, frozenset()),
+    "train": (1, frozenset({"mode"})),
+    "parameters": (1, frozenset({"recurse"})),
+    "named_parameters": (3, frozenset({"prefix", "recurse", "remove_duplicate"})),
+    "buffers": (1, frozenset({"recurse"})),
+    "named_buffers": (3, frozenset({"prefix", "recurse", "remove_duplicate"})),
+    "children": (0, frozenset()),
+    "named_children": (0, frozenset()),
+    "modules": (1, frozenset({"remove_duplicate"})),
+    "named_modules": (3, frozenset({"memo", "prefix", "remove_duplicate"})),
+    "state_dict": (3, frozenset({"destination", "prefix", "keep_vars"})),
+    "load_state_dict": (3, frozenset({"state_dict", "strict", "assign"})),
+    "register_buffer": (3, frozenset({"name", "tensor", "persistent"})),
+    "register_parameter": (2, frozenset({"name", "param"})),
+    "register_module": (2, frozenset({"name", "module"})),
+    "add_module": (2, frozenset({"name", "module"})),
+    "zero_grad": (1, frozenset({"set_to_none"})),
+    "requires_grad_": (1, frozenset({"requires_grad"})),
+    "get_submodule": (1, frozenset({"target"})),
+    "apply": (1, frozenset({"fn"})),
+}
+
 # Methods and functions whose arguments after the tensor are sizes, shapes, counts or indices read
 # on the host: a CPU tensor there is read as numbers, not combined, and the result is where the
 # first tensor is.
@@ -211,6 +238,21 @@ CUDA_ONLY_LIBRARIES = frozenset(
         "vllm",
     }
 )
+
+# Calls of libraries that also run on the CPU which need a GPU (read from faiss 1.7-1.8's Python
+# API): its GPU resources and index copies exist only in a GPU build, and ``Kmeans(d, k,
+# gpu=True)`` copies its index to every GPU. A file that makes them outside any check runs only on
+# GPUs (the project index counts it as evidence that the file requires CUDA).
+GPU_ONLY_LIBRARY_CALLS = frozenset(
+    {
+        "faiss.StandardGpuResources",
+        "faiss.index_cpu_to_gpu",
+        "faiss.index_cpu_to_all_gpus",
+        "faiss.index_cpu_to_gpu_multiple",
+    }
+)
+# ... and the constructors that need one where a keyword asks for it: ``faiss.Kmeans(..., gpu=True)``.
+GPU_KEYWORD_CALLS = {"faiss.Kmeans": "gpu"}
 
 # Tests that hold only while torch.fx traces the code symbolically (transformers'
 # ``is_torch_fx_proxy(x)``, ``torch.fx._symbolic_trace.is_fx_tracing()``): the tensors are proxies,
@@ -495,7 +537,18 @@ def module_has_state(qualified: str) -> bool:
 def fits_tensor_move(method: str, positional: int, keywords: frozenset[str], unpacked: bool) -> bool:
     """Could ``x.<method>(...)`` with these arguments be a tensor's move (``unpacked``: ``*args`` or
     ``**kwargs`` hide some, so it could)? True for a method that is not a move."""
-    accepted = TENSOR_MOVE_PARAMETERS.get(method)
+    return _fits(TENSOR_MOVE_PARAMETERS.get(method), positional, keywords, unpacked)
+
+
+def fits_module_method(method: str, positional: int, keywords: frozenset[str], unpacked: bool) -> bool:
+    """Could ``x.<method>(...)`` with these arguments be ``nn.Module``'s method of that name? True
+    for a method that proves nothing about a module."""
+    return _fits(MODULE_METHOD_PARAMETERS.get(method), positional, keywords, unpacked)
+
+
+def _fits(
+    accepted: tuple[int, frozenset[str]] | None, positional: int, keywords: frozenset[str], unpacked: bool
+) -> bool:
     if accepted is None or unpacked:
         return True
     most, names = accepted

@@ -32,17 +32,16 @@ def project_callers(
 ) -> dict[str, FileCallers]:
     """The ``FileCallers`` of each file (by relative path) whose definitions other files call.
 
-    In a library (``library``), only the definitions no user of the library calls: private ones
-    (``_name``) and those of its satellites (``examples/``, ``benchmarks/``). A public function's
-    callers outside the project are unseen, and they may well take its default. Those only their own
-    file calls are told so (``only_here``) where the project's ``references`` show that nothing else
-    refers to them (read in a library and in a whole application: a lone file or a few may be called
-    from code that is not there)."""
+    In a library (``library``), the public definitions (not ``_name``, not of a satellite such as
+    ``examples/``) are told so (``public``): their callers outside the project are unseen, and they
+    may well take a default every call of the project replaces. Those only their own file calls
+    are told so (``only_here``) where the project's ``references`` show that nothing else refers to
+    them (read in a library and in a whole application: a lone file or a few may be called from
+    code that is not there); a public one is not, its file's calls are not all its calls."""
     defined = {
-        f"{module_name(index.path)}.{definition.name}": (index.path, definition)
+        f"{module_name(index.path)}.{definition.name}": (index.path, definition, is_satellite(index.package))
         for index in indexes
         for definition in index.definitions
-        if not library or definition.name.startswith("_") or is_satellite(index.package)
     }
     if not defined:
         return {}
@@ -62,18 +61,19 @@ def project_callers(
             key = resolver.resolve(reference, folder)
             if key is not None:
                 unknown.add(key)
-        unknown |= {key for key, (_, definition) in defined.items() if definition.name in found.unread}
+        unknown |= {key for key, (_, definition, _) in defined.items() if definition.name in found.unread}
     guarded = _guarded(sites)
     facts: defaultdict[str, list[tuple[str, CallFacts]]] = defaultdict(list)
     for key, called in sites.items():
-        path, definition = defined[key]
+        path, definition, beside = defined[key]
         if key in unknown:
             continue
         only_here = all(caller == path for caller, _ in called)
-        if only_here and (references is None or not references.only_here(path, definition.name)):
+        public = library and not definition.name.startswith("_") and not beside
+        if only_here and (public or references is None or not references.only_here(path, definition.name)):
             continue
         passed = frozenset(definition.cuda_defaults).intersection(*(_passed(definition, site) for _, site in called))
-        facts[path].append((definition.name, CallFacts(len(called), passed, key in guarded, only_here)))
+        facts[path].append((definition.name, CallFacts(len(called), passed, key in guarded, only_here, public)))
     return {path: FileCallers(tuple(sorted(found))) for path, found in facts.items()}
 
 

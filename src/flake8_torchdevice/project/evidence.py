@@ -24,6 +24,8 @@ NCCL_PROGRAM = "sets up NCCL whenever it runs"
 # Lightning refuses to start without one ("GPUAccelerator can not run on your system since the
 # accelerator is not available", lightning 1.6 to 2.x).
 TRAINS_ON_GPUS = "trains on GPUs only"
+# ``faiss.StandardGpuResources()``, ``faiss.Kmeans(d, k, gpu=True)`` outside any check.
+CALLS_A_GPU_ONLY_API = "calls a GPU-only API"
 CUDA_ONLY_IMPORT = "imports a CUDA-only library"
 CUDA_EXTENSION = "builds CUDA kernels"
 # ``load("op", sources=["op_kernel.cu"])`` at a module's top: importing it needs CUDA (the build
@@ -63,6 +65,7 @@ REQUIRES = frozenset(
         NCCL_ONLY,
         NCCL_PROGRAM,
         TRAINS_ON_GPUS,
+        CALLS_A_GPU_ONLY_API,
         CUDA_ONLY_IMPORT,
         CUDA_EXTENSION,
         KERNELS_ON_IMPORT,

@@ -31,6 +31,7 @@ from ..knowledge import api
 from .classes import NO_CLASSES, FileClasses, read_classes
 from .cuda_tests import CUDA_DEVICE, mentions_cuda, negated
 from .evidence import (
+    CALLS_A_GPU_ONLY_API,
     CPU_DEFAULT,
     CPU_LOAD,
     CPU_OPTION,
@@ -71,6 +72,10 @@ _SKIP_FUNCTIONS = frozenset({"skipif", "skipIf", "skipUnless", "skip", "skipTest
 # Options handed on whole, to be read as keyword arguments elsewhere.
 _HANDS_ON_OPTIONS = re.compile(r"\*\*\s*(vars\(|\w+\.__dict__)")
 _CUDA_OPT_IN = re.compile(r"^--?(use[-_])?(cuda|gpu)$", re.IGNORECASE)
+# Devices that hold results rather than compute: mmengine's ``collect_device="cpu"`` gathers the
+# evaluation results there on GPU runs too, an ``offload_device`` or ``cache_device`` keeps
+# tensors off the GPU. A CPU default there says nothing of where the code runs.
+_HOLDING_DEVICE = re.compile(r"(collect|gather|offload|cache|storage|output|result|host|buffer)_?device")
 # A GPU option whose help names the value that selects the CPU: ``--ngpu`` with "0 = CPU.",
 # ``--gpu_ids`` with "use -1 for CPU".
 _HELP_SELECTS_CPU = re.compile(r"['\"]?(-1|\b0)['\"]?\s*(=|:|for|means|is)\s*(the\s+)?cpu\b", re.IGNORECASE)
@@ -579,8 +584,11 @@ class _Reader(ast.NodeVisitor):
                 self.found(SKIPS_WITHOUT_CUDA, node)
             elif negated(node.test) and self.checks_availability(node.test) and self.stops_the_program(node.body):
                 self.found(self.stop_kind(), node)
-            if _assigns_cpu(node.body + node.orelse) and not _asks_where_a_tensor_is(node.test):
-                self.found(FALLBACK, node)
+            moves_if_it_can = (
+                self.checks_availability(node.test) and not negated(node.test) and _moves_to_cuda(node.body)
+            )
+            if (_assigns_cpu(node.body + node.orelse) or moves_if_it_can) and not _asks_where_a_tensor_is(node.test):
+                self.found(FALLBACK, node)  # ``device = "cpu"`` in a branch, or data left there without CUDA
         main, self._main = self._main, self._depth == 0 and _tests_main(node.test)
         self._depth += 1
         self._guarded(node.test, [*node.body, *node.orelse], len(node.body) if _tests_distributed(node.test) else 0)
@@ -604,7 +612,7 @@ class _Reader(ast.NodeVisitor):
         named = [*arguments.posonlyargs, *arguments.args]
         defaults = list(zip(named[len(named) - len(arguments.defaults) :], arguments.defaults))
         defaults += [(arg, default) for arg, default in zip(arguments.kwonlyargs, arguments.kw_defaults) if default]
-        if any("device" in arg.arg.lower() and names_the_cpu(default) for arg, default in defaults):
+        if any(_computes_on(arg.arg) and names_the_cpu(default) for arg, default in defaults):
             self.found(CPU_DEFAULT, node)
         definer = self._definer(node, defaults)
         self._functions.append(node.name)
@@ -760,6 +768,8 @@ class _Reader(ast.NodeVisitor):
                     self.found(NCCL_PROGRAM, node)
         elif _trains_on_gpus_only(node) and self._guards == 0:
             self.found(TRAINS_ON_GPUS, node)
+        elif _calls_a_gpu_only_api(name, node) and self._guards == 0:
+            self.found(CALLS_A_GPU_ONLY_API, node)
         elif method.rsplit(".", 1)[-1] in _SKIP_FUNCTIONS and any(self.mentions_cuda(arg) for arg in node.args):
             self.found(SKIPS_WITHOUT_CUDA, node)
         if method == "cuda" or name in api.NEEDS_GPU or _places_on_cuda(node, method):
@@ -803,6 +813,15 @@ class _Reader(ast.NodeVisitor):
         stem, extension = posixpath.splitext(posixpath.basename(self.path))
         if extension == ".ipynb" and _NAMED_FOR_THE_GPU.search(stem):
             self.evidence.append(Evidence(NAMED_FOR_THE_GPU, self.path, 1))
+
+
+def _calls_a_gpu_only_api(name: str, node: ast.Call) -> bool:
+    """``faiss.StandardGpuResources()``, ``faiss.Kmeans(d, k, gpu=True)``: another library's call that
+    needs a GPU (``api.GPU_ONLY_LIBRARY_CALLS``)."""
+    keyword = api.GPU_KEYWORD_CALLS.get(name)
+    return name in api.GPU_ONLY_LIBRARY_CALLS or (
+        keyword is not None and _constant(_keyword(node, keyword)) not in (None, False, 0)
+    )
 
 
 def _trains_on_gpus_only(node: ast.Call) -> bool:
@@ -927,6 +946,16 @@ def _returns(body: list[ast.stmt]) -> bool:
     return bool(body) and isinstance(body[-1], ast.Return)
 
 
+def _moves_to_cuda(body: list[ast.stmt]) -> bool:
+    """``x = x.cuda()``, ``model.to("cuda")`` in a branch that runs only where CUDA is (``if
+    torch.cuda.is_available():``): elsewhere the data stays on the CPU, a fallback without an else."""
+    calls = (node for statement in body for node in ast.walk(statement) if isinstance(node, ast.Call))
+    return any(
+        isinstance(call.func, ast.Attribute) and (call.func.attr == "cuda" or _places_on_cuda(call, call.func.attr))
+        for call in calls
+    )
+
+
 def _assigns_cpu(body: list[ast.stmt]) -> bool:
     """``device = "cpu"`` or ``return torch.device("cpu")`` directly in a branch, or in the last
     branch of an ``elif`` chain (CUDA, else MPS, else the CPU)."""
@@ -937,3 +966,10 @@ def _assigns_cpu(body: list[ast.stmt]) -> bool:
         if assigned is not None and names_the_cpu(assigned):
             return True
     return False
+
+
+def _computes_on(parameter: str) -> bool:
+    """Does a parameter name a device the code computes on (``device``, ``model_device``), not one
+    that only holds results (``collect_device``)?"""
+    lowered = parameter.lower()
+    return "device" in lowered and _HOLDING_DEVICE.search(lowered) is None

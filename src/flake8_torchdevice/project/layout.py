@@ -22,6 +22,8 @@ Stamp = tuple[int, int]
 ROOT_MARKERS = ("pyproject.toml", "setup.cfg", "setup.py", ".git")
 TOP_PACKAGE = "."
 _SATELLITES = re.compile(r"^(examples?|benchmarks?|demos?|tutorials?|notebooks?|docs?|scripts?|tools)$", re.IGNORECASE)
+# Satellites whose folders are sub-projects each (``examples/mnist``, ``examples/imagenet``).
+_EXAMPLES = re.compile(r"^(examples?|demos?)$", re.IGNORECASE)
 # A package's own file named as one of them is a script of its own too (``pkg/benchmark.py``), not
 # a helper named after one (``pkg/benchmark_utils.py``).
 _SATELLITE_SCRIPTS = re.compile(r"^(examples?|benchmarks?|demos?)$", re.IGNORECASE)
@@ -87,11 +89,17 @@ def package_of(root: Path, path: Path) -> str:
 
 
 def package_at(parts: tuple[str, ...]) -> str:
-    """``package_of`` a file whose path under the root is ``parts``."""
+    """``package_of`` a file whose path under the root is ``parts``. A folder of examples holds
+    independent sub-projects, each one of its own (``examples/mnist``, ``pkg/examples/MMPT``):
+    fairseq's MMPT toolkit needs a GPU where its speech-synthesis recipes fall back to the CPU."""
     if len(parts) > 2 and parts[0] == "src":
         parts = parts[1:]
+    if len(parts) > 3 and _EXAMPLES.match(parts[1]):
+        return "/".join(parts[:3])
     if len(parts) > 2 and _SATELLITES.match(parts[1]):  # ``pkg/benchmarks`` inside an unpacked wheel
         return f"{parts[0]}/{parts[1]}"
+    if len(parts) > 2 and _EXAMPLES.match(parts[0]):
+        return "/".join(parts[:2])
     script = parts[-1].removesuffix(".py")
     if len(parts) > 1 and _SATELLITE_SCRIPTS.match(script):  # ``sam2/benchmark.py``: a script beside the modules
         return "/".join((*parts[:-1], script))
@@ -101,7 +109,7 @@ def package_at(parts: tuple[str, ...]) -> str:
 def is_satellite(package: str) -> bool:
     """``examples``, ``benchmarks``, ``pkg/benchmarks``...: code beside a library, which often
     needs a GPU where the library does not; its belief is its own, both ways."""
-    return _SATELLITES.match(package.rsplit("/", 1)[-1]) is not None
+    return any(_SATELLITES.match(part) for part in package.split("/")[:2])
 
 
 def module_name(relative: str) -> str:

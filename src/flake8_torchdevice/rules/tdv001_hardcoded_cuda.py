@@ -22,13 +22,14 @@ from ..analysis.queries import (
     keyword_argument,
     load_with_map_location,
     must_be_on_accelerator,
+    own_nodes,
     positional_argument,
     string_value,
 )
 from ..confidence import Confidence
 from ..knowledge.api import CUDA_ONLY_LIBRARIES, DEVICE_TYPE_CALLS, NEEDS_GPU
 from ..settings import Settings
-from .base import Finding, Rule, graded_by_cpu_support, quoted
+from .base import Finding, Rule, graded, graded_by_cpu_support, quoted
 
 LEGACY_TENSOR_TYPES = frozenset(
     f"torch.cuda.{dtype}Tensor" for dtype in "Float Double Half BFloat16 Long Int Short Char Byte Bool".split()
@@ -168,6 +169,22 @@ def _option_name(call: cst.Call) -> str | None:
     return None
 
 
+_ONLY_UNSEEN_CALLERS = " (every call the project shows passes `%s`: only a caller it does not show takes the default)"
+
+
+def _defaults_only_unseen_callers_take(analysis: Analysis) -> dict[int, str]:
+    """The nodes of each device default that every call the project shows replaces, though callers
+    it does not show may take it (a library's users; another file's calls of a method), with the
+    parameter's name: whether it fails rests on code that is not there, so it is likely at most."""
+    replaced = analysis.replaced_defaults(where_seen=True)
+    return {
+        id(node): fact.param.name.value
+        for fact in analysis.defaults()
+        if fact.param.default is not None and id(fact.param.default) in replaced
+        for node in (fact.param.default, *own_nodes(fact.param.default))
+    }
+
+
 def _chosen_by_default(finding: Finding, flag: Origin, analysis: Analysis, settings: Settings) -> Finding:
     """A CUDA use in the branch a flag's default takes (``if self.use_gpu:`` with ``use_gpu=True``):
     every caller that does not pass the flag fails without CUDA, which makes it likely, not sure,
@@ -215,7 +232,7 @@ class HardcodedCudaDevice(Rule):
     choice, `use_gpu=True` or `no_cuda=False`, nor an attribute assigned from one: that branch runs
     for every caller that does not pass the flag, and is reported as likely, citing the default,
     unless every call in the file passes it), tests skipped without CUDA
-    (`skipif`/`skipUnless`), functions and classes named for CUDA, functions that set up NCCL, run
+    (`skipif`/`skipUnless`, also on a base class), functions and classes named for CUDA, functions that set up NCCL, run
     once per GPU (`mp.spawn(nprocs=device_count)`) or spread a module over GPUs they list
     (`DataParallel(m, device_ids=[0, 1])`: a two-GPU test), a distributed set-up (`init_dist`,
     `setup_ddp`) that sets up a process group (`dist.init_process_group`,
@@ -234,8 +251,10 @@ class HardcodedCudaDevice(Rule):
     call in the project, callers in other files included (or callers in its own file alone, where
     the project shows no other), for a function or class that another file
     calls (in a library, only a private one or one of its examples: users call the public ones
-    too), else every call in the file, of a private helper (`_name`) or of any function in a script
-    or a test module; a function every call of which runs under a CUDA check, callers in other files
+    too, so there it is likely), else every call in the file, of a private helper (`_name`), of a
+    function nested in the one that calls it, or of any function in a script or a test module
+    (of a public one or a method elsewhere, likely: a caller the project does not show may take
+    it); a function every call of which runs under a CUDA check, callers in other files
     included (in project mode: `torchdevice check` and the flake8 plugin read the whole project), and
     non-placement uses of the string (`torch.autocast("cuda")`,
     `GradScaler(device="cuda")`, comparisons, logs, `f"cuda:{i}_peak"` keys), and a `.cuda(...)`
@@ -248,33 +267,31 @@ class HardcodedCudaDevice(Rule):
     of this file or another of the project's (`Pipeline(device="cuda:0")`,
     `super().__init__(device=device)`) that replaces it with the CPU, before reading it, where
     CUDA is not available (`if not torch.cuda.is_available(): device = "cpu"`, also with `"cuda"
-    in device and`; `device = device if torch.cuda.is_available() else "cpu"`). Add
-    your own check functions with `--torchdevice-guard-functions`.
+    in device and`; `device = device if torch.cuda.is_available() else "cpu"`).
 
-    Off by default: its sure findings were right 17 times in 17 at rounds 7-9, then 4 times in
-    25 at rounds 10-12 (a GPU index whose -1 means the CPU, a GPU-only simulator's import, a
-    class documented for one GPU, fixed since; a CUDA check across a process pool, scripts GPU-only
-    by design), 83 of 228 at rounds 10-22, 8 of 8 at round 23: 108 of 253 on code first seen
-    (docs/precision.md). It comes on where the user says the project must run without CUDA
-    (`runs-without-cuda = true` under
-    `[tool.torchdevice]`, `torchdevice check --runs-without-cuda`, `flake8
-    --torchdevice-runs-without-cuda`), or with `--extend-select TDV001` (torchdevice, or
-    `extend-select = ["TDV001"]` under `[tool.torchdevice]`) or `--extend-select=TDV001`
-    (flake8). Whether a hard-coded `"cuda"` is
-    a bug depends on whether the project runs without CUDA, and no single file says it: the
-    command and the plugin read every file of the project first and infer a belief per package
-    (`torchdevice beliefs`). A finding is sure (high) where the package falls back to the CPU
-    ("the project falls back to the CPU in train.py:12") or the user says the project runs
-    without CUDA; a guess (low) where the project requires CUDA ("launch.py:30 stops without
-    CUDA"), or the file does: its program sets up NCCL on every run (`init_process_group("nccl")`
-    in its own code, not in a function), or it imports, at its top, a module of the project that
-    compiles CUDA kernels when imported (`load("op", sources=["op_kernel.cu"])`) or one that
-    imports such a module, or, in an application, only files needing CUDA import it; likely
-    (medium, `--confidence medium`) elsewhere, also where only the file itself falls back (a
-    notebook teaching a fallback in one cell uses CUDA on purpose in the next). An argparse
-    default (`--device` defaulting to `"cuda"`) is at most likely: the user chooses. Name your
-    own check functions with `--torchdevice-guard-functions`; mark a deliberate GPU-only line
-    `# noqa: TDV001`.
+    Off by default: its sure findings were right 17 times in 17 at rounds 7-9, then 4 times in 25 at
+    rounds 10-12 (a GPU index whose -1 means the CPU, a GPU-only simulator's import, a class
+    documented for one GPU, fixed since; a CUDA check across a process pool, scripts GPU-only by
+    design), 83 of 228 at rounds 10-22, 8 of 8 at round 23, 52 of 86 at round 24: 160 of 339 on code
+    first seen (docs/precision.md). It comes on where the user says the project must run without
+    CUDA (`runs-without-cuda = true` under `[tool.torchdevice]`, `torchdevice check
+    --runs-without-cuda`, `flake8 --torchdevice-runs-without-cuda`), or with
+    `--extend-select TDV001` (torchdevice, or `extend-select = ["TDV001"]` under
+    `[tool.torchdevice]`) or `--extend-select=TDV001` (flake8). Whether a hard-coded `"cuda"` is a
+    bug depends on whether the project runs without CUDA, and no single file says it: the command
+    and the plugin read every file of the project first and infer a belief per package (`torchdevice
+    beliefs`). A finding is sure (high) where the package falls back to the CPU ("the project falls
+    back to the CPU in train.py:12") or the user says the project runs without CUDA; a guess (low)
+    where the project requires CUDA ("launch.py:30 stops without CUDA"), or the file does: its
+    program sets up NCCL on every run (`init_process_group("nccl")` in its own code, not in a
+    function), it calls a GPU-only API outside any check (`faiss.StandardGpuResources()`,
+    `faiss.Kmeans(d, k, gpu=True)`), or it imports, at its top, a module of the project that
+    compiles CUDA kernels when imported (`load("op", sources=["op_kernel.cu"])`) or one that imports
+    such a module, or, in an application, only files needing CUDA import it; likely (medium,
+    `--confidence medium`) elsewhere, also where only the file itself falls back (a notebook
+    teaching a fallback in one cell uses CUDA on purpose in the next). An argparse default
+    (`--device` defaulting to `"cuda"`) is at most likely: the user chooses. Name your own check
+    functions with `--torchdevice-guard-functions`; mark a GPU-only line `# noqa: TDV001`.
 
     ## Example
     ```python
@@ -299,7 +316,7 @@ class HardcodedCudaDevice(Rule):
     code = "TDV001"
     name = "hardcoded-cuda-device"
     summary = 'Hard-coded `"cuda"` device or GPU-only `torch.cuda` call outside a CUDA check'
-    precision = "first look, high (project's belief): 17 of 17 (rounds 7-9), 83 of 228 (10-22), 8 of 8 (23)"
+    precision = "first look, high (project's belief): 17 of 17 (7-9), 83 of 228 (10-22), 8 of 8 (23), 52 of 86 (24)"
 
     def check(self, analysis: Analysis, settings: Settings) -> Iterator[Finding]:
         if analysis.imports_library(CUDA_ONLY_LIBRARIES) or analysis.says_it_needs_cuda:
@@ -307,6 +324,7 @@ class HardcodedCudaDevice(Rule):
         guarded = _guarded_functions(analysis)
         skipped = analysis.cases_skipped_without_cuda()
         unused = analysis.replaced_defaults()  # ``device=torch.device("cuda")`` no run uses
+        outside = _defaults_only_unseen_callers_take(analysis)
         for call in analysis.calls():
             if not _runs_guarded(call, guarded) and id(call.node) not in unused:
                 for finding in self._check_call(call, analysis, guarded):
@@ -314,7 +332,9 @@ class HardcodedCudaDevice(Rule):
                         continue
                     if call.cuda_by_default is not None:
                         finding = _chosen_by_default(finding, call.cuda_by_default, analysis, settings)
-                    yield graded_by_cpu_support(finding, analysis, settings)
+                    finding = graded_by_cpu_support(finding, analysis, settings)
+                    name = outside.get(id(finding.node))
+                    yield finding if name is None else graded(finding, Confidence.MEDIUM, _ONLY_UNSEEN_CALLERS % name)
 
     def _check_call(self, call: CallFact, analysis: Analysis, guarded: set[int]) -> Iterator[Finding]:
         node = call.node

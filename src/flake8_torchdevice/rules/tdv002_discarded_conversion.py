@@ -121,7 +121,9 @@ class DiscardedConversion(Rule):
     batch ignite's `Engine` hands its process function), and
     array-like values (`w = block.reshape(-1, 4)`), since NumPy arrays have no `.to()` / `.cpu()`.
     Modules (`nn.*` constructors, `nn.Module` subclasses, `from_pretrained` models, names the scope
-    calls `.eval()` or `.parameters()` on) and anything the code does not show are left alone,
+    calls `.eval()` or `.parameters()` on, with arguments `nn.Module`'s methods take: a
+    framework's `model.train(dataset=...)` proves nothing) and anything the code does not show
+    are left alone,
     except a receiver the same scope moves exactly like a tensor whose copy it also loses
     (`x1.to(self.device)`, then `vx1.to(self.device)` for the optional validation split): code
     that moves a batch element by element treats the elements alike, so that one is reported
@@ -132,6 +134,12 @@ class DiscardedConversion(Rule):
     A call that a tensor's method does not accept is another class's method and is not reported:
     `quantizer.cuda(q, meta=meta)` (`Tensor.cuda` takes `device`, `non_blocking` and
     `memory_format` only).
+
+    Off by default since round 24: its sure findings fell short on code first seen again (2 of 3:
+    ESPnet's discarded `padding_mask.to(x.device)` moves a mask that every caller, in another
+    file, had already put on `x`'s device; 4 of 7 at rounds 7, 13 and 14). Enable it with
+    `--extend-select TDV002` (torchdevice, or `extend-select = ["TDV002"]` under
+    `[tool.torchdevice]`) or `--extend-select=TDV002` (flake8).
 
     ## Fix
     Safe when `x` is a name the code shows is a tensor: `x.to(device)` becomes `x = x.to(device)`
@@ -169,7 +177,7 @@ class DiscardedConversion(Rule):
     code = "TDV002"
     name = "discarded-tensor-conversion"
     summary = "Result of a tensor's `.to()` / `.cuda()` / `.cpu()` is discarded (only `nn.Module.to()` is in place)"
-    precision = "first look: high 4 of 7 (rounds 7, 13, 14; causes fixed); medium 4 of 6 (15-22)"
+    precision = "first look: high 4 of 7 (rounds 7, 13, 14; causes fixed), 2 of 3 (24); medium 4 of 6 (15-22)"
     depends_on_callers = True  # where a helper's parameters are is where its callers put them
     fails_only_on_an_accelerator = False  # a discarded dtype conversion is lost on the CPU too
 

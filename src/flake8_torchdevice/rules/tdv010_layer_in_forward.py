@@ -29,15 +29,21 @@ class LayerInForward(Rule):
     `nn.Upsample(...)`, `nn.MaxPool2d(...)`), which compute the same everywhere; layers built in
     `__init__` or in builder methods it calls; lazy initialisation that assigns the layer to
     `self` under a check that it is not built yet (`if self.proj is None: self.proj = ...`), or
-    behind a flag the code sets once it is done (`if not self.built: ... self.built = True`, or a
-    method that starts with `if self.built: return` and ends with `self.built = True`):
-    it is built once and registered, so it is trained and saved.
+    behind a flag the code sets once it is done (`if not self.built: ... self.built = True`, also
+    as one condition of an `and`, or where the method the block calls sets it, or a method that
+    starts with `if self.built: return` and ends with `self.built = True`), and a cache filled
+    once per key whose block registers what it builds (`if key not in self.heads:
+    self.heads[key] = self.make_head(x); self.add_module(key, self.heads[key])`): it is built
+    once and registered, so it is trained and saved. A cache that registers nothing (a plain
+    dict of layers) is reported: `model.to()` never moves it.
 
-    On by default since its findings on code first seen after its last fix were right every time
-    (5 of 5 in round 5; none in rounds 6 and 7, 340k lines). Known to be wrong where a layer is
-    built per call on purpose, registered on `self` and trained in the same call (torch_geometric's
-    GraphMask explainer builds its gates so for each explanation): silence it there with
-    `# noqa: TDV010` (docs/precision.md).
+    Off by default since round 24: its four sure findings there were false (CUT builds its patch
+    MLPs once, at the first call of `forward()`, behind a `key not in self.mlps` check or a flag
+    the building method sets, and registers them), after 0 of 2 at round 13 and 6 of 6 at its
+    other looks. Known to be wrong where a layer is built per call on purpose, registered on
+    `self` and trained in the same call (torch_geometric's GraphMask explainer builds its gates so
+    for each explanation). Enable it with `--extend-select TDV010` (torchdevice, or
+    `extend-select = ["TDV010"]` under `[tool.torchdevice]`) or `--extend-select=TDV010` (flake8).
 
     ## Example
     ```python
@@ -73,7 +79,7 @@ class LayerInForward(Rule):
     code = "TDV010"
     name = "layer-built-in-forward"
     summary = "A layer with parameters is created inside `forward()`: never moved, trained or saved"
-    precision = "first look since its last fix: high 5 of 5 (rounds 5-12), 0 of 2 (13: fixed), 1 of 1 (15)"
+    precision = "first look: high 5 of 5 (rounds 5-12), 0 of 2 (13: fixed), 1 of 1 (15), 0 of 4 (24)"
     fails_only_on_an_accelerator = False  # a layer never trained or saved is wrong on every device
 
     def check(self, analysis: Analysis, settings: Settings) -> Iterator[Finding]:
