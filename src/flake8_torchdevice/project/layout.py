@@ -109,7 +109,7 @@ def package_at(parts: tuple[str, ...]) -> str:
 def is_satellite(package: str) -> bool:
     """``examples``, ``benchmarks``, ``pkg/benchmarks``...: code beside a library, which often
     needs a GPU where the library does not; its belief is its own, both ways."""
-    return any(_SATELLITES.match(part) for part in package.split("/")[:2])
+    return any(_SATELLITES.match(part) for part in package.split("/"))
 
 
 def module_name(relative: str) -> str:
