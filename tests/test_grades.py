@@ -184,3 +184,29 @@ def test_a_default_every_call_the_file_shows_replaces_is_likely():
     assert [(line, confidence) for line, confidence, _ in found] == [(6, "high"), (9, "medium")]
     cited = "(every call the project shows passes `device`: only a caller it does not show takes the default)"
     assert found[1][2].endswith(cited)
+
+
+_FILLERS = """
+import torch
+
+
+def make_filler(n):
+    def fill(device="cuda"):
+        return torch.zeros(n, device=device)
+
+    return fill
+
+
+def fill_on(n, device):
+    def fill(device="cuda"):
+        return torch.ones(n, device=device)
+
+    return fill(device)
+"""
+
+
+def test_a_nested_function_is_called_only_by_the_calls_in_the_function_around_it():
+    # ``make_filler`` hands its ``fill`` on, never calling it: its callers take the default. The
+    # other ``fill``, of another function, is called with the device: a call of another function.
+    checked = check_source(textwrap.dedent(_FILLERS), Settings(runs_without_cuda=True))
+    assert sorted((finding.line, finding.confidence) for finding in checked.diagnostics) == [(6, "high")]

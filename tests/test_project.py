@@ -78,6 +78,14 @@ def kinds(source: str, path: str = "train.py") -> list[str]:
         # Data moved only where CUDA is: elsewhere it stays on the CPU, a fallback without an else.
         ("import torch\nx = torch.ones(2)\nif torch.cuda.is_available():\n    x = x.cuda()\n", [FALLBACK]),
         ("import torch\nif torch.cuda.is_available():\n    torch.cuda.manual_seed(0)\n", []),
+        # ... not where the else stops the program, nor under a count of GPUs (several of them).
+        (
+            "import torch\nif torch.cuda.is_available():\n    m = m.cuda()\nelse:\n    raise SystemExit('GPU')\n",
+            [],
+        ),
+        ("import torch\nif torch.cuda.device_count() > 1:\n    m = torch.nn.DataParallel(m).cuda()\n", []),
+        # A CPU build of faiss has no GPU resources: a ``try`` catching that has a CPU path.
+        ("import faiss\ntry:\n    res = faiss.StandardGpuResources()\nexcept AttributeError:\n    res = None\n", []),
         ("import faiss\nresources = faiss.StandardGpuResources()\n", [CALLS_A_GPU_ONLY_API]),
         ("import faiss\nkmeans = faiss.Kmeans(64, 8, gpu=True)\n", [CALLS_A_GPU_ONLY_API]),
         ("import faiss\nkmeans = faiss.Kmeans(64, 8)\n", []),

@@ -212,7 +212,7 @@ class _Collector:
 
     def _runs_once(self, node: cst.Call) -> bool:
         """A call made where the code builds something once (lazy initialisation): it does not run
-        at every call of the method around it."""
+        at every call of the method around it (it may run after the module moved, though)."""
         return id(node) in self.definitions.lazy_values or any(tested is EVERY_ATTRIBUTE for tested in self.lazy_stack)
 
     def loop(self, node: cst.For | cst.While) -> None:
@@ -335,8 +335,10 @@ class _Collector:
                 evidence.uses_nccl = True
             if method in _COLLECTIVES and receiver.rsplit(".", 1)[-1] in ("dist", "distributed"):
                 evidence.runs_collective = True
-            if receiver == self.self_names[-1] and not self._runs_once(node):
+            if receiver == self.self_names[-1]:
                 evidence.self_called.add(method)
+                if not self._runs_once(node):
+                    evidence.self_called_each_time.add(method)
                 registered = registered_attribute(node, method)
                 if registered is not None:
                     evidence.self_assigned.add(registered)

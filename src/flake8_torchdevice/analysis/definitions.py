@@ -328,6 +328,10 @@ class Definitions:
 
     def _replaced_here(self, function: FunctionInfo, param: cst.Param) -> bool:
         sites = self.calls_of(function)
+        outer = self.enclosing.get(id(function.node)) if function.owner_key is None else None
+        if outer is not None:  # a nested function: the calls of that name in the function around it
+            inside = {id(node) for node in every_node(outer.node.body)}
+            sites = [site for site in sites if id(site) in inside]
         index = next((i for i, candidate in enumerate(function.positional_params()) if candidate is param), None)
         return bool(sites) and all(_passes(site, param.name.value, index) for site in sites)
 
@@ -340,18 +344,20 @@ class Definitions:
             return False
         return not _reads(function.node.body, param.name.value) or self.default_always_replaced(function, param)
 
-    def runs_in_forward(self, function: FunctionInfo) -> bool:
+    def runs_in_forward(self, function: FunctionInfo, each_time: bool = False) -> bool:
         """A method that ``forward()`` (or ``__call__``) of its class runs, directly or through
-        other methods called on ``self``, in its class or a related class of this file."""
-        return function.name in self._reached_from(function, {"forward", "__call__"})
+        other methods called on ``self``, in its class or a related class of this file; with
+        ``each_time``, at each call, not once behind a lazy-initialisation check."""
+        return function.name in self._reached_from(function, {"forward", "__call__"}, each_time)
 
     def runs_in_constructor(self, function: FunctionInfo) -> bool:
         """``__init__`` of a class, or a method only it runs: code that runs before anyone can move
         the module, so its parameters and buffers are still where they were made."""
         return function.name in self._reached_from(function, {"__init__"}) and not self.runs_in_forward(function)
 
-    def _reached_from(self, function: FunctionInfo, roots: set[str]) -> set[str]:
-        """The methods of ``function``'s class family that ``roots`` run through calls on ``self``."""
+    def _reached_from(self, function: FunctionInfo, roots: set[str], each_time: bool = False) -> set[str]:
+        """The methods of ``function``'s class family that ``roots`` run through calls on ``self``
+        (``each_time``: those made outside a block that runs once)."""
         owner = self.owner(function)
         if owner is None:
             return set()
@@ -361,8 +367,9 @@ class Definitions:
         while changed:
             changed = False
             for method in methods:
-                if method.name in reached and not method.evidence.self_called <= reached:
-                    reached |= method.evidence.self_called
+                called = method.evidence.self_called_each_time if each_time else method.evidence.self_called
+                if method.name in reached and not called <= reached:
+                    reached |= called
                     changed = True
         return reached
 

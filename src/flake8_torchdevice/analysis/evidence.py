@@ -34,6 +34,8 @@ class Evidence:
     # Attributes assigned on the first parameter (``self.x = ...``) and methods called on it.
     self_assigned: set[str] = field(default_factory=set)
     self_called: set[str] = field(default_factory=set)
+    # ... of those, the ones called outside a block that runs once (lazy initialisation).
+    self_called_each_time: set[str] = field(default_factory=set)
     # The scope yields: a generator function.
     generator: bool = False
     # The scope sets up NCCL (``init_process_group(backend="nccl")``), which needs CUDA GPUs.

@@ -201,9 +201,10 @@ class Interpreter(StatementWalker, ExpressionEvaluator, CallEvaluator, SummaryEv
         return False
 
     def cuda_specific(self, info: FunctionInfo) -> bool:
-        """Named for CUDA, in a class named for CUDA or decorated with a CUDA check (or a subclass of
-        one: ``unittest.skipIf`` on a base skips its subclasses' tests too), decorated with a CUDA
-        check, or written for GPUs (NCCL, a process per GPU, a module spread over GPUs it lists)."""
+        """Named for CUDA, in a class named for CUDA or decorated with a CUDA check (or whose base
+        is decorated so: ``unittest.skipIf`` on a base skips its subclasses' tests too, a name does
+        not pass on), decorated with a CUDA check, or written for GPUs (NCCL, a process per GPU, a
+        module spread over GPUs it lists)."""
         owner = self.definitions.owner(info)
         return (
             self._marked_for_cuda(info)
@@ -212,7 +213,8 @@ class Interpreter(StatementWalker, ExpressionEvaluator, CallEvaluator, SummaryEv
             or _pins_each_process_to_a_gpu(info)
             or (self.file_sets_up_nccl and info.evidence.runs_collective)  # a collective of an NCCL job
             or (owner is None and info.name in self.definitions.gpu_workers)
-            or (owner is not None and any(map(self._marked_for_cuda, (owner, *self.definitions.ancestors(owner)))))
+            or (owner is not None and self._marked_for_cuda(owner))
+            or (owner is not None and any(map(self._decorated_with_a_check, self.definitions.ancestors(owner))))
         )
 
     def _marked_for_cuda(self, info: FunctionInfo | ClassInfo) -> bool:
@@ -222,11 +224,13 @@ class Interpreter(StatementWalker, ExpressionEvaluator, CallEvaluator, SummaryEv
         if known is None:
             node = info.node
             known = self._cuda_specific[info.key] = (
-                mentions_cuda(info.name)
-                or needs_cuda(docstring(node))
-                or any(self.conditions.mentions_guard(d.decorator, self.state) for d in node.decorators)
+                mentions_cuda(info.name) or needs_cuda(docstring(node)) or self._decorated_with_a_check(info)
             )
         return known
+
+    def _decorated_with_a_check(self, info: FunctionInfo | ClassInfo) -> bool:
+        """``@unittest.skipIf(not torch.cuda.is_available(), ...)``, ``@pytest.mark.skipif(...)``."""
+        return any(self.conditions.mentions_guard(d.decorator, self.state) for d in info.node.decorators)
 
     def narrow(self, state: State, test: cst.BaseExpression, truth: bool) -> State:
         """The state in which ``test`` was ``truth`` (``Conditions.narrow``)."""

@@ -11,6 +11,8 @@ from .imports import dotted_name
 from .literals import string_value
 from .syntax import children, own_attribute, own_nodes, statements
 
+# Containers whose items a module registers (moved, trained and saved with it).
+_MODULE_CONTAINERS = frozenset({"ModuleDict", "ModuleList"})
 # ``lazily_set``'s answer for a block that runs once: every attribute it sets is kept.
 EVERY_ATTRIBUTE = frozenset({"*"})
 
@@ -40,7 +42,7 @@ def lazily_set(
         called = (statements(method.body) for method in _called_on(block, owner, methods))
         if sets_flag(block, owner, flag) or any(sets_flag(done, owner, flag) for done in called):
             return EVERY_ATTRIBUTE
-    return frozenset({*_unset_attributes(test, owner), *_cached_by_key(test, owner, block)})
+    return frozenset({*_unset_attributes(test, owner), *_cached_by_key(test, owner, block, methods)})
 
 
 def _unset_flags(test: cst.BaseExpression, owner: str) -> Iterator[str]:
@@ -66,15 +68,36 @@ def _called_on(
                     yield method
 
 
-def _cached_by_key(test: cst.BaseExpression, owner: str, block: Sequence[cst.CSTNode]) -> Iterator[str]:
+def _cached_by_key(
+    test: cst.BaseExpression, owner: str, block: Sequence[cst.CSTNode], methods: Mapping[str, cst.FunctionDef]
+) -> Iterator[str]:
     """``layers`` of ``key not in self.layers``, where the block registers the module it builds
-    (``self.add_module(name, layer)``): a cache of layers, each built once for its key."""
-    if type(test) is not cst.Comparison or not _registers_a_module(block, owner):
+    (``self.add_module(name, layer)``) or the cache registers what it holds (``self.layers =
+    nn.ModuleDict()`` in ``__init__``): a cache of layers, each built once for its key."""
+    if type(test) is not cst.Comparison:
         return
+    registers = _registers_a_module(block, owner)
     for target in test.comparisons:
         cache = own_attribute(dotted_name(target.comparator), owner)
-        if type(target.operator) is cst.NotIn and cache is not None:
+        if cache is None or type(target.operator) is not cst.NotIn:
+            continue
+        if registers or _made_a_module_container(cache, methods.get("__init__")):
             yield cache
+
+
+def _made_a_module_container(attribute: str, init: cst.FunctionDef | None) -> bool:
+    """Does ``__init__`` make ``self.<attribute>`` an ``nn.ModuleDict`` / ``nn.ModuleList``?"""
+    params = init.params.params if init is not None else ()
+    if init is None or not params:
+        return False
+    target = f"{params[0].name.value}.{attribute}"
+    return any(
+        type(node) is cst.Assign
+        and type(node.value) is cst.Call
+        and (dotted_name(node.value.func) or "").rsplit(".", 1)[-1] in _MODULE_CONTAINERS
+        and any(dotted_name(assigned.target) == target for assigned in node.targets)
+        for node in own_nodes(init.body)
+    )
 
 
 def _registers_a_module(block: Sequence[cst.CSTNode], owner: str) -> bool:

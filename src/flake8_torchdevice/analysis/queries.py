@@ -242,9 +242,10 @@ class Analysis:
         project = self._definitions.project_calls(function)
         return None if project is None else project.guarded
 
-    def runs_in_forward(self, function: FunctionInfo | None) -> bool:
-        """Is this a method that ``forward()`` runs (itself, or one it calls on ``self``)?"""
-        return function is not None and self._definitions.runs_in_forward(function)
+    def runs_in_forward(self, function: FunctionInfo | None, each_time: bool = False) -> bool:
+        """Is this a method that ``forward()`` runs (itself, or one it calls on ``self``)? With
+        ``each_time``: at each call, not once behind a lazy-initialisation check."""
+        return function is not None and self._definitions.runs_in_forward(function, each_time)
 
     def runs_in_constructor(self, function: FunctionInfo | None) -> bool:
         """Is this ``__init__`` (or a method only it runs), where a module has not been moved yet?"""

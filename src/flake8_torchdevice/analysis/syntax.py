@@ -316,7 +316,6 @@ def runs_as_a_program(module: cst.Module, functions: Collection[str]) -> bool:
     return False
 
 
-# The attributes an "only once" guard covers: all of them (``if self.built: return`` ... ``self.built = True``).
 def own_attribute(dotted: str | None, owner: str | None) -> str | None:
     """``x`` of ``self.x``, one level down, where ``owner`` is the name ``self`` goes by."""
     root, _, attribute = (dotted or "").partition(".")

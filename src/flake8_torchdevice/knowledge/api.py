@@ -351,6 +351,9 @@ AVAILABILITY_CHECKS = CUDA_COUNTS | {
     "torch.backends.cudnn.is_available",
     "torch.backends.cudnn.enabled",
 }
+# The checks that ask whether CUDA is there at all, not how many GPUs or what memory: code they
+# guard runs on every machine with a GPU, and the rest on the CPU (a fallback).
+IS_AVAILABLE = frozenset({"torch.cuda.is_available"})
 # A name that holds an optimizer, by its words: ``optimizer``, ``optim_d``, ``self.optimizer_G``,
 # ``optimizerG``; not ``optimized_model`` or ``optimal_net``.
 _OPTIMIZER_NAME = re.compile(r"(^|_)optim(i[sz]er)?s?($|_|[A-Z0-9])")

@@ -18,7 +18,7 @@ from collections.abc import Mapping
 
 from ..callers import CallFacts, FileCallers
 from .calls import CallSite, FileCalls
-from .index import Definition, FileIndex
+from .index import TEST_FILE, Definition, FileIndex
 from .layout import importing_package, is_satellite, module_name
 from .references import ProjectReferences
 from .resolution import Resolver
@@ -62,18 +62,21 @@ def project_callers(
             if key is not None:
                 unknown.add(key)
         unknown |= {key for key, (_, definition, _) in defined.items() if definition.name in found.unread}
-    guarded = _guarded(sites)
+    public = {
+        key for key, (path, definition, beside) in defined.items() if library and _exported(path, definition, beside)
+    }
+    guarded = _guarded(sites, public)
     facts: defaultdict[str, list[tuple[str, CallFacts]]] = defaultdict(list)
     for key, called in sites.items():
-        path, definition, beside = defined[key]
+        path, definition, _ = defined[key]
         if key in unknown:
             continue
         only_here = all(caller == path for caller, _ in called)
-        public = library and not definition.name.startswith("_") and not beside
-        if only_here and (public or references is None or not references.only_here(path, definition.name)):
+        exported = key in public
+        if only_here and (exported or references is None or not references.only_here(path, definition.name)):
             continue
         passed = frozenset(definition.cuda_defaults).intersection(*(_passed(definition, site) for _, site in called))
-        facts[path].append((definition.name, CallFacts(len(called), passed, key in guarded, only_here, public)))
+        facts[path].append((definition.name, CallFacts(len(called), passed, key in guarded, only_here, exported)))
     return {path: FileCallers(tuple(sorted(found))) for path, found in facts.items()}
 
 
@@ -85,13 +88,22 @@ def _passed(definition: Definition, site: CallSite) -> frozenset[str]:
     return frozenset((*by_position, *site.keywords))
 
 
-def _guarded(sites: Mapping[str, list[tuple[str, CallSite]]]) -> set[str]:
-    """The definitions whose every call runs with CUDA only: under a check, or in a guarded one."""
+def _exported(path: str, definition: Definition, beside: bool) -> bool:
+    """A library's definition its users may call: not private, not of a satellite (``examples/``)
+    nor of its tests, which nothing installed imports."""
+    return not definition.name.startswith("_") and not beside and not TEST_FILE.search(path)
+
+
+def _guarded(sites: Mapping[str, list[tuple[str, CallSite]]], public: set[str]) -> set[str]:
+    """The definitions whose every call runs with CUDA only: under a check, or in a guarded one. Never
+    a library's ``public`` one, whose users call it unseen, nor so what it alone calls."""
     guarded: set[str] = set()
     changed = True
     while changed:
         changed = False
         for key, called in sites.items():
+            if key in public:
+                continue
             if key not in guarded and all(site.guarded or site.caller in guarded for _, site in called):
                 guarded.add(key)
                 changed = True

@@ -75,6 +75,8 @@ _CUDA_OPT_IN = re.compile(r"^--?(use[-_])?(cuda|gpu)$", re.IGNORECASE)
 # Devices that hold results rather than compute: mmengine's ``collect_device="cpu"`` gathers the
 # evaluation results there on GPU runs too, an ``offload_device`` or ``cache_device`` keeps
 # tensors off the GPU. A CPU default there says nothing of where the code runs.
+# What a call that needs a GPU raises without one: a ``try`` catching it has a CPU path.
+_GPU_FAILURES = frozenset({"AttributeError", "RuntimeError", "AssertionError", "Exception", "BaseException"})
 _HOLDING_DEVICE = re.compile(r"(collect|gather|offload|cache|storage|output|result|host|buffer)_?device")
 # A GPU option whose help names the value that selects the CPU: ``--ngpu`` with "0 = CPU.",
 # ``--gpu_ids`` with "use -1 for CPU".
@@ -99,7 +101,7 @@ _EVIDENCE_WORDS = (
     "cuda", "cpu", "gpu", "nccl", "map_location", "cpp_extension", ".cu", "trt", "device_ids", "fsdp", "pin_memory",
     "init_process_group", "save", *sorted(library.lower() for library in api.CUDA_ONLY_LIBRARIES),
 )  # fmt: skip
-_TEST_FILE = re.compile(r"(^|/)(tests?/|test_[^/]*$|[^/]*_test\.py$|conftest\.py$)")
+TEST_FILE = re.compile(r"(^|/)(tests?/|test_[^/]*$|[^/]*_test\.py$|conftest\.py$)")
 _DISTRIBUTED_SETUP_NAME = r"(init|setup)_distributed\w*"
 _DISTRIBUTED_SETUP = re.compile(rf"^{_DISTRIBUTED_SETUP_NAME}$")
 # Methods of training frameworks that write a checkpoint (Lightning, Accelerate, Ignite, DeepSpeed),
@@ -355,7 +357,7 @@ def _read_definitions(tree: ast.Module, aliases: dict[str, str], path: str) -> t
     nodes = [node for part in parts for node in part]
     module = module_name(path)
     classes = read_classes(tree, nodes, aliases, module, path.endswith("__init__.py"))
-    called_by_name = _TEST_FILE.search(path) is not None or path.rsplit("/", 1)[-1] == "hubconf.py"
+    called_by_name = TEST_FILE.search(path) is not None or path.rsplit("/", 1)[-1] == "hubconf.py"
     stars = [
         _absolute(node.module, node.level, importing_package(path)) or ""
         for node in _statements(tree.body)  # ``try: from .cuda_ops import *`` too
@@ -536,7 +538,7 @@ class _Reader(ast.NodeVisitor):
     def at_entry_point(self) -> bool:
         """Where a stop ends the program rather than refuse one feature: the module's own code or
         a ``main``-like function, outside tests (whose stops are skips by another name)."""
-        if _TEST_FILE.search(self.path):
+        if TEST_FILE.search(self.path):
             return False
         return not self._functions or _ENTRY_FUNCTION.match(self._functions[-1]) is not None
 
@@ -549,8 +551,18 @@ class _Reader(ast.NodeVisitor):
 
     def stops_the_program(self, body: list[ast.stmt]) -> bool:
         if exits(body, self.aliases):
-            return not _TEST_FILE.search(self.path)
+            return not TEST_FILE.search(self.path)
         return self.at_entry_point() and any(isinstance(statement, ast.Raise) for statement in body)
+
+    def _moves_only_where_cuda_is(self, node: ast.If) -> bool:
+        """``if torch.cuda.is_available(): x = x.cuda()``, with no ``else`` that stops: the data stays
+        on the CPU without CUDA. Not under a count of GPUs (``device_count() > 1``: several of them)."""
+        calls = (call for call in ast.walk(node.test) if isinstance(call, ast.Call))
+        asks = any(self.qualified(call.func) in api.IS_AVAILABLE for call in calls)
+        stops = self.stops_the_program(node.orelse) or any(
+            isinstance(statement, ast.Raise) for statement in node.orelse
+        )
+        return asks and not negated(node.test) and not stops and _moves_to_cuda(node.body)
 
     def found(self, kind: str, node: ast.AST) -> None:
         self.evidence.append(Evidence(kind, self.path, getattr(node, "lineno", 1)))
@@ -584,10 +596,8 @@ class _Reader(ast.NodeVisitor):
                 self.found(SKIPS_WITHOUT_CUDA, node)
             elif negated(node.test) and self.checks_availability(node.test) and self.stops_the_program(node.body):
                 self.found(self.stop_kind(), node)
-            moves_if_it_can = (
-                self.checks_availability(node.test) and not negated(node.test) and _moves_to_cuda(node.body)
-            )
-            if (_assigns_cpu(node.body + node.orelse) or moves_if_it_can) and not _asks_where_a_tensor_is(node.test):
+            falls_back = _assigns_cpu(node.body + node.orelse) or self._moves_only_where_cuda_is(node)
+            if falls_back and not _asks_where_a_tensor_is(node.test):
                 self.found(FALLBACK, node)  # ``device = "cpu"`` in a branch, or data left there without CUDA
         main, self._main = self._main, self._depth == 0 and _tests_main(node.test)
         self._depth += 1
@@ -715,7 +725,17 @@ class _Reader(ast.NodeVisitor):
             self._defining.uses_cuda = True
 
     def visit_Try(self, node: ast.Try) -> None:
-        self._nested(node)
+        # A ``try`` whose handler catches what a call needing a GPU raises (``AttributeError`` of a
+        # CPU build of faiss, ``RuntimeError``, ``Exception``) guards its body: the CPU path is there.
+        guards = any(_catches_a_missing_gpu(handler) for handler in node.handlers)
+        self._depth += 1
+        self._guards += guards
+        for statement in node.body:
+            self.visit(statement)
+        self._guards -= guards
+        for part in (*node.handlers, *node.orelse, *node.finalbody):
+            self.visit(part)
+        self._depth -= 1
 
     def visit_While(self, node: ast.While) -> None:
         self._nested(node)
@@ -944,6 +964,17 @@ def skips(body: list[ast.stmt], aliases: dict[str, str]) -> bool:
 def _returns(body: list[ast.stmt]) -> bool:
     """A branch that ends by returning."""
     return bool(body) and isinstance(body[-1], ast.Return)
+
+
+def _catches_a_missing_gpu(handler: ast.ExceptHandler) -> bool:
+    """``except:``, ``except (AttributeError, RuntimeError):``, ``except Exception:``."""
+    caught = handler.type
+    names = caught.elts if isinstance(caught, ast.Tuple) else [caught]
+    return caught is None or any(
+        isinstance(name, (ast.Name, ast.Attribute))
+        and (name.id if isinstance(name, ast.Name) else name.attr) in _GPU_FAILURES
+        for name in names
+    )
 
 
 def _moves_to_cuda(body: list[ast.stmt]) -> bool:

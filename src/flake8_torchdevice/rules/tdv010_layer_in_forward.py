@@ -33,7 +33,8 @@ class LayerInForward(Rule):
     as one condition of an `and`, or where the method the block calls sets it, or a method that
     starts with `if self.built: return` and ends with `self.built = True`), and a cache filled
     once per key whose block registers what it builds (`if key not in self.heads:
-    self.heads[key] = self.make_head(x); self.add_module(key, self.heads[key])`): it is built
+    self.heads[key] = self.make_head(x); self.add_module(key, self.heads[key])`, or into an
+    `nn.ModuleDict` / `nn.ModuleList` that `__init__` makes): it is built
     once and registered, so it is trained and saved. A cache that registers nothing (a plain
     dict of layers) is reported: `model.to()` never moves it.
 
@@ -87,7 +88,7 @@ class LayerInForward(Rule):
             if (
                 call.scope.in_module
                 and builds_layer_with_state(call)
-                and analysis.runs_in_forward(call.scope.function)
+                and analysis.runs_in_forward(call.scope.function, each_time=True)
                 and not analysis.lazily_assigned(call.node)
             ):
                 layer = quoted(analysis, call.node.func, 24)
