@@ -294,11 +294,15 @@ class Definitions:
             return facts.only_here
         return name.startswith("_") or self.self_contained or self._called_only_where_nested(function)
 
+    def _around(self, function: FunctionInfo) -> FunctionInfo | None:
+        """The function a nested function (not a method) is defined in: only it can call it by name."""
+        return self.enclosing.get(id(function.node)) if function.owner_key is None else None
+
     def _called_only_where_nested(self, function: FunctionInfo) -> bool:
         """A function nested in another that only calls it (never returns or hands it on): nothing
         outside the function around it can call it."""
-        outer = self.enclosing.get(id(function.node))
-        if outer is None or function.owner_key is not None:
+        outer = self._around(function)
+        if outer is None:
             return False
         calls = {id(site.func) for site in self.calls_of(function)} | {id(function.node.name)}
         named = (node for node in every_node(outer.node.body) if type(node) is cst.Name and node.value == function.name)
@@ -328,7 +332,7 @@ class Definitions:
 
     def _replaced_here(self, function: FunctionInfo, param: cst.Param) -> bool:
         sites = self.calls_of(function)
-        outer = self.enclosing.get(id(function.node)) if function.owner_key is None else None
+        outer = self._around(function)
         if outer is not None:  # a nested function: the calls of that name in the function around it
             inside = {id(node) for node in every_node(outer.node.body)}
             sites = [site for site in sites if id(site) in inside]

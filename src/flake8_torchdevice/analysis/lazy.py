@@ -87,10 +87,9 @@ def _cached_by_key(
 
 def _made_a_module_container(attribute: str, init: cst.FunctionDef | None) -> bool:
     """Does ``__init__`` make ``self.<attribute>`` an ``nn.ModuleDict`` / ``nn.ModuleList``?"""
-    params = init.params.params if init is not None else ()
-    if init is None or not params:
+    if init is None or not init.params.params:
         return False
-    target = f"{params[0].name.value}.{attribute}"
+    target = f"{init.params.params[0].name.value}.{attribute}"
     return any(
         type(node) is cst.Assign
         and type(node.value) is cst.Call

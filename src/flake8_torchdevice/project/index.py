@@ -72,11 +72,11 @@ _SKIP_FUNCTIONS = frozenset({"skipif", "skipIf", "skipUnless", "skip", "skipTest
 # Options handed on whole, to be read as keyword arguments elsewhere.
 _HANDS_ON_OPTIONS = re.compile(r"\*\*\s*(vars\(|\w+\.__dict__)")
 _CUDA_OPT_IN = re.compile(r"^--?(use[-_])?(cuda|gpu)$", re.IGNORECASE)
+# What a call that needs a GPU raises without one: a ``try`` catching it has a CPU path.
+_GPU_FAILURES = frozenset({"AttributeError", "RuntimeError", "AssertionError", "Exception", "BaseException"})
 # Devices that hold results rather than compute: mmengine's ``collect_device="cpu"`` gathers the
 # evaluation results there on GPU runs too, an ``offload_device`` or ``cache_device`` keeps
 # tensors off the GPU. A CPU default there says nothing of where the code runs.
-# What a call that needs a GPU raises without one: a ``try`` catching it has a CPU path.
-_GPU_FAILURES = frozenset({"AttributeError", "RuntimeError", "AssertionError", "Exception", "BaseException"})
 _HOLDING_DEVICE = re.compile(r"(collect|gather|offload|cache|storage|output|result|host|buffer)_?device")
 # A GPU option whose help names the value that selects the CPU: ``--ngpu`` with "0 = CPU.",
 # ``--gpu_ids`` with "use -1 for CPU".
@@ -524,11 +524,12 @@ class _Reader(ast.NodeVisitor):
     def mentions_cuda(self, test: ast.AST) -> bool:
         return mentions_cuda(test, self.aliases)
 
-    def checks_availability(self, test: ast.AST) -> bool:
-        """A test that calls an availability check (``torch.cuda.is_available()``), not only a
-        name about CUDA: an option (``args.cuda``) says what the user chose, not what runs."""
+    def checks_availability(self, test: ast.AST, checks: frozenset[str] = api.AVAILABILITY_CHECKS) -> bool:
+        """A test that calls an availability check (``torch.cuda.is_available()``, one of
+        ``checks``), not only a name about CUDA: an option (``args.cuda``) says what the user
+        chose, not what runs."""
         calls = (node for node in ast.walk(test) if isinstance(node, ast.Call))
-        return any(self.qualified(call.func) in api.AVAILABILITY_CHECKS for call in calls)
+        return any(self.qualified(call.func) in checks for call in calls)
 
     def runs_on_every_run(self) -> bool:
         """The program's own code outside any condition: the module's top, or the top of its
@@ -557,8 +558,7 @@ class _Reader(ast.NodeVisitor):
     def _moves_only_where_cuda_is(self, node: ast.If) -> bool:
         """``if torch.cuda.is_available(): x = x.cuda()``, with no ``else`` that stops: the data stays
         on the CPU without CUDA. Not under a count of GPUs (``device_count() > 1``: several of them)."""
-        calls = (call for call in ast.walk(node.test) if isinstance(call, ast.Call))
-        asks = any(self.qualified(call.func) in api.IS_AVAILABLE for call in calls)
+        asks = self.checks_availability(node.test, api.IS_AVAILABLE)
         stops = self.stops_the_program(node.orelse) or any(
             isinstance(statement, ast.Raise) for statement in node.orelse
         )
@@ -792,13 +792,13 @@ class _Reader(ast.NodeVisitor):
             self.found(CALLS_A_GPU_ONLY_API, node)
         elif method.rsplit(".", 1)[-1] in _SKIP_FUNCTIONS and any(self.mentions_cuda(arg) for arg in node.args):
             self.found(SKIPS_WITHOUT_CUDA, node)
-        if method == "cuda" or name in api.NEEDS_GPU or _places_on_cuda(node, method):
+        if name in api.NEEDS_GPU or _places_on_cuda(node, method):
             if self._guards == 0 and self.cuda_uses == self.guarded_cuda_uses:
                 self.found(UNCHECKED_CUDA, node)  # the file's first one (none before it was unguarded)
             self.cuda_uses += 1
             self.guarded_cuda_uses += self._guards > 0
         checks = name in api.AVAILABILITY_CHECKS
-        if method == "cuda" or _places_on_cuda(node, method) or (name.startswith("torch.cuda.") and not checks):
+        if _places_on_cuda(node, method) or (name.startswith("torch.cuda.") and not checks):
             self._used_cuda()  # ``.cuda()``, ``.to("cuda")``, ``torch.cuda.synchronize()``
 
     def _read_option(self, node: ast.Call) -> None:
@@ -924,7 +924,9 @@ def _is_cuda_string(node: ast.AST | None) -> bool:
 
 
 def _places_on_cuda(node: ast.Call, method: str) -> bool:
-    """``.to("cuda")``, ``device="cuda:0"``, ``torch.device("cuda")``."""
+    """``.cuda()``, ``.to("cuda")``, ``device="cuda:0"``, ``torch.device("cuda")``."""
+    if method == "cuda":
+        return True
     candidates = [keyword.value for keyword in node.keywords if keyword.arg == "device"]
     if method in ("to", "device"):
         candidates += node.args[:1]
@@ -969,22 +971,17 @@ def _returns(body: list[ast.stmt]) -> bool:
 def _catches_a_missing_gpu(handler: ast.ExceptHandler) -> bool:
     """``except:``, ``except (AttributeError, RuntimeError):``, ``except Exception:``."""
     caught = handler.type
+    if caught is None:
+        return True
     names = caught.elts if isinstance(caught, ast.Tuple) else [caught]
-    return caught is None or any(
-        isinstance(name, (ast.Name, ast.Attribute))
-        and (name.id if isinstance(name, ast.Name) else name.attr) in _GPU_FAILURES
-        for name in names
-    )
+    return any((dotted(name) or "").rsplit(".", 1)[-1] in _GPU_FAILURES for name in names)
 
 
 def _moves_to_cuda(body: list[ast.stmt]) -> bool:
     """``x = x.cuda()``, ``model.to("cuda")`` in a branch that runs only where CUDA is (``if
     torch.cuda.is_available():``): elsewhere the data stays on the CPU, a fallback without an else."""
     calls = (node for statement in body for node in ast.walk(statement) if isinstance(node, ast.Call))
-    return any(
-        isinstance(call.func, ast.Attribute) and (call.func.attr == "cuda" or _places_on_cuda(call, call.func.attr))
-        for call in calls
-    )
+    return any(isinstance(call.func, ast.Attribute) and _places_on_cuda(call, call.func.attr) for call in calls)
 
 
 def _assigns_cpu(body: list[ast.stmt]) -> bool:
