@@ -13,7 +13,7 @@ unpacked is not unpacked again.
     python scripts/corpora.py --fresh    # the libraries first linted with the final rules
     python scripts/corpora.py --user     # export the user repositories fetched with the search tool
     python scripts/corpora.py --fresh-user # export the user repositories first linted with the final rules
-    python scripts/corpora.py --round9   # a first look's libraries and user repositories (--round4 to --round24)
+    python scripts/corpora.py --round9   # a first look's libraries and user repositories (--round4 to --round25)
 
 Reuse from another script::
 
@@ -444,6 +444,19 @@ ROUND24_CORPORA: dict[str, str] = {
     "crypten": "crypten==0.4.1",
     "espnet": "espnet==202511",
 }
+ROUND25_CORPORA: dict[str, str] = {
+    "mmdet": "mmdet==3.3.0",
+    "mmagic": "mmagic==1.2.0",
+    "super_gradients": "super-gradients==3.7.1",
+    "fairscale": "fairscale==0.4.13",
+    "deepod": "deepod==0.4.1",
+    "torchdistill": "torchdistill==1.1.5",
+    "open_flamingo": "open-flamingo==2.0.1",
+    "audioseal": "audioseal==0.1.4",
+    "pypots": "pypots==0.8.1",
+    "colbert": "colbert-ai==0.2.21",
+    "speechtokenizer": "speechtokenizer==1.0.1",
+}
 KNOWN_CORPORA: dict[str, str] = {
     **CORPORA,
     **EXTRA_CORPORA,
@@ -470,6 +483,7 @@ KNOWN_CORPORA: dict[str, str] = {
     **ROUND22_CORPORA,
     **ROUND23_CORPORA,
     **ROUND24_CORPORA,
+    **ROUND25_CORPORA,
 }
 
 # User research code: training scripts, tutorials and notebooks from public repositories, pinned
@@ -849,6 +863,19 @@ ROUND24_USER_REPOSITORIES: dict[str, tuple[str, str]] = {
     "simclr": ("leftthomas/SimCLR", "cee178b6cab1efab67f8b527a0cff91c9e793f5c"),
     "pytorch-pose": ("bearpaw/pytorch-pose", "edc7aece651649927764435ce0c1f03cffa2edaf"),
 }
+ROUND25_USER_REPOSITORIES: dict[str, tuple[str, str]] = {
+    "controlnet": ("lllyasviel/ControlNet", "ed85cd1e25a5ed592f7d8178495b4483de0331bf"),
+    "unet-bubbliiiing": ("bubbliiiing/unet-pytorch", "5bcd6b4c832648beed1b92e78ed1e85c56343eca"),
+    "dl-image-processing": (
+        "WZMIAOMIAO/deep-learning-for-image-processing",
+        "2ecf2eea2b97777bb18fe9ff458292fde5a92b7e",
+    ),
+    "slowfast": ("facebookresearch/SlowFast", "287ec0076846560f44a9327e931a5a2360240533"),
+    "diffusiondet": ("ShoufaChen/DiffusionDet", "1efb36d4b0b721f2d509bc72656235a94d73ab02"),
+    "simclr-sthalles": ("sthalles/SimCLR", "1848fc934ad844ae630e6c452300433fe99acfd9"),
+    "generative-models": ("Stability-AI/generative-models", "0ad7de9a5cb53fd63d6d30a4f385485e72e08597"),
+    "gan-zoo": ("facebookresearch/pytorch_GAN_zoo", "b75dee40918caabb4fe7ec561522717bf096a8cb"),
+}
 KNOWN_USER_REPOSITORIES: dict[str, tuple[str, str]] = {
     **USER_REPOSITORIES,
     **FRESH_USER_REPOSITORIES,
@@ -873,6 +900,7 @@ KNOWN_USER_REPOSITORIES: dict[str, tuple[str, str]] = {
     **ROUND22_USER_REPOSITORIES,
     **ROUND23_USER_REPOSITORIES,
     **ROUND24_USER_REPOSITORIES,
+    **ROUND25_USER_REPOSITORIES,
 }
 # Each first look: its libraries and its user repositories (``--roundN`` in this script and in
 # ``precision.py``).
@@ -898,6 +926,7 @@ FIRST_LOOKS: dict[int, tuple[dict[str, str], dict[str, tuple[str, str]]]] = {
     22: (ROUND22_CORPORA, ROUND22_USER_REPOSITORIES),
     23: (ROUND23_CORPORA, ROUND23_USER_REPOSITORIES),
     24: (ROUND24_CORPORA, ROUND24_USER_REPOSITORIES),
+    25: (ROUND25_CORPORA, ROUND25_USER_REPOSITORIES),
 }
 MIRROR_ROOT = Path("/work/.mirror")
 
