@@ -686,6 +686,27 @@ def test_confidence_from_the_configuration_and_the_command_line(project, capsys)
     assert exited.value.code == 2 and "unknown confidence 'sure'" in capsys.readouterr().err
 
 
+def test_the_default_run_counts_what_the_rules_off_by_default_found(project, capsys):
+    """A user who chose no rules sees that ``--select TDV`` would say more; the findings stay
+    unreported and the exit status clean. A user who chose (select, extend-select or ignore, on
+    the command line or in pyproject.toml) is not told about the rules they left out."""
+    # TDV002: the batch's move is thrown away.
+    write(
+        project,
+        "train.py",
+        "import torch\n\nfor x in torch.zeros(4, 3):\n    x.to('cuda:0' if torch.cuda.is_available() else 'cpu')\n",
+    )
+    assert main(["check", "--no-cache", "."]) == 0
+    captured = capsys.readouterr()
+    assert captured.out == "All checks passed (1 file); 1 finding of rules off by default not shown (`--select TDV`)\n"
+    for chosen in (["--select", "TDV011"], ["--extend-select", "TDV003"], ["--ignore", "TDV900"]):
+        assert main(["check", "--no-cache", *chosen, "."]) == 0
+        assert capsys.readouterr().out == "All checks passed (1 file)\n"
+    write(project, "pyproject.toml", '[tool.torchdevice]\nextend-select = ["TDV003"]\n')
+    assert main(["check", "--no-cache", "."]) == 0
+    assert capsys.readouterr().out == "All checks passed (1 file)\n"
+
+
 # A hard-coded device in a script that shows it runs without CUDA (it falls back to the CPU at
 # line 3) is a sure finding; without that evidence the same line is only likely (many projects
 # require NVIDIA GPUs by design, which no one file says).

@@ -117,6 +117,17 @@ UNSAFE_CHECK, UNSAFE_FIX = Mode(unsafe=True), Mode(fixing=True, unsafe=True)
             CHECK,
             "All checks passed (3 files); 2 guesses not shown (`--confidence low`)",
         ),
+        (
+            Tally(3, 0, 0, off_by_default=4),
+            CHECK,
+            "All checks passed (3 files); 4 findings of rules off by default not shown (`--select TDV`)",
+        ),
+        (
+            Tally(3, 1, 1, not_shown=1, off_by_default=1),
+            CHECK,
+            "Found 1 finding in 1 file; 1 likely finding not shown (`--confidence medium`); "
+            "1 finding of rules off by default not shown (`--select TDV`)",
+        ),
         (Tally(12, 2, 2, errors=2), CHECK, "Found 2 findings in 2 files; 2 files failed (see above)"),
         (Tally(12, 0, 0, fixed=3, files_fixed=2), FIX, "Fixed 3 findings in 2 files; all checks passed (12 files)"),
         (Tally(12, 0, 0, fixed=1, files_fixed=1), FIX, "Fixed 1 finding in 1 file; all checks passed (12 files)"),

@@ -13,7 +13,7 @@ import os
 import sys
 import traceback
 from collections.abc import Sequence
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from . import __version__
@@ -277,7 +277,10 @@ def _run_options(args: argparse.Namespace, resolved: Resolved, paths: Sequence[P
     # Checking keeps every level, so that the summary can count what the chosen one leaves out
     # (``_shown``); fixing applies only the fixes of the findings it reports.
     settings = resolved.settings if mode is not None else replace(resolved.settings, confidence=Confidence.LOW)
-    return RunOptions(settings, resolved.codes, mode, resolved.memory_budget, beliefs, cache)
+    # Checking runs the rules off by default too (nearly free: they read the analysis the selected
+    # ones build), so that the summary can say what they would add.
+    codes = resolved.codes if mode is not None else resolved.codes | resolved.unselected
+    return RunOptions(settings, codes, mode, resolved.memory_budget, beliefs, cache)
 
 
 def _beliefs(args: argparse.Namespace) -> int:
@@ -294,7 +297,7 @@ def _report(
 ) -> int:
     """Print what the run found; ``fixed`` is standard input after fixing, which has stdout to itself
     (the findings, and the rest, go to stderr)."""
-    results, not_shown = _shown(results, resolved.settings.confidence)
+    results, hidden = _shown(results, resolved.codes, resolved.settings.confidence)
     reports = [report for result in results for report in result.reports]
     rules = [info for info in CODES if info.code in resolved.codes]
     for result in results:
@@ -311,7 +314,8 @@ def _report(
     if args.statistics:
         readable.write(statistics(reports, rules))
     if results and not args.quiet:
-        tally = replace(_tally(results), not_shown=not_shown, shown_with=_below(resolved.settings.confidence).label)
+        below = _below(resolved.settings.confidence).label
+        tally = replace(_tally(results), not_shown=hidden.below, shown_with=below, off_by_default=hidden.unselected)
         print(summary(tally, _mode(args)), file=readable if args.format == "text" else sys.stderr)
     if fixed is not None:
         sys.stdout.flush()
@@ -323,17 +327,36 @@ def _report(
     return EXIT_FINDINGS if (reports or changed) and not args.exit_zero else EXIT_CLEAN
 
 
-def _shown(results: list[FileResult], least: Confidence) -> tuple[list[FileResult], int]:
-    """The results with the reports at ``least`` or above, and how many are one level below it."""
+@dataclass(frozen=True)
+class _Hidden:
+    """What a check found and does not report: findings one confidence level below the run's (of
+    the selected rules), and findings at the run's level of the rules off by default it ran too."""
+
+    below: int = 0
+    unselected: int = 0
+
+
+def _shown(results: list[FileResult], codes: frozenset[str], least: Confidence) -> tuple[list[FileResult], _Hidden]:
+    """The results with the reports of ``codes`` at ``least`` or above, and what they leave out."""
     below = _below(least)
-    not_shown = sum(
-        1 for result in results for report in result.reports if Confidence.named(report.confidence) == below
+    reports = [report for result in results for report in result.reports]
+    levels = [(report.code in codes, Confidence.named(report.confidence)) for report in reports]
+    hidden = _Hidden(
+        below=sum(1 for selected, level in levels if selected and level == below) if below < least else 0,
+        unselected=sum(1 for selected, level in levels if not selected and level >= least),
     )
     shown = [
-        replace(result, reports=[report for report in result.reports if Confidence.named(report.confidence) >= least])
+        replace(
+            result,
+            reports=[
+                report
+                for report in result.reports
+                if report.code in codes and Confidence.named(report.confidence) >= least
+            ],
+        )
         for result in results
     ]
-    return shown, not_shown if below < least else 0
+    return shown, hidden
 
 
 def _below(level: Confidence) -> Confidence:

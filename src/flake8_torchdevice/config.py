@@ -17,7 +17,7 @@ from .confidence import DEFAULT_CONFIDENCE, Confidence
 from .discovery import DEFAULT_EXCLUDES, Pattern, exclude_patterns
 from .project.beliefs import NO_BELIEF, STATED_REQUIRES_CUDA
 from .project.cache import CACHE_DIR_NAME
-from .selection import ON_WITHOUT_CUDA
+from .selection import OFF_BY_DEFAULT, ON_WITHOUT_CUDA
 from .settings import Settings
 from .sources import DEFAULT_MEMORY_BUDGET_MIB
 
@@ -70,6 +70,9 @@ class Resolved:
     respect_gitignore: bool = True
     memory_budget: int = DEFAULT_MEMORY_BUDGET_MIB  # MiB
     cache_dir: Path | None = None  # None: no result cache
+    # The rules off by default that the user chose nothing about (no select, extend-select or
+    # ignore): a check also runs them, to say how much they would add (``summary.py``).
+    unselected: frozenset[str] = frozenset()
 
 
 def resolve(config: Config, flags: Config) -> Resolved:
@@ -96,6 +99,7 @@ def resolve(config: Config, flags: Config) -> Resolved:
     if chosen.runs_without_cuda:  # a project that runs without CUDA wants its hard-coded devices found
         added += tuple(sorted(ON_WITHOUT_CUDA))
     codes = selected_codes(chosen.select, chosen.ignore or (), added)
+    chose = chosen.select is not None or chosen.ignore is not None or config.extend_select or flags.extend_select
     return Resolved(
         codes,
         settings,
@@ -104,6 +108,7 @@ def resolve(config: Config, flags: Config) -> Resolved:
         memory_budget=chosen.memory_budget or DEFAULT_MEMORY_BUDGET_MIB,
         # Next to the configuration, as ruff keeps its cache: one per project, whatever the working directory.
         cache_dir=None if chosen.cache is False else chosen.cache_dir or config.root / CACHE_DIR_NAME,
+        unselected=frozenset() if chose else OFF_BY_DEFAULT - codes,
     )
 
 

@@ -2,7 +2,8 @@
 
 "All checks passed (12 files)", "Found 3 findings in 2 files (2 fixable with `torchdevice fix`)",
 "Fixed 2 findings in 1 file; 1 remaining in 1 file", and what a lower ``--confidence`` would add
-("; 3 likely findings not shown (`--confidence medium`)"). A pure function of the run's counts, so that
+("; 3 likely findings not shown (`--confidence medium`)"), and what the rules off by default would
+("; 5 findings of rules off by default not shown (`--select TDV`)"). A pure function of the run's counts, so that
 every wording is tested without running anything.
 """
 
@@ -26,6 +27,8 @@ class Tally:
     # Findings one confidence level below the run's, which it does not report, and that level.
     not_shown: int = 0
     shown_with: str = "medium"
+    # Findings, at the run's confidence, of the rules off by default that the user left alone.
+    off_by_default: int = 0
 
 
 @dataclass(frozen=True)
@@ -45,6 +48,8 @@ def summary(tally: Tally, mode: Mode = Mode()) -> str:
     if tally.not_shown:
         what = "likely finding" if tally.shown_with == "medium" else "guess"
         text += f"; {_count(tally.not_shown, what)} not shown (`--confidence {tally.shown_with}`)"
+    if tally.off_by_default:
+        text += f"; {_count(tally.off_by_default, 'finding')} of rules off by default not shown (`--select TDV`)"
     return text[0].upper() + text[1:]
 
 
