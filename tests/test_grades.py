@@ -210,3 +210,30 @@ def test_a_nested_function_is_called_only_by_the_calls_in_the_function_around_it
     # other ``fill``, of another function, is called with the device: a call of another function.
     checked = check_source(textwrap.dedent(_FILLERS), Settings(runs_without_cuda=True))
     assert sorted((finding.line, finding.confidence) for finding in checked.diagnostics) == [(6, "high")]
+
+
+_DEVICE_OPTION = """
+import argparse
+import torch
+
+parser = argparse.ArgumentParser()
+parser.add_argument("--device", default="cuda:0")
+args = parser.parse_args()
+{use}
+x = torch.ones(3, device=device)
+"""
+
+
+def test_a_device_option_defaulting_to_cuda_is_likely_unless_a_cuda_check_decides_each_read():
+    # ``--device cpu`` runs: whether the default fails rests on how the user runs it.
+    assert _grades(_DEVICE_OPTION.format(use="device = torch.device(args.device)")) == {("TDV001", "medium")}
+    taken_where_cuda_is = "device = torch.device(args.device if torch.cuda.is_available() else 'cpu')"
+    assert _grades(_DEVICE_OPTION.format(use=taken_where_cuda_is)) == set()
+    refused_where_it_is_not = (
+        "if 'cuda' in args.device and not torch.cuda.is_available():\n"
+        "    device = torch.device('cpu')\nelse:\n    device = torch.device(args.device)"
+    )
+    assert _grades(_DEVICE_OPTION.format(use=refused_where_it_is_not)) == set()
+    # ``torch.device`` is torch's, not a read of the option.
+    read_twice = f"{taken_where_cuda_is}\nother = torch.device(args.device)"
+    assert _grades(_DEVICE_OPTION.format(use=read_twice)) == {("TDV001", "medium")}

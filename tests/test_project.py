@@ -100,6 +100,10 @@ def kinds(source: str, path: str = "train.py") -> list[str]:
         ("import sys, torch\nif not torch.cuda.is_available():\n    sys.exit('needs a GPU')\n", [STOPS_WITHOUT_CUDA]),
         ("import torch\nassert torch.cuda.is_available()\n", [STOPS_WITHOUT_CUDA]),
         ("import torch\nif torch.cuda.device_count() == 0:\n    raise SystemExit(1)\n", [STOPS_WITHOUT_CUDA]),
+        (  # a comparison with False is a negation
+            "import torch\nif torch.cuda.is_available() is False:\n    raise EnvironmentError('no GPU')\n",
+            [STOPS_WITHOUT_CUDA],
+        ),
         ('import torch.distributed as dist\ndist.init_process_group(backend="nccl")\n', [NCCL_ONLY, NCCL_PROGRAM]),
         (  # under a condition of the program's own: only some runs set it up
             'import torch, sys\nif len(sys.argv) > 2:\n    torch.distributed.init_process_group(backend="nccl")\n',
@@ -240,6 +244,17 @@ def test_stops_in_tests_are_skips_by_another_name():
     source = "import torch\nif not torch.cuda.is_available():\n    raise RuntimeError('no GPU')\n"
     assert kinds(source, "tests/test_kernels.py") == []
     assert kinds(source, "launch.py") == [STOPS_WITHOUT_CUDA]
+
+
+def test_a_stop_in_a_function_that_sets_up_a_process_group_refuses_that_mode_only():
+    # A multi-GPU training script's ``main`` stops without CUDA, then sets up its process group;
+    # the package's single-GPU scripts beside it fall back to the CPU.
+    source = (
+        "import torch\n\n\ndef main(args):\n    if torch.cuda.is_available() is False:\n"
+        "        raise EnvironmentError('no GPU')\n    init_distributed_mode(args=args)\n"
+    )
+    assert kinds(source, "train_multi_gpu_using_launch.py") == [DISTRIBUTED_STOPS_WITHOUT_CUDA]
+    assert kinds(source.replace("init_distributed_mode(args=args)", "train(args)"), "train.py") == [STOPS_WITHOUT_CUDA]
 
 
 def test_a_stop_in_a_distributed_set_up_refuses_that_mode_only():

@@ -10,6 +10,7 @@ from __future__ import annotations
 import ast
 import importlib.util
 import inspect
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -252,6 +253,26 @@ def test_the_module_method_signatures_are_the_installed_torchs():
         legacy = any(p.kind is inspect.Parameter.VAR_POSITIONAL for p in parameters)
         found[name] = (len(keyword if legacy else positional), frozenset((*positional, *keyword)))
     assert found == api.MODULE_METHOD_PARAMETERS
+
+
+def test_the_arguments_that_give_a_module_state_are_the_installed_torchs():
+    """``api.STATE_ARGUMENTS``: of a module stateless by default, every tensor its ``__init__``s
+    register as a buffer is one of these arguments, and any parameter it makes is behind
+    ``affine`` (the other arguments, ``reduction=...``, give no state whatever they hold)."""
+    torch = pytest.importorskip("torch")
+    from flake8_torchdevice.knowledge import api
+
+    for qualified in api.MODULES_WITH_OPTIONAL_STATE:
+        cls = getattr(torch.nn, qualified.rsplit(".", 1)[-1])
+        sources = [
+            inspect.getsource(vars(base)["__init__"])
+            for base in cls.__mro__
+            if base is not torch.nn.Module and base.__module__.startswith("torch.nn") and "__init__" in vars(base)
+        ]
+        registered = {name for source in sources for name in re.findall(r'register_buffer\("(\w+)", \1\)', source)}
+        assert registered <= api.STATE_ARGUMENTS, qualified
+        if any("Parameter(" in source for source in sources):
+            assert "affine" in inspect.signature(cls).parameters, qualified
 
 
 def test_the_optimizers_are_the_installed_torchs():

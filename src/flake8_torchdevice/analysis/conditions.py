@@ -40,7 +40,7 @@ from .cuda_words import flag_polarity, mentions_cuda
 from .device_tests import on_the_cpu, on_the_same_device, placement_test, same_device_test
 from .domain import NOWHERE, Kind, Origin, Polarity, Value
 from .imports import ImportTable, dotted_name
-from .literals import constant_truth, is_none_literal, number_value
+from .literals import bool_value, constant_truth, is_none_literal, number_value
 from .state import State
 from .syntax import children
 
@@ -259,6 +259,9 @@ class Conditions:
             if inner is Polarity.NONE:
                 inner = self.polarity(right, state)
             if inner is not Polarity.NONE:
+                truth = bool_value(right) if bool_value(right) is not None else bool_value(left)
+                if truth is not None:  # ``torch.cuda.is_available() is False``
+                    return inner if truth != negated else inner.flipped()
                 # ``ids is not None``, ``gpu_id != -1`` (-1: no GPU) test what ``ids``, ``gpu_id`` test.
                 if is_none_literal(right) or is_none_literal(left) or number_value(right) == -1:
                     return inner if negated else inner.flipped()

@@ -1,14 +1,18 @@
 """What calls show about CUDA beyond conditions: a call that shows the code runs without CUDA
-(a load onto the CPU, a ``--cpu`` option), and CUDA named anywhere inside an expression (a test
-case's ``marks=`` that skips it without CUDA)."""
+(a load onto the CPU, a ``--cpu`` option), CUDA named anywhere inside an expression (a test
+case's ``marks=`` that skips it without CUDA), and whether a CUDA check decides every read of a
+command-line option (``torch.device(args.device if torch.cuda.is_available() else "cpu")``)."""
 
 from __future__ import annotations
+
+from collections.abc import Iterator
 
 import libcst as cst
 
 from ..knowledge import api
 from .cuda_words import mentions_cuda
 from .facts import CallFact
+from .imports import ImportTable, dotted_name
 from .literals import names_the_cpu, string_value
 from .syntax import children, keyword_argument
 
@@ -37,3 +41,38 @@ def mentions_cuda_anywhere(node: cst.CSTNode) -> bool:
     if text is not None and mentions_cuda(text):
         return True
     return any(mentions_cuda_anywhere(child) for child in children(node))
+
+
+# Calls that only show a value (``print(args.device)``, ``logger.info(...)``): not a use of it.
+_DISPLAYS = frozenset({"print", "info", "debug", "warning", "warn", "log", "format", "write", "add_text"})
+
+
+def option_read_only_where_cuda_is(module: cst.Module, imports: ImportTable, option: str) -> bool | None:
+    """Does a CUDA check decide every read of ``<x>.<option>`` in the module (either branch of an
+    ``if`` or a conditional expression whose test asks whether CUDA is there, or that test)? Then
+    the option's ``"cuda"`` default is never used without CUDA. None: the module never reads it
+    (another file may), a read that only displays it aside."""
+    reads = list(_option_reads(module, imports, option, checked=False))
+    return all(reads) if reads else None
+
+
+def _option_reads(node: cst.CSTNode, imports: ImportTable, option: str, checked: bool) -> Iterator[bool]:
+    """Whether each read of the option under ``node`` is decided by a CUDA check."""
+    # ``args.device``, not ``torch.device``: an option is read off a namespace, not a module.
+    if type(node) is cst.Attribute and node.attr.value == option and dotted_name(node) is not None:
+        if imports.qualify(node) is not None:
+            return
+        yield checked
+        return
+    if type(node) is cst.Call and (dotted_name(node.func) or "").rsplit(".", 1)[-1] in _DISPLAYS:
+        return
+    if type(node) is cst.If or type(node) is cst.IfExp:
+        checked = checked or _asks_for_cuda(node.test, imports)
+    for child in children(node):
+        yield from _option_reads(child, imports, option, checked)
+
+
+def _asks_for_cuda(test: cst.CSTNode, imports: ImportTable) -> bool:
+    if type(test) is cst.Call and imports.qualify(test.func) in api.AVAILABILITY_CHECKS:
+        return True
+    return any(_asks_for_cuda(child, imports) for child in children(test))

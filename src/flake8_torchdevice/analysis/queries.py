@@ -15,13 +15,13 @@ import libcst as cst
 
 from ..mentions import mark
 from . import domain, dtypes, value_questions
-from .cuda_evidence import cpu_support, mentions_cuda_anywhere
+from .cuda_evidence import cpu_support, mentions_cuda_anywhere, option_read_only_where_cuda_is
 from .cuda_words import needs_cuda
 from .definitions import Definitions, FunctionInfo
 from .domain import Kind, Origin, Value, is_device_of_a_value
 from .facts import CallFact, DefaultFact, Facts, LiteralFact, OperationFact, StoreFact
 from .imports import ImportTable, dotted_name
-from .literals import bool_value, is_cuda_literal, string_value
+from .literals import bool_value, is_cuda_literal, number_value, string_value
 from .positions import positions_of
 from .project_classes import replaced_without_cuda
 from .syntax import (
@@ -120,6 +120,7 @@ __all__ = [
     "may_be_zero_dim",
     "must_be_on_accelerator",
     "must_be_on_cpu",
+    "number_value",
     "on_the_cpu_in_a_branch",
     "opens_a_file",
     "own_nodes",
@@ -269,10 +270,13 @@ class Analysis:
         evidence = function.evidence if function is not None else self._definitions.module_evidence
         return name in evidence.mappings
 
+    def option_read_only_where_cuda_is(self, option: str) -> bool | None:
+        """Does a CUDA check decide every read of ``<x>.<option>`` (``cuda_evidence.py``)?"""
+        return option_read_only_where_cuda_is(self.module, self._imports, option)
+
     def device_names(self, function: FunctionInfo | None) -> set[str]:
-        """The names a scope (and the module around it) uses as devices: ``.to(name)``, ``device=name``.
-        The module's own set holds every scope's (the collector adds each name to all enclosing
-        scopes), so ``device_names(None)`` is every device name of the file."""
+        """The names a scope (and the module around it) uses as devices (``.to(name)``, ``device=name``);
+        ``device_names(None)``: every device name of the file (the collector adds each to every scope)."""
         names = set(self._definitions.module_evidence.placements)
         if function is not None:
             names |= function.evidence.placements
@@ -348,10 +352,9 @@ class Analysis:
         return self._without_cuda or None
 
     def cases_skipped_without_cuda(self) -> set[int]:
-        """The nodes inside test cases that a CUDA check skips: ``pytest.param(torch.device("cuda"),
-        marks=pytest.mark.skipif(not torch.cuda.is_available(), ...))``, ``marks=RunIf(min_cuda_gpus=1)``.
-        Such a case runs only where CUDA does; its values are built at collection, and building a
-        device needs no GPU."""
+        """The nodes inside test cases a CUDA check skips (``pytest.param(torch.device("cuda"),
+        marks=pytest.mark.skipif(not torch.cuda.is_available(), ...))``, ``marks=RunIf(min_cuda_gpus=1)``),
+        which run only where CUDA does (building a device at collection needs no GPU)."""
         skipped: set[int] = set()
         for call in self.calls():
             marks = keyword_argument(call.node, "marks") if call.qualified == "pytest.param" else None
@@ -393,8 +396,7 @@ class Analysis:
             yield context.site, view
 
     def runs_only_as_called(self, node: cst.CSTNode) -> bool:
-        """Is ``node`` in the body of a function whose every run is one of the call contexts (not
-        in a function, class or lambda nested in it)?"""
+        """Is ``node`` in the body (not a nested def) of a function whose every run is a call context?"""
         if self._closed_nodes is None:
             closed = self._facts.closed_functions
             functions = [info for info in self._definitions.functions.values() if info.key in closed]

@@ -33,7 +33,7 @@ from .domain import (
 from .facts import DefaultFact, OperationFact
 from .frames import Pending
 from .imports import dotted_name
-from .literals import bool_value
+from .literals import bool_value, constant_truth
 from .loops import LoopWalker
 from .state import State, mark_cpu_branches, refuted_by_a_value, unreachable
 from .syntax import all_params, bound_names, children, opens_a_file, statements
@@ -241,7 +241,9 @@ class StatementWalker(LoopWalker, _Base):
             self.evaluate(node.test)
             if node.msg is not None:
                 self.evaluate(node.msg)
-            self.state = self.narrow(self.state, node.test, True).copy()
+            # ``assert False, "not implemented"`` stops every run, as a ``raise`` does.
+            failing = constant_truth(node.test) is False
+            self.state = unreachable() if failing else self.narrow(self.state, node.test, True).copy()
         elif type(node) is cst.Import or type(node) is cst.ImportFrom:
             self.imports.record(node, self.definitions.top_level_names() if self.frame.function else frozenset())
         elif type(node) is cst.Del:

@@ -55,10 +55,13 @@ def moves_nothing(value: Value) -> bool:
 
 
 def _keeps_it_stateless(arg: cst.Arg) -> bool:
-    """A number, a string or ``None`` (no tensor can be one), or a truth value that turns no state
-    on (``affine=False``; a positional ``True`` may be ``affine``)."""
+    """A keyword that gives no state whatever it holds (``reduction=self.reduction``), a number, a
+    string or ``None`` (no tensor can be one), or a truth value that turns no state on
+    (``affine=False``; a positional ``True`` may be ``affine``)."""
     if arg.star:
         return False
+    if arg.keyword is not None and arg.keyword.value not in api.STATE_ARGUMENTS:
+        return True
     truth = bool_value(arg.value)
     if truth is not None:
         return not truth or (arg.keyword is not None and arg.keyword.value not in api.STATE_SWITCHES)

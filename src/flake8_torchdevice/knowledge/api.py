@@ -433,6 +433,10 @@ MODULES_WITH_OPTIONAL_STATE = generated.NN_MODULE_CLASSES_OPTIONAL_STATE
 MODULE_REGISTERS = frozenset({"register_buffer", "register_parameter", "register_module", "add_module"})
 # Their keywords that, set to True, make them build parameters or buffers.
 STATE_SWITCHES = frozenset({"affine", "track_running_stats"})
+# The arguments through which a module stateless by default gets state: the switches above, and the
+# tensors it registers as buffers (``CrossEntropyLoss(weight=w)``); any other argument
+# (``reduction=self.reduction``) leaves it without (torch 2.13's ``__init__``s; test_torch_knowledge).
+STATE_ARGUMENTS = STATE_SWITCHES | {"weight", "pos_weight", "_random_samples"}
 
 
 def may_own_parameters(qualified: str | None) -> bool:

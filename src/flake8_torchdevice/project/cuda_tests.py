@@ -59,12 +59,15 @@ def mentions_cuda(test: ast.AST, aliases: Mapping[str, str]) -> bool:
 
 
 def negated(test: ast.AST) -> bool:
-    """``not torch.cuda.is_available()``, ``device_count() == 0``, ``device_count() < 1``."""
+    """``not torch.cuda.is_available()``, ``torch.cuda.is_available() is False``,
+    ``device_count() == 0``, ``device_count() < 1``."""
     if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
         return True
     if isinstance(test, ast.Compare) and len(test.ops) == 1:
         comparator = test.comparators[0]
         bound = comparator.value if isinstance(comparator, ast.Constant) else None
+        if isinstance(bound, bool):  # ``is False``, ``!= True``
+            return (bound is False) != isinstance(test.ops[0], (ast.NotEq, ast.IsNot))
         return isinstance(test.ops[0], (ast.Eq, ast.Lt, ast.LtE)) and bound in (0, 1)
     return False
 
@@ -84,6 +87,9 @@ def runs_with_cuda(test: ast.AST, aliases: Mapping[str, str]) -> bool | None:
         if not mentions_cuda(test, aliases):
             return None
         # ``device.type == "cuda"``, ``device_count() > 0``; ``!=``, ``== 0`` the other way round
+        comparator = test.comparators[0]
+        if isinstance(comparator, ast.Constant) and isinstance(comparator.value, bool):
+            return not negated(test)  # ``is_available() is not False``
         return not (negated(test) or isinstance(test.ops[0], (ast.NotEq, ast.IsNot, ast.NotIn)))
     if isinstance(test, ast.Call):
         return True if is_availability_check(test, aliases) else None

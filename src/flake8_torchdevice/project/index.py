@@ -223,6 +223,20 @@ def _saves_through_a_framework(name: str, method: str) -> bool:
     return method in _CHECKPOINT_METHODS or (method == "save" and receiver in _SAVING_FRAMEWORKS)
 
 
+def _sets_up_distributed(body: list[ast.stmt]) -> bool:
+    """Does a function body set up a process group: ``init_distributed_mode(args)``,
+    ``dist.init_process_group(...)``?"""
+    for statement in body:
+        for node in ast.walk(statement):
+            if not isinstance(node, ast.Call):
+                continue
+            func = node.func
+            name = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
+            if name == "init_process_group" or _DISTRIBUTED_SETUP.match(name):
+                return True
+    return False
+
+
 def _tests_distributed(test: ast.expr) -> bool:
     """Does the test name the distributed mode: a variable, an attribute, a method, or a key
     (``os.environ["WORLD_SIZE"]``)?"""
@@ -545,8 +559,12 @@ class _Reader(ast.NodeVisitor):
 
     def stop_kind(self) -> str:
         """A stop in a distributed set-up refuses that mode only (a sign of needing CUDA, weighed
-        against the package's signs of CPU support); anywhere else it ends the program."""
+        against the package's signs of CPU support), as does one in a function that sets one up
+        (a multi-GPU script's ``main`` that stops, then calls ``init_distributed_mode``); anywhere
+        else it ends the program."""
         if self._distributed or (self._functions and _DISTRIBUTED_SETUP.match(self._functions[-1])):
+            return DISTRIBUTED_STOPS_WITHOUT_CUDA
+        if self._functions and _sets_up_distributed(self._bodies[-1]):
             return DISTRIBUTED_STOPS_WITHOUT_CUDA
         return STOPS_WITHOUT_CUDA
 

@@ -169,6 +169,14 @@ def _option_name(call: cst.Call) -> str | None:
     return None
 
 
+def _used_as_a_device(option: str | None, analysis: Analysis) -> bool:
+    """Is an option's value used as a device (``.to(args.device)``), where no CUDA check decides
+    every read of it (``torch.device(args.device if torch.cuda.is_available() else "cpu")``)?"""
+    if option is None or analysis.option_read_only_where_cuda_is(option):
+        return False
+    return any(name == option or name.endswith(f".{option}") for name in analysis.device_names(None))
+
+
 _ONLY_UNSEEN_CALLERS = " (every call the project shows passes `%s`: only a caller it does not show takes the default)"
 
 
@@ -221,9 +229,9 @@ class HardcodedCudaDevice(Rule):
     Silicon (MPS). A CPU build of PyTorch raises `AssertionError: Torch not compiled with CUDA
     enabled`; a CUDA build without a GPU raises a `RuntimeError` about the driver.
 
-    Not reported: code under `if torch.cuda.is_available():` (also through `and`/`or`/`not`, a
+    Not reported: code under `if torch.cuda.is_available():` (also through `and`/`or`/`not`/`is False`, a
     variable assigned from it, a conditional expression, the `else` of `if not
-    torch.cuda.is_available()`, code after an early `return`/`raise`/`pytest.skip`, the right side
+    torch.cuda.is_available()`, code after an early `return`/`raise`/`pytest.skip`/`assert False`, the right side
     of `torch.cuda.is_available() and ...`), device checks (`if x.is_cuda:`, `if device.type ==
     "cuda":`, `dist.get_backend() == "nccl"`, `len(torch.cuda.default_generators) > 0`,
     `torch.cuda.max_memory_allocated() > 0`), a `try`
@@ -290,7 +298,9 @@ class HardcodedCudaDevice(Rule):
     such a module, or, in an application, only files needing CUDA import it; likely (medium,
     `--confidence medium`) elsewhere, also where only the file itself falls back (a notebook
     teaching a fallback in one cell uses CUDA on purpose in the next). An argparse default
-    (`--device` defaulting to `"cuda"`) is at most likely: the user chooses. Name your own check
+    (`--device` defaulting to `"cuda"`) is at most likely: the user chooses; and it is not reported
+    where a CUDA check decides every read of the option in its file (`torch.device(args.device if
+    torch.cuda.is_available() else "cpu")`: without CUDA the script takes the CPU). Name your own check
     functions with `--torchdevice-guard-functions`; mark a GPU-only line `# noqa: TDV001`.
 
     ## Example
@@ -368,11 +378,7 @@ class HardcodedCudaDevice(Rule):
                 yield self._legacy_type(origin, _name(origin, analysis))
         if call.method == "add_argument":  # ``parser.add_argument("--device", default="cuda")``
             default = keyword_argument(node, "default")
-            option = _option_name(node)
-            used_as_device = option is not None and any(
-                name == option or name.endswith(f".{option}") for name in analysis.device_names(None)
-            )
-            if default is not None and is_cuda_literal(default) and used_as_device:
+            if default is not None and is_cuda_literal(default) and _used_as_a_device(_option_name(node), analysis):
                 # The user chooses: ``--device cpu`` runs. Likely a bug only where the project runs
                 # without CUDA by default, which no belief can tell from this line.
                 yield replace(self._literal(default, analysis), confidence=Confidence.MEDIUM)

@@ -17,6 +17,7 @@ from ..analysis.queries import (
     keyword_argument,
     may_be_on_accelerator,
     must_be_on_cpu,
+    number_value,
     positional_argument,
     string_value,
 )
@@ -103,7 +104,8 @@ class CreateThenMove(Rule):
     Not reported: `torch.tensor(data)` / `torch.as_tensor(data)` then `.to(device)` (PyTorch stages
     host data on the CPU and copies even when `device=` is given, so the advice would save nothing)
     and `*_like` factories (they allocate where their argument already is), nor a random draw with
-    `generator=` (a CPU generator draws only on the CPU: with `device=` it raises).
+    `generator=` (a CPU generator draws only on the CPU: with `device=` it raises), nor a tensor of
+    no elements (`torch.empty(0).to(x)`, `torch.arange(n, n)`: a placeholder, nothing to copy).
 
     Off by default, like ruff's performance rules: every finding is a real double allocation, but
     most run once (an initialisation, a test) where the cost does not matter (docs/precision.md).
@@ -154,6 +156,8 @@ class CreateThenMove(Rule):
                 continue
             if keyword_argument(created.node, "generator") is not None:
                 continue  # a CPU generator draws only on the CPU: device= would raise
+            if _makes_no_elements(created):
+                continue  # ``torch.empty(0).to(x)``: a placeholder, nothing allocated or copied
             # ``torch.normal(mean, std)`` of tensors takes no device=: it draws where they are.
             drawn_from_tensors = any(is_tensor(value) for value in created.arguments)
             fix = None if drawn_from_tensors or wrapped else _create_on_device(created, site)
@@ -188,6 +192,23 @@ def _factory_of(analysis: Analysis, moved: cst.BaseExpression) -> tuple[CallFact
         wrapped = True
     return call, wrapped
 
+
+def _makes_no_elements(factory: CallFact) -> bool:
+    """``torch.empty(0)``, ``torch.zeros((0, d))``, ``torch.arange(0)``, ``torch.arange(n, n)``: a
+    tensor of no elements, which neither allocates nor copies anything worth the advice."""
+    sizes = [arg.value for arg in factory.node.args if arg.keyword is None]
+    if factory.qualified == "torch.arange":
+        bounds = [number_value(size) for size in sizes[:2]]
+        return bounds == [0] or (len(bounds) == 2 and bounds[0] is not None and bounds[0] == bounds[1])
+    if factory.qualified not in _SIZED_BY_EVERY_POSITIONAL or not sizes:
+        return False  # ``torch.randint(0, 10, (4,))``: its first numbers are bounds, not sizes
+    if len(sizes) == 1 and isinstance(sizes[0], (cst.Tuple, cst.List)):
+        sizes = [element.value for element in sizes[0].elements]
+    return any(number_value(size) == 0 for size in sizes)
+
+
+# Factories whose every positional argument is a size (``torch.zeros(2, 3)``, ``torch.zeros((2, 3))``).
+_SIZED_BY_EVERY_POSITIONAL = frozenset(f"torch.{name}" for name in "zeros ones empty rand randn".split())
 
 # Tensor methods that only convert the dtype: the tensor stays where it was made.
 _CASTS = frozenset("float double half bfloat16 long int short char byte bool".split())
