@@ -10,13 +10,13 @@ from collections.abc import Iterable
 # A rule is on when its high findings were right at least nine times in ten at its first looks
 # (code it was not tuned on; ``precision`` in each rule). One that falls short on causes fixed
 # since stays on until the next first look, and goes off if it falls short again. Why each of
-# these is off, round by round, is in docs/precision.md ("What round N decided"): TDV001 (143 of
-# 322 over rounds 10-24), TDV004 (67 of 212), TDV008 (never right), TDV002 and TDV010 (short at
-# round 24 after rounds 7/13 and 13: 2 of 3 and 0 of 4), TDV003, TDV005, TDV006, TDV009 and
-# TDV012 (each fell short at two first looks; TDV005, on at round 16 with 8 of 8, was right 2
-# times in 9 at round 17; TDV003 0 of 1 at round 23 after 1 of 3 at round 7), TDV013 (no first
-# look has found anything for it); TDV007 is right as a rule but a performance one, most of
-# whose findings run once.
+# these is off, round by round, is in docs/precision.md ("What round N decided"): TDV001 (233 of
+# 480 over rounds 10-25), TDV004 (68 of 228), TDV008 (never right), TDV002 and TDV010 (short at
+# round 24 after rounds 7/13 and 13: 2 of 3 and 0 of 4; TDV002 2 of 2 at round 25, 8 of 12 in
+# all), TDV003, TDV005, TDV006, TDV009 and TDV012 (each fell short at two first looks; TDV005, on
+# at round 16 with 8 of 8, was right 2 times in 9 at round 17; TDV003 0 of 1 at round 23 after 1
+# of 3 at round 7), TDV013 (no first look has found anything for it); TDV007 is right as a rule
+# (150 of 161 at round 25) but a performance one, most of whose findings run once.
 OFF_BY_DEFAULT = frozenset(
     {
         "TDV001",

@@ -280,8 +280,8 @@ class HardcodedCudaDevice(Rule):
     Off by default: its sure findings were right 17 times in 17 at rounds 7-9, then 4 times in 25 at
     rounds 10-12 (a GPU index whose -1 means the CPU, a GPU-only simulator's import, a class
     documented for one GPU, fixed since; a CUDA check across a process pool, scripts GPU-only by
-    design), 83 of 228 at rounds 10-22, 8 of 8 at round 23, 52 of 86 at round 24: 160 of 339 on code
-    first seen (docs/precision.md). It comes on where the user says the project must run without
+    design), 83 of 228 at rounds 10-22, 8 of 8 at round 23, 52 of 86 at round 24, 90 of 158 at round
+    25: 250 of 497 on code first seen (docs/precision.md). It comes on where the user says the project must run without
     CUDA (`runs-without-cuda = true` under `[tool.torchdevice]`, `torchdevice check
     --runs-without-cuda`, `flake8 --torchdevice-runs-without-cuda`), or with
     `--extend-select TDV001` (torchdevice, or `extend-select = ["TDV001"]` under
@@ -326,7 +326,10 @@ class HardcodedCudaDevice(Rule):
     code = "TDV001"
     name = "hardcoded-cuda-device"
     summary = 'Hard-coded `"cuda"` device or GPU-only `torch.cuda` call outside a CUDA check'
-    precision = "first look, high (project's belief): 17 of 17 (7-9), 83 of 228 (10-22), 8 of 8 (23), 52 of 86 (24)"
+    precision = (
+        "first look, high (project's belief): 17 of 17 (7-9), 83 of 228 (10-22), 8 of 8 (23), "
+        "52 of 86 (24), 90 of 158 (25)"
+    )
 
     def check(self, analysis: Analysis, settings: Settings) -> Iterator[Finding]:
         if analysis.imports_library(CUDA_ONLY_LIBRARIES) or analysis.says_it_needs_cuda:

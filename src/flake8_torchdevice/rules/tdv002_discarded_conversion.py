@@ -137,7 +137,8 @@ class DiscardedConversion(Rule):
 
     Off by default since round 24: its sure findings fell short on code first seen again (2 of 3:
     ESPnet's discarded `padding_mask.to(x.device)` moves a mask that every caller, in another
-    file, had already put on `x`'s device; 4 of 7 at rounds 7, 13 and 14). Enable it with
+    file, had already put on `x`'s device; 4 of 7 at rounds 7, 13 and 14; 2 of 2 at round 25: 8 of
+    12 in all). Enable it with
     `--extend-select TDV002` (torchdevice, or `extend-select = ["TDV002"]` under
     `[tool.torchdevice]`) or `--extend-select=TDV002` (flake8).
 
@@ -177,7 +178,10 @@ class DiscardedConversion(Rule):
     code = "TDV002"
     name = "discarded-tensor-conversion"
     summary = "Result of a tensor's `.to()` / `.cuda()` / `.cpu()` is discarded (only `nn.Module.to()` is in place)"
-    precision = "first look: high 4 of 7 (rounds 7, 13, 14; causes fixed), 2 of 3 (24); medium 4 of 6 (15-22)"
+    precision = (
+        "first look: high 4 of 7 (rounds 7, 13, 14; causes fixed), 2 of 3 (24), 2 of 2 (25); "
+        "medium 4 of 6 (15-22), 0 of 1 (25)"
+    )
     depends_on_callers = True  # where a helper's parameters are is where its callers put them
     fails_only_on_an_accelerator = False  # a discarded dtype conversion is lost on the CPU too
 
