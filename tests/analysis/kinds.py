@@ -4,6 +4,7 @@ import torch
 import torch.nn as nn
 from torch.autograd import Variable
 from torch.utils.data import DataLoader
+from controlnet_aux import HEDdetector
 from transformers import AutoModel, AutoTokenizer
 
 a = torch.zeros(3)  # reveal: tensor {cpu}
@@ -39,6 +40,7 @@ out = layer(torch.randn(3, 4))  # reveal: tensor {cpu} grad
 weight = layer.weight  # reveal: tensor {cpu} grad
 pretrained = AutoModel.from_pretrained("bert-base-uncased")  # reveal: module {cpu}
 tokenizer = AutoTokenizer.from_pretrained("bert-base-uncased")  # reveal: unknown
+edges = HEDdetector.from_pretrained("lllyasviel/Annotators")  # reveal: unknown
 encoded = tokenizer("hello", return_tensors="pt")  # reveal: mapping[tensor {cpu}]
 ids = encoded["input_ids"]  # reveal: tensor {cpu}
 mask = encoded.attention_mask  # reveal: tensor {cpu}

@@ -162,10 +162,11 @@ TORCH_TENSORS = "pt"
 INPUT_IDS_METHODS: dict[str, str | None] = {"encode": None, "apply_chat_template": "return_dict"}
 
 # ``Cls.from_pretrained(...)`` loads a model, unless the class is one of these (tokenizers, processors,
-# configurations, diffusers' schedulers and pipelines, datasets), whose ``.to()`` differs or does not exist.
+# configurations, diffusers' schedulers and pipelines, datasets, controlnet_aux's annotators such as
+# ``HEDdetector``, whose call returns a PIL image), whose ``.to()`` differs or does not exist.
 PRETRAINED = Read("transformers", "4.57.1", "transformers/modeling_utils.py")
 PRETRAINED_SUFFIX = ".from_pretrained"
-NOT_MODEL_HINTS = ("Tokenizer", "Processor", "Extractor", "Config", "Scheduler", "Pipeline", "Dataset")
+NOT_MODEL_HINTS = ("Tokenizer", "Processor", "Extractor", "Config", "Scheduler", "Pipeline", "Dataset", "Detector")
 # ``device_map=``: a device (``"cuda"``, ``0``, ``torch.device(...)``, ``{"": d}``) becomes ``{"": d}``,
 # and accelerate's ``dispatch_model`` then calls ``model.to(d)`` with no hooks (one device), so the
 # model is on ``d`` and its inputs must be there too (accelerate 1.11.0, accelerate/big_modeling.py).
@@ -242,7 +243,9 @@ def is_pretrained_load(qualified: str) -> bool:
 
 
 def pretrained_is_model(qualified: str) -> bool:
-    return not any(hint in qualified for hint in NOT_MODEL_HINTS)
+    """Is ``Cls.from_pretrained`` a model's, by the class's name (``HEDdetector`` spells it its way)?"""
+    name = qualified.removesuffix(PRETRAINED_SUFFIX).rsplit(".", 1)[-1].lower()
+    return not any(hint.lower() in name for hint in NOT_MODEL_HINTS)
 
 
 def keeps_transform_place(qualified: str) -> bool:
