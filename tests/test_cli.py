@@ -707,6 +707,22 @@ def test_the_default_run_counts_what_the_rules_off_by_default_found(project, cap
     assert capsys.readouterr().out == "All checks passed (1 file)\n"
 
 
+def test_a_rule_off_by_default_that_fails_costs_the_default_run_nothing(project, capsys, monkeypatch):
+    """The default run counts the rules off by default; one of them failing loses its own count,
+    never the file (no TDV900, which is on by default)."""
+    from flake8_torchdevice.rules.tdv002_discarded_conversion import DiscardedConversion
+
+    def fails(self, analysis, settings):
+        raise ValueError("a bug in TDV002")
+
+    monkeypatch.setattr(DiscardedConversion, "check", fails)
+    write(project, "train.py", "import torch\n\nmodel = torch.load('m.pt', map_location='cpu')\n")
+    assert main(["check", "--no-cache", "--jobs", "1", "."]) == 0
+    assert capsys.readouterr().out == "All checks passed (1 file)\n"
+    assert main(["check", "--no-cache", "--jobs", "1", "--select", "TDV", "."]) == 1
+    assert "TDV900" in capsys.readouterr().out
+
+
 # A hard-coded device in a script that shows it runs without CUDA (it falls back to the CPU at
 # line 3) is a sure finding; without that evidence the same line is only likely (many projects
 # require NVIDIA GPUs by design, which no one file says).

@@ -226,14 +226,22 @@ x = torch.ones(3, device=device)
 
 def test_a_device_option_defaulting_to_cuda_is_likely_unless_a_cuda_check_decides_each_read():
     # ``--device cpu`` runs: whether the default fails rests on how the user runs it.
-    assert _grades(_DEVICE_OPTION.format(use="device = torch.device(args.device)")) == {("TDV001", "medium")}
+    likely = {("TDV001", "medium")}
+    assert _grades(_DEVICE_OPTION.format(use="device = torch.device(args.device)")) == likely
     taken_where_cuda_is = "device = torch.device(args.device if torch.cuda.is_available() else 'cpu')"
     assert _grades(_DEVICE_OPTION.format(use=taken_where_cuda_is)) == set()
-    refused_where_it_is_not = (
-        "if 'cuda' in args.device and not torch.cuda.is_available():\n"
-        "    device = torch.device('cpu')\nelse:\n    device = torch.device(args.device)"
+    refused = "if not torch.cuda.is_available():\n    device = 'cpu'\nelse:\n    device = args.device"
+    assert _grades(_DEVICE_OPTION.format(use=refused)) == set()
+    handed_on = (
+        "def main(parser_data):\n    return torch.device(parser_data.device if torch.cuda.is_available() else 'cpu')\n"
     )
-    assert _grades(_DEVICE_OPTION.format(use=refused_where_it_is_not)) == set()
-    # ``torch.device`` is torch's, not a read of the option.
-    read_twice = f"{taken_where_cuda_is}\nother = torch.device(args.device)"
-    assert _grades(_DEVICE_OPTION.format(use=read_twice)) == {("TDV001", "medium")}
+    assert _grades(_DEVICE_OPTION.format(use=f"{handed_on}device = main(args)")) == set()
+    # Read where CUDA is missing, through a display call, by getattr, or by code the file does not show.
+    unchecked = [
+        "device = 'cuda:0' if torch.cuda.is_available() else args.device",
+        f"{taken_where_cuda_is}\nprint(x.to(args.device))",
+        f"{taken_where_cuda_is}\nother = torch.device(getattr(args, 'device'))",
+        f"{taken_where_cuda_is}\nfrom trainer import train\ntrain(args)",
+    ]
+    for use in unchecked:
+        assert _grades(_DEVICE_OPTION.format(use=use)) == likely, use

@@ -255,6 +255,9 @@ def test_a_stop_in_a_function_that_sets_up_a_process_group_refuses_that_mode_onl
     )
     assert kinds(source, "train_multi_gpu_using_launch.py") == [DISTRIBUTED_STOPS_WITHOUT_CUDA]
     assert kinds(source.replace("init_distributed_mode(args=args)", "train(args)"), "train.py") == [STOPS_WITHOUT_CUDA]
+    # Set up only in the distributed mode: the stop refuses the single-process run too.
+    optional = source.replace("    init_distributed_mode", "    if args.distributed:\n        init_distributed_mode")
+    assert kinds(optional, "train.py") == [STOPS_WITHOUT_CUDA]
 
 
 def test_a_stop_in_a_distributed_set_up_refuses_that_mode_only():

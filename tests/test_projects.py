@@ -198,6 +198,14 @@ def test_calls_record_their_guard_their_arguments_and_their_caller():
         ("torch.cuda.device_count() > 1", True),
         ("x or not torch.cuda.is_available()", False),
         ("x", None),
+        # Compared with a truth value: the name's own polarity, kept or flipped.
+        ("torch.cuda.is_available() is False", False),
+        ("torch.cuda.is_available() != True", False),
+        ("False is torch.cuda.is_available()", False),
+        ("torch.cuda.is_available() is not False", True),
+        ("args.no_cuda == True", False),
+        ("args.no_cuda is False", True),
+        ("x is True", None),
     ],
 )
 def test_which_branch_of_a_test_runs_with_cuda(test, runs):

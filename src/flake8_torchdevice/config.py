@@ -99,7 +99,7 @@ def resolve(config: Config, flags: Config) -> Resolved:
     if chosen.runs_without_cuda:  # a project that runs without CUDA wants its hard-coded devices found
         added += tuple(sorted(ON_WITHOUT_CUDA))
     codes = selected_codes(chosen.select, chosen.ignore or (), added)
-    chose = chosen.select is not None or chosen.ignore is not None or config.extend_select or flags.extend_select
+    chose = chosen.select is not None or chosen.ignore or config.extend_select or flags.extend_select
     return Resolved(
         codes,
         settings,

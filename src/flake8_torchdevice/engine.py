@@ -7,6 +7,7 @@ parse or analyse yields a single TDV900 diagnostic.
 from __future__ import annotations
 
 import ast
+import contextlib
 import io
 import re
 import sys
@@ -78,12 +79,17 @@ class CheckedSource:
 
 
 def lint_source(
-    source: str, settings: Settings = Settings(), rules: Sequence[type[Rule]] = ALL_RULES
+    source: str,
+    settings: Settings = Settings(),
+    rules: Sequence[type[Rule]] = ALL_RULES,
+    counted: Sequence[type[Rule]] = (),
 ) -> list[Diagnostic]:
+    """The diagnostics of ``rules`` and of ``counted``, rules run only to be counted: one of those
+    that fails loses its own findings, never the file's (no TDV900 for it)."""
     # The tree is freed before the cyclic GC resumes: still alive then, all of it would be walked
     # by the collection the next allocation starts (3 to 4 ms for a 1,000-line file).
     with cyclic_gc_paused():
-        return check_source(source, settings, rules).diagnostics
+        return check_source(source, settings, rules, counted=counted).diagnostics
 
 
 def check_source(
@@ -91,6 +97,7 @@ def check_source(
     settings: Settings = Settings(),
     rules: Sequence[type[Rule]] = ALL_RULES,
     timings: StageTimings = UNTIMED,
+    counted: Sequence[type[Rule]] = (),
 ) -> CheckedSource:
     if not could_have_findings(source):
         return CheckedSource(None, [], [])
@@ -99,11 +106,11 @@ def check_source(
     if _too_deep_for_python(source):
         return _unanalysable(f"an expression nested deeper than {_MAX_EXPRESSION_DEPTH:,} levels")
     with cyclic_gc_paused():
-        return _parse_and_check(source, settings, rules, timings)
+        return _parse_and_check(source, settings, rules, timings, counted)
 
 
 def _parse_and_check(
-    source: str, settings: Settings, rules: Sequence[type[Rule]], timings: StageTimings
+    source: str, settings: Settings, rules: Sequence[type[Rule]], timings: StageTimings, counted: Sequence[type[Rule]]
 ) -> CheckedSource:
     try:
         with timings.stage(PARSE):
@@ -114,7 +121,7 @@ def _parse_and_check(
         return _unanalysable(f"libcst could not parse it: {_first_line(error)}")
     try:
         with _recursion_limit_raised():
-            findings, mentioned = _run_rules(module, settings, rules, timings)
+            findings, mentioned = _run_rules(module, settings, rules, timings, counted)
             with timings.stage(POSITIONS):
                 located = _locate(module, _unique(findings), mentioned)
             return CheckedSource(module, located, sorted(diagnostic for _, diagnostic in located))
@@ -228,30 +235,43 @@ _recursion_limit_raised = ProcessSetting(_raise_recursion_limit, sys.setrecursio
 
 
 def _run_rules(
-    module: cst.Module, settings: Settings, rules: Sequence[type[Rule]], timings: StageTimings
+    module: cst.Module,
+    settings: Settings,
+    rules: Sequence[type[Rule]],
+    timings: StageTimings,
+    counted: Sequence[type[Rule]] = (),
 ) -> tuple[list[Finding], list[cst.CSTNode]]:
-    """The findings, and the nodes whose line their messages name."""
+    """The findings, and the nodes whose line their messages name; those of ``counted`` last, each
+    rule on its own (``lint_source``)."""
     with timings.stage(ANALYSE):
         analysis = analyse(module, settings.guard_functions, settings.callers, settings.classes)
-    findings: list[Finding] = []
-    least = settings.confidence
-    cpu_only = settings.cpu_support.verdict == NO_ACCELERATOR
     # Every node of the top-level definitions nothing in the project refers to: the one holding it.
     unreferenced = (
         analysis.definitions_holding(frozenset(settings.callers.unreferenced)) if settings.callers.unreferenced else {}
     )
+    findings: list[Finding] = []
     for rule in rules:
         with timings.stage(rule.code):
-            check = rule()
-            found = list(check.check(analysis, settings))
-            if rule.depends_on_callers:
-                found = _through_calls(check, analysis, settings, found)
-            if cpu_only and rule.fails_only_on_an_accelerator:
-                found = [_in_a_cpu_only_project(finding, settings) for finding in found]
-            if unreferenced:
-                found = [_in_code_nothing_runs(finding, unreferenced) for finding in found]
-            findings.extend(finding for finding in found if finding.confidence >= least)
+            findings.extend(_findings_of(rule, analysis, settings, unreferenced))
+    for rule in counted:
+        with timings.stage(rule.code), contextlib.suppress(Exception):  # RecursionError too
+            findings.extend(_findings_of(rule, analysis, settings, unreferenced))
     return findings, analysis.mentioned()
+
+
+def _findings_of(
+    rule: type[Rule], analysis: Analysis, settings: Settings, unreferenced: dict[int, str]
+) -> list[Finding]:
+    """One rule's findings at the settings' confidence or above, graded by what the project shows."""
+    check = rule()
+    found = list(check.check(analysis, settings))
+    if rule.depends_on_callers:
+        found = _through_calls(check, analysis, settings, found)
+    if settings.cpu_support.verdict == NO_ACCELERATOR and rule.fails_only_on_an_accelerator:
+        found = [_in_a_cpu_only_project(finding, settings) for finding in found]
+    if unreferenced:
+        found = [_in_code_nothing_runs(finding, unreferenced) for finding in found]
+    return [finding for finding in found if finding.confidence >= settings.confidence]
 
 
 def _through_calls(rule: Rule, analysis: Analysis, settings: Settings, found: list[Finding]) -> list[Finding]:

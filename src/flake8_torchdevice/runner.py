@@ -87,6 +87,9 @@ class RunOptions:
     beliefs: Projects | None = None
     # Where a checked file's reports are kept by content; None when fixing or when turned off.
     cache: ResultCache | None = None
+    # Of ``codes``, those run only to be counted (the rules off by default on a run that chose
+    # none): a rule among them that fails loses its own findings, never the file's.
+    counted: frozenset[str] = frozenset()
 
 
 @dataclass(frozen=True)
@@ -269,7 +272,8 @@ def _lint(display: str, document: _Document, options: RunOptions) -> list[Report
     from .engine import lint_source
     from .rules import selected_rules
 
-    diagnostics = lint_source(document.source, options.settings, selected_rules(options.codes))
+    rules, counted = selected_rules(options.codes - options.counted), selected_rules(options.counted)
+    diagnostics = lint_source(document.source, options.settings, rules, counted)
     return _reports(display, document, diagnostics, options)
 
 

@@ -2,7 +2,7 @@
 
 "All checks passed (12 files)", "Found 3 findings in 2 files (2 fixable with `torchdevice fix`)",
 "Fixed 2 findings in 1 file; 1 remaining in 1 file", and what a lower ``--confidence`` would add
-("; 3 likely findings not shown (`--confidence medium`)"), and what the rules off by default would
+("; 3 likely findings not shown (`--confidence medium`)"), and what the rules off by default found
 ("; 5 findings of rules off by default not shown (`--select TDV`)"). A pure function of the run's counts, so that
 every wording is tested without running anything.
 """

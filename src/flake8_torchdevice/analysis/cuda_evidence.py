@@ -5,7 +5,8 @@ command-line option (``torch.device(args.device if torch.cuda.is_available() els
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
+from collections.abc import Set as AbstractSet
 
 import libcst as cst
 
@@ -14,7 +15,7 @@ from .cuda_words import mentions_cuda
 from .facts import CallFact
 from .imports import ImportTable, dotted_name
 from .literals import names_the_cpu, string_value
-from .syntax import children, keyword_argument
+from .syntax import children, every_node, keyword_argument
 
 
 # Command-line options that choose the CPU: ``--cpu``, ``--no-cuda``, ``--no_gpu``, ``--use-cpu``.
@@ -43,36 +44,140 @@ def mentions_cuda_anywhere(node: cst.CSTNode) -> bool:
     return any(mentions_cuda_anywhere(child) for child in children(node))
 
 
-# Calls that only show a value (``print(args.device)``, ``logger.info(...)``): not a use of it.
-_DISPLAYS = frozenset({"print", "info", "debug", "warning", "warn", "log", "format", "write", "add_text"})
+# Where a script keeps its parsed options: ``args = parser.parse_args()`` names it; these are the
+# names it is usually handed on by (``def main(args)``, ``opt``). ``x.device`` of a tensor is no read.
+_NAMESPACES = frozenset({"args", "opt", "opts", "options", "arguments", "flags", "FLAGS", "hparams"})
+# What only shows a value, or a namespace (``print(args.device)``, ``logger.info(args)``): no use.
+_SHOWS = frozenset({"print", "vars", "str", "repr", "len", "pprint"})
+_LOGS = frozenset({"info", "debug", "warning", "warn", "log", "write", "add_text"})
 
 
 def option_read_only_where_cuda_is(module: cst.Module, imports: ImportTable, option: str) -> bool | None:
-    """Does a CUDA check decide every read of ``<x>.<option>`` in the module (either branch of an
-    ``if`` or a conditional expression whose test asks whether CUDA is there, or that test)? Then
-    the option's ``"cuda"`` default is never used without CUDA. None: the module never reads it
-    (another file may), a read that only displays it aside."""
-    reads = list(_option_reads(module, imports, option, checked=False))
+    """Does a CUDA check decide every read of the option ``args.<option>`` in the module (it sits
+    where the check found CUDA: ``args.device if torch.cuda.is_available() else "cpu"``, the body of
+    ``if torch.cuda.is_available():``, the ``else`` of ``if not torch.cuda.is_available():``)? Then
+    the option's ``"cuda"`` default is never used without CUDA. False where the namespace is handed
+    to code this module does not define (which may read the option anywhere); None where the module
+    never reads it. A read that only shows it (``print``, logging, an f-string) is no use."""
+    functions = {statement.name.value: statement for statement in module.body if type(statement) is cst.FunctionDef}
+    namespaces = _handed_to(module, functions, {*_NAMESPACES, *_parsed_into(module)})
+    defined = set(functions)
+    reads: list[bool] = []
+    for checked in _option_reads(module, imports, option, namespaces, defined, False):
+        if checked is None:
+            return False
+        reads.append(checked)
     return all(reads) if reads else None
 
 
-def _option_reads(node: cst.CSTNode, imports: ImportTable, option: str, checked: bool) -> Iterator[bool]:
-    """Whether each read of the option under ``node`` is decided by a CUDA check."""
-    # ``args.device``, not ``torch.device``: an option is read off a namespace, not a module.
-    if type(node) is cst.Attribute and node.attr.value == option and dotted_name(node) is not None:
-        if imports.qualify(node) is not None:
-            return
+def _handed_to(module: cst.Module, functions: dict[str, cst.FunctionDef], namespaces: set[str]) -> set[str]:
+    """``namespaces``, with the parameters of the module's functions that calls hand one to
+    (``main(args)`` into ``def main(parser_data)``), and so on."""
+    calls = [
+        (node, functions[node.func.value].params.params)
+        for node in every_node(module)
+        if type(node) is cst.Call and type(node.func) is cst.Name and node.func.value in functions
+    ]
+    grown = True
+    while grown:
+        grown = False
+        for call, params in calls:
+            for index, arg in enumerate(call.args):
+                named = _parameter_handed(arg, index, params) if _namespace(arg.value, namespaces) else None
+                if named is not None and named not in namespaces:
+                    namespaces.add(named)
+                    grown = True
+    return namespaces
+
+
+def _parameter_handed(arg: cst.Arg, index: int, params: Sequence[cst.Param]) -> str | None:
+    """The parameter an argument binds: its keyword's, or the one at its position."""
+    if arg.star:
+        return None
+    if arg.keyword is not None:
+        return arg.keyword.value
+    return params[index].name.value if index < len(params) else None
+
+
+def _parsed_into(module: cst.Module) -> set[str]:
+    """The names ``x = parser.parse_args()`` (or ``x, rest = parser.parse_known_args()``) binds."""
+    names = set()
+    for statement in module.body:
+        for node in every_node(statement):
+            if type(node) is cst.Assign and type(node.value) is cst.Call:
+                method = dotted_name(node.value.func) or ""
+                if method.endswith((".parse_args", ".parse_known_args")):
+                    target = node.targets[0].target
+                    first = target.elements[0].value if type(target) is cst.Tuple and target.elements else target
+                    if type(first) is cst.Name:
+                        names.add(first.value)
+    return names
+
+
+def _option_reads(
+    node: cst.CSTNode, imports: ImportTable, option: str, namespaces: AbstractSet[str], defined: set[str], checked: bool
+) -> Iterator[bool | None]:
+    """For each read of the option under ``node``, whether a CUDA check decides it; None for a
+    namespace handed to a function this module does not define."""
+    read = _read_of(node, option, namespaces)
+    if read:
         yield checked
         return
-    if type(node) is cst.Call and (dotted_name(node.func) or "").rsplit(".", 1)[-1] in _DISPLAYS:
-        return
+    if type(node) is cst.FormattedString:
+        return  # formatting a string places nothing
+    if type(node) is cst.Call:
+        name = dotted_name(node.func) or ""
+        shows = name in _SHOWS or (type(node.func) is cst.Attribute and name.rsplit(".", 1)[-1] in _LOGS)
+        if shows and imports.qualify(node.func) is None:
+            arguments = [arg.value for arg in node.args if not _read_of(arg.value, option, namespaces)]
+            for argument in arguments:
+                if not (type(argument) is cst.Name and argument.value in namespaces):
+                    yield from _option_reads(argument, imports, option, namespaces, defined, checked)
+            return
+        handed = any(_namespace(arg.value, namespaces) for arg in node.args)
+        if handed and name not in defined:
+            yield None
     if type(node) is cst.If or type(node) is cst.IfExp:
-        checked = checked or _asks_for_cuda(node.test, imports)
+        body, orelse = _cuda_in_branches(node.test, imports)
+        yield from _option_reads(node.test, imports, option, namespaces, defined, checked)
+        yield from _option_reads(node.body, imports, option, namespaces, defined, checked or body)
+        if node.orelse is not None:
+            yield from _option_reads(node.orelse, imports, option, namespaces, defined, checked or orelse)
+        return
     for child in children(node):
-        yield from _option_reads(child, imports, option, checked)
+        yield from _option_reads(child, imports, option, namespaces, defined, checked)
 
 
-def _asks_for_cuda(test: cst.CSTNode, imports: ImportTable) -> bool:
-    if type(test) is cst.Call and imports.qualify(test.func) in api.AVAILABILITY_CHECKS:
-        return True
-    return any(_asks_for_cuda(child, imports) for child in children(test))
+def _namespace(node: cst.BaseExpression, namespaces: AbstractSet[str]) -> bool:
+    """``args``, or ``vars(args)``: the options whole, handed to a call."""
+    if type(node) is cst.Call and dotted_name(node.func) == "vars" and node.args:
+        node = node.args[0].value
+    return type(node) is cst.Name and node.value in namespaces
+
+
+def _read_of(node: cst.CSTNode, option: str, namespaces: AbstractSet[str]) -> bool:
+    """``args.device``, ``getattr(args, "device")``, ``vars(args)["device"]``."""
+    if type(node) is cst.Attribute:
+        return node.attr.value == option and type(node.value) is cst.Name and node.value.value in namespaces
+    if type(node) is cst.Call and dotted_name(node.func) == "getattr" and len(node.args) >= 2:
+        owner = node.args[0].value
+        return type(owner) is cst.Name and owner.value in namespaces and string_value(node.args[1].value) == option
+    if type(node) is cst.Subscript and len(node.slice) == 1 and type(node.slice[0].slice) is cst.Index:
+        return string_value(node.slice[0].slice.value) == option
+    return False
+
+
+def _cuda_in_branches(test: cst.BaseExpression, imports: ImportTable) -> tuple[bool, bool]:
+    """Whether the true branch of ``test``, and its false branch, run only where CUDA is."""
+    if type(test) is cst.Call:
+        return (imports.qualify(test.func) in api.AVAILABILITY_CHECKS, False)
+    if type(test) is cst.UnaryOperation and type(test.operator) is cst.Not:
+        body, orelse = _cuda_in_branches(test.expression, imports)
+        return orelse, body
+    if type(test) is cst.BooleanOperation:
+        left = _cuda_in_branches(test.left, imports)
+        right = _cuda_in_branches(test.right, imports)
+        if type(test.operator) is cst.And:  # true: both are; false: either may not be
+            return left[0] or right[0], left[1] and right[1]
+        return left[0] and right[0], left[1] or right[1]
+    return False, False

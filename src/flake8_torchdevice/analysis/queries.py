@@ -396,7 +396,7 @@ class Analysis:
             yield context.site, view
 
     def runs_only_as_called(self, node: cst.CSTNode) -> bool:
-        """Is ``node`` in the body (not a nested def) of a function whose every run is a call context?"""
+        """Is ``node`` in a function's own body (no nested def, class, lambda) whose every run is a call context?"""
         if self._closed_nodes is None:
             closed = self._facts.closed_functions
             functions = [info for info in self._definitions.functions.values() if info.key in closed]

@@ -64,12 +64,24 @@ def negated(test: ast.AST) -> bool:
     if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
         return True
     if isinstance(test, ast.Compare) and len(test.ops) == 1:
+        truth = _compared_truth(test)
+        if truth is not None:  # ``is False``, ``!= True``
+            return truth[1] is False
         comparator = test.comparators[0]
         bound = comparator.value if isinstance(comparator, ast.Constant) else None
-        if isinstance(bound, bool):  # ``is False``, ``!= True``
-            return (bound is False) != isinstance(test.ops[0], (ast.NotEq, ast.IsNot))
         return isinstance(test.ops[0], (ast.Eq, ast.Lt, ast.LtE)) and bound in (0, 1)
     return False
+
+
+def _compared_truth(test: ast.Compare) -> tuple[ast.expr, bool] | None:
+    """``x is False``, ``x != True``, ``False is x``: the side compared and the truth value ``x``
+    must have for the test to hold; None when neither side is ``True`` or ``False``."""
+    left, right = test.left, test.comparators[0]
+    for side, other in ((left, right), (right, left)):
+        if isinstance(other, ast.Constant) and isinstance(other.value, bool):
+            wanted = other.value != isinstance(test.ops[0], (ast.NotEq, ast.IsNot))
+            return side, wanted
+    return None
 
 
 def runs_with_cuda(test: ast.AST, aliases: Mapping[str, str]) -> bool | None:
@@ -87,9 +99,12 @@ def runs_with_cuda(test: ast.AST, aliases: Mapping[str, str]) -> bool | None:
         if not mentions_cuda(test, aliases):
             return None
         # ``device.type == "cuda"``, ``device_count() > 0``; ``!=``, ``== 0`` the other way round
-        comparator = test.comparators[0]
-        if isinstance(comparator, ast.Constant) and isinstance(comparator.value, bool):
-            return not negated(test)  # ``is_available() is not False``
+        truth = _compared_truth(test)
+        if truth is not None:  # ``torch.cuda.is_available() is False``, ``args.no_cuda == True``
+            side, value = truth
+            inner = runs_with_cuda(side, aliases)
+            flipped = value is False
+            return None if inner is None else inner != flipped
         return not (negated(test) or isinstance(test.ops[0], (ast.NotEq, ast.IsNot, ast.NotIn)))
     if isinstance(test, ast.Call):
         return True if is_availability_check(test, aliases) else None

@@ -224,16 +224,17 @@ def _saves_through_a_framework(name: str, method: str) -> bool:
 
 
 def _sets_up_distributed(body: list[ast.stmt]) -> bool:
-    """Does a function body set up a process group: ``init_distributed_mode(args)``,
-    ``dist.init_process_group(...)``?"""
+    """Does a function set up a process group on every run: a statement of its own body, not in a
+    branch, that calls ``init_distributed_mode(args)`` or ``dist.init_process_group(...)``? One
+    under ``if args.distributed:`` leaves the single-process run, which the stop refuses too."""
     for statement in body:
-        for node in ast.walk(statement):
-            if not isinstance(node, ast.Call):
-                continue
-            func = node.func
-            name = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
-            if name == "init_process_group" or _DISTRIBUTED_SETUP.match(name):
-                return True
+        call = statement.value if isinstance(statement, (ast.Expr, ast.Assign)) else None
+        if not isinstance(call, ast.Call):
+            continue
+        func = call.func
+        name = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
+        if name == "init_process_group" or _DISTRIBUTED_SETUP.match(name):
+            return True
     return False
 
 

@@ -229,9 +229,10 @@ class HardcodedCudaDevice(Rule):
     Silicon (MPS). A CPU build of PyTorch raises `AssertionError: Torch not compiled with CUDA
     enabled`; a CUDA build without a GPU raises a `RuntimeError` about the driver.
 
-    Not reported: code under `if torch.cuda.is_available():` (also through `and`/`or`/`not`/`is False`, a
-    variable assigned from it, a conditional expression, the `else` of `if not
-    torch.cuda.is_available()`, code after an early `return`/`raise`/`pytest.skip`/`assert False`, the right side
+    Not reported: code under `if torch.cuda.is_available():` (also through `and`/`or`/`not`, a
+    comparison with `True` or `False`, a variable assigned from it, a conditional expression, the
+    `else` of `if not torch.cuda.is_available()`, code after an early
+    `return`/`raise`/`pytest.skip`/`assert False`, the right side
     of `torch.cuda.is_available() and ...`), device checks (`if x.is_cuda:`, `if device.type ==
     "cuda":`, `dist.get_backend() == "nccl"`, `len(torch.cuda.default_generators) > 0`,
     `torch.cuda.max_memory_allocated() > 0`), a `try`
@@ -299,8 +300,9 @@ class HardcodedCudaDevice(Rule):
     `--confidence medium`) elsewhere, also where only the file itself falls back (a notebook
     teaching a fallback in one cell uses CUDA on purpose in the next). An argparse default
     (`--device` defaulting to `"cuda"`) is at most likely: the user chooses; and it is not reported
-    where a CUDA check decides every read of the option in its file (`torch.device(args.device if
-    torch.cuda.is_available() else "cpu")`: without CUDA the script takes the CPU). Name your own check
+    where every read of the option in its file sits where a CUDA check found CUDA
+    (`torch.device(args.device if torch.cuda.is_available() else "cpu")`: without CUDA the script
+    takes the CPU), and the options are handed to no code the file does not show. Name your own check
     functions with `--torchdevice-guard-functions`; mark a GPU-only line `# noqa: TDV001`.
 
     ## Example

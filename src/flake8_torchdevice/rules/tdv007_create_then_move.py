@@ -201,13 +201,24 @@ def _makes_no_elements(factory: CallFact) -> bool:
     tensor of no elements, which neither allocates nor copies anything worth the advice."""
     sizes = [arg.value for arg in factory.node.args if arg.keyword is None]
     if factory.qualified == "torch.arange":
-        bounds = [number_value(size) for size in sizes[:2]]
-        return bounds == [0] or (len(bounds) == 2 and bounds[0] is not None and bounds[0] == bounds[1])
+        if any(keyword_argument(factory.node, bound) is not None for bound in ("start", "end", "step")):
+            return False  # ``torch.arange(0, end=n)``: n elements
+        if len(sizes) == 1:
+            return number_value(sizes[0]) == 0
+        return len(sizes) == 2 and _same_number(sizes[0], sizes[1])
     if factory.qualified not in _SIZED_BY_EVERY_POSITIONAL or not sizes:
         return False  # ``torch.randint(0, 10, (4,))``: its first numbers are bounds, not sizes
     if len(sizes) == 1 and isinstance(sizes[0], (cst.Tuple, cst.List)):
         sizes = [element.value for element in sizes[0].elements]
     return any(number_value(size) == 0 for size in sizes)
+
+
+def _same_number(first: cst.BaseExpression, second: cst.BaseExpression) -> bool:
+    """Two literals of one value, or one name twice (``torch.arange(n, n)``)."""
+    if type(first) is cst.Name and type(second) is cst.Name:
+        return first.value == second.value
+    value = number_value(first)
+    return value is not None and value == number_value(second)
 
 
 # Factories whose every positional argument is a size (``torch.zeros(2, 3)``, ``torch.zeros((2, 3))``).
