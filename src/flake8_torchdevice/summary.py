@@ -1,10 +1,10 @@
 """The line that ends a run of the command: what it checked, found and fixed, as ruff ends one.
 
 "All checks passed (12 files)", "Found 3 findings in 2 files (2 fixable with `torchdevice fix`)",
-"Fixed 2 findings in 1 file; 1 remaining in 1 file", and what a lower ``--confidence`` would add
-("; 3 likely findings not shown (`--confidence medium`)"), and what the rules off by default found
-("; 5 findings of rules off by default not shown (`--select TDV`)"). A pure function of the run's counts, so that
-every wording is tested without running anything.
+"Fixed 2 findings in 1 file; 1 remaining in 1 file", what a lower ``--confidence`` would add
+("; 3 likely findings not shown (`--confidence medium`)") and what the rules off by default found
+("; 5 findings of rules off by default not shown (`--select TDV`)"). A pure function of the run's
+counts, so that every wording is tested without running anything.
 """
 
 from __future__ import annotations

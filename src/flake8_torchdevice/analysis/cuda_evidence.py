@@ -101,16 +101,15 @@ def _parameter_handed(arg: cst.Arg, index: int, params: Sequence[cst.Param]) -> 
 
 def _parsed_into(module: cst.Module) -> set[str]:
     """The names ``x = parser.parse_args()`` (or ``x, rest = parser.parse_known_args()``) binds."""
-    names = set()
-    for statement in module.body:
-        for node in every_node(statement):
-            if type(node) is cst.Assign and type(node.value) is cst.Call:
-                method = dotted_name(node.value.func) or ""
-                if method.endswith((".parse_args", ".parse_known_args")):
-                    target = node.targets[0].target
-                    first = target.elements[0].value if type(target) is cst.Tuple and target.elements else target
-                    if type(first) is cst.Name:
-                        names.add(first.value)
+    names: set[str] = set()
+    for node in every_node(module):
+        if type(node) is cst.Assign and type(node.value) is cst.Call:
+            method = dotted_name(node.value.func) or ""
+            if method.endswith((".parse_args", ".parse_known_args")):
+                target = node.targets[0].target
+                first = target.elements[0].value if type(target) is cst.Tuple and target.elements else target
+                if type(first) is cst.Name:
+                    names.add(first.value)
     return names
 
 
@@ -129,10 +128,9 @@ def _option_reads(
         name = dotted_name(node.func) or ""
         shows = name in _SHOWS or (type(node.func) is cst.Attribute and name.rsplit(".", 1)[-1] in _LOGS)
         if shows and imports.qualify(node.func) is None:
-            arguments = [arg.value for arg in node.args if not _read_of(arg.value, option, namespaces)]
-            for argument in arguments:
-                if not (type(argument) is cst.Name and argument.value in namespaces):
-                    yield from _option_reads(argument, imports, option, namespaces, defined, checked)
+            for arg in node.args:  # what it shows is no use: the option itself, the namespace whole
+                if not (_read_of(arg.value, option, namespaces) or _namespace(arg.value, namespaces)):
+                    yield from _option_reads(arg.value, imports, option, namespaces, defined, checked)
             return
         handed = any(_namespace(arg.value, namespaces) for arg in node.args)
         if handed and name not in defined:
@@ -156,7 +154,8 @@ def _namespace(node: cst.BaseExpression, namespaces: AbstractSet[str]) -> bool:
 
 
 def _read_of(node: cst.CSTNode, option: str, namespaces: AbstractSet[str]) -> bool:
-    """``args.device``, ``getattr(args, "device")``, ``vars(args)["device"]``."""
+    """``args.device``, ``getattr(args, "device")``, and any subscript by the option's name
+    (``vars(args)["device"]``, a dictionary the options were copied into)."""
     if type(node) is cst.Attribute:
         return node.attr.value == option and type(node.value) is cst.Name and node.value.value in namespaces
     if type(node) is cst.Call and dotted_name(node.func) == "getattr" and len(node.args) >= 2:
