@@ -143,3 +143,22 @@ def pick(use_cuda=True):
         use_cuda = False
         reveal(use_cuda)  # reveal: scalar cuda-check
     reveal(use_cuda)  # reveal: scalar cuda-check
+
+
+def flags_set_by_the_check(size):
+    fast = False
+    if torch.cuda.is_available():
+        fast = True
+    reveal(fast)  # reveal: scalar cuda-check
+    cpu_only = True
+    if torch.cuda.is_available():
+        cpu_only = False
+    reveal(cpu_only)  # reveal: scalar no-cuda-check
+    large = True if size > 3 and torch.cuda.is_available() else False
+    reveal(large)  # reveal: scalar cuda-check
+    small = False if size > 3 and torch.cuda.is_available() else True
+    reveal(small)  # reveal: scalar no-cuda-check
+    sized = False
+    if size > 3:
+        sized = True
+    reveal(sized)  # reveal: scalar

@@ -13,9 +13,9 @@ from collections.abc import Sequence
 import libcst as cst
 
 from .cuda_words import mentions_cuda
-from .domain import Polarity
 from .imports import dotted_name
 from .literals import number_value, string_value
+from .polarity import Polarity
 from .syntax import literal_index
 
 # A device index by its name (``device``, ``cuda_device``, ``gpu_id``), where -1 means the CPU.

@@ -38,9 +38,10 @@ from .comparisons import (
 )
 from .cuda_words import flag_polarity, mentions_cuda
 from .device_tests import on_the_cpu, on_the_same_device, placement_test, same_device_test
-from .domain import NOWHERE, Kind, Origin, Polarity, Value
+from .domain import NOWHERE, Kind, Origin, Value
 from .imports import ImportTable, dotted_name
 from .literals import bool_value, constant_truth, is_none_literal, number_value
+from .polarity import Polarity
 from .state import State
 from .syntax import children
 
@@ -89,8 +90,11 @@ class Conditions:
         if type(test) is cst.NamedExpr:
             return self.narrow(state, test.target, truth, current_value)
         narrowed, polarity = state, self.polarity(test, state)
-        if polarity is Polarity.NONE and (type(test) is cst.Name or type(test) is cst.Attribute):
-            polarity = current_value(test, state).polarity  # ``self.use_gpu`` an earlier method set
+        if type(test) is cst.Name or type(test) is cst.Attribute:
+            # What the code assigned decides over what the name says: ``self.use_gpu`` an earlier
+            # method set, ``self.cpu_cache`` set true only for inputs on CUDA.
+            shown = current_value(test, state).polarity
+            polarity = polarity if shown is Polarity.NONE else shown
         if (polarity is Polarity.POSITIVE and truth) or (polarity is Polarity.NEGATIVE and not truth):
             chosen = _defaulted_flag(test, state, current_value)
             narrowed = _with_cuda(narrowed, checked=True) if chosen is None else _by_default(narrowed, chosen)
@@ -197,15 +201,27 @@ class Conditions:
             return self._reference_polarity(test, state)
         if type(test) is cst.NamedExpr:
             return self.polarity(test.value, state)
+        if type(test) is cst.IfExp:
+            return self._chosen_polarity(test, state)
         return Polarity.NONE
+
+    def _chosen_polarity(self, test: cst.IfExp, state: State) -> Polarity:
+        """``True if c else False`` tests what ``c`` tests; ``False if c else True``, its negation."""
+        body, orelse = constant_truth(test.body), constant_truth(test.orelse)
+        if body is None or orelse is None or body is orelse:
+            return Polarity.NONE
+        tested = self.polarity(test.test, state)
+        return tested if body else tested.flipped()
 
     def bound_polarity(self, value: cst.BaseExpression, state: State) -> Polarity:
         """The polarity of a value being bound: its test's, or a constant's that agrees with what the
         state knows (``use_cuda = False`` where CUDA is missing is false exactly when
         ``torch.cuda.is_available()`` is)."""
         truth = constant_truth(value)
-        if truth is not None and (state.cuda_checked if truth else state.cuda_refused):
-            return Polarity.POSITIVE
+        if truth is not None and (state.cuda_checked or state.cuda_refused):
+            # ``fast = True`` where CUDA was found is true with CUDA; ``cpu_only = True`` where it
+            # is missing, false with it.
+            return Polarity.POSITIVE if truth is state.cuda_checked else Polarity.NEGATIVE
         return self.polarity(value, state)
 
     def mentions_guard(self, node: cst.CSTNode, state: State) -> bool:

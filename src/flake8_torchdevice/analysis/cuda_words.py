@@ -9,8 +9,8 @@ import functools
 import libcst as cst
 
 from ..knowledge.api import MENTIONS_CUDA, NEEDS_CUDA, REFUSES_CUDA
-from .domain import Polarity
 from .literals import bool_value
+from .polarity import Polarity
 
 
 @functools.lru_cache(maxsize=4096)  # asked again and again about the same few hundred names

@@ -20,6 +20,7 @@ from typing import TypeVar, dataclass_transform
 import libcst as cst
 
 from ..knowledge import api
+from .polarity import Polarity, joined_polarity
 
 _T = TypeVar("_T")
 
@@ -124,21 +125,6 @@ def with_module(name: str, guessed: bool = False) -> frozenset[Place]:
     return frozenset({Place(PlaceKind.WITH_MODULE, name, guessed=guessed)})
 
 
-class Polarity(enum.Enum):
-    """What a boolean says about CUDA: usable when true (POSITIVE), when false (NEGATIVE), nothing."""
-
-    NONE = 0
-    POSITIVE = 1
-    NEGATIVE = 2
-
-    def flipped(self) -> Polarity:
-        if self is Polarity.POSITIVE:
-            return Polarity.NEGATIVE
-        if self is Polarity.NEGATIVE:
-            return Polarity.POSITIVE
-        return self
-
-
 @_immutable
 class Value:
     kind: Kind = Kind.UNKNOWN
@@ -152,6 +138,8 @@ class Value:
     may_be_scalar: bool = False
     # A boolean that is a CUDA check (``use_cuda = torch.cuda.is_available()``).
     polarity: Polarity = Polarity.NONE
+    # ``True`` or ``False`` as written, on every path that reached here (None: not a constant).
+    truth: bool | None = None
     # How many dimensions, when the code shows it (``np.zeros((n, 1))`` has 2).
     rank: int | None = None
     elements: tuple[Value, ...] | None = None
@@ -223,7 +211,8 @@ class Value:
             grad=self.grad and other.grad,
             scalar=self.scalar and other.scalar,
             may_be_scalar=self.may_be_scalar or other.may_be_scalar,
-            polarity=self.polarity if self.polarity is other.polarity else Polarity.NONE,
+            polarity=joined_polarity(self.polarity, self.truth, other.polarity, other.truth),
+            truth=self.truth if self.truth is other.truth else None,
             rank=self.rank if self.rank == other.rank else None,
             elements=_join_elements(self.elements, other.elements),
             item=_join_any_element(self.item, other.item),
@@ -320,6 +309,7 @@ def any_element(values: tuple[Value, ...] | list[Value]) -> Value:
 UNKNOWN = Value()
 NONE = Value(kind=Kind.NONE)
 SCALAR = Value(kind=Kind.SCALAR)
+BOOLEANS = {truth: Value(kind=Kind.SCALAR, truth=truth) for truth in (False, True)}  # ``True``, ``False``
 
 
 def tensor(places: frozenset[Place], origin: Origin | None = None, grad: bool = False, scalar: bool = False) -> Value:

@@ -2,9 +2,8 @@
 
 Names and attribute paths are read from the state (``self.x`` falls back to the class summary);
 subscripts, arithmetic and comparisons of tensors are tensors where their operands are; ``and`` /
-``or`` / conditional expressions evaluate their later operands in the state their test narrowed,
-so a guard on the left covers a call on the right. Every expression the interpreter does not
-model still has its sub-expressions evaluated, so no call goes unseen."""
+``or`` / ``x if c else y`` evaluate later operands in the state their test narrowed (a guard on the
+left covers a call on the right). What is not modelled has its parts evaluated: no call unseen."""
 
 from __future__ import annotations
 
@@ -18,6 +17,7 @@ from ..knowledge import api
 from .containers import stored_into
 from .domain import (
     ARRAY_KINDS,
+    BOOLEANS,
     CPU,
     NONE,
     NOWHERE,
@@ -84,7 +84,7 @@ class ExpressionEvaluator(_Base):
         if node.value == "None":
             return NONE
         if node.value in ("True", "False"):
-            return SCALAR
+            return BOOLEANS[node.value == "True"]
         return UNKNOWN
 
     def _attribute(self, node: cst.Attribute) -> Value:

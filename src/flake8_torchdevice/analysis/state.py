@@ -24,13 +24,13 @@ from .domain import (
     Kind,
     Origin,
     Place,
-    Polarity,
     Value,
     must_be_on_cpu,
     on_the_cpu_in_a_branch,
 )
 from .imports import dotted_name
 from .literals import constant_truth, is_none_literal
+from .polarity import Polarity
 
 
 class State:

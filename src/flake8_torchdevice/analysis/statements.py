@@ -25,7 +25,6 @@ from .domain import (
     UNKNOWN_PLACE,
     Kind,
     Origin,
-    Polarity,
     Value,
     may_be_on_accelerator,
     tensor,
@@ -35,6 +34,7 @@ from .frames import Pending
 from .imports import dotted_name
 from .literals import bool_value, constant_truth
 from .loops import LoopWalker
+from .polarity import Polarity
 from .state import State, mark_cpu_branches, refuted_by_a_value, unreachable
 from .syntax import all_params, bound_names, children, opens_a_file, statements
 

@@ -14,6 +14,7 @@ from . import domain
 from .domain import Kind, PlaceKind, Value
 from .facts import CallFact
 from .literals import bool_value, is_none_literal, number_value, string_value
+from .polarity import Polarity
 from .syntax import keyword_argument, positional_argument
 
 
@@ -296,8 +297,8 @@ def describe(value: Value) -> str:
         words.append("maybe-0-dim")
     if value.rank is not None:
         words.append(f"rank={value.rank}")
-    if value.polarity is not domain.Polarity.NONE:
-        words.append("cuda-check" if value.polarity is domain.Polarity.POSITIVE else "no-cuda-check")
+    if value.polarity is not Polarity.NONE:
+        words.append("cuda-check" if value.polarity is Polarity.POSITIVE else "no-cuda-check")
     return " ".join(words)
 
 
