@@ -16,10 +16,12 @@ from ..analysis.queries import (
     is_registered_parameter,
     is_tensor,
     is_unknown,
+    keyword_argument,
     may_already_be_there,
     may_be_tensor,
     must_be_on_accelerator,
     must_be_on_cpu,
+    positional_argument,
     same_places,
 )
 from ..confidence import Confidence
@@ -258,18 +260,35 @@ def _already_there(analysis: Analysis, site: CallFact) -> bool:
     Dropping its result loses nothing."""
     before, after = site.receiver_value, site.result
     placed = must_be_on_cpu(before) or must_be_on_accelerator(before)
-    return placed and same_places(before, after) and _only_moves(analysis, site)
+    if placed and same_places(before, after) and _only_moves(analysis, site):
+        return True
+    made_on = _made_on_that_device(analysis, site)
+    return made_on is not None and _only_moves(analysis, site, made_on)
 
 
-def _only_moves(analysis: Analysis, site: CallFact) -> bool:
-    """``.cpu()``, ``.cuda()``, ``.to(device, non_blocking=True)``: no dtype, no other tensor."""
+def _made_on_that_device(analysis: Analysis, site: CallFact) -> cst.BaseExpression | None:
+    """``noise = torch.randn(n, device=model.device)``, then ``noise.to(model.device)``: the
+    argument of the move that names, in the very words, the device the tensor was made on
+    (wherever that is)."""
+    made = analysis.origin_node(site.receiver_value)
+    target = positional_argument(site.node, 0) or keyword_argument(site.node, "device")
+    if type(made) is not cst.Call or target is None or site.method != "to":
+        return None
+    device = keyword_argument(made, "device")
+    named = dotted_name(device) if device is not None else None
+    return target if named is not None and named == dotted_name(target) else None
+
+
+def _only_moves(analysis: Analysis, site: CallFact, device: cst.BaseExpression | None = None) -> bool:
+    """``.cpu()``, ``.cuda()``, ``.to(device, non_blocking=True)``: no dtype, no other tensor
+    (``device``: an argument known to name a device)."""
     if site.method != "to":
         return True
     for arg in site.node.args:
         keyword = arg.keyword.value if arg.keyword is not None else None
         if arg.star or keyword not in (None, "device", "non_blocking", "copy", "memory_format"):
             return False
-        if keyword in (None, "device") and not is_device(analysis.value_of(arg.value)):
+        if keyword in (None, "device") and arg.value is not device and not is_device(analysis.value_of(arg.value)):
             return False
     return True
 
