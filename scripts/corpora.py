@@ -13,7 +13,7 @@ unpacked is not unpacked again.
     python scripts/corpora.py --fresh    # the libraries first linted with the final rules
     python scripts/corpora.py --user     # export the user repositories fetched with the search tool
     python scripts/corpora.py --fresh-user # export the user repositories first linted with the final rules
-    python scripts/corpora.py --round9   # a first look's libraries and user repositories (--round4 to --round25)
+    python scripts/corpora.py --round9   # a first look's libraries and user repositories (--round4 to --round26)
 
 Reuse from another script::
 
@@ -457,6 +457,21 @@ ROUND25_CORPORA: dict[str, str] = {
     "colbert": "colbert-ai==0.2.21",
     "speechtokenizer": "speechtokenizer==1.0.1",
 }
+# The libraries of the round-26 first look: chosen on 2026-12-07 among released packages written
+# against PyTorch that no earlier round linted (speech signal processing, translation, detection,
+# graphs, legged-robot RL, MRI reconstruction, recommenders, tabular synthetic data, physics-informed
+# networks).
+ROUND26_CORPORA: dict[str, str] = {
+    "diffsptk": "diffsptk==4.0.1",
+    "onmt": "OpenNMT-py==3.5.1",
+    "rfdetr": "rfdetr==1.11.2",
+    "cogdl": "cogdl==0.6",
+    "rsl_rl": "rsl-rl-lib==5.5.1",
+    "fastmri": "fastmri==0.3.0",
+    "torch_rechub": "torch-rechub==0.9.0",
+    "synthcity": "synthcity==0.2.12",
+    "pina": "pina-mathlab==0.3.2.post2610",
+}
 KNOWN_CORPORA: dict[str, str] = {
     **CORPORA,
     **EXTRA_CORPORA,
@@ -484,6 +499,7 @@ KNOWN_CORPORA: dict[str, str] = {
     **ROUND23_CORPORA,
     **ROUND24_CORPORA,
     **ROUND25_CORPORA,
+    **ROUND26_CORPORA,
 }
 
 # User research code: training scripts, tutorials and notebooks from public repositories, pinned
@@ -876,6 +892,21 @@ ROUND25_USER_REPOSITORIES: dict[str, tuple[str, str]] = {
     "generative-models": ("Stability-AI/generative-models", "0ad7de9a5cb53fd63d6d30a4f385485e72e08597"),
     "gan-zoo": ("facebookresearch/pytorch_GAN_zoo", "b75dee40918caabb4fe7ec561522717bf096a8cb"),
 }
+# The user repositories of the round-26 first look (detection, text-to-speech, graph
+# self-supervision, RL and Transformer tutorials, LLM fine-tuning, score-based diffusion), pinned to
+# the commits fetched on 2026-12-07.
+ROUND26_USER_REPOSITORIES: dict[str, tuple[str, str]] = {
+    "deformable-detr": ("fundamentalvision/Deformable-DETR", "11169a60c33333af00a4849f1808023eba96a931"),
+    "glow-tts": ("jaywalnut310/glow-tts", "13e997689d643410f5d9f1f9a73877ae85e19bc2"),
+    "dgi": ("PetarV-/DGI", "61baf67d7052905c77bdeb28c22926f04e182362"),
+    "pytorch-rl": ("bentrevett/pytorch-rl", "7f43f3df8042e687daaad728b07b7e35d4e27415"),
+    "qlora": ("artidoro/qlora", "7f4e95a68dc076bea9b3a413d2b512eca6d004e5"),
+    "score-sde": ("yang-song/score_sde_pytorch", "cb1f359f4aadf0ff9a5e122fe8fffc9451fd6e44"),
+    "transformers-tutorial": (
+        "sgrvinod/a-PyTorch-Tutorial-to-Transformers",
+        "3e09136cc1bde6bba73ca5813a3f6c982cd5555a",
+    ),
+}
 KNOWN_USER_REPOSITORIES: dict[str, tuple[str, str]] = {
     **USER_REPOSITORIES,
     **FRESH_USER_REPOSITORIES,
@@ -901,6 +932,7 @@ KNOWN_USER_REPOSITORIES: dict[str, tuple[str, str]] = {
     **ROUND23_USER_REPOSITORIES,
     **ROUND24_USER_REPOSITORIES,
     **ROUND25_USER_REPOSITORIES,
+    **ROUND26_USER_REPOSITORIES,
 }
 # Each first look: its libraries and its user repositories (``--roundN`` in this script and in
 # ``precision.py``).
@@ -927,6 +959,7 @@ FIRST_LOOKS: dict[int, tuple[dict[str, str], dict[str, tuple[str, str]]]] = {
     23: (ROUND23_CORPORA, ROUND23_USER_REPOSITORIES),
     24: (ROUND24_CORPORA, ROUND24_USER_REPOSITORIES),
     25: (ROUND25_CORPORA, ROUND25_USER_REPOSITORIES),
+    26: (ROUND26_CORPORA, ROUND26_USER_REPOSITORIES),
 }
 MIRROR_ROOT = Path("/work/.mirror")
 
