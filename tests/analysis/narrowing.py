@@ -162,3 +162,9 @@ def flags_set_by_the_check(size):
     if size > 3:
         sized = True
     reveal(sized)  # reveal: scalar
+
+
+def stub_that_always_fails():
+    batch = torch.zeros(2)
+    assert None, "not implemented"
+    reveal(batch)  # reveal: unknown

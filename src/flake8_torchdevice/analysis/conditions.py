@@ -40,7 +40,7 @@ from .cuda_words import flag_polarity, mentions_cuda
 from .device_tests import on_the_cpu, on_the_same_device, placement_test, same_device_test
 from .domain import NOWHERE, Kind, Origin, Value
 from .imports import ImportTable, dotted_name
-from .literals import bool_value, constant_truth, is_none_literal, number_value
+from .literals import bool_value, constant_truth, flag_truth, is_none_literal, number_value
 from .polarity import Polarity
 from .state import State
 from .syntax import children
@@ -217,7 +217,7 @@ class Conditions:
         """The polarity of a value being bound: its test's, or a constant's that agrees with what the
         state knows (``use_cuda = False`` where CUDA is missing is false exactly when
         ``torch.cuda.is_available()`` is)."""
-        truth = constant_truth(value)
+        truth = flag_truth(value)
         if truth is not None and (state.cuda_checked or state.cuda_refused):
             # ``fast = True`` where CUDA was found is true with CUDA; ``cpu_only = True`` where it
             # is missing, false with it.

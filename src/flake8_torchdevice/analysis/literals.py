@@ -64,13 +64,19 @@ def is_cuda_literal(node: cst.BaseExpression) -> bool:
     return value is not None and _CUDA_DEVICE.fullmatch(value) is not None
 
 
-def constant_truth(node: cst.BaseExpression) -> bool | None:
-    """The truth of a test that is a constant (``True``, ``False``, ``0``, ``1``), else None."""
-    if type(node) is cst.Name and node.value in ("True", "False"):
-        return node.value == "True"
+def flag_truth(node: cst.BaseExpression) -> bool | None:
+    """A flag's value written out (``True``, ``False``, ``0``, ``1``), else None."""
     if type(node) is cst.Integer:
         return int(node.value, 0) != 0
-    return None
+    return bool_value(node)
+
+
+def constant_truth(node: cst.BaseExpression) -> bool | None:
+    """The truth of a test that is a constant (a flag's value, ``None``, ``""``, ``"reason"``), else None."""
+    if is_none_literal(node):
+        return False
+    text = string_value(node)
+    return flag_truth(node) if text is None else bool(text)
 
 
 def is_none_literal(node: cst.BaseExpression) -> bool:
