@@ -242,8 +242,11 @@ class CallEvaluator(LibraryEvaluator):
         grad = _flag(node, "requires_grad", True) and self.state.grad_enabled
         if effect is Effect.FACTORY:
             if places is None and qualified in api.FACTORIES_FOLLOWING_TENSORS:
+                # Where its tensors are; of numbers, on the CPU; of values the code does not show
+                # (a graph's ``edge_index``), wherever those are.
                 made = self.computed(arguments, differentiable=False)
-                places = made.places if made.places != NOWHERE else None
+                shown = made.places != NOWHERE or any(value.kind is Kind.UNKNOWN for value in arguments)
+                places = made.places if shown else None
             made = tensor(self.state.default_places if places is None else places, origin, grad=grad)
             return replace(made, rank=1) if qualified in api.ONE_DIM_FACTORIES else made
         if effect is Effect.HOST_DATA:

@@ -63,3 +63,8 @@ class Evidence:
         if name in self.indexed_by_axes or any(api.proves_array(method) for method in methods):
             return Kind.ARRAYLIKE
         return None
+
+    def calls_what_no_tensor_has(self, name: str) -> bool:
+        """Does the scope call on ``name`` a method no tensor has (``graph.sym_norm()``)? Then it is
+        some other object, whatever a convention says its kind should be."""
+        return any(not api.is_tensor_attribute(method) for method in self.methods.get(name, ()))

@@ -396,10 +396,10 @@ class SummaryEvaluator(_Base):
         annotation = param.annotation.annotation if param.annotation is not None else None
         if annotation is not None and self.annotation_kind(annotation) is Kind.TENSOR:
             return Kind.TENSOR
-        shown = evidence.kind_of(name)
-        if shown is not None:
+        if (shown := evidence.kind_of(name)) is not None:
             return shown
-        if inputs and param.default is None and annotation is None and param.star == "":
+        plain = param.default is None and annotation is None and param.star == ""
+        if inputs and plain and not evidence.calls_what_no_tensor_has(name):
             return Kind.TENSOR  # an input of forward(): where the module is
         return None
 

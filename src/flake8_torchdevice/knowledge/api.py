@@ -365,9 +365,11 @@ def names_an_optimizer(name: str) -> bool:
 
 
 # Names of CUDA-only things: CUDA, GPUs, NCCL, TensorRT, CUDA graphs, FSDP, bitsandbytes, DeepGEMM,
-# pinned memory (``if self.pin_memory:`` opts in to CUDA).
+# pinned memory (``if self.pin_memory:`` opts in to CUDA), a model split over GPUs (transformers'
+# legacy ``if self.model_parallel:``, set by a ``parallelize()`` that takes CUDA devices only).
 MENTIONS_CUDA = re.compile(
-    r"cuda|gpu|device_ids|nccl|tensorrt|(^|_)trt(_|$)|fsdp|bnb|bitsandbytes|deep_?gemm|pin_?memory", re.IGNORECASE
+    r"cuda|gpu|device_ids|nccl|tensorrt|(^|_)trt(_|$)|fsdp|bnb|bitsandbytes|deep_?gemm|pin_?memory|model_?parallel",
+    re.IGNORECASE,
 )
 # Names of a choice against CUDA: ``args.no_cuda``, ``disable_gpu``, ``cpu_only``.
 REFUSES_CUDA = re.compile(r"(no|disable|without|skip)_?(cuda|gpu)|cpu", re.IGNORECASE)
@@ -486,6 +488,15 @@ def method_effect(method: str) -> Effect | None:
     if method in generated.TENSOR_METHODS:
         return Effect.OTHER
     return None
+
+
+def is_tensor_attribute(name: str) -> bool:
+    """A method or property every tensor has (``unsqueeze``, ``device``)."""
+    return (
+        name in generated.TENSOR_METHODS
+        or name in generated.TENSOR_PROPERTIES_OTHER
+        or name in generated.TENSOR_PROPERTIES_TENSOR
+    )
 
 
 def runs_module(method: str) -> bool:
