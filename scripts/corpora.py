@@ -13,7 +13,7 @@ unpacked is not unpacked again.
     python scripts/corpora.py --fresh    # the libraries first linted with the final rules
     python scripts/corpora.py --user     # export the user repositories fetched with the search tool
     python scripts/corpora.py --fresh-user # export the user repositories first linted with the final rules
-    python scripts/corpora.py --round9   # a first look's libraries and user repositories (--round4 to --round26)
+    python scripts/corpora.py --round9   # a first look's libraries and user repositories (--round4 to --round27)
 
 Reuse from another script::
 
@@ -472,6 +472,20 @@ ROUND26_CORPORA: dict[str, str] = {
     "synthcity": "synthcity==0.2.12",
     "pina": "pina-mathlab==0.3.2.post2610",
 }
+# The libraries of the round-27 first look: chosen on 2026-12-07 among released packages written
+# against PyTorch that no earlier round linted (handwriting and print OCR, Bayesian active learning,
+# federated learning, attribution for sequence generation, protein language models, interatomic
+# potentials, audio generation, tabular deep learning).
+ROUND27_CORPORA: dict[str, str] = {
+    "kraken": "kraken==7.1.1",
+    "baal": "baal==2.1.0",
+    "fedlab": "fedlab==1.3.0",
+    "inseq": "inseq==0.7.1",
+    "esm3": "esm==3.2.1.post1",
+    "orb_models": "orb-models==0.5.5",
+    "stable_audio_tools": "stable-audio-tools==0.0.19",
+    "pytorch_frame": "pytorch-frame==0.3.0",
+}
 KNOWN_CORPORA: dict[str, str] = {
     **CORPORA,
     **EXTRA_CORPORA,
@@ -500,6 +514,7 @@ KNOWN_CORPORA: dict[str, str] = {
     **ROUND24_CORPORA,
     **ROUND25_CORPORA,
     **ROUND26_CORPORA,
+    **ROUND27_CORPORA,
 }
 
 # User research code: training scripts, tutorials and notebooks from public repositories, pinned
@@ -907,6 +922,22 @@ ROUND26_USER_REPOSITORIES: dict[str, tuple[str, str]] = {
         "3e09136cc1bde6bba73ca5813a3f6c982cd5555a",
     ),
 }
+# The user repositories of the round-27 first look (federated averaging, text recognition, active
+# learning, pose estimation and point-cloud reproductions, protein design, continual learning,
+# speech recognition), pinned to the commits fetched on 2026-12-07.
+ROUND27_USER_REPOSITORIES: dict[str, tuple[str, str]] = {
+    "federated-learning": ("shaoxiongji/federated-learning", "5a9da1acd210aef030ff3841665c6d0cc0c8be23"),
+    "crnn": ("meijieru/crnn.pytorch", "3cc7904c5ba20b18fcdc2d02ac2b24a9be9eafaf"),
+    "deep-active-learning": ("ej0cl6/deep-active-learning", "eea3d2c703b83ce412f7dd6f518c017713d15ced"),
+    "lightweight-pose": (
+        "Daniil-Osokin/lightweight-human-pose-estimation.pytorch",
+        "d23c284b09acf27a163e1febd511e7482cac25ed",
+    ),
+    "dgcnn": ("antao97/dgcnn.pytorch", "07d534c2702905010ec9991619f552d8cacae45b"),
+    "proteinmpnn": ("dauparas/ProteinMPNN", "8907e6671bfbfc92303b5f79c4b5e6ce47cdef57"),
+    "continual-learning": ("GMvandeVen/continual-learning", "e6d795aa81b9cef742b8de76cb71222d4d1ce00b"),
+    "kospeech": ("sooftware/kospeech", "984b5890dd53379486b2abc0165c3396eb52ad37"),
+}
 KNOWN_USER_REPOSITORIES: dict[str, tuple[str, str]] = {
     **USER_REPOSITORIES,
     **FRESH_USER_REPOSITORIES,
@@ -933,6 +964,7 @@ KNOWN_USER_REPOSITORIES: dict[str, tuple[str, str]] = {
     **ROUND24_USER_REPOSITORIES,
     **ROUND25_USER_REPOSITORIES,
     **ROUND26_USER_REPOSITORIES,
+    **ROUND27_USER_REPOSITORIES,
 }
 # Each first look: its libraries and its user repositories (``--roundN`` in this script and in
 # ``precision.py``).
@@ -960,6 +992,7 @@ FIRST_LOOKS: dict[int, tuple[dict[str, str], dict[str, tuple[str, str]]]] = {
     24: (ROUND24_CORPORA, ROUND24_USER_REPOSITORIES),
     25: (ROUND25_CORPORA, ROUND25_USER_REPOSITORIES),
     26: (ROUND26_CORPORA, ROUND26_USER_REPOSITORIES),
+    27: (ROUND27_CORPORA, ROUND27_USER_REPOSITORIES),
 }
 MIRROR_ROOT = Path("/work/.mirror")
 
