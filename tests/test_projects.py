@@ -184,6 +184,21 @@ def test_calls_record_their_guard_their_arguments_and_their_caller():
     assert found.exports == (("move", "pkg.ops.step"),)
 
 
+def test_super_naming_its_own_class_is_no_use_of_the_class():
+    # ``super(Block, self).__init__()`` in the class's own body: not a reference that hides its calls.
+    source = (
+        "import torch\n"
+        "class Block(torch.nn.Module):\n"
+        "    def __init__(self, device='cuda'):\n"
+        "        super(Block, self).__init__()\n"
+        "def build(device):\n"
+        "    return Block(device=device)\n"
+    )
+    found = read_calls(source, "pkg/blocks.py", wanted([("pkg.blocks", "Block")]))
+    assert found.references == ()
+    assert [(site.callee, site.keywords) for site in found.sites] == [("pkg.blocks.Block", ("device",))]
+
+
 @pytest.mark.parametrize(
     ("test", "runs"),
     [

@@ -168,3 +168,13 @@ def stub_that_always_fails():
     batch = torch.zeros(2)
     assert None, "not implemented"
     reveal(batch)  # reveal: unknown
+
+
+def constants_beside_a_check(batch):
+    if torch.cuda.is_available():
+        debug = False
+        reveal(debug)  # reveal: scalar
+    slow = True
+    if torch.cuda.is_available():
+        slow = False
+    reveal(slow)  # reveal: scalar no-cuda-check

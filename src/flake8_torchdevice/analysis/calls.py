@@ -243,10 +243,13 @@ class CallEvaluator(LibraryEvaluator):
         if effect is Effect.FACTORY:
             if places is None and qualified in api.FACTORIES_FOLLOWING_TENSORS:
                 # Where its tensors are; of numbers, on the CPU; of values the code does not show
-                # (a graph's ``edge_index``), wherever those are.
-                made = self.computed(arguments, differentiable=False)
-                shown = made.places != NOWHERE or any(value.kind is Kind.UNKNOWN for value in arguments)
-                places = made.places if shown else None
+                # (a graph's ``edge_index``), wherever those are. ``torch.normal(m, s, size=...)``
+                # takes numbers only: it draws on the default device.
+                numbers_only = qualified == "torch.normal" and keyword_argument(node, "size") is not None
+                data = () if numbers_only else arguments[:2]
+                made = self.computed(data, differentiable=False)
+                shown = made.places != NOWHERE or any(value.kind is Kind.UNKNOWN for value in data)
+                places = made.places if shown and data else None
             made = tensor(self.state.default_places if places is None else places, origin, grad=grad)
             return replace(made, rank=1) if qualified in api.ONE_DIM_FACTORIES else made
         if effect is Effect.HOST_DATA:

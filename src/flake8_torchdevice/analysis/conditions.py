@@ -36,7 +36,7 @@ from .comparisons import (
     is_equality,
     literal_polarity,
 )
-from .cuda_words import flag_polarity, mentions_cuda
+from .cuda_words import flag_polarity, mentions_cuda, names_a_cuda_feature
 from .device_tests import on_the_cpu, on_the_same_device, placement_test, same_device_test
 from .domain import NOWHERE, Kind, Origin, Value
 from .imports import ImportTable, dotted_name
@@ -90,15 +90,18 @@ class Conditions:
         if type(test) is cst.NamedExpr:
             return self.narrow(state, test.target, truth, current_value)
         narrowed, polarity = state, self.polarity(test, state)
+        one_sided = False
         if type(test) is cst.Name or type(test) is cst.Attribute:
             # What the code assigned decides over what the name says: ``self.use_gpu`` an earlier
-            # method set, ``self.cpu_cache`` set true only for inputs on CUDA.
+            # method set, ``self.cpu_cache`` set true only for inputs on CUDA. A name that says only
+            # that a feature of CUDA's is on (``self.model_parallel``) says nothing when false.
             shown = current_value(test, state).polarity
+            one_sided = shown is Polarity.NONE and names_a_cuda_feature(dotted_name(test) or "")
             polarity = polarity if shown is Polarity.NONE else shown
         if (polarity is Polarity.POSITIVE and truth) or (polarity is Polarity.NEGATIVE and not truth):
             chosen = _defaulted_flag(test, state, current_value)
             narrowed = _with_cuda(narrowed, checked=True) if chosen is None else _by_default(narrowed, chosen)
-        elif polarity is not Polarity.NONE:
+        elif polarity is not Polarity.NONE and not one_sided:
             narrowed = _with_cuda(narrowed, checked=False)
         if type(test) is cst.Call:
             narrowed = self._narrow_type_check(narrowed, test, truth, current_value)
@@ -218,10 +221,8 @@ class Conditions:
         state knows (``use_cuda = False`` where CUDA is missing is false exactly when
         ``torch.cuda.is_available()`` is)."""
         truth = flag_truth(value)
-        if truth is not None and (state.cuda_checked or state.cuda_refused):
-            # ``fast = True`` where CUDA was found is true with CUDA; ``cpu_only = True`` where it
-            # is missing, false with it.
-            return Polarity.POSITIVE if truth is state.cuda_checked else Polarity.NEGATIVE
+        if truth is not None and (state.cuda_checked if truth else state.cuda_refused):
+            return Polarity.POSITIVE
         return self.polarity(value, state)
 
     def mentions_guard(self, node: cst.CSTNode, state: State) -> bool:

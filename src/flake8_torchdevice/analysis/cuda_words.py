@@ -8,7 +8,7 @@ import functools
 
 import libcst as cst
 
-from ..knowledge.api import MENTIONS_CUDA, NEEDS_CUDA, REFUSES_CUDA
+from ..knowledge.api import CUDA_FEATURES, MENTIONS_CUDA, NEEDS_CUDA, REFUSES_CUDA
 from .literals import bool_value
 from .polarity import Polarity
 
@@ -16,6 +16,12 @@ from .polarity import Polarity
 @functools.lru_cache(maxsize=4096)  # asked again and again about the same few hundred names
 def mentions_cuda(identifier: str) -> bool:
     return MENTIONS_CUDA.search(identifier) is not None
+
+
+def names_a_cuda_feature(name: str) -> bool:
+    """``self.pin_memory``, ``model_parallel``: a feature only CUDA has, not the choice of CUDA itself."""
+    last = name.rsplit(".", 1)[-1]
+    return CUDA_FEATURES.search(last) is not None and not mentions_cuda(CUDA_FEATURES.sub("", last))
 
 
 def needs_cuda(docstring: str | None) -> bool:

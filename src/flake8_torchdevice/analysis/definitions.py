@@ -1,13 +1,9 @@
-"""What the file defines, and what each scope shows, as found by one syntactic pass (``collector``)
-before the flow analysis.
-
-The functions and classes of the file (for summaries and class state), the call sites
-of each function name (to know which arguments callers pass), the names each loop rebinds (to
-widen them), and per scope the *evidence* a careful reader uses to tell what a name is: the
-methods called on it (``x.size(0)`` shows a tensor, ``m.eval()`` a module), the names used as
-devices, the names unpacked with ``**``. Evidence is flow-insensitive: it says what a name is
-used as anywhere in its scope, and only refines a value the flow analysis does not know.
-"""
+"""What the file defines, and what each scope shows, as one syntactic pass (``collector``) finds it:
+functions and classes (for summaries and class state), the call sites of each name (which
+arguments callers pass), the names each loop rebinds (to widen them), and per scope the
+*evidence* a careful reader uses to tell what a name is (``x.size(0)`` shows a tensor,
+``m.eval()`` a module; devices; ``**`` unpacking): flow-insensitive, it only refines a value the
+flow analysis does not know."""
 
 from __future__ import annotations
 
@@ -227,7 +223,12 @@ class Definitions:
 
     def calls_of(self, function: FunctionInfo) -> list[cst.Call]:
         """The calls in this file that may reach ``function``: ``f(...)`` for a function,
-        ``x.f(...)`` for a method (``model.train()`` does not call a script's ``train()``)."""
+        ``x.f(...)`` for a method (``model.train()`` does not call a script's ``train()``), ``C(...)``
+        for ``C.__init__``, and a subclass's ``super().__init__(...)`` (not the base's it calls)."""
+        if (owner := self.owner(function)) is not None and function.name == "__init__":
+            inside = {id(n) for c in self.family(owner) if owner.name in c.base_names() for n in every_node(c.node)}
+            made = [site for site in self.call_sites.get(owner.name, []) if type(site.func) is cst.Name]
+            return made + [site for site in self.call_sites.get("__init__", []) if id(site) in inside]
         is_function = function.owner_key is None
         return [site for site in self.call_sites.get(function.name, []) if (type(site.func) is cst.Name) == is_function]
 
@@ -286,7 +287,8 @@ class Definitions:
     def has_no_callers_elsewhere(self, function: FunctionInfo) -> bool:
         """Can nothing outside the file call ``function``: it is private (``_name``), the file's own (a
         script's, a notebook's, a test module's), or the project read showed its every call in this file?"""
-        name = function.name
+        owner = self.owner(function)
+        name = owner.name if owner is not None and function.name == "__init__" else function.name  # ``C(...)``
         if name.startswith("__"):
             return False
         facts = self._callers_of(function)

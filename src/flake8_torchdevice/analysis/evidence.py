@@ -65,6 +65,8 @@ class Evidence:
         return None
 
     def calls_what_no_tensor_has(self, name: str) -> bool:
-        """Does the scope call on ``name`` a method no tensor has (``graph.sym_norm()``)? Then it is
-        some other object, whatever a convention says its kind should be."""
-        return any(not api.is_tensor_attribute(method) for method in self.methods.get(name, ()))
+        """Does the scope call on ``name`` a public method no tensor has (``graph.sym_norm()``)? Then
+        it is some other object, whatever a convention says its kind should be. Private ones
+        (``adj._values()``) are left out: tensors have many the stubs do not list."""
+        methods = self.methods.get(name, ())
+        return any(not method.startswith("_") and not api.is_tensor_attribute(method) for method in methods)

@@ -12,6 +12,7 @@ written): branches copy and joins visit only the names the function itself binds
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import replace
 
 import libcst as cst
@@ -159,6 +160,9 @@ class State:
             _decided_by_cuda(names, mine_names)
         elif other.cuda_refused and self.cuda_checked:
             _decided_by_cuda(names, theirs_names)
+        if self.cuda_checked != other.cuda_checked:
+            found, elsewhere = (mine_names, theirs_names) if self.cuda_checked else (theirs_names, mine_names)
+            _set_where_cuda_was_found(names, found, elsewhere, self.outer or {})
         return State(
             names,
             self.cuda_checked and other.cuda_checked,
@@ -188,7 +192,23 @@ class State:
 
 
 def _without_cpu(names: dict[str, Value], other_path: dict[str, Value]) -> dict[str, Value]:
-    return {name: value if other_path.get(name) is value else value.without_cpu() for name, value in names.items()}
+    """The values of a path without CUDA, as the join sees them: one the path left as it was is the
+    other path's, where CUDA is (``h`` on the module's device, only narrowed there by ``if
+    torch.cuda.is_available(): ...``, can still clash later); one it made there loses its CPU."""
+    kept = {}
+    for name, value in names.items():
+        other = other_path.get(name)
+        if other is not None and (other is value or _narrowed_alike(value, other)):
+            kept[name] = other
+        else:
+            kept[name] = value.without_cpu()
+    return kept
+
+
+def _narrowed_alike(refused: Value, other: Value) -> bool:
+    """Is the value of the path without CUDA the other path's, only seen from there (``off_cuda``):
+    the same origin, left as it was before the check on both paths?"""
+    return other.origin is not None and other.origin is refused.origin and other.off_cuda() == refused
 
 
 def unreachable() -> State:
@@ -237,6 +257,18 @@ def refuted_by_a_value(state: State, test: cst.BaseExpression, truth: bool) -> b
         and (value.kind in TENSOR_KINDS or value.kind in (Kind.MODULE, Kind.DEVICE))
     )
     return never_none and truth is (type(target.operator) is cst.Is)
+
+
+def _set_where_cuda_was_found(
+    joined: dict[str, Value], found: dict[str, Value], elsewhere: dict[str, Value], outer: Mapping[str, Value]
+) -> None:
+    """A constant that differs between the path where CUDA was found and the other (``cpu_only =
+    True``, then ``if torch.cuda.is_available(): cpu_only = False``) is a check: true, or false,
+    only with CUDA. A constant alone, where CUDA was found, is no check (``debug = False``)."""
+    for name, value in found.items():
+        other = elsewhere.get(name) or outer.get(name)
+        if value.truth is not None and other is not None and other.truth is not None and value.truth is not other.truth:
+            joined[name] = replace(joined[name], polarity=Polarity.POSITIVE if value.truth else Polarity.NEGATIVE)
 
 
 def _decided_by_cuda(joined: dict[str, Value], refused: dict[str, Value]) -> None:

@@ -259,7 +259,7 @@ class StatementWalker(LoopWalker, _Base):
         polarity = self.conditions.bound_polarity(node, self.state)
         if polarity is Polarity.NONE or value.polarity is polarity:
             return value  # a flag keeps its origin: the default that chose CUDA (``use_gpu=True``)
-        return Value(kind=Kind.SCALAR, polarity=polarity)
+        return Value(kind=Kind.SCALAR, polarity=polarity, truth=value.truth)
 
     def _augmented(self, node: cst.AugAssign) -> None:
         target = self.evaluate(node.target)

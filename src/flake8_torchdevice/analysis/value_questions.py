@@ -180,7 +180,7 @@ def data_arguments(site: CallFact) -> int | None:
     (``x.view(n, -1)``: none; ``F.interpolate(x, size)``: one); None when every argument is data."""
     if site.method in api.SHAPE_ARGUMENT_METHODS:
         return 0
-    if site.qualified in api.SHAPE_ARGUMENT_FUNCTIONS:
+    if site.qualified in api.SHAPE_ARGUMENT_FUNCTIONS or site.callee.cls in api.SHAPE_ARGUMENT_MODULES:
         return 1
     return None
 

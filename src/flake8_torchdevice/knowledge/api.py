@@ -166,6 +166,9 @@ SHAPE_ARGUMENT_FUNCTIONS = frozenset(
         "torch.ctc_loss",
     }
 )
+# Layers whose call takes host-side lengths after the data, as their functional forms do:
+# ``nn.CTCLoss()(log_probs, targets, input_lengths, target_lengths)`` is ``F.ctc_loss``.
+SHAPE_ARGUMENT_MODULES = frozenset({"torch.nn.CTCLoss"})
 # ``torch.where(condition, x, y)``: the condition picks; the result is where ``x`` and ``y`` are
 # (semantics/holds_where_result_is_where_its_values_are.py).
 SELECTIONS = frozenset({"torch.where"})
@@ -364,13 +367,14 @@ def names_an_optimizer(name: str) -> bool:
     return _OPTIMIZER_NAME.search(name.rsplit(".", 1)[-1]) is not None
 
 
-# Names of CUDA-only things: CUDA, GPUs, NCCL, TensorRT, CUDA graphs, FSDP, bitsandbytes, DeepGEMM,
-# pinned memory (``if self.pin_memory:`` opts in to CUDA), a model split over GPUs (transformers'
-# legacy ``if self.model_parallel:``, set by a ``parallelize()`` that takes CUDA devices only).
-MENTIONS_CUDA = re.compile(
-    r"cuda|gpu|device_ids|nccl|tensorrt|(^|_)trt(_|$)|fsdp|bnb|bitsandbytes|deep_?gemm|pin_?memory|model_?parallel",
-    re.IGNORECASE,
-)
+# Names of features only CUDA has: NCCL, TensorRT, FSDP, bitsandbytes, DeepGEMM, pinned memory (``if
+# self.pin_memory:`` opts in to CUDA), a model split over GPUs (transformers' legacy ``if
+# self.model_parallel:``, set by a ``parallelize()`` that takes CUDA devices only). A flag named for
+# one is a choice of CUDA when true; false, it says nothing: CUDA may well be in use without it.
+_CUDA_FEATURES = r"device_ids|nccl|tensorrt|(^|_)trt(_|$)|fsdp|bnb|bitsandbytes|deep_?gemm|pin_?memory|model_?parallel"
+CUDA_FEATURES = re.compile(_CUDA_FEATURES, re.IGNORECASE)
+# Names of CUDA-only things: CUDA, GPUs, and those features.
+MENTIONS_CUDA = re.compile(rf"cuda|gpu|{_CUDA_FEATURES}", re.IGNORECASE)
 # Names of a choice against CUDA: ``args.no_cuda``, ``disable_gpu``, ``cpu_only``.
 REFUSES_CUDA = re.compile(r"(no|disable|without|skip)_?(cuda|gpu)|cpu", re.IGNORECASE)
 # A docstring that says the code needs CUDA: "Requires CUDA", "GPU only", "only runs on CUDA";

@@ -249,6 +249,8 @@ class _CallReader:
             self.parts(node, guarded)
 
     def call(self, node: ast.Call, guarded: bool) -> None:
+        if isinstance(node.func, ast.Name) and node.func.id == "super":
+            return  # ``super(Block, self)`` names its own class to reach the base's methods: no use of it
         callee = self.dotted(node.func)
         if callee is not None:
             positional = sum(not isinstance(arg, ast.Starred) for arg in node.args)

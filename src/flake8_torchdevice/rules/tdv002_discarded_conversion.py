@@ -9,6 +9,7 @@ import libcst as cst
 from ..analysis.queries import (
     Analysis,
     CallFact,
+    children,
     dotted_name,
     fits_tensor_move,
     is_array,
@@ -21,6 +22,8 @@ from ..analysis.queries import (
     may_be_tensor,
     must_be_on_accelerator,
     must_be_on_cpu,
+    own_nodes,
+    place_unknown,
     positional_argument,
     same_places,
 )
@@ -269,14 +272,37 @@ def _already_there(analysis: Analysis, site: CallFact) -> bool:
 def _made_on_that_device(analysis: Analysis, site: CallFact) -> cst.BaseExpression | None:
     """``noise = torch.randn(n, device=model.device)``, then ``noise.to(model.device)``: the
     argument of the move that names, in the very words, the device the tensor was made on
-    (wherever that is)."""
-    made = analysis.origin_node(site.receiver_value)
+    (wherever that is): on every path (one place, no join), in the same function, and with the
+    name never bound again there (a loop's or an assignment's target names another device)."""
+    made = analysis.call_at(analysis.origin_node(site.receiver_value))
     target = positional_argument(site.node, 0) or keyword_argument(site.node, "device")
-    if type(made) is not cst.Call or target is None or site.method != "to":
+    if made is None or target is None or site.method != "to" or made.scope.function is not site.scope.function:
         return None
-    device = keyword_argument(made, "device")
+    device = keyword_argument(made.node, "device")
     named = dotted_name(device) if device is not None else None
-    return target if named is not None and named == dotted_name(target) else None
+    one_place = place_unknown(site.receiver_value) or same_places(site.receiver_value, site.receiver_value)
+    if named is None or named != dotted_name(target) or not one_place:
+        return None
+    return None if _rebinds(site.scope.function.node if site.scope.function else analysis.module, named) else target
+
+
+def _rebinds(scope: cst.CSTNode, name: str) -> bool:
+    """Does the scope assign ``name`` (``device = ...``, ``for device in ...``, ``self.device = ...``)?"""
+    for node in own_nodes(scope):
+        targets: list[cst.BaseExpression] = []
+        if isinstance(node, cst.Assign):
+            targets = [target.target for target in node.targets]
+        elif isinstance(node, (cst.AugAssign, cst.AnnAssign, cst.For, cst.NamedExpr)):
+            targets = [node.target]
+        if any(name in _names_bound(target) for target in targets):
+            return True
+    return False
+
+
+def _names_bound(target: cst.CSTNode) -> set[str]:
+    """The names an assignment target binds: itself, or those in a tuple or list it unpacks."""
+    name = dotted_name(target) if isinstance(target, cst.BaseExpression) else None
+    return {name} if name is not None else {bound for child in children(target) for bound in _names_bound(child)}
 
 
 def _only_moves(analysis: Analysis, site: CallFact, device: cst.BaseExpression | None = None) -> bool:

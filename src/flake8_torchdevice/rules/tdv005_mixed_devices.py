@@ -35,10 +35,10 @@ from ..settings import Settings
 from .base import Finding, Rule, quoted
 
 # Methods that take a tensor from another device legitimately, or only read its shape, dtype or
-# value (``fill_`` takes a 0-dim value from anywhere).
+# value (``fill_`` takes a 0-dim value from anywhere; semantics/holds_shape_of_another_tensor_reads_no_device.py).
 CROSS_DEVICE_METHODS = frozenset(
     "to cuda cpu copy_ type_as new_tensor set_ new_zeros new_ones new_empty new_full expand_as view_as "
-    "reshape_as fill_".split()
+    "reshape_as resize_as resize_as_ fill_".split()
 )
 
 
