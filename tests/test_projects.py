@@ -84,6 +84,10 @@ def test_a_library_s_public_default_that_every_project_call_replaces_is_likely(c
     [score] = [item for item in reports if item["path"].endswith("metrics.py")]
     assert score["confidence"] == "medium"
     assert "every call the project shows passes `device`" in score["message"]
+    # One the package's __init__ shows its users (``from .evaluation import evaluate``): they call it
+    # unseen, as the library means them to, whatever the project's own calls pass: sure.
+    [evaluate] = [item for item in reports if item["path"].endswith("evaluation.py")]
+    assert evaluate["confidence"] == "high"
 
 
 def project_reveals(case: Path) -> list[str]:

@@ -329,7 +329,7 @@ class Definitions:
         file's calls of a method (``obj.grid_priors(sizes)``), which the project index does not read."""
         facts = self._callers_of(function)
         if facts is not None and not facts.only_here:
-            return param.name.value in facts.passed
+            return not facts.api and param.name.value in facts.passed  # its users' calls are not there
         return self._replaced_here(function, param)
 
     def _replaced_here(self, function: FunctionInfo, param: cst.Param) -> bool:

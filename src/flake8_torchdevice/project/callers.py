@@ -65,6 +65,7 @@ def project_callers(
     public = {
         key for key, (path, definition, beside) in defined.items() if library and _exported(path, definition, beside)
     }
+    api = public & _shown_by_packages(calls, resolver, defined)
     guarded = _guarded(sites, public)
     facts: defaultdict[str, list[tuple[str, CallFacts]]] = defaultdict(list)
     for key, called in sites.items():
@@ -76,8 +77,23 @@ def project_callers(
         if only_here and (exported or references is None or not references.only_here(path, definition.name)):
             continue
         passed = frozenset(definition.cuda_defaults).intersection(*(_passed(definition, site) for _, site in called))
-        facts[path].append((definition.name, CallFacts(len(called), passed, key in guarded, only_here, exported)))
+        facts[path].append(
+            (definition.name, CallFacts(len(called), passed, key in guarded, only_here, exported, key in api))
+        )
     return {path: FileCallers(tuple(sorted(found))) for path, found in facts.items()}
+
+
+def _shown_by_packages(
+    calls: Mapping[str, FileCalls], resolver: Resolver, defined: Mapping[str, tuple[str, Definition, bool]]
+) -> set[str]:
+    """The definitions a package's ``__init__`` defines or re-exports (``from .devnet import DevNet``
+    in ``models/__init__.py``): the API a library shows its users."""
+    shown = {key for key, (path, _, _) in defined.items() if path.endswith("__init__.py")}
+    for path, found in calls.items():
+        if path.endswith("__init__.py"):
+            folder = importing_package(path)
+            shown |= {key for _, dotted in found.exports if (key := resolver.resolve(dotted, folder)) is not None}
+    return shown
 
 
 def _passed(definition: Definition, site: CallSite) -> frozenset[str]:

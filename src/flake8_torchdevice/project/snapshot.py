@@ -134,7 +134,7 @@ def _encoded_belief(belief: Belief) -> list[Any]:
 
 
 def _encoded_calls(calls: CallFacts) -> list[Any]:
-    return [calls.calls, sorted(calls.passed), calls.guarded, calls.only_here, calls.public]
+    return [calls.calls, sorted(calls.passed), calls.guarded, calls.only_here, calls.public, calls.api]
 
 
 def decoded_beliefs(root: Path, document: Mapping[str, Any]) -> ProjectBeliefs:
@@ -143,8 +143,13 @@ def decoded_beliefs(root: Path, document: Mapping[str, Any]) -> ProjectBeliefs:
     callers = {
         str(path): FileCallers(
             tuple(
-                (str(name), CallFacts(int(calls), frozenset(map(str, passed)), bool(guarded), bool(here), bool(public)))
-                for name, calls, passed, guarded, here, public in rows
+                (
+                    str(name),
+                    CallFacts(
+                        int(calls), frozenset(map(str, passed)), bool(guarded), bool(here), bool(public), bool(api)
+                    ),
+                )
+                for name, calls, passed, guarded, here, public, api in rows
             ),
             tuple(map(str, unreferenced)),
         )

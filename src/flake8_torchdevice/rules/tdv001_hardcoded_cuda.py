@@ -260,7 +260,9 @@ class HardcodedCudaDevice(Rule):
     call in the project, callers in other files included (or callers in its own file alone, where
     the project shows no other), for a function or class that another file
     calls (in a library, only a private one or one of its examples: users call the public ones
-    too, so there it is likely), else every call in the file, of a private helper (`_name`), of a
+    too, so there it is likely; and one a package's `__init__` shows them, `from .devnet import
+    DevNet`, is reported as if no call passed it: they call it as the library means), else every
+    call in the file, of a private helper (`_name`), of a
     function nested in the one that calls it, or of any function in a script or a test module
     (of a public one or a method elsewhere, likely: a caller the project does not show may take
     it); a function every call of which runs under a CUDA check, callers in other files

@@ -1,0 +1,3 @@
+from .evaluation import evaluate
+
+__all__ = ["evaluate"]
