@@ -26,7 +26,7 @@ class CallFacts:
     only_here: bool = False
     # A library's public definition: its users call it too, unseen, and may take its defaults.
     public: bool = False
-    # Of those, one a package's ``__init__`` re-exports (or defines): the API its users are shown.
+    # Of those, one a package's ``__init__`` re-exports: the API its users are shown.
     # What the project's own calls pass says nothing of what theirs do.
     api: bool = False
 

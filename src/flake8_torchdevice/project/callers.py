@@ -65,7 +65,7 @@ def project_callers(
     public = {
         key for key, (path, definition, beside) in defined.items() if library and _exported(path, definition, beside)
     }
-    api = public & _shown_by_packages(calls, resolver, defined)
+    api = public & _shown_by_packages(calls, resolver)
     guarded = _guarded(sites, public)
     facts: defaultdict[str, list[tuple[str, CallFacts]]] = defaultdict(list)
     for key, called in sites.items():
@@ -83,12 +83,11 @@ def project_callers(
     return {path: FileCallers(tuple(sorted(found))) for path, found in facts.items()}
 
 
-def _shown_by_packages(
-    calls: Mapping[str, FileCalls], resolver: Resolver, defined: Mapping[str, tuple[str, Definition, bool]]
-) -> set[str]:
-    """The definitions a package's ``__init__`` defines or re-exports (``from .devnet import DevNet``
-    in ``models/__init__.py``): the API a library shows its users."""
-    shown = {key for key, (path, _, _) in defined.items() if path.endswith("__init__.py")}
+def _shown_by_packages(calls: Mapping[str, FileCalls], resolver: Resolver) -> set[str]:
+    """The definitions a package's ``__init__`` re-exports (``from .devnet import DevNet`` in
+    ``models/__init__.py``): the API a library shows its users. Not those it defines itself: a
+    vendored helper package's ``init_model(device="cuda")`` is as internal as any (round 24)."""
+    shown: set[str] = set()
     for path, found in calls.items():
         if path.endswith("__init__.py"):
             folder = importing_package(path)
