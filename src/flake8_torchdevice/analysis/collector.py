@@ -169,6 +169,12 @@ class _Collector:
             self.bindings.note(name, node)
         return True
 
+    def _own_names(self, node: cst.CompFor | cst.Lambda) -> bool:
+        """A comprehension's or a lambda's own names: what is called on them says nothing of the scope's."""
+        targets = [node.target] if isinstance(node, cst.CompFor) else [param.name for param in node.params.params]
+        self.evidence_stack[-1].shadowed.update(name for target in targets for name in bound_names(target))
+        return True
+
     def _yield(self, node: cst.Yield) -> bool:
         self.evidence_stack[-1].generator = True
         return True
@@ -393,6 +399,8 @@ _HANDLERS: dict[type[cst.CSTNode], Callable[[_Collector, Any], bool]] = {
     cst.WithItem: _Collector._as_name,
     cst.ExceptHandler: _Collector._as_name,
     cst.Yield: _Collector._yield,
+    cst.CompFor: _Collector._own_names,
+    cst.Lambda: _Collector._own_names,
     cst.If: _Collector._if,
     cst.For: _Collector._loop,
     cst.While: _Collector._loop,

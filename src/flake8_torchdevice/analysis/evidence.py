@@ -31,6 +31,8 @@ class Evidence:
     # Names on which the scope calls a tensor's move method with arguments a tensor's does not
     # take (``quantizer.cuda(q, meta=m)``): another class's object, whatever else it is called.
     misfits: set[str] = field(default_factory=set)
+    # Names a comprehension or a lambda binds for itself (``[x.strip() for x in labels]``).
+    shadowed: set[str] = field(default_factory=set)
     # Attributes assigned on the first parameter (``self.x = ...``) and methods called on it.
     self_assigned: set[str] = field(default_factory=set)
     self_called: set[str] = field(default_factory=set)
@@ -68,5 +70,7 @@ class Evidence:
         """Does the scope call on ``name`` a public method no tensor has (``graph.sym_norm()``)? Then
         it is some other object, whatever a convention says its kind should be. Private ones
         (``adj._values()``) are left out: tensors have many the stubs do not list."""
+        if name in self.shadowed:  # the methods seen may be those of another value of that name
+            return False
         methods = self.methods.get(name, ())
         return any(not method.startswith("_") and not api.is_tensor_attribute(method) for method in methods)
