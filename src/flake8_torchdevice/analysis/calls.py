@@ -249,7 +249,7 @@ class CallEvaluator(LibraryEvaluator):
                 data = () if numbers_only else arguments[:2]
                 made = self.computed(data, differentiable=False)
                 shown = made.places != NOWHERE or any(value.kind is Kind.UNKNOWN for value in data)
-                places = made.places if shown and data else None
+                places = made.places if shown else None
             made = tensor(self.state.default_places if places is None else places, origin, grad=grad)
             return replace(made, rank=1) if qualified in api.ONE_DIM_FACTORIES else made
         if effect is Effect.HOST_DATA:

@@ -171,7 +171,7 @@ class _Collector:
 
     def _own_names(self, node: cst.CompFor | cst.Lambda) -> bool:
         """A comprehension's or a lambda's own names: what is called on them says nothing of the scope's."""
-        targets = [node.target] if isinstance(node, cst.CompFor) else [param.name for param in node.params.params]
+        targets = [node.target] if isinstance(node, cst.CompFor) else [param.name for param in all_params(node.params)]
         self.evidence_stack[-1].shadowed.update(name for target in targets for name in bound_names(target))
         return True
 

@@ -96,8 +96,10 @@ class Conditions:
             # method set, ``self.cpu_cache`` set true only for inputs on CUDA. A name that says only
             # that a feature of CUDA's is on (``self.model_parallel``) says nothing when false.
             shown = current_value(test, state).polarity
-            one_sided = shown is Polarity.NONE and names_a_cuda_feature(dotted_name(test) or "")
-            polarity = polarity if shown is Polarity.NONE else shown
+            if shown is not Polarity.NONE:
+                polarity = shown
+            elif polarity is not Polarity.NONE:  # asked only of a name that says something
+                one_sided = names_a_cuda_feature(dotted_name(test) or "")
         if (polarity is Polarity.POSITIVE and truth) or (polarity is Polarity.NEGATIVE and not truth):
             chosen = _defaulted_flag(test, state, current_value)
             narrowed = _with_cuda(narrowed, checked=True) if chosen is None else _by_default(narrowed, chosen)
