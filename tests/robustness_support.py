@@ -24,7 +24,7 @@ from libcst.metadata import MetadataWrapper, PositionProvider
 
 from flake8_torchdevice.analysis import positions_of
 from flake8_torchdevice.engine import CheckedSource, check_source
-from flake8_torchdevice.fixes import fix_source
+from flake8_torchdevice.fixes import fix_rounds, fix_source
 from flake8_torchdevice.settings import Settings
 
 FIXTURES_ROOT = Path(__file__).resolve().parent / "fixtures"
@@ -144,14 +144,14 @@ def changed_lines(before: str, after: str) -> set[int]:
     return changed
 
 
-def fix_errors(source: str, settings: Settings = Settings(), checked: CheckedSource | None = None) -> list[str]:
-    """What ``fix_source(source, unsafe=True)`` damaged (an empty list when it damaged nothing)."""
+def fix_errors(source: str, settings: Settings = Settings()) -> list[str]:
+    """What fixing ``source`` (unsafe fixes too) damaged (an empty list when it damaged nothing)."""
     try:
-        outcome = fix_source(source, settings, unsafe=True)
+        rounds = list(fix_rounds(source, settings, unsafe=True))
     except Exception as error:
         return [f"fix_source raised {type(error).__name__}: {error}"]
-    fixed = outcome.source
-    if outcome.applied == 0:
+    fixed = rounds[-1].after
+    if sum(one.applied for one in rounds) == 0:
         return [] if fixed == source else ["no fix applied but the text changed"]
     errors = []
     try:
@@ -169,11 +169,13 @@ def fix_errors(source: str, settings: Settings = Settings(), checked: CheckedSou
     again = fix_source(fixed, settings, unsafe=True)
     if again.source != fixed or again.applied:
         errors.append(f"not idempotent: a second fix applied {again.applied} more")
-    checked = checked if checked is not None else check_source(source, settings)
-    allowed = finding_lines(checked)
-    outside = sorted(changed_lines(source, fixed) - allowed)
-    if outside:
-        errors.append(f"lines {outside} changed but no finding is on them (findings: {sorted(allowed)})")
+    # A round may fix what the previous one revealed (``x = x.to(d)`` puts the ``x`` of a later
+    # ``x.numpy()`` on ``d``): each round changes only lines the findings of its own text are on.
+    for number, one in enumerate(rounds, start=1):
+        allowed = finding_lines(one.checked)
+        outside = sorted(changed_lines(one.before, one.after) - allowed)
+        if outside:
+            errors.append(f"round {number}: lines {outside} changed but no finding is on them ({sorted(allowed)})")
     return errors
 
 
@@ -227,7 +229,7 @@ def scan_file(path: str) -> dict[str, object]:
         result["findings"] = len(checked.findings)
         problems = position_errors(source, checked, cross_check=False)
         if checked.findings:
-            problems += fix_errors(source, checked=checked)
+            problems += fix_errors(source)
         result["problems"] = problems
     except BaseException:
         result["outcome"] = "escaped"

@@ -7,7 +7,7 @@ import pytest
 
 from flake8_torchdevice import fixes
 from flake8_torchdevice.cli import main
-from flake8_torchdevice.fixes import FixOutcome, fix_source
+from flake8_torchdevice.fixes import FixOutcome, fix_rounds, fix_source
 from flake8_torchdevice.rules import ALL_RULES, RULES_BY_CODE
 from runtime_checks.fixed import declared_good, fixed_program
 from runtime_checks.fixtures import discover, load_fixture
@@ -67,6 +67,26 @@ def test_moving_to_another_tensor_is_not_fixed():
     source = "import torch\nref = torch.ones(2, device=device)\nmask = torch.zeros(2).to(ref)\n"
     outcome = fix_source(source, rules=(RULES_BY_CODE["TDV007"],), unsafe=True)
     assert (outcome.applied, [d.fix for d in outcome.remaining]) == (0, [None])
+
+
+def test_a_finding_a_fix_reveals_is_fixed_in_the_next_round():
+    """``x = x.to(device)`` puts ``x`` on the device: only then is ``x.numpy()`` a finding."""
+    source = (
+        "import torch\n"
+        'device = torch.device("cuda" if torch.cuda.is_available() else "cpu")\n'
+        "x = torch.zeros(3)\n"
+        "x.to(device)\n"
+        "print(x.numpy())\n"
+    )
+    rounds = list(fix_rounds(source, unsafe=True))
+    assert [[(d.line, d.code) for d in one.checked.diagnostics] for one in rounds] == [
+        [(4, "TDV002")],
+        [(5, "TDV003")],
+        [],
+    ]
+    outcome = fix_source(source, unsafe=True)
+    assert (outcome.applied, outcome.remaining) == (2, [])
+    assert outcome.source.endswith("x = x.to(device)\nprint(x.cpu().numpy())\n")
 
 
 @pytest.mark.parametrize("pair", [p for p in PAIRS if code_of(p) in UNSAFE], ids=lambda pair: pair.name)

@@ -96,7 +96,7 @@ def check_valid_program(source: str, lint_settings: Settings = Settings()) -> No
         return
     checked = check_source(source, lint_settings)
     assert position_errors(source, checked) == []
-    assert fix_errors(source, lint_settings, checked) == []
+    assert fix_errors(source, lint_settings) == []
 
 
 # --- strategies ----------------------------------------------------------------------------------
@@ -505,7 +505,7 @@ def test_hard_cases_never_raise(name):
         return
     checked = check_source(source)
     assert position_errors(source, checked) == []
-    assert fix_errors(source, checked=checked) == []
+    assert fix_errors(source) == []
 
 
 @pytest.mark.parametrize(

@@ -10,12 +10,12 @@ from __future__ import annotations
 
 import ast
 import warnings
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 import libcst as cst
 
-from .engine import Diagnostic, check_source
+from .engine import CheckedSource, Diagnostic, check_source
 from .noqa import silencer
 from .rules import ALL_RULES, Rule
 from .rules.base import Fix
@@ -70,6 +70,44 @@ def _keep_parentheses(original: cst.CSTNode, replacement: cst.CSTNode) -> cst.CS
     return replacement
 
 
+@dataclass
+class FixRound:
+    """One round of fixing: the text it started from, what the analysis found there, the result."""
+
+    before: str
+    checked: CheckedSource
+    after: str
+    applied: int
+
+
+def fix_rounds(
+    source: str,
+    settings: Settings = Settings(),
+    rules: Sequence[type[Rule]] = ALL_RULES,
+    unsafe: bool = False,
+) -> Iterator[FixRound]:
+    """The rounds of fixing ``source``, each one re-analysing the previous one's result.
+
+    A fix can reveal a finding that was not there before (``x.to(d)`` made ``x = x.to(d)`` puts
+    ``x`` on ``d`` for the ``x.numpy()`` below it): the next round reports and fixes it. Rounds
+    stop when none applies; the last one yielded applied nothing.
+    """
+    for _ in range(_MAX_ROUNDS):
+        checked = check_source(source, settings, rules)
+        silenced = silencer(source)
+        fixes = [
+            finding.fix
+            for finding, diagnostic in checked.located
+            if finding.fix is not None and (finding.fix.safe or unsafe) and not silenced(diagnostic)
+        ]
+        fixed, count = apply_fixes(source, checked.module, fixes) if checked.module and fixes else (source, 0)
+        yield FixRound(source, checked, fixed, count)
+        if count == 0:
+            return
+        source = fixed
+    yield FixRound(source, check_source(source, settings, rules), source, 0)
+
+
 def fix_source(
     source: str,
     settings: Settings = Settings(),
@@ -80,22 +118,9 @@ def fix_source(
 
     A finding silenced by ``# noqa`` keeps its code as it is, as flake8 would keep it unreported.
     """
-    applied = 0
-    for _ in range(_MAX_ROUNDS):
-        checked = check_source(source, settings, rules)
-        silenced = silencer(source)
-        fixes = [
-            finding.fix
-            for finding, diagnostic in checked.located
-            if finding.fix is not None and (finding.fix.safe or unsafe) and not silenced(diagnostic)
-        ]
-        if checked.module is None or not fixes:
-            return FixOutcome(source, applied, checked.diagnostics)
-        fixed, count = apply_fixes(source, checked.module, fixes)
-        if count == 0:
-            return FixOutcome(source, applied, checked.diagnostics)
-        source, applied = fixed, applied + count
-    return FixOutcome(source, applied, check_source(source, settings, rules).diagnostics)
+    rounds = list(fix_rounds(source, settings, rules, unsafe))
+    last = rounds[-1]  # it applied nothing: its text is the result, its findings what remains
+    return FixOutcome(last.after, sum(one.applied for one in rounds), last.checked.diagnostics)
 
 
 def apply_fixes(source: str, module: cst.Module, fixes: Sequence[Fix]) -> tuple[str, int]:
