@@ -245,10 +245,10 @@ class Conditions:
             return Polarity.NONE
         if name in _TRANSPARENT_CALLS and call.args:
             return self.polarity(call.args[0].value, state)
-        if name == "isinstance" and len(call.args) == 2:  # ``isinstance(x, torch.cuda.FloatTensor)``
+        if name == "isinstance" and len(call.args) == 2:
             types = call.args[1].value
             named = [element.value for element in types.elements] if type(types) is cst.Tuple else [types]
-            if named and all(self._imports.qualify(kind) in LEGACY_CUDA_CONSTRUCTORS for kind in named):
+            if named and all(self._names_a_cuda_type(kind) for kind in named):
                 return Polarity.POSITIVE
         last = name.rsplit(".", 1)[-1]
         if last in self._guard_functions or name in self._guard_functions:
@@ -258,6 +258,13 @@ class Conditions:
         if mentions_cuda(last) and last != "cuda":  # ``x.cuda()`` moves, it does not check
             return Polarity.POSITIVE
         return Polarity.NONE
+
+    def _names_a_cuda_type(self, kind: cst.BaseExpression) -> bool:
+        """``torch.cuda.FloatTensor``, a framework's ``CUDAAccelerator``: an instance is on CUDA."""
+        if self._imports.qualify(kind) in LEGACY_CUDA_CONSTRUCTORS:
+            return True
+        name = dotted_name(kind)
+        return name is not None and mentions_cuda(name.rsplit(".", 1)[-1])
 
     def _comparison_polarity(self, comparison: cst.Comparison, state: State) -> Polarity:
         left = comparison.left

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any, cast
 import libcst as cst
 
 from ..knowledge import api
+from .annotations import annotation_kind
 from .containers import stored_into
 from .domain import (
     ARRAY_KINDS,
@@ -377,10 +378,7 @@ class ExpressionEvaluator(_Base):
 
     # -------------------------------------------------------------- annotations
     def annotation_kind(self, annotation: cst.BaseExpression) -> Kind | None:
-        """``torch.Tensor`` annotates a tensor, ``float`` (``int``, ``bool``) a Python number."""
-        if self.imports.qualify(annotation) in api.TENSOR_TYPES:
-            return Kind.TENSOR
-        return Kind.SCALAR if type(annotation) is cst.Name and annotation.value in ("float", "int", "bool") else None
+        return annotation_kind(annotation, self.imports, self.definitions.classes)
 
 
 def _joined_lists(left: Value, right: Value, repeated: bool) -> Value:

@@ -4,8 +4,8 @@ A call of a function or method defined in this file is evaluated with the values
 arguments (call-site return inference, as pyright does for unannotated functions); the result
 is memoised per argument values (``memo``: only when it does not depend on the order summaries
 were asked in), with caps on depth, on the number of summaries and on the steps one may take,
-past which the call is simply unknown. A method called on ``self`` also
-hands back what it assigned to ``self`` (a builder called from ``__init__``).
+past which the call is simply unknown. A method called on ``self`` also hands back what it
+assigned to ``self`` (a builder called from ``__init__``).
 
 A class has one table of instance attributes: what ``__init__`` leaves on ``self``, joined
 with what every other method assigns, over the class and the classes of the file it is
@@ -394,9 +394,10 @@ class SummaryEvaluator(_Base):
 
     def _parameter_kind(self, param: cst.Param, name: str, evidence: Evidence, inputs: bool) -> Kind | None:
         annotation = param.annotation.annotation if param.annotation is not None else None
-        if annotation is not None and self.annotation_kind(annotation) is Kind.TENSOR:
-            return Kind.TENSOR
-        if (shown := evidence.kind_of(name)) is not None:
+        annotated, shown = self.annotation_kind(annotation) if annotation else None, evidence.kind_of(name)
+        if annotated is Kind.TENSOR or (annotated is Kind.OBJECT and shown is not Kind.MODULE):
+            return annotated  # an object's ``to()`` and ``detach()`` are its class's own
+        if shown is not None:
             return shown
         plain = param.default is None and annotation is None and param.star == ""
         if inputs and plain and not evidence.calls_what_no_tensor_has(name):
@@ -406,9 +407,8 @@ class SummaryEvaluator(_Base):
 
 def _or_as_it_was(value: Value) -> Value:
     """An attribute a method may leave as it was: a module or a tensor still, wherever it is."""
-    if value.kind is Kind.MODULE or value.kind in TENSOR_KINDS:
-        return value.placed(value.places | NOWHERE)
-    return value.join(UNKNOWN)
+    placed = value.kind is Kind.MODULE or value.kind in TENSOR_KINDS
+    return value.placed(value.places | NOWHERE) if placed else value.join(UNKNOWN)
 
 
 def _misfit(method: FunctionInfo, attribute: str) -> bool:

@@ -234,7 +234,8 @@ class HardcodedCudaDevice(Rule):
     `else` of `if not torch.cuda.is_available()`, code after an early
     `return`/`raise`/`pytest.skip`/`assert False`, the right side
     of `torch.cuda.is_available() and ...`), device checks (`if x.is_cuda:`, `if device.type ==
-    "cuda":`, `dist.get_backend() == "nccl"`, `len(torch.cuda.default_generators) > 0`,
+    "cuda":`, `isinstance(self.accelerator, CUDAAccelerator)`, `dist.get_backend() == "nccl"`,
+    `len(torch.cuda.default_generators) > 0`,
     `torch.cuda.max_memory_allocated() > 0`), a `try`
     whose `except` catches the failure (`AssertionError`, `RuntimeError`, `Exception`), names that
     make CUDA an explicit choice (`if args.use_gpu:`; but not a parameter whose default makes the
