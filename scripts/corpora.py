@@ -13,7 +13,7 @@ unpacked is not unpacked again.
     python scripts/corpora.py --fresh    # the libraries first linted with the final rules
     python scripts/corpora.py --user     # export the user repositories fetched with the search tool
     python scripts/corpora.py --fresh-user # export the user repositories first linted with the final rules
-    python scripts/corpora.py --round9   # a first look's libraries and user repositories (--round4 to --round27)
+    python scripts/corpora.py --round9   # a first look's libraries and user repositories (--round4 to --round28)
 
 Reuse from another script::
 
@@ -486,6 +486,20 @@ ROUND27_CORPORA: dict[str, str] = {
     "stable_audio_tools": "stable-audio-tools==0.0.19",
     "pytorch_frame": "pytorch-frame==0.3.0",
 }
+# The libraries of the round-28 first look: chosen on 2026-12-07 among released packages written
+# against PyTorch that no earlier round linted (mechanistic interpretability, reinforcement learning,
+# graph outlier detection, speech-text dialogue, atomistic simulation for catalysis and materials,
+# sequential recommendation, time-series foundation models, computational pathology).
+ROUND28_CORPORA: dict[str, str] = {
+    "transformer_lens": "transformer-lens==2.18.0",
+    "agilerl": "agilerl==2.58.0",
+    "pygod": "pygod==1.1.0",
+    "moshi": "moshi==0.2.13",
+    "fairchem": "fairchem-core==2.24.0",
+    "replay": "replay-rec==0.22.0",
+    "granite_tsfm": "granite-tsfm==0.3.11",
+    "tiatoolbox": "tiatoolbox==2.1.3",
+}
 KNOWN_CORPORA: dict[str, str] = {
     **CORPORA,
     **EXTRA_CORPORA,
@@ -515,6 +529,7 @@ KNOWN_CORPORA: dict[str, str] = {
     **ROUND25_CORPORA,
     **ROUND26_CORPORA,
     **ROUND27_CORPORA,
+    **ROUND28_CORPORA,
 }
 
 # User research code: training scripts, tutorials and notebooks from public repositories, pinned
@@ -938,6 +953,18 @@ ROUND27_USER_REPOSITORIES: dict[str, tuple[str, str]] = {
     "continual-learning": ("GMvandeVen/continual-learning", "e6d795aa81b9cef742b8de76cb71222d4d1ce00b"),
     "kospeech": ("sooftware/kospeech", "984b5890dd53379486b2abc0165c3396eb52ad37"),
 }
+# The user repositories of the round-28 first look (click-through recommendation, policy-gradient
+# reinforcement learning, graph pre-training, speech synthesis, molecular docking, model editing,
+# 3D medical image segmentation), pinned to the commits fetched on 2026-12-07.
+ROUND28_USER_REPOSITORIES: dict[str, tuple[str, str]] = {
+    "dlrm": ("facebookresearch/dlrm", "090956ee2319ddd349a42232958aefccfe3f7b0a"),
+    "pytorch-rl-khrylx": ("Khrylx/PyTorch-RL", "72069237b4d86bcb9675b899ea94228019a4f003"),
+    "pretrain-gnns": ("snap-stanford/pretrain-gnns", "8b20528a83b8869ce16451305b32c827258d19a3"),
+    "fastspeech2": ("ming024/FastSpeech2", "d4e79eb52e8b01d24703b2dfc0385544092958f3"),
+    "diffdock": ("gcorso/DiffDock", "b4704d94de74d8cb2acbe7ec84ad234c09e78009"),
+    "rome": ("kmeng01/rome", "0874014cd9837e4365f3e6f3c71400ef11509e04"),
+    "medicalzoo": ("black0017/MedicalZooPytorch", "8f40dab689841d7ff0e36aa5e583a1a1509fac3d"),
+}
 KNOWN_USER_REPOSITORIES: dict[str, tuple[str, str]] = {
     **USER_REPOSITORIES,
     **FRESH_USER_REPOSITORIES,
@@ -965,6 +992,7 @@ KNOWN_USER_REPOSITORIES: dict[str, tuple[str, str]] = {
     **ROUND25_USER_REPOSITORIES,
     **ROUND26_USER_REPOSITORIES,
     **ROUND27_USER_REPOSITORIES,
+    **ROUND28_USER_REPOSITORIES,
 }
 # Each first look: its libraries and its user repositories (``--roundN`` in this script and in
 # ``precision.py``).
@@ -993,6 +1021,7 @@ FIRST_LOOKS: dict[int, tuple[dict[str, str], dict[str, tuple[str, str]]]] = {
     25: (ROUND25_CORPORA, ROUND25_USER_REPOSITORIES),
     26: (ROUND26_CORPORA, ROUND26_USER_REPOSITORIES),
     27: (ROUND27_CORPORA, ROUND27_USER_REPOSITORIES),
+    28: (ROUND28_CORPORA, ROUND28_USER_REPOSITORIES),
 }
 MIRROR_ROOT = Path("/work/.mirror")
 
