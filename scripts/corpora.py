@@ -1028,6 +1028,13 @@ MIRROR_ROOT = Path("/work/.mirror")
 DEFAULT_DEST = Path.home() / ".cache" / "torchdevice-corpora"
 REPOSITORY = Path(__file__).resolve().parent.parent
 _DONE_MARKER = ".unpacked"
+# A user repository exported with what a user's checkout has beside the code: its README files and
+# small configuration files, which the project beliefs read ("requires an NVIDIA GPU"). Exports
+# made before round 28 hold the code only; their marker is the old one, and they are exported again.
+_EXPORTED_MARKER = ".exported-with-readmes"
+_README = re.compile(r"^readme(\.(md|rst|txt))?$", re.IGNORECASE)
+_CONFIGURATION = frozenset({".yaml", ".yml", ".toml", ".cfg", ".ini", ".json"})
+_LARGEST_CONFIGURATION = 1_000_000
 
 
 def _wheel_for(wheels: Path, requirement: str) -> Path | None:
@@ -1097,7 +1104,7 @@ def export_user_code(
     for name in names or USER_REPOSITORIES:
         repository, commit = KNOWN_USER_REPOSITORIES[name]
         folder = dest / "user" / name
-        if not (folder / _DONE_MARKER).exists():
+        if not (folder / _EXPORTED_MARKER).exists():
             git_dir = mirrors / repository.replace("/", "+") / "repo"
             if (git_dir / ".git").is_dir():  # some snapshots are clones with a work tree
                 git_dir = git_dir / ".git"
@@ -1105,30 +1112,38 @@ def export_user_code(
                 print(f"skipping {name}: {repository} is not fetched ({git_dir} missing)", file=sys.stderr)
                 continue
             _export_sources(git_dir, commit, folder)
-            (folder / _DONE_MARKER).write_text(f"{repository}@{commit}\n")
+            (folder / _EXPORTED_MARKER).write_text(f"{repository}@{commit}\n")
         folders[name] = folder
     return folders
 
 
 def _export_sources(git_dir: Path, commit: str, folder: Path) -> None:
-    """Write the ``.py`` and ``.ipynb`` files of ``commit`` under ``folder``.
+    """Write the ``.py`` and ``.ipynb`` files of ``commit`` under ``folder``, and its README and
+    small configuration files.
 
     File by file rather than ``git archive``: a snapshot lacks its largest files (datasets), and
     an archive of a tree with a missing blob fails as a whole.
     """
     git = ["git", "--git-dir", str(git_dir)]
-    listing = subprocess.run([*git, "ls-tree", "-r", "-z", commit], check=True, capture_output=True).stdout
+    listing = subprocess.run([*git, "ls-tree", "-r", "-l", "-z", commit], check=True, capture_output=True).stdout
     for entry in filter(None, listing.split(b"\0")):
         meta, _, name = entry.partition(b"\t")
-        mode, kind, blob = meta.split()
+        mode, kind, blob, size = meta.split()
         path = name.decode("utf-8", "replace")
-        if kind != b"blob" or mode == b"120000" or Path(path).suffix not in (".py", ".ipynb"):
+        known = int(size) if size.isdigit() else None  # a blob the snapshot lacks: "BAD"
+        if kind != b"blob" or mode == b"120000" or not _exported(Path(path), known):
             continue
         content = subprocess.run([*git, "cat-file", "blob", blob.decode()], capture_output=True)
         if content.returncode == 0:
             target = folder / path
             target.parent.mkdir(parents=True, exist_ok=True)
             target.write_bytes(content.stdout)
+
+
+def _exported(path: Path, size: int | None) -> bool:
+    if path.suffix in (".py", ".ipynb") or _README.match(path.name):
+        return True
+    return path.suffix in _CONFIGURATION and size is not None and size <= _LARGEST_CONFIGURATION
 
 
 def read_source(path: Path) -> str:

@@ -463,6 +463,29 @@ def test_read_project_decides_per_file_where_a_script_alone_requires_cuda(tmp_pa
     assert beliefs.for_path(Path("/elsewhere/x.py")) is NO_BELIEF
 
 
+@pytest.mark.parametrize(
+    ("lead", "needs"),
+    [
+        ("An implementation of model editing on transformers (GPU-only).", True),
+        ("Requires an NVIDIA GPU with 24 GB of memory.", True),
+        ("Runs on the CPU; a GPU is recommended for speed.", False),
+        ("- Multi-GPU training and mixed precision", False),  # a feature, not a need
+    ],
+)
+def test_a_readme_lead_that_says_what_the_project_needs(tmp_path, lead, needs):
+    """The lead under the title says what the project is ("... (GPU-only)"), as a requirements
+    section does; elsewhere a README may discuss GPUs in any sense."""
+    write(tmp_path, ".git/HEAD", "")
+    write(tmp_path, "README.md", f"# Editing\n\n{lead}\n\n## Usage\n\nTrain on 8 GPUs with CUDA only for speed.\n")
+    write(tmp_path, "edit/core.py", "import torch\n\ndef f(x):\n    return x.cuda()\n")
+    beliefs = read_project(tmp_path.resolve())
+    root = beliefs.packages.get(".")
+    cited = [item.cited() for item in root.evidence] if root is not None else []
+    assert cited == (["README.md:3 says it needs CUDA"] if needs else [])
+    # ``edit/`` only hard-codes CUDA, too little to be a belief: it takes what the README says.
+    assert beliefs.for_path(tmp_path / "edit" / "core.py").verdict == (REQUIRES_CUDA if needs else UNKNOWN)
+
+
 def test_a_package_whose_code_decides_nothing_runs_where_its_importers_do(tmp_path):
     """The ddim shape: ``main.py`` falls back to the CPU, ``runners/`` offers a CPU device, and
     ``functions/`` (imported by them) hard-codes ``.to("cuda")`` twice, too few uses to be a

@@ -271,13 +271,12 @@ def infer(indexes: Iterable[FileIndex], readmes: Mapping[str, tuple[Evidence, ..
 
 def _takes_the_shared(found: list[Evidence], shared: Belief) -> bool:
     """A package that its own evidence leaves undecided takes what the library's packages show
-    together where it shows nothing, or where it only hard-codes CUDA too and together they are
-    written for GPUs only (Uformer: two or three scripts in each of ``train/``, ``test/``,
-    ``utils/``, none a pattern alone)."""
+    together where it shows nothing, or where it only hard-codes CUDA too and together they
+    require CUDA: written for GPUs only (Uformer: two or three scripts in each of ``train/``,
+    ``test/``, ``utils/``, none a pattern alone), or said to be (ROME's README: "GPU-only")."""
     if not found:
         return True
-    written_for_gpus = shared.verdict == REQUIRES_CUDA and all(item.kind == UNCHECKED_CUDA for item in shared.evidence)
-    return written_for_gpus and all(item.kind == UNCHECKED_CUDA for item in found)
+    return shared.verdict == REQUIRES_CUDA and all(item.kind == UNCHECKED_CUDA for item in found)
 
 
 def _as_their_importers(beliefs: Mapping[str, Belief], indexes: list[FileIndex]) -> dict[str, Belief]:
@@ -331,8 +330,9 @@ def _with_kernel_dependencies(beliefs: dict[str, Belief], indexes: list[FileInde
 
 def readme_evidence(root: Path, packages: Iterable[str]) -> dict[str, tuple[Evidence, ...]]:
     """Lines of the project's README files that say the code needs CUDA ("requires a CUDA GPU",
-    "- NVIDIA GPU + CUDA") in a section about requirements, per package: the root's README speaks for
-    the top-level package, a package's for itself."""
+    "- NVIDIA GPU + CUDA") in a section about requirements or in the lead that says what the project
+    is ("an implementation of ... (GPU-only)"), per package: the root's README speaks for the
+    top-level package, a package's for itself."""
     found: dict[str, tuple[Evidence, ...]] = {}
     for package, readmes in _beside_the_code(root, packages, lambda path: _README.match(path.name)):
         lines = [item for readme in readmes for item in _requirement_lines(readme, readme.relative_to(root).as_posix())]
@@ -371,13 +371,16 @@ def _requirement_lines(readme: Path, relative: str) -> list[Evidence]:
     except OSError:
         return []
     found = []
-    heading = ""
+    heading, headings = "", 0
     for number, line in enumerate(lines, 1):
         if line.lstrip().startswith("#"):
-            heading = line
+            heading, headings = line, headings + 1
         elif _UNDERLINE.match(line) and number > 1 and lines[number - 2].strip():
-            heading = lines[number - 2]  # a reStructuredText title, underlined
+            heading, headings = lines[number - 2], headings + 1  # a reStructuredText title, underlined
         elif _REQUIREMENT_HEADING.search(heading) and _states_a_need(line):
+            found.append(Evidence(SAYS_IT_NEEDS_CUDA, relative, number))
+        elif headings <= 1 and NEEDS_CUDA.search(line) and not _OPTIONAL.search(line):
+            # The lead, under the title, says what the project is: "... transformers (GPU-only)".
             found.append(Evidence(SAYS_IT_NEEDS_CUDA, relative, number))
     return found
 
