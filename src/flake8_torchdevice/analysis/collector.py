@@ -8,7 +8,7 @@ from typing import Any
 
 import libcst as cst
 
-from ..knowledge.api import DEVICE_TYPE_CALLS
+from ..knowledge.api import COLLECTIVES, CUDA_GRAPH_CALLS, DEVICE_TYPE_CALLS
 from .bindings import BindingRecorder
 from .containers import every_element_stores
 from .definitions import ClassInfo, Definitions, FunctionInfo
@@ -38,12 +38,6 @@ _DEVICE_TYPE_CALLS = frozenset(name.rsplit(".", 1)[-1] for name in DEVICE_TYPE_C
 _TYPE_CHECKS = frozenset({"isinstance", "is_tensor", "type", "hasattr", "is_floating_point"})
 # Calls whose first argument is a module.
 _MODULE_ARGUMENT_CALLS = frozenset({"DataParallel", "DistributedDataParallel", "compile"})
-# torch.distributed collectives: a scope that runs one takes part in a multi-process job.
-_COLLECTIVES = frozenset(
-    {"broadcast", "all_reduce", "all_gather", "all_gather_into_tensor", "reduce", "reduce_scatter", "all_to_all"}
-    | {"gather", "scatter", "broadcast_object_list", "all_gather_object"}
-)
-# Calls that import the module their first argument names (not ``find_spec``: it only asks).
 _IMPORTS_BY_NAME = frozenset({"import_module", "__import__", "optional_import", "try_import"})
 
 
@@ -310,12 +304,14 @@ class _Collector:
                     self._placement(arg.value)
                 elif arg.keyword is not None and arg.keyword.value == "device_ids":  # ``[0, 1]``: two GPUs
                     listed = isinstance(arg.value, (cst.List, cst.Tuple)) and len(arg.value.elements) > 1
-                    evidence.uses_several_gpus = evidence.uses_several_gpus or listed
+                    evidence.written_for_gpus = evidence.written_for_gpus or listed
         if name is not None:
             last = name.rsplit(".", 1)[-1]
             if last == "init_process_group":
                 self.definitions.sets_up_a_process_group = True
                 evidence.uses_nccl = evidence.uses_nccl or names_nccl(node)
+            if name in CUDA_GRAPH_CALLS or f"torch.{name}" in CUDA_GRAPH_CALLS:  # ``cuda.graph`` of ``from torch``
+                evidence.written_for_gpus = True
             if last == "spawn" and node.args and type(node.args[0].value) is cst.Name and spawns_one_per_gpu(node):
                 self.definitions.gpu_workers.add(node.args[0].value.value)
             self.definitions.call_sites[last].append(node)
@@ -339,7 +335,7 @@ class _Collector:
                 evidence.misfits.add(receiver)  # another class's ``cuda(q, meta=m)``, ``train(dataset=d)``
             if "nccl" in receiver.lower():  # ``self._nccl_group.broadcast(...)``: NCCL is CUDA-only
                 evidence.uses_nccl = True
-            if method in _COLLECTIVES and receiver.rsplit(".", 1)[-1] in ("dist", "distributed"):
+            if method in COLLECTIVES and receiver.rsplit(".", 1)[-1] in ("dist", "distributed"):
                 evidence.runs_collective = True
             if receiver == self.self_names[-1]:
                 evidence.self_called.add(method)

@@ -44,9 +44,10 @@ class Evidence:
     uses_nccl: bool = False
     # The scope runs a collective (``dist.broadcast(t, 0)``): it runs in a multi-process job.
     runs_collective: bool = False
-    # The scope hands a module to several GPUs by index (``DataParallel(m, device_ids=[0, 1])``):
-    # it needs as many GPUs, by design (a two-GPU test of synchronised batch norm).
-    uses_several_gpus: bool = False
+    # The scope is written for GPUs by design: it hands a module to several GPUs by index
+    # (``DataParallel(m, device_ids=[0, 1])``, a two-GPU test of synchronised batch norm), or it
+    # captures CUDA graphs (``torch.cuda.make_graphed_callables``), which exist on CUDA alone.
+    written_for_gpus: bool = False
     # Names the scope binds (parameters, assignments, ``for`` and ``with`` targets, imports,
     # ``def`` and ``class``), each with its first binding: what a name inserted here may refer to.
     bound: dict[str, cst.CSTNode] = field(default_factory=dict)

@@ -204,12 +204,12 @@ class Interpreter(StatementWalker, ExpressionEvaluator, CallEvaluator, SummaryEv
         """Named for CUDA, in a class named for CUDA or decorated with a CUDA check (or whose base
         is decorated so: ``unittest.skipIf`` on a base skips its subclasses' tests too, a name does
         not pass on), decorated with a CUDA check, or written for GPUs (NCCL, a process per GPU, a
-        module spread over GPUs it lists)."""
+        module spread over GPUs it lists, CUDA graphs)."""
         owner = self.definitions.owner(info)
         return (
             self._marked_for_cuda(info)
             or info.evidence.uses_nccl  # NCCL runs on CUDA GPUs only
-            or info.evidence.uses_several_gpus  # ``DataParallel(m, device_ids=[0, 1])``: two GPUs
+            or info.evidence.written_for_gpus  # ``DataParallel(m, device_ids=[0, 1])``, CUDA graphs
             or _pins_each_process_to_a_gpu(info)
             or (self.file_sets_up_nccl and info.evidence.runs_collective)  # a collective of an NCCL job
             or (owner is None and info.name in self.definitions.gpu_workers)

@@ -79,6 +79,15 @@ NEEDS_GPU = frozenset(
         "reset_peak_memory_stats reset_max_memory_allocated can_device_access_peer CUDAGraph graphs.CUDAGraph"
     ).split()
 )
+# ``torch.cuda`` calls that capture CUDA graphs, which exist on CUDA alone: code written for GPUs.
+CUDA_GRAPH_CALLS = frozenset(
+    f"torch.cuda.{name}" for name in "make_graphed_callables graph CUDAGraph graphs.CUDAGraph graph_pool_handle".split()
+)
+# torch.distributed collectives: a scope that runs one takes part in a multi-process job.
+COLLECTIVES = frozenset(
+    "broadcast all_reduce all_gather all_gather_into_tensor reduce reduce_scatter all_to_all gather scatter "
+    "broadcast_object_list all_gather_object".split()
+)
 # Reductions that, given no dimension, reduce the whole tensor to a 0-dim one: ``x.sum()``,
 # ``torch.prod(x)`` (tests/fixtures/semantics/holds_full_reduction_is_a_scalar.py).
 FULL_REDUCTIONS = frozenset(

@@ -243,8 +243,9 @@ class HardcodedCudaDevice(Rule):
     for every caller that does not pass the flag, and is reported as likely, citing the default,
     unless every call in the file passes it), tests skipped without CUDA
     (`skipif`/`skipUnless`, also on a base class), functions and classes named for CUDA, functions that set up NCCL, run
-    once per GPU (`mp.spawn(nprocs=device_count)`) or spread a module over GPUs they list
-    (`DataParallel(m, device_ids=[0, 1])`: a two-GPU test), a distributed set-up (`init_dist`,
+    once per GPU (`mp.spawn(nprocs=device_count)`), spread a module over GPUs they list
+    (`DataParallel(m, device_ids=[0, 1])`: a two-GPU test) or capture CUDA graphs
+    (`torch.cuda.make_graphed_callables`, `torch.cuda.graph`), a distributed set-up (`init_dist`,
     `setup_ddp`) that sets up a process group (`dist.init_process_group`,
     `deepspeed.init_distributed`) and gives each process its GPU
     (`torch.cuda.set_device`) whatever backend it is handed, and, in a file that sets up NCCL
