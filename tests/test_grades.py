@@ -116,6 +116,43 @@ def test_a_file_the_code_writes_from_values_it_never_places_is_a_guess():
     assert ("TDV004", "low") not in _grades(_CACHED_DATASET.format(data=moved))
 
 
+_LOADS = """
+import torch
+from torch import nn
+
+model = nn.Linear(4, 2)
+{load}
+"""
+
+
+def test_a_load_is_sure_only_where_the_code_says_it_reads_a_model_s_state():
+    """A model's state is what training on a GPU leaves there; a dataset's cache, embeddings or
+    fitted statistics are written from data, on the CPU as a rule (round 28: 14 of 21 false loads)."""
+
+    def grade(load: str) -> str:
+        checked = check_source(_LOADS.format(load=load), Settings(confidence=Confidence.LOW, runs_without_cuda=True))
+        (finding,) = checked.diagnostics
+        return finding.confidence
+
+    for model_state in (
+        "model.load_state_dict(torch.load(path))",
+        'ckpt = torch.load(path)\nmodel.load_state_dict(ckpt["model"])',
+        "sd = torch.load(path)",
+        "state = torch.load(args.resume)",
+        'stats = torch.load("generator.pth.tar")',
+        "def load_model(path):\n    return torch.load(path)",
+        "from torch import load as load_checkpoint\nstats = load_checkpoint(path)",
+    ):
+        assert grade(model_state) == "high", model_state
+    for data in (
+        "self.data, self.slices = torch.load(self.processed_paths[0])",
+        "id_to_embeddings = torch.load(args.esm_embeddings_path)",
+        'Jd_list = torch.load(os.path.join(os.path.dirname(__file__), "Jd.pt"))',
+        "def read(path):\n    return torch.load(path)",
+    ):
+        assert grade(data) == "medium", data
+
+
 _DROPPED_MOVE = """
 import torch
 

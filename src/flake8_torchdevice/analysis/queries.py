@@ -15,6 +15,7 @@ import libcst as cst
 
 from ..mentions import mark
 from . import domain, dtypes, value_questions
+from .checkpoints import path_to, reads_model_state
 from .cuda_evidence import cpu_support, mentions_cuda_anywhere, option_read_only_where_cuda_is
 from .cuda_words import needs_cuda
 from .definitions import Definitions, FunctionInfo
@@ -124,11 +125,13 @@ __all__ = [
     "on_the_cpu_in_a_branch",
     "opens_a_file",
     "own_nodes",
+    "path_to",
     "place_name",
     "place_unknown",
     "placed_by_the_caller",
     "positional_argument",
     "rank",
+    "reads_model_state",
     "requires_grad",
     "same_places",
     "saves_a_file",
@@ -158,16 +161,14 @@ class Analysis:
         return self._imports.imports_torch()
 
     def imports_library(self, libraries: AbstractSet[str]) -> bool:
-        """Does the file import one of these libraries, at any depth of a module path (a vLLM backend of
-        torchrl), in a function too, or by name (``importlib.import_module("tensorrt")``)?"""
+        """Does the file import one of these libraries: at any depth of a module path, in a function, by name?"""
         return any(not libraries.isdisjoint(module.split(".")) for module in self._definitions.imported_modules)
 
     def qualify(self, node: cst.BaseExpression) -> str | None:
         return self._imports.qualify(node)
 
     def names_an_import(self, node: cst.BaseExpression) -> bool:
-        """Does ``node`` start at a name an import binds (``utils`` in ``utils.load(...)``), a
-        relative import too? Its attributes are the imported module's own functions."""
+        """Does ``node`` start at a name an import binds, a relative one too (``utils`` of ``utils.load()``)?"""
         name = dotted_name(node)
         return name is not None and name.split(".", 1)[0] in self._definitions.imported_names
 
@@ -195,8 +196,7 @@ class Analysis:
         return self._facts.values.get(id(node), domain.UNKNOWN)
 
     def moves_nothing(self, value: Value) -> bool:
-        """A module holding no parameter, buffer or submodule: torch's (``nn.MSELoss()``), or
-        another file's class that keeps only numbers (project/classes.py)."""
+        """A module holding no parameter, buffer or submodule (``nn.MSELoss()``, a project class of numbers)?"""
         imported = self._definitions.project_classes.get(value.cls or "") if value.kind is Kind.MODULE else None
         return (imported is not None and imported.holds_no_tensors) or value_questions.moves_nothing(value)
 

@@ -22,7 +22,9 @@ from ..analysis.queries import (
     must_be_on_cpu,
     opens_a_file,
     own_nodes,
+    path_to,
     positional_argument,
+    reads_model_state,
     saves_a_file,
     string_value,
 )
@@ -179,24 +181,13 @@ _CONDITIONAL = (cst.If, cst.Try, cst.TryStar, cst.Match, cst.IfExp, cst.BooleanO
 def _runs_before(body: cst.CSTNode, saver: cst.CSTNode, load: cst.CSTNode) -> bool:
     """Is the saver call on every path to the load: no ``if`` or ``try`` holds it that does not
     hold the load too?"""
-    saver_path, load_path = _path_to(body, saver), _path_to(body, load)
+    saver_path, load_path = path_to(body, saver), path_to(body, load)
     if saver_path is None or load_path is None:
         return False
     shared = 0
     while shared < min(len(saver_path), len(load_path)) and saver_path[shared] is load_path[shared]:
         shared += 1
     return not any(isinstance(node, _CONDITIONAL) for node in saver_path[shared:])
-
-
-def _path_to(root: cst.CSTNode, target: cst.CSTNode) -> list[cst.CSTNode] | None:
-    """The nodes from ``root`` down to ``target``, both included."""
-    pending: list[list[cst.CSTNode]] = [[root]]
-    while pending:
-        path = pending.pop()
-        if path[-1] is target:
-            return path
-        pending.extend([*path, child] for child in children(path[-1]))
-    return None
 
 
 def _saves_cpu_tensors(analysis: Analysis, save: cst.CSTNode) -> bool:
@@ -259,6 +250,8 @@ def _written_paths(site: CallFact) -> list[cst.BaseExpression]:
 # Calls that give the path they are handed, as another type: ``torch.jit.load(str(save_path))``
 # reads what ``model.save(save_path)`` wrote.
 _SAME_PATH = frozenset({"str", "os.fspath", "os.path.abspath", "pathlib.Path"})
+# A load nothing says reads a model's state: what training on a GPU leaves there.
+_NOT_MODEL_STATE = " (no sign it is a model's state)"
 # The loads that download what they read (``load_state_dict_from_url(url)``) name their path so.
 _DOWNLOAD = "url"
 
@@ -296,6 +289,14 @@ class LoadWithoutMapLocation(Rule):
     no device tensors: schedulers, gradient scalers, RNG states
     (`scheduler.load_state_dict(torch.load(...))`, `torch.set_rng_state(torch.load(...))`, a file
     named for RNG states: `torch.load(rng_file)`).
+    A load is sure only where the code says it reads a model's state, what training on a GPU
+    leaves there: its result reaches `load_state_dict` (directly or through the name it is bound
+    to), or the names of the result, of the path, of the load itself or of the function that
+    returns it say so (`ckpt`, `checkpoint`, `state_dict`, `sd`, `weights`, `model`, `resume`, a
+    `.pth` / `.ckpt` / `.bin` file). Other loads (a dataset's cache: `self.data, self.slices =
+    torch.load(self.processed_paths[0])`; embeddings; fitted statistics; constants shipped with
+    the package) are likely (medium): such files are written from data, on the CPU as a rule,
+    though a GPU job may write them too.
     Downloads (`load_state_dict_from_url`, `load_url`) are reported as guesses (low confidence):
     weights published for download are saved from the CPU as a rule (torchvision's are), though
     nothing in the code shows that a given file is. In project mode, where the project's own code
@@ -395,7 +396,15 @@ class LoadWithoutMapLocation(Rule):
                 else Confidence.HIGH,
             )
             finding = graded_by_cpu_support(finding, analysis, settings)
+            if not _reads_model_state(analysis, site, path):  # what the file holds, whoever runs it
+                finding = graded(finding, Confidence.MEDIUM, _NOT_MODEL_STATE)
             yield finding if id(call) in resumed else _graded_by_what_the_project_saves(finding, settings)
+
+
+def _reads_model_state(analysis: Analysis, site: CallFact, path: cst.BaseExpression | None) -> bool:
+    function = site.scope.function
+    scope = function.node if function is not None else analysis.module
+    return reads_model_state(scope, site.node, path, function.name if function is not None else "")
 
 
 def _graded_by_what_the_project_saves(finding: Finding, settings: Settings) -> Finding:
