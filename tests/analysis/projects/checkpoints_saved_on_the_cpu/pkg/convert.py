@@ -1,5 +1,5 @@
 import torch
 
 
-def load_speaker(path, device):
-    return torch.load(path).to(device)  # alone: TDV004
+def load_speaker(checkpoint, device):
+    return torch.load(checkpoint).to(device)  # alone: TDV004

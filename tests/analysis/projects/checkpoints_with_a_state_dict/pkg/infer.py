@@ -1,5 +1,5 @@
 import torch
 
 
-def load(path):
+def load_checkpoint(path):
     return torch.load(path)  # expect: TDV004
