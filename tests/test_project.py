@@ -486,6 +486,23 @@ def test_a_readme_lead_that_says_what_the_project_needs(tmp_path, lead, needs):
     assert beliefs.for_path(tmp_path / "edit" / "core.py").verdict == (REQUIRES_CUDA if needs else UNKNOWN)
 
 
+@pytest.mark.parametrize(
+    ("item", "needs"),
+    [
+        ("- CUDA >= 10.0", False),  # the toolkit a GPU install builds against: DGCNN offers --no_cuda
+        ("* Linux, CUDA>=9.2, GCC>=5.4", False),
+        ("- NVIDIA GPU + CUDA 11.3", True),  # hardware
+        ("- a GPU with 24 GB of memory", True),
+    ],
+)
+def test_a_requirements_item_needs_cuda_where_it_names_hardware(tmp_path, item, needs):
+    write(tmp_path, ".git/HEAD", "")
+    write(tmp_path, "README.md", f"# Points\n\nClassify point clouds.\n\n## Requirements\n{item}\n- Python >= 3.7\n")
+    write(tmp_path, "train.py", "import torch\n")
+    root = read_project(tmp_path.resolve()).packages.get(".")
+    assert bool(root is not None and root.evidence) is needs
+
+
 def test_a_package_whose_code_decides_nothing_runs_where_its_importers_do(tmp_path):
     """The ddim shape: ``main.py`` falls back to the CPU, ``runners/`` offers a CPU device, and
     ``functions/`` (imported by them) hard-codes ``.to("cuda")`` twice, too few uses to be a

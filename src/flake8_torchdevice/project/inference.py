@@ -76,6 +76,10 @@ _REQUIREMENT_HEADING = re.compile(r"requir|prerequisite|hardware|dependenc", re.
 # it says they are optional.
 _REQUIREMENT_ITEM = re.compile(r"^\s*([-*+]|\d+[.)])\s.*\b(cuda|nvidia|gpus?)\b", re.IGNORECASE)
 _OPTIONAL = re.compile(r"optional|recommended|if available|faster", re.IGNORECASE)
+# A version of the CUDA toolkit ("- CUDA >= 10.0", "cudatoolkit=11.3") names what a GPU install
+# builds against, not hardware the code cannot run without (DGCNN's scripts offer --no_cuda).
+_TOOLKIT_VERSION = re.compile(r"\bcuda(\s*toolkit)?\s*(>=|==|~=|=|>|\s|v)\s*\d", re.IGNORECASE)
+_HARDWARE = re.compile(r"\b(gpus?|nvidia)\b", re.IGNORECASE)
 _UNDERLINE = re.compile(r"^(=+|-+|~+|\^+)\s*$")
 _FILE_SCOPED = (
     NCCL_PROGRAM,
@@ -386,6 +390,6 @@ def _requirement_lines(readme: Path, relative: str) -> list[Evidence]:
 
 
 def _states_a_need(line: str) -> bool:
-    return (NEEDS_CUDA.search(line) is not None or _REQUIREMENT_ITEM.match(line) is not None) and not _OPTIONAL.search(
-        line
-    )
+    if _OPTIONAL.search(line) or (_TOOLKIT_VERSION.search(line) and not _HARDWARE.search(line)):
+        return False
+    return NEEDS_CUDA.search(line) is not None or _REQUIREMENT_ITEM.match(line) is not None
