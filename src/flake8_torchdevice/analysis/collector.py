@@ -8,7 +8,7 @@ from typing import Any
 
 import libcst as cst
 
-from ..knowledge.api import COLLECTIVES, CUDA_GRAPH_CALLS, DEVICE_TYPE_CALLS
+from ..knowledge.api import COLLECTIVES, DEVICE_TYPE_CALLS, WRITTEN_FOR_GPUS
 from .bindings import BindingRecorder
 from .containers import every_element_stores
 from .definitions import ClassInfo, Definitions, FunctionInfo
@@ -105,6 +105,11 @@ class _Collector:
             handler = handler.func
         if type(handler) is cst.Name:
             self.definitions.batch_handlers.add(handler.value)
+
+    def _written_for_gpus(self, name: str) -> bool:
+        """``torch.cuda.graph``, ``cuda.graph`` of ``from torch``, ``replicate`` of ``torch.nn.parallel``."""
+        imported = (module for module in self.definitions.imported_modules if module.endswith(f".{name}"))
+        return any(known in WRITTEN_FOR_GPUS for known in (name, f"torch.{name}", *imported))
 
     def _import(self, node: cst.Import | cst.ImportFrom) -> bool:
         if not isinstance(node.names, cst.ImportStar):
@@ -310,8 +315,7 @@ class _Collector:
             if last == "init_process_group":
                 self.definitions.sets_up_a_process_group = True
                 evidence.uses_nccl = evidence.uses_nccl or names_nccl(node)
-            if name in CUDA_GRAPH_CALLS or f"torch.{name}" in CUDA_GRAPH_CALLS:  # ``cuda.graph`` of ``from torch``
-                evidence.written_for_gpus = True
+            evidence.written_for_gpus = evidence.written_for_gpus or self._written_for_gpus(name)
             if last == "spawn" and node.args and type(node.args[0].value) is cst.Name and spawns_one_per_gpu(node):
                 self.definitions.gpu_workers.add(node.args[0].value.value)
             self.definitions.call_sites[last].append(node)

@@ -79,9 +79,13 @@ NEEDS_GPU = frozenset(
         "reset_peak_memory_stats reset_max_memory_allocated can_device_access_peer CUDAGraph graphs.CUDAGraph"
     ).split()
 )
-# ``torch.cuda`` calls that capture CUDA graphs, which exist on CUDA alone: code written for GPUs.
-CUDA_GRAPH_CALLS = frozenset(
+# Calls of code written for GPUs: ``torch.cuda`` calls that capture CUDA graphs, which exist on
+# CUDA alone, and ``torch.nn.parallel``'s copies of a module onto the GPUs it lists (DLRM's
+# ``parallel_forward``), by module or by the function's own module.
+WRITTEN_FOR_GPUS = frozenset(
     f"torch.cuda.{name}" for name in "make_graphed_callables graph CUDAGraph graphs.CUDAGraph graph_pool_handle".split()
+) | frozenset(
+    f"torch.nn.parallel.{name}{suffix}" for name in ("replicate", "parallel_apply") for suffix in ("", f".{name}")
 )
 # torch.distributed collectives: a scope that runs one takes part in a multi-process job.
 COLLECTIVES = frozenset(
