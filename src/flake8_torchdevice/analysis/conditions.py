@@ -36,6 +36,7 @@ from .comparisons import (
     is_equality,
     literal_polarity,
 )
+from .cuda_evidence import adds_an_option
 from .cuda_words import flag_polarity, mentions_cuda, names_a_cuda_feature
 from .device_tests import on_the_cpu, on_the_same_device, placement_test, same_device_test
 from .domain import NOWHERE, Kind, Origin, Value
@@ -353,12 +354,13 @@ class Conditions:
 
 def _defaulted_flag(test: cst.BaseExpression, state: State, current_value: CurrentValue) -> Origin | None:
     """The parameter default that makes a CUDA-choosing flag choose CUDA (``use_gpu=True``) when
-    ``test`` is that flag, or an attribute or variable that holds it."""
+    ``test`` is that flag, or an attribute or variable that holds it; or the option a script cannot
+    turn off (``add_argument("--cuda", action="store_true", default=True)``)."""
     if type(test) is not cst.Name and type(test) is not cst.Attribute:
         return None
     value = state.get(dotted_name(test) or "") or current_value(test, state)
     origin = value.origin
-    return origin if origin is not None and type(origin.node) is cst.Param else None
+    return origin if origin is not None and (type(origin.node) is cst.Param or adds_an_option(origin.node)) else None
 
 
 def _with_cuda(state: State, checked: bool) -> State:

@@ -5,7 +5,7 @@ command-line option (``torch.device(args.device if torch.cuda.is_available() els
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from collections.abc import Set as AbstractSet
 
 import libcst as cst
@@ -14,7 +14,7 @@ from ..knowledge import api
 from .cuda_words import mentions_cuda
 from .facts import CallFact
 from .imports import ImportTable, dotted_name
-from .literals import names_the_cpu, string_value
+from .literals import bool_value, names_the_cpu, string_value
 from .syntax import children, every_node, keyword_argument
 
 
@@ -50,6 +50,34 @@ _NAMESPACES = frozenset({"args", "opt", "opts", "options", "arguments", "flags",
 # What only shows a value, or a namespace (``print(args.device)``, ``logger.info(args)``): no use.
 _SHOWS = frozenset({"print", "vars", "str", "repr", "len", "pprint"})
 _LOGS = frozenset({"info", "debug", "warning", "warn", "log", "write", "add_text"})
+
+
+def options_never_false(calls: Iterable[cst.Call]) -> dict[str, cst.Call]:
+    """The options a script cannot turn off, by the attribute its parsed namespace holds (``dest``,
+    else the first long flag with ``-`` as ``_``): ``add_argument("--cuda", action="store_true",
+    default=True)`` is true with the flag and without it, so ``if args.cuda:`` is no choice."""
+    found = {}
+    for call in calls:
+        action, default = keyword_argument(call, "action"), keyword_argument(call, "default")
+        if action is None or default is None or string_value(action) != "store_true" or bool_value(default) is not True:
+            continue
+        flags = [string_value(arg.value) for arg in call.args if arg.keyword is None]
+        long = next((flag[2:].replace("-", "_") for flag in flags if flag and flag.startswith("--")), None)
+        dest = keyword_argument(call, "dest")
+        name = string_value(dest) if dest is not None else long
+        if name is not None:
+            found[name] = call
+    return found
+
+
+def adds_an_option(node: cst.CSTNode) -> bool:
+    """``parser.add_argument(...)``."""
+    return type(node) is cst.Call and type(node.func) is cst.Attribute and node.func.attr.value == "add_argument"
+
+
+def holds_options(name: str | None) -> bool:
+    """``args``, ``self.opt``: a name that holds a script's parsed options."""
+    return name is not None and name.rsplit(".", 1)[-1] in _NAMESPACES
 
 
 def option_read_only_where_cuda_is(module: cst.Module, imports: ImportTable, option: str) -> bool | None:

@@ -94,6 +94,8 @@ class ExpressionEvaluator(_Base):
             known = self.state.get(path)
             if known is not None:
                 return known
+            if (option := self.option_never_false(node)) is not None:
+                return option
             if node.attr.value.endswith("Tensor") or node.attr.value in api.NUMBER_CONSTANT_NAMES:
                 constant = self._named_constant(node)
                 if constant is not None:

@@ -31,13 +31,14 @@ from .calls import CallEvaluator
 from .collector import collect
 from .conditions import Conditions
 from .contexts import CallSite, ContextWalker, NotedCall
-from .cuda_words import mentions_cuda, needs_cuda
+from .cuda_evidence import holds_options, options_never_false
+from .cuda_words import flag_polarity, mentions_cuda, needs_cuda
 from .definitions import ClassInfo, Definitions, FunctionInfo
-from .domain import Value
+from .domain import Kind, Origin, Value
 from .expressions import ExpressionEvaluator
 from .facts import Facts, Scope
 from .frames import Frame, Pending
-from .imports import ImportTable
+from .imports import ImportTable, dotted_name
 from .memo import SummaryMemo
 from .state import State
 from .statements import StatementWalker
@@ -86,6 +87,7 @@ class Interpreter(StatementWalker, ExpressionEvaluator, CallEvaluator, SummaryEv
         self.expression_statement: cst.Expr | None = None
         self.module_state: State | None = None  # the module's state once its body is walked
         self._cuda_specific: dict[str, bool] = {}  # by definition key
+        self._never_false = options_never_false(self.definitions.call_sites.get("add_argument", ()))
         self.call_sites: list[CallSite] = []  # calls of the file's functions, for their contexts
         self.noted_calls: dict[str, list[NotedCall]] = {}
         self.partly_walked: set[str] = set()
@@ -216,6 +218,15 @@ class Interpreter(StatementWalker, ExpressionEvaluator, CallEvaluator, SummaryEv
             or (owner is not None and self._marked_for_cuda(owner))
             or (owner is not None and any(map(self._decorated_with_a_check, self.definitions.ancestors(owner))))
         )
+
+    def option_never_false(self, node: cst.Attribute) -> Value | None:
+        """``args.cuda`` where the script's ``--cuda`` is ``store_true`` with ``default=True``: true
+        on every run, the choice its name says made for the user (``cuda_by_default``)."""
+        added = self._never_false.get(node.attr.value)
+        if added is None or not holds_options(dotted_name(node.value)):
+            return None
+        why = f"`{node.attr.value}` cannot be false (`store_true` with `default=True`)"
+        return Value(kind=Kind.SCALAR, polarity=flag_polarity(node.attr.value), truth=True, origin=Origin(added, why))
 
     def _marked_for_cuda(self, info: FunctionInfo | ClassInfo) -> bool:
         """Named for CUDA, documented as needing it, or decorated with a CUDA check; asked at

@@ -197,10 +197,14 @@ def _chosen_by_default(finding: Finding, flag: Origin, analysis: Analysis, setti
     """A CUDA use in the branch a flag's default takes (``if self.use_gpu:`` with ``use_gpu=True``):
     every caller that does not pass the flag fails without CUDA, which makes it likely, not sure,
     unless the user says the project runs without CUDA."""
+    problem = finding.message.split(";", 1)[0]
+    line = analysis.line_of(flag.node)
+    if type(flag.node) is cst.Call:  # ``--cuda`` with ``action="store_true", default=True``: always on
+        option = string_value(flag.node.args[0].value) if flag.node.args else None
+        message = f"{problem}: `{option}` is always on (`store_true`, `default=True` at line {line}); drop the default"
+        return replace(finding, message=message)
     param = cast(cst.Param, flag.node)
     default = f"`{param.name.value}={quoted(analysis, param.default or param.name)}`"
-    problem = finding.message.split(";", 1)[0]
-    line = analysis.line_of(param)
     # ``use_gpu=True`` becomes the check itself; ``no_cuda=False`` its negation.
     check = "torch.cuda.is_available()" if bool_value(param.default) else "not torch.cuda.is_available()"
     message = f"{problem} by default: {default} at line {line}; default it to {check}"
@@ -241,7 +245,9 @@ class HardcodedCudaDevice(Rule):
     make CUDA an explicit choice (`if args.use_gpu:`; but not a parameter whose default makes the
     choice, `use_gpu=True` or `no_cuda=False`, nor an attribute assigned from one: that branch runs
     for every caller that does not pass the flag, and is reported as likely, citing the default,
-    unless every call in the file passes it), tests skipped without CUDA
+    unless every call in the file passes it; nor a command-line option that cannot be turned off,
+    `add_argument("--cuda", action="store_true", default=True)`, whose branch every run takes
+    and is reported as a hard-coded use), tests skipped without CUDA
     (`skipif`/`skipUnless`, also on a base class), functions and classes named for CUDA, functions that set up NCCL, run
     once per GPU (`mp.spawn(nprocs=device_count)`), spread a module over GPUs they list
     (`DataParallel(m, device_ids=[0, 1])`: a two-GPU test; `torch.nn.parallel.replicate` and
