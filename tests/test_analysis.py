@@ -152,3 +152,31 @@ def test_sequence_fields_hold_only_nodes() -> None:
             sequences = [form for form in declared if typing.get_origin(form) in (collections.abc.Sequence, list)]
             offending += [f"{node_class.__name__}.{name}" for form in sequences if not _node_types_only(*form.__args__)]
     assert node_classes and not offending
+
+
+@pytest.mark.parametrize(
+    ("annotation", "kind"),
+    [
+        ("torch.Tensor", "tensor"),
+        ("float", "scalar"),
+        ("Optional[torch.Tensor]", None),  # may be None: not narrowed yet, so not taken for a tensor
+        ("TokenBatch", "object"),  # a class of this file
+        ("TokenBatch | PairBatch", "object"),
+        ("Optional[TokenBatch]", "object"),
+        ("Wrapper", "object"),  # from ``.wrappers``: the project's own
+        ("np.ndarray", "object"),
+        ("Any", None),
+        ("TensorType", None),  # some library's tensor type
+        ("None", None),
+    ],
+)
+def test_what_an_annotation_says_a_parameter_is(annotation: str, kind: str | None) -> None:
+    from flake8_torchdevice.analysis.annotations import annotation_kind
+    from flake8_torchdevice.analysis.imports import ImportTable
+
+    imports = ImportTable()
+    lines = ("import torch", "import numpy as np", "from typing import Any, Optional", "from .wrappers import Wrapper")
+    for line in lines:
+        imports.record(cst.parse_statement(line).body[0])
+    found = annotation_kind(cst.parse_expression(annotation), imports, {"TokenBatch", "PairBatch"})
+    assert (found.value if found is not None else None) == kind

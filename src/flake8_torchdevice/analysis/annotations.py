@@ -21,12 +21,16 @@ _MAY_HOLD_A_TENSOR = ("torch", "typing", "typing_extensions", "collections", "bu
 
 
 def annotation_kind(annotation: cst.BaseExpression, imports: ImportTable, classes: Collection[str]) -> Kind | None:
-    """``torch.Tensor`` (``Optional[Tensor]``) annotates a tensor, ``float`` a Python number, a
-    class of this file or of another library (``Batch | None``) an :attr:`Kind.OBJECT`; None
-    when the annotation does not say (``Any``, a string, a generic)."""
-    kinds = {_member_kind(member, imports, classes) for member in _union_members(annotation, imports)}
-    kinds.discard(Kind.NONE)
-    return kinds.pop() if len(kinds) == 1 else None
+    """``torch.Tensor`` annotates a tensor, ``float`` a Python number, a class of this project or
+    of another library an :attr:`Kind.OBJECT`, and so does a union of such classes (``Batch |
+    None``); None when the annotation does not say (``Any``, a string, a generic)."""
+    members = _union_members(annotation, imports)
+    if len(members) == 1 and members[0] is annotation:  # no union
+        kind = _member_kind(annotation, imports, classes)
+        return None if kind is Kind.NONE else kind
+    # Of unions only this: ``Optional[Tensor]`` may be None, which the analysis does not narrow yet.
+    kinds = {_member_kind(member, imports, classes) for member in members} - {Kind.NONE}
+    return Kind.OBJECT if kinds == {Kind.OBJECT} else None
 
 
 def _union_members(annotation: cst.BaseExpression, imports: ImportTable) -> list[cst.BaseExpression]:
