@@ -68,6 +68,7 @@ def kinds(source: str, path: str = "train.py") -> list[str]:
         ('parser.add_argument("--no-cuda", action="store_true")\n', [CPU_OPTION]),
         ('parser.add_argument("--cuda", action="store_true")\n', [CPU_OPTION]),  # CUDA is opt-in
         ('parser.add_argument("--cuda", action="store_false")\n', [CPU_OPTION]),  # the flag turns it off
+        ('parser.add_argument("--cuda", action="store_true", default=True)\n', []),  # true either way
         ('parser.add_argument("--ngpu", type=int, default=1, help="0 = CPU.")\n', [CPU_OPTION]),
         ('parser.add_argument("--gpu_ids", default="0", help="e.g. 0,1,2. use -1 for CPU")\n', [CPU_OPTION]),
         ('parser.add_argument("--gpu", default="0", help="use \'-1\' for CPU")\n', [CPU_OPTION]),

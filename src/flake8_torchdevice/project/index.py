@@ -829,7 +829,7 @@ class _Reader(ast.NodeVisitor):
             self.found(CPU_DEFAULT, node)
         elif "--device" in flags:
             self.found(DEVICE_OPTION, node)
-        elif any(_CUDA_OPT_IN.match(flag) for flag in flags) and _constant(action) in ("store_true", "store_false"):
+        elif any(_CUDA_OPT_IN.match(flag) for flag in flags) and _switches_cuda(_constant(action), _constant(default)):
             # CUDA is opt-in (the default run is on the CPU), or the flag turns it off
             # (awd-lstm-lm's ``--cuda``, ``store_false``: a run given it is on the CPU)
             self.found(CPU_OPTION, node)
@@ -852,6 +852,12 @@ class _Reader(ast.NodeVisitor):
         stem, extension = posixpath.splitext(posixpath.basename(self.path))
         if extension == ".ipynb" and _NAMED_FOR_THE_GPU.search(stem):
             self.evidence.append(Evidence(NAMED_FOR_THE_GPU, self.path, 1))
+
+
+def _switches_cuda(action: object, default: object) -> bool:
+    """Does a ``--cuda`` flag switch anything: not ``store_true`` with ``default=True`` (MedicalZoo's
+    scripts), which is true with the flag and without it."""
+    return action == "store_false" or (action == "store_true" and default is not True)
 
 
 def _calls_a_gpu_only_api(name: str, node: ast.Call) -> bool:
