@@ -140,9 +140,11 @@ def test_a_load_is_sure_only_where_the_code_says_it_reads_a_model_s_state():
         'ckpt = torch.load(path)\nmodel.load_state_dict(ckpt["model"])',
         "sd = torch.load(path)",
         "state = torch.load(args.resume)",
-        'stats = torch.load("generator.pth.tar")',
+        'g = torch.load("generator.pth.tar")',
         "def load_model(path):\n    return torch.load(path)",
-        "from torch import load as load_checkpoint\nstats = load_checkpoint(path)",
+        "from torch import load as load_checkpoint\nx = load_checkpoint(path)",
+        "x = torch.load(cfg.MODEL.WEIGHTS)",
+        "x = torch.load(CHECKPOINT_PATH)",
     ):
         assert grade(model_state) == "high", model_state
     for data in (
@@ -150,6 +152,11 @@ def test_a_load_is_sure_only_where_the_code_says_it_reads_a_model_s_state():
         "id_to_embeddings = torch.load(args.esm_embeddings_path)",
         'Jd_list = torch.load(os.path.join(os.path.dirname(__file__), "Jd.pt"))',
         "def read(path):\n    return torch.load(path)",
+        "pretrained = torch.load(emb_file)",  # word vectors: data, whatever ``pretrained`` says
+        "norm_params = torch.load(root)",
+        # A model loaded beside it says nothing of what else the function loads.
+        "def setup(self, stats_file, ckpt):\n    self.mean, self.std = torch.load(stats_file)\n"
+        "    self.net.load_state_dict(torch.load(ckpt, map_location='cpu'))",
     ):
         assert grade(data) == "medium", data
 

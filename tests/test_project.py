@@ -470,6 +470,8 @@ def test_read_project_decides_per_file_where_a_script_alone_requires_cuda(tmp_pa
         ("An implementation of model editing on transformers (GPU-only).", True),
         ("Requires an NVIDIA GPU with 24 GB of memory.", True),
         ("Runs on the CPU; a GPU is recommended for speed.", False),
+        ("A small library that does not need a GPU: everything runs on the CPU.", False),
+        ("Tested with Python 3.8 and PyTorch 1.10; requires CUDA 11.3.", False),  # a toolkit version
         ("- Multi-GPU training and mixed precision", False),  # a feature, not a need
     ],
 )
@@ -502,6 +504,19 @@ def test_a_requirements_item_needs_cuda_where_it_names_hardware(tmp_path, item, 
     write(tmp_path, "train.py", "import torch\n")
     root = read_project(tmp_path.resolve()).packages.get(".")
     assert bool(root is not None and root.evidence) is needs
+
+
+def test_a_readme_s_html_title_and_code_blocks_are_read_as_such(tmp_path):
+    """An HTML title is a heading, so the requirements section below it is no lead; the lines of a
+    code block are neither headings nor sentences."""
+    write(tmp_path, ".git/HEAD", "")
+    readme = (
+        '<h1 align="center">Points</h1>\n\n## Requirements\n- Python 3.8, PyTorch 1.10, requires CUDA 11.3\n\n'
+        "```bash\n# Setup\npip install -r requirements.txt  # needs an NVIDIA GPU to run the demo\n```\n"
+    )
+    write(tmp_path, "README.md", readme)
+    write(tmp_path, "train.py", "import torch\n")
+    assert read_project(tmp_path.resolve()).packages["."].evidence == ()
 
 
 def test_a_package_whose_code_decides_nothing_runs_where_its_importers_do(tmp_path):

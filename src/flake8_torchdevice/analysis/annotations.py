@@ -1,35 +1,35 @@
-"""What a type annotation says a value is: a tensor, a Python number, or an instance of another
-class. That last answer matters for methods tensors share with wrappers: a ``batch: Batch``
-whose class defines ``to()`` and ``detach()`` (they often work in place and return ``self``) is
-no tensor, whatever ``batch.detach()`` suggests."""
+"""What a type annotation says a value is: a tensor, a Python number, or an instance of a class
+the project defines that is no ``nn.Module``. That last answer matters for methods tensors share
+with wrappers: a ``batch: Batch`` whose class defines ``to()`` and ``detach()`` (they often work in
+place and return ``self``) is no tensor, whatever ``batch.detach()`` suggests. A class the
+analysis does not know (another library's, a name that may be a type alias) says nothing."""
 
 from __future__ import annotations
 
-from collections.abc import Collection
+from collections.abc import Callable
 
 import libcst as cst
 
 from ..knowledge import api
 from .domain import Kind
-from .imports import ImportTable, dotted_name
+from .imports import ImportTable
 
 _PYTHON_NUMBERS = frozenset({"float", "int", "bool"})
 _UNIONS = frozenset({"typing.Union", "typing.Optional", "typing_extensions.Union", "typing_extensions.Optional"})
-# Where an annotation names a type that may be a tensor after all (``Any``, ``object``, a torch or
-# typing alias, jaxtyping's and torchtyping's tensor types) or a container of them.
-_MAY_HOLD_A_TENSOR = ("torch", "typing", "typing_extensions", "collections", "builtins", "jaxtyping", "torchtyping")
 
 
-def annotation_kind(annotation: cst.BaseExpression, imports: ImportTable, classes: Collection[str]) -> Kind | None:
-    """``torch.Tensor`` annotates a tensor, ``float`` a Python number, a class of this project or
-    of another library an :attr:`Kind.OBJECT`, and so does a union of such classes (``Batch |
-    None``); None when the annotation does not say (``Any``, a string, a generic)."""
+def annotation_kind(
+    annotation: cst.BaseExpression, imports: ImportTable, plain_class: Callable[[cst.BaseExpression], bool]
+) -> Kind | None:
+    """``torch.Tensor`` annotates a tensor, ``float`` a Python number, a class for which
+    ``plain_class`` holds (this file's or the project's, no module) an :attr:`Kind.OBJECT`, and so
+    does a union of such classes (``Batch | None``); None when the annotation does not say."""
     members = _union_members(annotation, imports)
     if len(members) == 1 and members[0] is annotation:  # no union
-        kind = _member_kind(annotation, imports, classes)
+        kind = _member_kind(annotation, imports, plain_class)
         return None if kind is Kind.NONE else kind
     # Of unions only this: ``Optional[Tensor]`` may be None, which the analysis does not narrow yet.
-    kinds = {_member_kind(member, imports, classes) for member in members} - {Kind.NONE}
+    kinds = {_member_kind(member, imports, plain_class) for member in members} - {Kind.NONE}
     return Kind.OBJECT if kinds == {Kind.OBJECT} else None
 
 
@@ -44,17 +44,13 @@ def _union_members(annotation: cst.BaseExpression, imports: ImportTable) -> list
     return [annotation]
 
 
-def _member_kind(member: cst.BaseExpression, imports: ImportTable, classes: Collection[str]) -> Kind | None:
+def _member_kind(
+    member: cst.BaseExpression, imports: ImportTable, plain_class: Callable[[cst.BaseExpression], bool]
+) -> Kind | None:
     if type(member) is cst.Name and member.value == "None":
         return Kind.NONE
-    qualified = imports.qualify(member)
-    if qualified in api.TENSOR_TYPES:
+    if imports.qualify(member) in api.TENSOR_TYPES:
         return Kind.TENSOR
     if type(member) is cst.Name and member.value in _PYTHON_NUMBERS:
         return Kind.SCALAR
-    name = dotted_name(member)
-    if name is None or "Tensor" in name:  # a tensor alias or type of some library's
-        return None
-    if qualified is None:  # a class of this file or the project's, or a builtin or local alias
-        return Kind.OBJECT if name in classes or name in imports.from_the_project else None
-    return None if qualified.split(".")[0] in _MAY_HOLD_A_TENSOR else Kind.OBJECT
+    return Kind.OBJECT if type(member) in (cst.Name, cst.Attribute) and plain_class(member) else None

@@ -8,9 +8,12 @@ PyG caches, ESM embeddings, normalisers were most of the false loads)."""
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
+from typing import TypeGuard
 
 import libcst as cst
 
+from .imports import dotted_name
 from .literals import string_value
 from .syntax import children, every_node
 
@@ -20,11 +23,18 @@ _MODEL_STATE_WORDS = frozenset(
     "pretrained pretrain snapshot resume restore optimizer optim generator discriminator encoder decoder "
     "backbone agent policy actor critic".split()
 )
+# Words that say a file holds data, whatever else its names say: ``pretrained`` word vectors
+# (``emb``), fitted statistics (``norm_params``, ``mean``), class weights, a dataset's cache.
+_DATA_WORDS = frozenset(
+    "data dataset datasets emb embs embedding embeddings vocab vectors features feats stats statistics mean std "
+    "norm normalizer cache cached processed class classes label labels sample samples index indices".split()
+)
 # Extensions of model files: ``generator.pth.tar``, ``last.ckpt``, ``pytorch_model.bin``.
 _MODEL_FILE = re.compile(r"\.(pth|ckpt|bin)\b", re.IGNORECASE)
 # Calls that put what they are given into a model (or an optimizer): ``model.load_state_dict(sd)``.
 _LOADS_INTO = frozenset({"load_state_dict", "load_checkpoint", "set_state_dict", "load_weights"})
-_WORDS = re.compile(r"[a-z]+|[A-Z][a-z]*")
+# A name's words: ``sd_hf`` gives sd, hf; ``modelState`` model, State; ``CHECKPOINT_PATH`` CHECKPOINT, PATH.
+_WORDS = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+")
 
 
 def path_to(root: cst.CSTNode, target: cst.CSTNode) -> list[cst.CSTNode] | None:
@@ -46,27 +56,43 @@ def reads_model_state(scope: cst.CSTNode, load: cst.Call, path: cst.BaseExpressi
     ancestors = path_to(scope, load) or []
     if any(_loads_into_a_model(node) for node in ancestors):
         return True
-    bound = _bound_names(ancestors)
-    returned = any(type(node) is cst.Return for node in ancestors)
-    named = [*bound, *_names_in(load.func), *_names_in(path), *([scope_name] if returned else [])]
-    if any(_says_model_state(name) for name in named):
-        return True
+    bound = _bound_targets(ancestors)
     handed = (node for node in every_node(scope) if _loads_into_a_model(node))
-    return any(name in bound for call in handed for name in _names_in(call))
+    if any(name in bound for call in handed for name in _references_in(call.args)):
+        return True
+    returned = any(type(node) is cst.Return for node in ancestors)
+    own = [target.rsplit(".", 1)[-1] for target in bound]  # ``self.mean``: ``mean``, not ``self``
+    named = [*own, *_names_in(load.func), *_names_in(path), *([scope_name] if returned else [])]
+    words = {word.lower() for name in named for word in _WORDS.findall(name)}
+    if words & _DATA_WORDS:  # ``pretrained = torch.load(emb_file)``: word vectors
+        return False
+    return bool(words & _MODEL_STATE_WORDS) or any(_MODEL_FILE.search(name) for name in named)
 
 
-def _loads_into_a_model(node: cst.CSTNode) -> bool:
+def _loads_into_a_model(node: cst.CSTNode) -> TypeGuard[cst.Call]:
     return type(node) is cst.Call and type(node.func) is cst.Attribute and node.func.attr.value in _LOADS_INTO
 
 
-def _bound_names(ancestors: list[cst.CSTNode]) -> list[str]:
-    """The names the statement that holds the load binds (``ckpt``, ``self.data``, ``sd_hf``)."""
+def _bound_targets(ancestors: list[cst.CSTNode]) -> set[str]:
+    """What the statement that holds the load binds, whole (``ckpt``, ``self.data``, ``sd_hf``)."""
     for node in reversed(ancestors):
         if type(node) is cst.Assign:
-            return [name for target in node.targets for name in _names_in(target.target)]
+            return {name for target in node.targets for name in _references_in([target.target])}
         if type(node) is cst.AnnAssign:
-            return _names_in(node.target)
-    return []
+            return _references_in([node.target])
+    return set()
+
+
+def _references_in(nodes: Sequence[cst.CSTNode]) -> set[str]:
+    """The names and attribute paths written in ``nodes``, whole (``ckpt`` and ``self.net`` of
+    ``self.net.load_state_dict(ckpt["model"])``'s arguments; ``self.mean``, ``self.std`` of a tuple)."""
+    found = set()
+    for part in (part for node in nodes for part in every_node(node)):
+        if type(part) is cst.Name or type(part) is cst.Attribute:
+            name = dotted_name(part)
+            if name is not None:
+                found.add(name)
+    return found
 
 
 def _names_in(node: cst.CSTNode | None) -> list[str]:
@@ -81,9 +107,3 @@ def _names_in(node: cst.CSTNode | None) -> list[str]:
         elif isinstance(part, cst.BaseString) and (text := string_value(part)) is not None:
             found.append(text)
     return found
-
-
-def _says_model_state(name: str) -> bool:
-    if _MODEL_FILE.search(name):
-        return True
-    return any(word.lower() in _MODEL_STATE_WORDS for word in _WORDS.findall(name))

@@ -264,8 +264,8 @@ class Conditions:
         """``torch.cuda.FloatTensor``, a framework's ``CUDAAccelerator``: an instance is on CUDA."""
         if self._imports.qualify(kind) in LEGACY_CUDA_CONSTRUCTORS:
             return True
-        name = dotted_name(kind)
-        return name is not None and mentions_cuda(name.rsplit(".", 1)[-1])
+        name = dotted_name(kind)  # not ``NoGPUAccelerator``: named for the opposite
+        return name is not None and flag_polarity(name.rsplit(".", 1)[-1]) is Polarity.POSITIVE
 
     def _comparison_polarity(self, comparison: cst.Comparison, state: State) -> Polarity:
         left = comparison.left

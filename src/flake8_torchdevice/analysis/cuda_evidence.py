@@ -52,21 +52,58 @@ _SHOWS = frozenset({"print", "vars", "str", "repr", "len", "pprint"})
 _LOGS = frozenset({"info", "debug", "warning", "warn", "log", "write", "add_text"})
 
 
-def options_never_false(calls: Iterable[cst.Call]) -> dict[str, cst.Call]:
+def options_never_false(calls: Iterable[cst.Call], module: cst.Module) -> dict[str, cst.Call]:
     """The options a script cannot turn off, by the attribute its parsed namespace holds (``dest``,
-    else the first long flag with ``-`` as ``_``): ``add_argument("--cuda", action="store_true",
-    default=True)`` is true with the flag and without it, so ``if args.cuda:`` is no choice."""
-    found = {}
+    else the long flag with ``-`` as ``_``): ``add_argument("--cuda", action="store_true",
+    default=True)`` is true with the flag and without it, so ``if args.cuda:`` is no choice. Not
+    where another parser of the file adds the same option otherwise, nor where the code sets it
+    (``args.cuda = args.cuda and torch.cuda.is_available()``, ``set_defaults(cuda=...)``)."""
+    never: dict[str, cst.Call] = {}
+    switchable = set()
     for call in calls:
-        action, default = keyword_argument(call, "action"), keyword_argument(call, "default")
-        if action is None or default is None or string_value(action) != "store_true" or bool_value(default) is not True:
+        name = _option_attribute(call)
+        if name is None:
             continue
-        flags = [string_value(arg.value) for arg in call.args if arg.keyword is None]
-        long = next((flag[2:].replace("-", "_") for flag in flags if flag and flag.startswith("--")), None)
-        dest = keyword_argument(call, "dest")
-        name = string_value(dest) if dest is not None else long
-        if name is not None:
-            found[name] = call
+        action, default = keyword_argument(call, "action"), keyword_argument(call, "default")
+        if action is not None and string_value(action) == "store_true" and bool_value(default) is True:
+            never.setdefault(name, call)
+        else:
+            switchable.add(name)
+    never = {name: call for name, call in never.items() if name not in switchable}
+    if not never:  # most files: spared the walk
+        return {}
+    changed = _set_by_the_code(module, never.keys())
+    return {name: call for name, call in never.items() if name not in changed}
+
+
+def option_flag(call: cst.Call) -> str | None:
+    """The flag an ``add_argument`` call is known by: its long one (``--use-gpu`` of ``-g``)."""
+    flags = [flag for arg in call.args if arg.keyword is None and (flag := string_value(arg.value))]
+    return next((flag for flag in flags if flag.startswith("--")), flags[0] if flags else None)
+
+
+def _option_attribute(call: cst.Call) -> str | None:
+    dest = keyword_argument(call, "dest")
+    flag = option_flag(call)
+    if dest is not None:
+        return string_value(dest)
+    return flag.lstrip("-").replace("-", "_") if flag is not None and flag.startswith("-") else None
+
+
+def _set_by_the_code(module: cst.Module, names: AbstractSet[str]) -> set[str]:
+    """The options among ``names`` that the code assigns (``args.cuda = ...``) or sets defaults of."""
+    found: set[str] = set()
+    for node in every_node(module):
+        targets: list[cst.BaseExpression] = []
+        if type(node) is cst.Assign:
+            targets = [target.target for target in node.targets]
+        elif type(node) is cst.AugAssign or type(node) is cst.AnnAssign:
+            targets = [node.target]
+        if targets:
+            found.update(t.attr.value for t in targets if type(t) is cst.Attribute and t.attr.value in names)
+        elif type(node) is cst.Call and type(node.func) is cst.Attribute and node.func.attr.value == "set_defaults":
+            keywords = (arg.keyword.value for arg in node.args if arg.keyword is not None)
+            found.update(keyword for keyword in keywords if keyword in names)
     return found
 
 

@@ -380,7 +380,7 @@ class ExpressionEvaluator(_Base):
 
     # -------------------------------------------------------------- annotations
     def annotation_kind(self, annotation: cst.BaseExpression) -> Kind | None:
-        return annotation_kind(annotation, self.imports, self.definitions.classes)
+        return annotation_kind(annotation, self.imports, self.plain_class)
 
 
 def _joined_lists(left: Value, right: Value, repeated: bool) -> Value:

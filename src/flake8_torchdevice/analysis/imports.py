@@ -49,8 +49,6 @@ class ImportTable:
         self._qualified: dict[int, tuple[cst.BaseExpression, str | None]] = {}
         # Per function being walked: the module names its imports rebound, and what they were.
         self._shadowed: list[dict[str, str | None]] = []
-        # Names ``from .module import Name`` binds: the project's own, never torch's.
-        self.from_the_project: set[str] = set()
 
     def enter_function(self) -> None:
         """A function's walk begins: its own imports of names the module defines (``record``'s
@@ -81,9 +79,6 @@ class ImportTable:
                     self._aliases[root] = root
         elif isinstance(statement, cst.ImportFrom):
             if statement.relative or statement.module is None:
-                if not isinstance(statement.names, cst.ImportStar):
-                    bound = (alias.asname.name if alias.asname else alias.name for alias in statement.names)
-                    self.from_the_project.update(_module_path(name) for name in bound)
                 return
             if isinstance(statement.names, cst.ImportStar):
                 # ``from utils import *`` may bind anything; the names code conventionally gives

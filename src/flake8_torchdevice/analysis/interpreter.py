@@ -31,7 +31,7 @@ from .calls import CallEvaluator
 from .collector import collect
 from .conditions import Conditions
 from .contexts import CallSite, ContextWalker, NotedCall
-from .cuda_evidence import holds_options, options_never_false
+from .cuda_evidence import holds_options, option_flag, options_never_false
 from .cuda_words import flag_polarity, mentions_cuda, needs_cuda
 from .definitions import ClassInfo, Definitions, FunctionInfo
 from .domain import Kind, Origin, Value
@@ -87,7 +87,7 @@ class Interpreter(StatementWalker, ExpressionEvaluator, CallEvaluator, SummaryEv
         self.expression_statement: cst.Expr | None = None
         self.module_state: State | None = None  # the module's state once its body is walked
         self._cuda_specific: dict[str, bool] = {}  # by definition key
-        self._never_false = options_never_false(self.definitions.call_sites.get("add_argument", ()))
+        self._never_false = options_never_false(self.definitions.call_sites.get("add_argument", ()), module)
         self.call_sites: list[CallSite] = []  # calls of the file's functions, for their contexts
         self.noted_calls: dict[str, list[NotedCall]] = {}
         self.partly_walked: set[str] = set()
@@ -225,8 +225,16 @@ class Interpreter(StatementWalker, ExpressionEvaluator, CallEvaluator, SummaryEv
         added = self._never_false.get(node.attr.value)
         if added is None or not holds_options(dotted_name(node.value)):
             return None
-        why = f"`{node.attr.value}` cannot be false (`store_true` with `default=True`)"
+        why = f"`{option_flag(added)}` is always on (`store_true`, `default=True`)"
         return Value(kind=Kind.SCALAR, polarity=flag_polarity(node.attr.value), truth=True, origin=Origin(added, why))
+
+    def plain_class(self, node: cst.BaseExpression) -> bool:
+        """Does ``node`` name a class this file or the project defines that is no ``nn.Module``?"""
+        local = self.definitions.classes.get(dotted_name(node) or "")
+        if local is not None:
+            return not self.is_module_class(local)
+        imported = self.definitions.imported_class(node)
+        return imported is not None and not imported.module
 
     def _marked_for_cuda(self, info: FunctionInfo | ClassInfo) -> bool:
         """Named for CUDA, documented as needing it, or decorated with a CUDA check; asked at

@@ -80,6 +80,12 @@ _OPTIONAL = re.compile(r"optional|recommended|if available|faster", re.IGNORECAS
 # builds against, not hardware the code cannot run without (DGCNN's scripts offer --no_cuda).
 _TOOLKIT_VERSION = re.compile(r"\bcuda(\s*toolkit)?\s*(>=|==|~=|=|>|\s|v)\s*\d", re.IGNORECASE)
 _HARDWARE = re.compile(r"\b(gpus?|nvidia)\b", re.IGNORECASE)
+# "does not need a GPU", "no GPU required", "without CUDA": the opposite of a need.
+_NEGATED = re.compile(
+    r"\b(not|n't|never|without)\b[^.;:]{0,30}\b(need|require|cuda|gpu)|\bno (cuda|gpus?|nvidia)\b", re.IGNORECASE
+)
+_HTML_HEADING = re.compile(r"^\s*<h[1-6]\b", re.IGNORECASE)
+_FENCE = re.compile(r"^\s*(```|~~~)")
 _UNDERLINE = re.compile(r"^(=+|-+|~+|\^+)\s*$")
 _FILE_SCOPED = (
     NCCL_PROGRAM,
@@ -375,21 +381,26 @@ def _requirement_lines(readme: Path, relative: str) -> list[Evidence]:
     except OSError:
         return []
     found = []
-    heading, headings = "", 0
+    heading, headings, fenced = "", 0, False
     for number, line in enumerate(lines, 1):
-        if line.lstrip().startswith("#"):
+        if _FENCE.match(line):
+            fenced = not fenced
+        elif fenced:
+            continue  # ``# comment`` lines of a code block are no headings, nor its text a need
+        elif line.lstrip().startswith("#") or _HTML_HEADING.match(line):
             heading, headings = line, headings + 1
         elif _UNDERLINE.match(line) and number > 1 and lines[number - 2].strip():
             heading, headings = lines[number - 2], headings + 1  # a reStructuredText title, underlined
         elif _REQUIREMENT_HEADING.search(heading) and _states_a_need(line):
             found.append(Evidence(SAYS_IT_NEEDS_CUDA, relative, number))
-        elif headings <= 1 and NEEDS_CUDA.search(line) and not _OPTIONAL.search(line):
+        elif headings <= 1 and NEEDS_CUDA.search(line) and _states_a_need(line):
             # The lead, under the title, says what the project is: "... transformers (GPU-only)".
             found.append(Evidence(SAYS_IT_NEEDS_CUDA, relative, number))
     return found
 
 
 def _states_a_need(line: str) -> bool:
-    if _OPTIONAL.search(line) or (_TOOLKIT_VERSION.search(line) and not _HARDWARE.search(line)):
+    toolkit_only = _TOOLKIT_VERSION.search(line) and not _HARDWARE.search(line)
+    if _OPTIONAL.search(line) or _NEGATED.search(line) or toolkit_only:
         return False
     return NEEDS_CUDA.search(line) is not None or _REQUIREMENT_ITEM.match(line) is not None

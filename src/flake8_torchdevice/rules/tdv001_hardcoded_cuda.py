@@ -200,9 +200,7 @@ def _chosen_by_default(finding: Finding, flag: Origin, analysis: Analysis, setti
     problem = finding.message.split(";", 1)[0]
     line = analysis.line_of(flag.node)
     if type(flag.node) is cst.Call:  # ``--cuda`` with ``action="store_true", default=True``: always on
-        option = string_value(flag.node.args[0].value) if flag.node.args else None
-        message = f"{problem}: `{option}` is always on (`store_true`, `default=True` at line {line}); drop the default"
-        return replace(finding, message=message)
+        return replace(finding, message=f"{problem}: {flag.reason} at line {line}; drop the default")
     param = cast(cst.Param, flag.node)
     default = f"`{param.name.value}={quoted(analysis, param.default or param.name)}`"
     # ``use_gpu=True`` becomes the check itself; ``no_cuda=False`` its negation.
