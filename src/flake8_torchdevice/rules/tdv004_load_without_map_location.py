@@ -293,7 +293,9 @@ class LoadWithoutMapLocation(Rule):
     leaves there: its result reaches `load_state_dict` (directly or through the name it is bound
     to), or the names of the result, of the path, of the load itself or of the function that
     returns it say so (`ckpt`, `checkpoint`, `state_dict`, `sd`, `weights`, `model`, `resume`, a
-    `.pth` / `.ckpt` / `.bin` file). Other loads (a dataset's cache: `self.data, self.slices =
+    `.pth` / `.ckpt` / `.bin` file), and none says data (`emb`, `vocab`, `stats`, `mean`, `norm`,
+    `cache`, `data`: `pretrained = torch.load(emb_file)` reads word vectors). Other loads (a
+    dataset's cache: `self.data, self.slices =
     torch.load(self.processed_paths[0])`; embeddings; fitted statistics; constants shipped with
     the package) are likely (medium): such files are written from data, on the CPU as a rule,
     though a GPU job may write them too.
