@@ -252,14 +252,18 @@ def _moves(call: ast.Call, this: str) -> bool:
 
 
 def _uses(nodes: Iterable[ast.AST]) -> set[str]:
-    """Dotted names used as a base or called (``Net(...)``, ``models.Net(...)``, ``to_gpu(x)``):
-    the names that may stand for another file's class or helper."""
+    """Dotted names used as a base, called or written in a parameter's annotation (``Net(...)``,
+    ``models.Net(...)``, ``to_gpu(x)``, ``batch: TokenBatch | None``): the names that may stand
+    for another file's class or helper."""
     found: set[str] = set()
     for node in nodes:
         if isinstance(node, ast.ClassDef):
             found.update(name for base in node.bases if (name := dotted(_subscripted(base))) is not None)
         elif isinstance(node, ast.Call) and (name := dotted(node.func)) is not None:
             found.add(name)
+        elif isinstance(node, ast.arg) and node.annotation is not None:
+            written = (part for part in ast.walk(node.annotation) if isinstance(part, (ast.Name, ast.Attribute)))
+            found.update(name for part in written if (name := dotted(part)) is not None)
     return found
 
 
