@@ -15,7 +15,7 @@ import libcst as cst
 
 from .imports import dotted_name
 from .literals import string_value
-from .syntax import children, every_node
+from .syntax import every_node, path_to
 
 # Words (of a name split at ``_`` and capitals) that say a file holds a model's state.
 _MODEL_STATE_WORDS = frozenset(
@@ -35,17 +35,6 @@ _MODEL_FILE = re.compile(r"\.(pth|ckpt|bin)\b", re.IGNORECASE)
 _LOADS_INTO = frozenset({"load_state_dict", "load_checkpoint", "set_state_dict", "load_weights"})
 # A name's words: ``sd_hf`` gives sd, hf; ``modelState`` model, State; ``CHECKPOINT_PATH`` CHECKPOINT, PATH.
 _WORDS = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+")
-
-
-def path_to(root: cst.CSTNode, target: cst.CSTNode) -> list[cst.CSTNode] | None:
-    """The nodes from ``root`` down to ``target``, both included."""
-    pending: list[list[cst.CSTNode]] = [[root]]
-    while pending:
-        path = pending.pop()
-        if path[-1] is target:
-            return path
-        pending.extend([*path, child] for child in children(path[-1]))
-    return None
 
 
 def reads_model_state(scope: cst.CSTNode, load: cst.Call, path: cst.BaseExpression | None, scope_name: str) -> bool:

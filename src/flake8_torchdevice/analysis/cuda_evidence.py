@@ -61,11 +61,11 @@ def options_never_false(calls: Iterable[cst.Call], module: cst.Module) -> dict[s
     never: dict[str, cst.Call] = {}
     switchable = set()
     for call in calls:
-        name = _option_attribute(call)
+        name = option_attribute(call)
         if name is None:
             continue
         action, default = keyword_argument(call, "action"), keyword_argument(call, "default")
-        if action is not None and string_value(action) == "store_true" and bool_value(default) is True:
+        if api.never_false(string_value(action) if action is not None else None, bool_value(default)):
             never.setdefault(name, call)
         else:
             switchable.add(name)
@@ -82,7 +82,9 @@ def option_flag(call: cst.Call) -> str | None:
     return next((flag for flag in flags if flag.startswith("--")), flags[0] if flags else None)
 
 
-def _option_attribute(call: cst.Call) -> str | None:
+def option_attribute(call: cst.Call) -> str | None:
+    """The attribute an ``add_argument`` option is stored in, as argparse names it: ``dest=``, else
+    its long flag (``--use-gpu``: ``use_gpu``), else its short one."""
     dest = keyword_argument(call, "dest")
     flag = option_flag(call)
     if dest is not None:

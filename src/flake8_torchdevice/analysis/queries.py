@@ -15,8 +15,8 @@ import libcst as cst
 
 from ..mentions import mark
 from . import domain, dtypes, value_questions
-from .checkpoints import path_to, reads_model_state
-from .cuda_evidence import cpu_support, mentions_cuda_anywhere, option_read_only_where_cuda_is
+from .checkpoints import reads_model_state
+from .cuda_evidence import cpu_support, mentions_cuda_anywhere, option_attribute, option_read_only_where_cuda_is
 from .cuda_words import needs_cuda
 from .definitions import Definitions, FunctionInfo
 from .domain import Kind, Origin, Value, is_device_of_a_value
@@ -35,6 +35,7 @@ from .syntax import (
     keyword_argument,
     opens_a_file,
     own_nodes,
+    path_to,
     positional_argument,
 )
 from .value_questions import (
@@ -124,6 +125,7 @@ __all__ = [
     "number_value",
     "on_the_cpu_in_a_branch",
     "opens_a_file",
+    "option_attribute",
     "own_nodes",
     "path_to",
     "place_name",
@@ -240,8 +242,7 @@ class Analysis:
         """Does every call of the function in the project, other files' included, run under a
         CUDA check (or in a function every call of which does)? None where no other file calls
         it (or the project was not read): then only this file's calls can tell."""
-        project = self._definitions.project_calls(function)
-        return None if project is None else project.guarded
+        return project.guarded if (project := self._definitions.project_calls(function)) is not None else None
 
     def runs_in_forward(self, function: FunctionInfo | None, each_time: bool = False) -> bool:
         """Is this a method that ``forward()`` runs (itself, or one it calls on ``self``)? With
@@ -277,10 +278,8 @@ class Analysis:
     def device_names(self, function: FunctionInfo | None) -> set[str]:
         """The names a scope (and the module around it) uses as devices (``.to(name)``, ``device=name``);
         ``device_names(None)``: every device name of the file (the collector adds each to every scope)."""
-        names = set(self._definitions.module_evidence.placements)
-        if function is not None:
-            names |= function.evidence.placements
-        return names
+        own = function.evidence.placements if function is not None else set()
+        return set(self._definitions.module_evidence.placements) | own
 
     def has_no_callers_elsewhere(self, function: FunctionInfo) -> bool:
         """Can nothing outside this file call the function (``Definitions.has_no_callers_elsewhere``)?"""

@@ -141,6 +141,17 @@ def every_node(root: cst.CSTNode) -> Iterator[cst.CSTNode]:
         pending.extend(children(node))
 
 
+def path_to(root: cst.CSTNode, target: cst.CSTNode) -> list[cst.CSTNode] | None:
+    """The nodes from ``root`` down to ``target``, both included."""
+    pending: list[list[cst.CSTNode]] = [[root]]
+    while pending:
+        path = pending.pop()
+        if path[-1] is target:
+            return path
+        pending.extend([*path, child] for child in children(path[-1]))
+    return None
+
+
 def statements(suite: cst.BaseSuite) -> Sequence[cst.BaseStatement]:
     if type(suite) is cst.IndentedBlock:
         return suite.body

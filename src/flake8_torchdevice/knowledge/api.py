@@ -413,6 +413,13 @@ def leaves_the_device(name: str) -> bool:
 
 # Command-line options that select the CPU: ``--cpu``, ``--no-cuda``, ``--use_cpu``.
 CPU_OPTION = re.compile(r"^--?(use[-_])?(cpu|no[-_]?(cuda|gpu))$", re.IGNORECASE)
+
+
+def never_false(action: object, default: object) -> bool:
+    """An argparse flag true with it and without it: ``action="store_true", default=True``."""
+    return action == "store_true" and default is True
+
+
 # Loads that restore tensors onto the device they were saved from unless told otherwise: the
 # keyword of the file (or URL) they read and the position of their ``map_location`` (torch 2.13's
 # signatures; ``model_zoo.load_url`` is ``load_state_dict_from_url``).

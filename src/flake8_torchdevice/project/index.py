@@ -857,7 +857,7 @@ class _Reader(ast.NodeVisitor):
 def _switches_cuda(action: object, default: object) -> bool:
     """Does a ``--cuda`` flag switch anything: not ``store_true`` with ``default=True`` (MedicalZoo's
     scripts), which is true with the flag and without it."""
-    return action == "store_false" or (action == "store_true" and default is not True)
+    return action == "store_false" or (action == "store_true" and not api.never_false(action, default))
 
 
 def _calls_a_gpu_only_api(name: str, node: ast.Call) -> bool:

@@ -22,6 +22,7 @@ from ..analysis.queries import (
     keyword_argument,
     load_with_map_location,
     must_be_on_accelerator,
+    option_attribute,
     own_nodes,
     positional_argument,
     string_value,
@@ -155,18 +156,6 @@ def _guarded_functions(analysis: Analysis) -> set[int]:
 
 def _runs_guarded(call: CallFact, guarded: set[int]) -> bool:
     return _guarded(call) or (call.scope.function is not None and id(call.scope.function) in guarded)
-
-
-def _option_name(call: cst.Call) -> str | None:
-    """The attribute an argparse option is stored in: ``--device`` or ``dest="device"``."""
-    dest = keyword_argument(call, "dest")
-    if dest is not None:
-        return string_value(dest)
-    for arg in call.args:
-        flag = string_value(arg.value) if arg.keyword is None else None
-        if flag is not None and flag.startswith("--"):
-            return flag[2:].replace("-", "_")
-    return None
 
 
 def _used_as_a_device(option: str | None, analysis: Analysis) -> bool:
@@ -392,7 +381,7 @@ class HardcodedCudaDevice(Rule):
                 yield self._legacy_type(origin, _name(origin, analysis))
         if call.method == "add_argument":  # ``parser.add_argument("--device", default="cuda")``
             default = keyword_argument(node, "default")
-            if default is not None and is_cuda_literal(default) and _used_as_a_device(_option_name(node), analysis):
+            if default is not None and is_cuda_literal(default) and _used_as_a_device(option_attribute(node), analysis):
                 # The user chooses: ``--device cpu`` runs. Likely a bug only where the project runs
                 # without CUDA by default, which no belief can tell from this line.
                 yield replace(self._literal(default, analysis), confidence=Confidence.MEDIUM)
