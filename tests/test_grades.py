@@ -157,6 +157,9 @@ def test_a_load_is_sure_only_where_the_code_says_it_reads_a_model_s_state():
         # A model loaded beside it says nothing of what else the function loads.
         "def setup(self, stats_file, ckpt):\n    self.mean, self.std = torch.load(stats_file)\n"
         "    self.net.load_state_dict(torch.load(ckpt, map_location='cpu'))",
+        # ``self`` of ``self.mean`` is not ``self`` of ``self.weights``, what the model is given.
+        "def setup(self, stats_file, net):\n    self.mean, self.std = torch.load(stats_file)\n"
+        "    net.load_state_dict(self.weights)",
     ):
         assert grade(data) == "medium", data
 

@@ -15,7 +15,7 @@ import libcst as cst
 
 from .imports import dotted_name
 from .literals import string_value
-from .syntax import every_node, path_to
+from .syntax import children, every_node, path_to
 
 # Words (of a name split at ``_`` and capitals) that say a file holds a model's state.
 _MODEL_STATE_WORDS = frozenset(
@@ -73,14 +73,17 @@ def _bound_targets(ancestors: list[cst.CSTNode]) -> set[str]:
 
 
 def _references_in(nodes: Sequence[cst.CSTNode]) -> set[str]:
-    """The names and attribute paths written in ``nodes``, whole (``ckpt`` and ``self.net`` of
-    ``self.net.load_state_dict(ckpt["model"])``'s arguments; ``self.mean``, ``self.std`` of a tuple)."""
-    found = set()
-    for part in (part for node in nodes for part in every_node(node)):
-        if type(part) is cst.Name or type(part) is cst.Attribute:
-            name = dotted_name(part)
-            if name is not None:
-                found.add(name)
+    """The names and attribute paths written in ``nodes``, whole and outermost only (``ckpt`` of
+    ``ckpt["model"]``; ``self.mean`` and ``self.std`` of a tuple, not ``self``)."""
+    found: set[str] = set()
+    pending = list(nodes)
+    while pending:
+        part = pending.pop()
+        name = dotted_name(part) if type(part) is cst.Name or type(part) is cst.Attribute else None
+        if name is not None:
+            found.add(name)
+        else:  # ``ckpt["model"]``, ``f(x).y``: the references inside it
+            pending.extend(children(part))
     return found
 
 
