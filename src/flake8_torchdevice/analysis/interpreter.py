@@ -71,9 +71,10 @@ class Interpreter(StatementWalker, ExpressionEvaluator, CallEvaluator, SummaryEv
         self.definitions.project_classes = dict(project_classes.classes)
         self.definitions.project_helpers = dict(project_classes.helpers)
         self.definitions.project_savers = dict(project_classes.savers)
-        self.file_sets_up_nccl = self.definitions.sets_up_nccl()
-        distributed_means_cuda = self.definitions.distributed_means_cuda()
-        self.conditions = Conditions(self.imports, guard_functions, TENSOR_TYPES, distributed_means_cuda)
+        # The file's multi-process code runs on GPUs: it sets up NCCL, or leaves the process group to
+        # a launcher elsewhere (not where it sets one up with Gloo).
+        self.distributed_means_cuda = self.definitions.distributed_means_cuda()
+        self.conditions = Conditions(self.imports, guard_functions, TENSOR_TYPES, self.distributed_means_cuda)
         self.facts = Facts()
         self.summary_memo = SummaryMemo()
         self.summary_globals: State | None = None  # what the summaries in progress see as globals
@@ -206,14 +207,15 @@ class Interpreter(StatementWalker, ExpressionEvaluator, CallEvaluator, SummaryEv
         """Named for CUDA, in a class named for CUDA or decorated with a CUDA check (or whose base
         is decorated so: ``unittest.skipIf`` on a base skips its subclasses' tests too, a name does
         not pass on), decorated with a CUDA check, or written for GPUs (NCCL, a process per GPU, a
-        module spread over GPUs it lists, CUDA graphs)."""
+        module spread over GPUs it lists, CUDA graphs, a collective of a job whose process group is
+        NCCL or set up elsewhere)."""
         owner = self.definitions.owner(info)
         return (
             self._marked_for_cuda(info)
             or info.evidence.uses_nccl  # NCCL runs on CUDA GPUs only
             or info.evidence.written_for_gpus  # ``DataParallel(m, device_ids=[0, 1])``, CUDA graphs
             or _pins_each_process_to_a_gpu(info)
-            or (self.file_sets_up_nccl and info.evidence.runs_collective)  # a collective of an NCCL job
+            or (self.distributed_means_cuda and info.evidence.runs_collective)  # a collective of a GPU job
             or (owner is None and info.name in self.definitions.gpu_workers)
             or (owner is not None and self._marked_for_cuda(owner))
             or (owner is not None and any(map(self._decorated_with_a_check, self.definitions.ancestors(owner))))

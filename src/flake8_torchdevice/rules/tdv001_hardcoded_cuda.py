@@ -245,7 +245,10 @@ class HardcodedCudaDevice(Rule):
     (`torch.cuda.set_device`) whatever backend it is handed, and, in a file that sets up NCCL
     (also by a `backend="nccl"` default), code that runs only in a multi-process job (after `if
     not dist.is_initialized(): return` or `if get_world_size() == 1: return`, under `if ddp:` or
-    `if args.distributed:`), files that import a CUDA-only library (`apex`, `cupy`,
+    `if args.distributed:`) and a function that runs a collective (`dist.all_gather`,
+    `dist.broadcast`...: its CUDA tensors are NCCL's buffers; also where the file leaves the
+    process group to a launcher elsewhere, not where it sets one up with Gloo), files that
+    import a CUDA-only library (`apex`, `cupy`,
     `flash_attn`, `megatron`, `pycuda`, `tensorrt`, `transformer_engine`, `triton`, `vllm`...), also
     lazily inside a function, by name (`importlib.import_module("tensorrt")`,
     `optional_import("tensorrt")`) or through a backend module named for one (`from
