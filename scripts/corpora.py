@@ -13,7 +13,7 @@ unpacked is not unpacked again.
     python scripts/corpora.py --fresh    # the libraries first linted with the final rules
     python scripts/corpora.py --user     # export the user repositories fetched with the search tool
     python scripts/corpora.py --fresh-user # export the user repositories first linted with the final rules
-    python scripts/corpora.py --round9   # a first look's libraries and user repositories (--round4 to --round28)
+    python scripts/corpora.py --round9   # a first look's libraries and user repositories (--round4 to --round29)
 
 Reuse from another script::
 
@@ -500,6 +500,20 @@ ROUND28_CORPORA: dict[str, str] = {
     "granite_tsfm": "granite-tsfm==0.3.11",
     "tiatoolbox": "tiatoolbox==2.1.3",
 }
+# The libraries of the round-29 first look: chosen on 2026-12-07 among released packages written
+# against PyTorch that no earlier round linted (robot learning, biomolecular structure prediction,
+# weather and atmosphere foundation models, large-language-model training, explanation quality
+# evaluation, knowledge tracing, aerial tree detection, multilingual natural language processing).
+ROUND29_CORPORA: dict[str, str] = {
+    "lerobot": "lerobot==0.4.4",
+    "boltz": "boltz==2.2.1",
+    "aurora": "microsoft-aurora==2.0.1",
+    "llmfoundry": "llm-foundry==0.22.0",
+    "quantus": "quantus==0.6.0",
+    "pykt": "pykt-toolkit==0.0.38",
+    "deepforest": "deepforest==2.1.0",
+    "trankit": "trankit==1.1.2",
+}
 KNOWN_CORPORA: dict[str, str] = {
     **CORPORA,
     **EXTRA_CORPORA,
@@ -530,6 +544,7 @@ KNOWN_CORPORA: dict[str, str] = {
     **ROUND26_CORPORA,
     **ROUND27_CORPORA,
     **ROUND28_CORPORA,
+    **ROUND29_CORPORA,
 }
 
 # User research code: training scripts, tutorials and notebooks from public repositories, pinned
@@ -965,6 +980,19 @@ ROUND28_USER_REPOSITORIES: dict[str, tuple[str, str]] = {
     "rome": ("kmeng01/rome", "0874014cd9837e4365f3e6f3c71400ef11509e04"),
     "medicalzoo": ("black0017/MedicalZooPytorch", "8f40dab689841d7ff0e36aa5e583a1a1509fac3d"),
 }
+# The user repositories of the round-29 first look (knowledge distillation, semi-supervised
+# classification, continuous normalizing flows, multiple-instance learning on whole-slide images,
+# equivariant diffusion for molecules, adversarial training, knowledge-graph embeddings), pinned to the
+# commits fetched on 2026-12-07.
+ROUND29_USER_REPOSITORIES: dict[str, tuple[str, str]] = {
+    "repdistiller": ("HobbitLong/RepDistiller", "b84f547c5db6a35318d4671d7d5c4de74c822403"),
+    "fixmatch": ("kekmodel/FixMatch-pytorch", "040be3b8950300b052f810df31a0c6c09561e09f"),
+    "ffjord": ("rtqichen/ffjord", "994864ad0517db3549717c25170f9b71e96788b1"),
+    "clam": ("mahmoodlab/CLAM", "53e2409d4a8189c682c173382964a85f114f923c"),
+    "e3-diffusion": ("ehoogeboom/e3_diffusion_for_molecules", "fce07d701a2d2340f3522df588832c2c0f7e044a"),
+    "madry-robustness": ("MadryLab/robustness", "a9541241defd9972e9334bfcdb804f6aefe24dc7"),
+    "openke": ("thunlp/OpenKE", "64c4ec8157abfc39112772e9825a349091da45f1"),
+}
 KNOWN_USER_REPOSITORIES: dict[str, tuple[str, str]] = {
     **USER_REPOSITORIES,
     **FRESH_USER_REPOSITORIES,
@@ -993,6 +1021,7 @@ KNOWN_USER_REPOSITORIES: dict[str, tuple[str, str]] = {
     **ROUND26_USER_REPOSITORIES,
     **ROUND27_USER_REPOSITORIES,
     **ROUND28_USER_REPOSITORIES,
+    **ROUND29_USER_REPOSITORIES,
 }
 # Each first look: its libraries and its user repositories (``--roundN`` in this script and in
 # ``precision.py``).
@@ -1022,6 +1051,7 @@ FIRST_LOOKS: dict[int, tuple[dict[str, str], dict[str, tuple[str, str]]]] = {
     26: (ROUND26_CORPORA, ROUND26_USER_REPOSITORIES),
     27: (ROUND27_CORPORA, ROUND27_USER_REPOSITORIES),
     28: (ROUND28_CORPORA, ROUND28_USER_REPOSITORIES),
+    29: (ROUND29_CORPORA, ROUND29_USER_REPOSITORIES),
 }
 MIRROR_ROOT = Path("/work/.mirror")
 
