@@ -490,6 +490,30 @@ def test_a_readme_lead_that_says_what_the_project_needs(tmp_path, lead, needs):
 
 
 @pytest.mark.parametrize(
+    ("note", "needs"),
+    [
+        ("**Note**: ``attack`` requires PyTorch to be installed with CUDA support.", True),
+        ("attack needs an NVIDIA GPU.", True),
+        ("The ``attack`` package does not need a GPU.", False),  # said, but not a need
+        ("Our attack requires a GPU for the ImageNet runs.", False),  # a word, not the package's name
+        ("``attack`` requires PyTorch 2.0 or later.", False),  # no CUDA in the need
+    ],
+)
+def test_a_readme_sentence_about_a_package_says_what_it_and_its_subpackages_need(tmp_path, note, needs):
+    """A sentence whose subject is a package of the project, by its name, is a requirement wherever
+    the README says it (MadryLab's robustness: a note under its quick start), and it speaks for the
+    packages inside it too, ``tools/`` folders included."""
+    write(tmp_path, ".git/HEAD", "")
+    write(tmp_path, "README.rst", f"Attacks\n=======\n\nUsage\n-----\n\n{note}\n")
+    write(tmp_path, "attack/core.py", "import torch\n\ndef f(x):\n    return x.cuda()\n")
+    write(tmp_path, "attack/tools/prefetch.py", "import torch\n\ndef g(x):\n    return x.cuda()\n")
+    beliefs = read_project(tmp_path.resolve())
+    expected = REQUIRES_CUDA if needs else UNKNOWN
+    assert beliefs.for_path(tmp_path / "attack" / "core.py").verdict == expected
+    assert beliefs.for_path(tmp_path / "attack" / "tools" / "prefetch.py").verdict == expected
+
+
+@pytest.mark.parametrize(
     ("item", "needs"),
     [
         ("- CUDA >= 10.0", False),  # the toolkit a GPU install builds against: DGCNN offers --no_cuda

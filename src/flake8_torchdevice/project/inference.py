@@ -342,13 +342,19 @@ def readme_evidence(root: Path, packages: Iterable[str]) -> dict[str, tuple[Evid
     """Lines of the project's README files that say the code needs CUDA ("requires a CUDA GPU",
     "- NVIDIA GPU + CUDA") in a section about requirements or in the lead that says what the project
     is ("an implementation of ... (GPU-only)"), per package: the root's README speaks for the
-    top-level package, a package's for itself."""
-    found: dict[str, tuple[Evidence, ...]] = {}
+    top-level package, a package's for itself; a sentence about a package by its name ("``robustness``
+    requires ... CUDA") for that package and the packages inside it too (``robustness/tools``)."""
+    packages = list(packages)
+    subject = _package_as_subject(packages)
+    found: dict[str, list[Evidence]] = defaultdict(list)
     for package, readmes in _beside_the_code(root, packages, lambda path: _README.match(path.name)):
-        lines = [item for readme in readmes for item in _requirement_lines(readme, readme.relative_to(root).as_posix())]
-        if lines:
-            found[package] = tuple(lines)
-    return found
+        for readme in readmes:
+            for item, named in _requirement_lines(readme, readme.relative_to(root).as_posix(), subject):
+                found[package].append(item)
+                inside = (other for other in packages if named is not None and named in other.split("/"))
+                for other in inside:
+                    found[other].append(item)
+    return {package: tuple(dict.fromkeys(items)) for package, items in found.items()}
 
 
 def words_outside_the_code(root: Path, packages: Iterable[str]) -> frozenset[str]:
@@ -375,14 +381,33 @@ def _beside_the_code(
             continue
 
 
-def _requirement_lines(readme: Path, relative: str) -> list[Evidence]:
+def _package_as_subject(packages: Iterable[str]) -> re.Pattern[str] | None:
+    """A sentence whose subject is one of the project's packages, written as code or starting the
+    sentence, followed by what it needs: "``robustness`` requires PyTorch ... with CUDA support"
+    (MadryLab's robustness, in a note under its quick start). Said of the package itself, it
+    is a requirement wherever the README says it, not only under a heading about requirements."""
+    names = sorted({package.rsplit("/", 1)[-1] for package in packages if package != TOP_PACKAGE})
+    if not names:
+        return None
+    alternatives = "|".join(re.escape(name) for name in names)
+    return re.compile(
+        rf"(?:`+|\*+|^\s*|[.!]\s+)(?P<name>{alternatives})(?:`+|\*+)?\s+(?:requires|needs)\b", re.IGNORECASE
+    )
+
+
+def _requirement_lines(
+    readme: Path, relative: str, subject: re.Pattern[str] | None = None
+) -> list[tuple[Evidence, str | None]]:
+    """Each line of a README that states a need for CUDA, with the package it names as the one in
+    need, if it names one."""
     try:
         lines = readme.read_text(encoding="utf-8", errors="replace").splitlines()[:2000]
     except OSError:
         return []
-    found = []
+    found: list[tuple[Evidence, str | None]] = []
     heading, headings, fenced = "", 0, False
     for number, line in enumerate(lines, 1):
+        named = subject.search(line) if subject is not None else None
         if _FENCE.match(line):
             fenced = not fenced
         elif fenced:
@@ -391,11 +416,13 @@ def _requirement_lines(readme: Path, relative: str) -> list[Evidence]:
             heading, headings = line, headings + 1
         elif _UNDERLINE.match(line) and number > 1 and lines[number - 2].strip():
             heading, headings = lines[number - 2], headings + 1  # a reStructuredText title, underlined
+        elif named is not None and _states_a_need(line):
+            found.append((Evidence(SAYS_IT_NEEDS_CUDA, relative, number), named.group("name")))
         elif _REQUIREMENT_HEADING.search(heading) and _states_a_need(line):
-            found.append(Evidence(SAYS_IT_NEEDS_CUDA, relative, number))
+            found.append((Evidence(SAYS_IT_NEEDS_CUDA, relative, number), None))
         elif headings <= 1 and NEEDS_CUDA.search(line) and _states_a_need(line):
             # The lead, under the title, says what the project is: "... transformers (GPU-only)".
-            found.append(Evidence(SAYS_IT_NEEDS_CUDA, relative, number))
+            found.append((Evidence(SAYS_IT_NEEDS_CUDA, relative, number), None))
     return found
 
 
