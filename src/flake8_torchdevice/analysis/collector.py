@@ -15,7 +15,7 @@ from .definitions import ClassInfo, Definitions, FunctionInfo
 from .evidence import Evidence
 from .imports import dotted_name
 from .lazy import EVERY_ATTRIBUTE, lazily_set, returns_once_done
-from .literals import defaults_to_nccl, names_nccl, string_value
+from .literals import defaults_to_nccl, loads_cuda_kernels, names_nccl, string_value
 from .syntax import (
     all_params,
     bound_names,
@@ -58,6 +58,7 @@ class _Collector:
         self.class_methods: list[dict[str, cst.FunctionDef]] = []  # of the classes around here
         self.depth = 0  # functions and classes around the node being visited
         self.bindings = BindingRecorder(definitions)
+        self.kernel_modules: set[str] = set()  # names bound to compiled kernels: ``ext_module = load_ext(...)``
 
     def scope(self, body: Sequence[cst.CSTNode], evidence: Evidence, self_name: str | None) -> None:
         self.evidence_stack.append(evidence)
@@ -107,9 +108,11 @@ class _Collector:
             self.definitions.batch_handlers.add(handler.value)
 
     def _written_for_gpus(self, name: str) -> bool:
-        """``torch.cuda.graph``, ``cuda.graph`` of ``from torch``, ``replicate`` of ``torch.nn.parallel``."""
+        """``torch.cuda.graph``, ``cuda.graph`` of ``from torch``, ``replicate`` of ``torch.nn.parallel``,
+        a kernel of compiled CUDA ops (``ext_module.three_nn_forward``)."""
         imported = (module for module in self.definitions.imported_modules if module.endswith(f".{name}"))
-        return any(known in WRITTEN_FOR_GPUS for known in (name, f"torch.{name}", *imported))
+        known = (name, f"torch.{name}", *imported)
+        return name.rpartition(".")[0] in self.kernel_modules or any(item in WRITTEN_FOR_GPUS for item in known)
 
     def _import(self, node: cst.Import | cst.ImportFrom) -> bool:
         if not isinstance(node.names, cst.ImportStar):
@@ -155,6 +158,8 @@ class _Collector:
             self.note_lazy(target.target, node.value)
         if string_value(node.value) == "nccl":  # ``args.dist_backend = "nccl"``, chosen unconditionally
             self.evidence_stack[-1].uses_nccl = True
+        if self.depth == 0 and loads_cuda_kernels(node.value, self.definitions.imported_modules):
+            self.kernel_modules.update(bound for target in node.targets for bound in bound_names(target.target))
         return True
 
     def _rebind(self, node: cst.AugAssign | cst.AnnAssign | cst.NamedExpr) -> bool:
@@ -325,10 +330,8 @@ class _Collector:
                 self._note(evidence.module_arguments, node.args[0].value)
             if last == "Engine":
                 self._note_batch_handler(node)
-            if last in _IMPORTS_BY_NAME and node.args:
-                imported = string_value(node.args[0].value)
-                if imported is not None:
-                    self.definitions.imported_modules.add(imported)
+            if last in _IMPORTS_BY_NAME and node.args and (imported := string_value(node.args[0].value)) is not None:
+                self.definitions.imported_modules.add(imported)
         if type(func) is not cst.Attribute:
             return
         method = func.attr.value
@@ -345,8 +348,7 @@ class _Collector:
                 evidence.self_called.add(method)
                 if not self._runs_once(node):
                     evidence.self_called_each_time.add(method)
-                registered = registered_attribute(node, method)
-                if registered is not None:
+                if (registered := registered_attribute(node, method)) is not None:
                     evidence.self_assigned.add(registered)
             elif method in ("to", "cuda", "cpu") and (moved := own_attribute(receiver, self.self_names[-1])):
                 evidence.self_assigned.add(moved)  # ``self.model.cuda()``: a module moves in place
@@ -372,8 +374,7 @@ class _Collector:
 
     @staticmethod
     def _note(names: set[str], node: cst.BaseExpression) -> None:
-        name = dotted_name(node)
-        if name is not None:
+        if (name := dotted_name(node)) is not None:
             names.add(name)
 
 

@@ -46,7 +46,8 @@ class Evidence:
     runs_collective: bool = False
     # The scope is written for GPUs by design: it hands a module to several GPUs by index
     # (``DataParallel(m, device_ids=[0, 1])``, a two-GPU test of synchronised batch norm), or it
-    # captures CUDA graphs (``torch.cuda.make_graphed_callables``), which exist on CUDA alone.
+    # captures CUDA graphs (``torch.cuda.make_graphed_callables``), which exist on CUDA alone, or it
+    # runs compiled CUDA kernels (``ext_module.three_nn_forward`` of ``ext_loader.load_ext``).
     written_for_gpus: bool = False
     # Names the scope binds (parameters, assignments, ``for`` and ``with`` targets, imports,
     # ``def`` and ``class``), each with its first binding: what a name inserted here may refer to.

@@ -207,8 +207,8 @@ class Interpreter(StatementWalker, ExpressionEvaluator, CallEvaluator, SummaryEv
         """Named for CUDA, in a class named for CUDA or decorated with a CUDA check (or whose base
         is decorated so: ``unittest.skipIf`` on a base skips its subclasses' tests too, a name does
         not pass on), decorated with a CUDA check, or written for GPUs (NCCL, a process per GPU, a
-        module spread over GPUs it lists, CUDA graphs, a collective of a job whose process group is
-        NCCL or set up elsewhere)."""
+        module spread over GPUs it lists, CUDA graphs, compiled CUDA kernels, a collective of a job
+        whose process group is NCCL or set up elsewhere)."""
         owner = self.definitions.owner(info)
         return (
             self._marked_for_cuda(info)

@@ -5,9 +5,13 @@ from __future__ import annotations
 import functools
 import re
 from ast import literal_eval
+from collections.abc import Iterable
 from typing import cast
 
 import libcst as cst
+
+from ..knowledge.api import CUDA_SOURCE_LOADERS, KERNEL_LOADERS
+from .imports import dotted_name
 
 _CUDA_DEVICE = re.compile(r"cuda(:\d+)?")
 _CPU_DEVICE = re.compile(r"cpu(:\d+)?")
@@ -148,3 +152,27 @@ def defaults_to_nccl(param: cst.Param) -> bool:
     """``def init_dist(launcher, backend="nccl")``: a backend parameter that is NCCL unless a
     caller picks another."""
     return "backend" in param.name.value and param.default is not None and string_value(param.default) == "nccl"
+
+
+def loads_cuda_kernels(value: cst.BaseExpression, imported_modules: Iterable[str]) -> bool:
+    """``ext_loader.load_ext("_ext", [...])``, ``cpp_extension.load("op", sources=["op.cu"])``,
+    ``load(...)`` imported from ``torch.utils.cpp_extension``, ``load_inline(..., cuda_sources=...)``:
+    a call that loads compiled CUDA kernels as a module."""
+    call = value if type(value) is cst.Call else None
+    name = dotted_name(call.func) if call is not None else None
+    if call is None or name is None:
+        return False
+    name = next((module for module in imported_modules if module.endswith(f".{name}")), name)
+    if name.endswith(KERNEL_LOADERS):
+        return True
+    if not name.endswith(CUDA_SOURCE_LOADERS):
+        return False
+    if any(arg.keyword is not None and arg.keyword.value == "cuda_sources" for arg in call.args):
+        return True
+    pending: list[cst.CSTNode] = list(call.args)
+    while pending:
+        node = pending.pop()
+        if type(node) is cst.SimpleString and (string_value(node) or "").endswith((".cu", ".cuh")):
+            return True
+        pending.extend(node.children)
+    return False

@@ -87,6 +87,13 @@ WRITTEN_FOR_GPUS = frozenset(
 ) | frozenset(
     f"torch.nn.parallel.{name}{suffix}" for name in ("replicate", "parallel_apply") for suffix in ("", f".{name}")
 )
+# Calls that load compiled kernels as a module, by their last names: mmcv's
+# ``ext_loader.load_ext("_ext", [...])`` (its point-cloud ops are CUDA kernels alone), and
+# ``torch.utils.cpp_extension.load`` / ``load_inline`` where CUDA sources are given. A function that
+# runs such a module's kernels is written for them: the CUDA buffers it hands them
+# (``torch.cuda.FloatTensor(b, n, 3)`` for ``three_nn_forward``) are the kernels' own.
+KERNEL_LOADERS = ("ext_loader.load_ext",)
+CUDA_SOURCE_LOADERS = ("cpp_extension.load", "cpp_extension.load_inline")
 # torch.distributed collectives: a scope that runs one takes part in a multi-process job.
 COLLECTIVES = frozenset(
     "broadcast all_reduce all_gather all_gather_into_tensor reduce reduce_scatter all_to_all gather scatter "

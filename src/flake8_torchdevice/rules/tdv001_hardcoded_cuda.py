@@ -238,8 +238,11 @@ class HardcodedCudaDevice(Rule):
     (`skipif`/`skipUnless`, also on a base class), functions and classes named for CUDA, functions that set up NCCL, run
     once per GPU (`mp.spawn(nprocs=device_count)`), spread a module over GPUs they list
     (`DataParallel(m, device_ids=[0, 1])`: a two-GPU test; `torch.nn.parallel.replicate` and
-    `parallel_apply`, its building blocks) or capture CUDA graphs
-    (`torch.cuda.make_graphed_callables`, `torch.cuda.graph`), a distributed set-up (`init_dist`,
+    `parallel_apply`, its building blocks), capture CUDA graphs
+    (`torch.cuda.make_graphed_callables`, `torch.cuda.graph`) or run compiled CUDA kernels (of a
+    module loaded with mmcv's `ext_loader.load_ext`, or with `cpp_extension.load` of `.cu` sources:
+    the CUDA buffers handed to them are the kernels' own; not an extension of C++ sources alone),
+    a distributed set-up (`init_dist`,
     `setup_ddp`) that sets up a process group (`dist.init_process_group`,
     `deepspeed.init_distributed`) and gives each process its GPU
     (`torch.cuda.set_device`) whatever backend it is handed, and, in a file that sets up NCCL
