@@ -13,7 +13,7 @@ unpacked is not unpacked again.
     python scripts/corpora.py --fresh    # the libraries first linted with the final rules
     python scripts/corpora.py --user     # export the user repositories fetched with the search tool
     python scripts/corpora.py --fresh-user # export the user repositories first linted with the final rules
-    python scripts/corpora.py --round9   # a first look's libraries and user repositories (--round4 to --round29)
+    python scripts/corpora.py --round9   # a first look's libraries and user repositories (--round4 to --round30)
 
 Reuse from another script::
 
@@ -514,6 +514,20 @@ ROUND29_CORPORA: dict[str, str] = {
     "deepforest": "deepforest==2.1.0",
     "trankit": "trankit==1.1.2",
 }
+# The libraries of the round-30 first look: chosen on 2026-12-07 among released packages written
+# against PyTorch that no earlier round linted (quantum machine learning, causal discovery, conformal
+# prediction, decision-focused learning for optimization, microscopy image restoration, regulatory
+# genomics, electrophysiology spike sorting, music source separation).
+ROUND30_CORPORA: dict[str, str] = {
+    "torchquantum": "torchquantum==0.1.8",
+    "gcastle": "gcastle==1.0.4",
+    "torchcp": "torchcp==1.2.1",
+    "pyepo": "pyepo==2.2.7",
+    "careamics": "careamics==0.3.5",
+    "grelu": "grelu==1.1.0",
+    "kilosort": "kilosort==4.1.7",
+    "audio_separator": "audio-separator==0.47.1",
+}
 KNOWN_CORPORA: dict[str, str] = {
     **CORPORA,
     **EXTRA_CORPORA,
@@ -545,6 +559,7 @@ KNOWN_CORPORA: dict[str, str] = {
     **ROUND27_CORPORA,
     **ROUND28_CORPORA,
     **ROUND29_CORPORA,
+    **ROUND30_CORPORA,
 }
 
 # User research code: training scripts, tutorials and notebooks from public repositories, pinned
@@ -993,6 +1008,18 @@ ROUND29_USER_REPOSITORIES: dict[str, tuple[str, str]] = {
     "madry-robustness": ("MadryLab/robustness", "a9541241defd9972e9334bfcdb804f6aefe24dc7"),
     "openke": ("thunlp/OpenKE", "64c4ec8157abfc39112772e9825a349091da45f1"),
 }
+# The user repositories of the round-30 first look (open-domain question answering, image animation,
+# text-to-motion diffusion, extractive and abstractive summarization, traffic forecasting, diffusion
+# fine-tuning scripts, audio tagging), pinned to the commits fetched on 2026-12-07.
+ROUND30_USER_REPOSITORIES: dict[str, tuple[str, str]] = {
+    "drqa": ("facebookresearch/DrQA", "6d7c1b7087b86cfe9bdf84a279adb58dceada3cd"),
+    "first-order-model": ("AliaksandrSiarohin/first-order-model", "c0274845cb2dd8f0f2fe6da580d97b60fef90c91"),
+    "motion-diffusion-model": ("GuyTevet/motion-diffusion-model", "d4fd88c86d9210b85323783a73acb9b794d73e44"),
+    "presumm": ("nlpyang/PreSumm", "70b810e0f06d179022958dd35c1a3385fe87f28c"),
+    "dcrnn-pytorch": ("chnsh/DCRNN_PyTorch", "d92490b808ba5c5be2f23d427d96e9a56b066d7f"),
+    "sd-scripts": ("kohya-ss/sd-scripts", "48d368fa557731ad0488c07304dfeba8c07910eb"),
+    "audioset-tagging-cnn": ("qiuqiangkong/audioset_tagging_cnn", "d2f4b8c18eab44737fcc0de1248ae21eb43f6aa4"),
+}
 KNOWN_USER_REPOSITORIES: dict[str, tuple[str, str]] = {
     **USER_REPOSITORIES,
     **FRESH_USER_REPOSITORIES,
@@ -1022,6 +1049,7 @@ KNOWN_USER_REPOSITORIES: dict[str, tuple[str, str]] = {
     **ROUND27_USER_REPOSITORIES,
     **ROUND28_USER_REPOSITORIES,
     **ROUND29_USER_REPOSITORIES,
+    **ROUND30_USER_REPOSITORIES,
 }
 # Each first look: its libraries and its user repositories (``--roundN`` in this script and in
 # ``precision.py``).
@@ -1052,6 +1080,7 @@ FIRST_LOOKS: dict[int, tuple[dict[str, str], dict[str, tuple[str, str]]]] = {
     27: (ROUND27_CORPORA, ROUND27_USER_REPOSITORIES),
     28: (ROUND28_CORPORA, ROUND28_USER_REPOSITORIES),
     29: (ROUND29_CORPORA, ROUND29_USER_REPOSITORIES),
+    30: (ROUND30_CORPORA, ROUND30_USER_REPOSITORIES),
 }
 MIRROR_ROOT = Path("/work/.mirror")
 
