@@ -242,14 +242,14 @@ class CallEvaluator(LibraryEvaluator):
         grad = _flag(node, "requires_grad", True) and self.state.grad_enabled
         if effect is Effect.FACTORY:
             if places is None and qualified in api.FACTORIES_FOLLOWING_TENSORS:
-                # Where its tensors are; of numbers, on the CPU; of values the code does not show
-                # (a graph's ``edge_index``), wherever those are. ``torch.normal(m, s, size=...)``
-                # takes numbers only: it draws on the default device.
+                # Where its tensors are, also where the code does not show where those are (a
+                # caller's ``edge_index``); of numbers, on the CPU; of values the code does not show,
+                # wherever those are. ``torch.normal(m, s, size=...)`` takes numbers only: it draws
+                # on the default device.
                 numbers_only = qualified == "torch.normal" and keyword_argument(node, "size") is not None
                 data = () if numbers_only else arguments[:2]
-                made = self.computed(data, differentiable=False)
-                shown = made.places != NOWHERE or any(value.kind is Kind.UNKNOWN for value in data)
-                places = made.places if shown else None
+                shown = any(value.kind in _TENSOR_KINDS or value.kind is Kind.UNKNOWN for value in _flattened(data))
+                places = self.computed(data, differentiable=False).places if shown else None
             made = tensor(self.state.default_places if places is None else places, origin, grad=grad)
             return replace(made, rank=1) if qualified in api.ONE_DIM_FACTORIES else made
         if effect is Effect.HOST_DATA:
