@@ -41,7 +41,7 @@ from .cuda_words import flag_polarity, mentions_cuda, names_a_cuda_feature
 from .device_tests import on_the_cpu, on_the_same_device, placement_test, same_device_test
 from .domain import NOWHERE, Kind, Origin, Value
 from .imports import ImportTable, dotted_name
-from .literals import bool_value, constant_truth, flag_truth, is_none_literal, number_value
+from .literals import bool_value, constant_truth, flag_truth, is_none_literal, number_value, string_value
 from .polarity import Polarity
 from .state import State
 from .syntax import children
@@ -289,8 +289,9 @@ class Conditions:
                 truth = bool_value(right) if bool_value(right) is not None else bool_value(left)
                 if truth is not None:  # ``torch.cuda.is_available() is False``
                     return inner if truth != negated else inner.flipped()
-                # ``ids is not None``, ``gpu_id != -1`` (-1: no GPU) test what ``ids``, ``gpu_id`` test.
-                if is_none_literal(right) or is_none_literal(left) or number_value(right) == -1:
+                # ``ids is not None``, ``gpu_id != -1``, ``visible_gpus != "-1"`` (-1: no GPU, as
+                # ``CUDA_VISIBLE_DEVICES=-1`` hides them all) test what ``ids``, ``gpu_id`` test.
+                if is_none_literal(right) or is_none_literal(left) or _minus_one(right):
                     return inner if negated else inner.flipped()
                 counts_zero = isinstance(operator, _ZERO_COMPARISONS) and counts_none(right)
                 return inner.flipped() if counts_zero or negated else inner
@@ -395,3 +396,8 @@ def is_exit_call(statement: cst.BaseSmallStatement) -> bool:
         return False
     name = dotted_name(statement.value.func)
     return name is not None and name.rsplit(".", 1)[-1] in _EXIT_CALLS
+
+
+def _minus_one(node: cst.BaseExpression) -> bool:
+    """``-1`` or ``"-1"``: the GPU index, or the ``CUDA_VISIBLE_DEVICES`` value, that means none."""
+    return number_value(node) == -1 or string_value(node) == "-1"
