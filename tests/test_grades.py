@@ -293,3 +293,27 @@ def test_a_device_option_defaulting_to_cuda_is_likely_unless_a_cuda_check_decide
     ]
     for use in unchecked:
         assert _grades(_DEVICE_OPTION.format(use=use)) == likely, use
+
+
+def test_a_load_in_the_cuda_branch_a_default_takes_is_likely():
+    """``else`` of ``if cpu:`` with ``cpu=False`` (First Order Motion's demo, round 30): a user
+    without CUDA passes the flag and loads with ``map_location``; one who does not has stopped at the
+    branch's ``.cuda()`` first. Sure again where the user says the project runs without CUDA."""
+    source = (
+        "import torch\n\n"
+        "def load_checkpoints(path, generator, cpu=False):\n"
+        "    if not cpu:\n"
+        "        generator.cuda()\n"
+        "    if cpu:\n"
+        "        checkpoint = torch.load(path, map_location=torch.device('cpu'))\n"
+        "    else:\n"
+        "        checkpoint = torch.load(path)\n"
+        "    generator.load_state_dict(checkpoint['generator'])\n"
+    )
+
+    def grades(settings: Settings) -> list[str]:
+        found = check_source(source, settings).diagnostics
+        return [finding.confidence for finding in found if finding.code == "TDV004"]
+
+    assert grades(Settings(confidence=Confidence.LOW)) == ["medium"]
+    assert grades(Settings(confidence=Confidence.LOW, runs_without_cuda=True)) == ["high"]

@@ -9,6 +9,7 @@ import libcst as cst
 from ..analysis.queries import (
     Analysis,
     CallFact,
+    Origin,
     Value,
     children,
     dotted_name,
@@ -298,7 +299,10 @@ class LoadWithoutMapLocation(Rule):
     dataset's cache: `self.data, self.slices =
     torch.load(self.processed_paths[0])`; embeddings; fitted statistics; constants shipped with
     the package) are likely (medium): such files are written from data, on the CPU as a rule,
-    though a GPU job may write them too.
+    though a GPU job may write them too. So is a load in the branch a flag's default takes for CUDA
+    (`else` of `if cpu:` with `cpu=False`): a user without CUDA passes the flag, one who does not
+    stops at that branch's `.cuda()` first (TDV001 reports the default), unless the user says the
+    project runs without CUDA.
     Downloads (`load_state_dict_from_url`, `load_url`) are reported as guesses (low confidence):
     weights published for download are saved from the CPU as a rule (torchvision's are), though
     nothing in the code shows that a given file is. In project mode, where the project's own code
@@ -398,9 +402,19 @@ class LoadWithoutMapLocation(Rule):
                 else Confidence.HIGH,
             )
             finding = graded_by_cpu_support(finding, analysis, settings)
+            if site.cuda_by_default is not None and not settings.runs_without_cuda:
+                finding = _in_a_branch_a_default_takes(finding, analysis, site.cuda_by_default)
             if not _reads_model_state(analysis, site, path):  # what the file holds, whoever runs it
                 finding = graded(finding, Confidence.MEDIUM, _NOT_MODEL_STATE)
             yield finding if id(call) in resumed else _graded_by_what_the_project_saves(finding, settings)
+
+
+def _in_a_branch_a_default_takes(finding: Finding, analysis: Analysis, flag: Origin) -> Finding:
+    """A load in the branch a flag's default takes for CUDA (``else`` of ``if cpu:`` with
+    ``cpu=False``, First Order Motion's demo): a user without CUDA passes the flag, and one who does
+    not has stopped at the branch's ``.cuda()`` (TDV001 reports that default): likely, not sure."""
+    line = analysis.line_of(flag.node)
+    return graded(finding, Confidence.MEDIUM, f" (in the CUDA branch a default at line {line} takes)")
 
 
 def _reads_model_state(analysis: Analysis, site: CallFact, path: cst.BaseExpression | None) -> bool:
