@@ -13,7 +13,7 @@ unpacked is not unpacked again.
     python scripts/corpora.py --fresh    # the libraries first linted with the final rules
     python scripts/corpora.py --user     # export the user repositories fetched with the search tool
     python scripts/corpora.py --fresh-user # export the user repositories first linted with the final rules
-    python scripts/corpora.py --round9   # a first look's libraries and user repositories (--round4 to --round30)
+    python scripts/corpora.py --round9   # a first look's libraries and user repositories (--round4 to --round31)
 
 Reuse from another script::
 
@@ -528,6 +528,20 @@ ROUND30_CORPORA: dict[str, str] = {
     "kilosort": "kilosort==4.1.7",
     "audio_separator": "audio-separator==0.47.1",
 }
+# The libraries of the round-31 first look: chosen on 2026-12-07 among released packages written
+# against PyTorch that no earlier round linted (differentiable predictive control, adversarial attacks
+# on graphs, click-through-rate recommendation, equivariant convolutional networks, bioacoustic
+# ecology, computer vision model zoo, generative flow networks, CT organ segmentation).
+ROUND31_CORPORA: dict[str, str] = {
+    "neuromancer": "neuromancer==1.5.6",
+    "deeprobust": "deeprobust==0.2.11",
+    "deepctr_torch": "deepctr-torch==0.3.0",
+    "escnn": "escnn==1.0.11",
+    "opensoundscape": "opensoundscape==0.13.2",
+    "pytorchcv": "pytorchcv==0.0.74",
+    "torchgfn": "torchgfn==2.4.1",
+    "totalsegmentator": "totalsegmentator==2.18.0",
+}
 KNOWN_CORPORA: dict[str, str] = {
     **CORPORA,
     **EXTRA_CORPORA,
@@ -560,6 +574,7 @@ KNOWN_CORPORA: dict[str, str] = {
     **ROUND28_CORPORA,
     **ROUND29_CORPORA,
     **ROUND30_CORPORA,
+    **ROUND31_CORPORA,
 }
 
 # User research code: training scripts, tutorials and notebooks from public repositories, pinned
@@ -1020,6 +1035,19 @@ ROUND30_USER_REPOSITORIES: dict[str, tuple[str, str]] = {
     "sd-scripts": ("kohya-ss/sd-scripts", "48d368fa557731ad0488c07304dfeba8c07910eb"),
     "audioset-tagging-cnn": ("qiuqiangkong/audioset_tagging_cnn", "d2f4b8c18eab44737fcc0de1248ae21eb43f6aa4"),
 }
+# The user repositories of the round-31 first look (event-camera video reconstruction, neural
+# architecture search, unsupervised image clustering, skeleton-based action recognition, visual
+# localization, visual question answering, voice conversion), pinned to the commits fetched on
+# 2026-12-07.
+ROUND31_USER_REPOSITORIES: dict[str, tuple[str, str]] = {
+    "rpg-e2vid": ("uzh-rpg/rpg_e2vid", "d0a7c005f460f2422f2a4bf605f70820ea7a1e5f"),
+    "once-for-all": ("mit-han-lab/once-for-all", "f03b2673db313b9167e2a1c2b7a5cad540cc1313"),
+    "scan-clustering": ("wvangansbeke/Unsupervised-Classification", "952ec31eee2c38e7233d8ad3ac0de39bb031877a"),
+    "st-gcn": ("yysijie/st-gcn", "221c0e152054b8da593774c0d483e59befdb9061"),
+    "hloc": ("cvg/Hierarchical-Localization", "c13273bd0ecc2917a35910fd843712a1c6243193"),
+    "ban-vqa": ("jnhwkim/ban-vqa", "ef4cc36d63f6b31344301ac1bd91afd807d132e5"),
+    "autovc": ("auspicious3000/autovc", "c1827a60e83e6d26030b8953843b2f7cf2bd36db"),
+}
 KNOWN_USER_REPOSITORIES: dict[str, tuple[str, str]] = {
     **USER_REPOSITORIES,
     **FRESH_USER_REPOSITORIES,
@@ -1050,6 +1078,7 @@ KNOWN_USER_REPOSITORIES: dict[str, tuple[str, str]] = {
     **ROUND28_USER_REPOSITORIES,
     **ROUND29_USER_REPOSITORIES,
     **ROUND30_USER_REPOSITORIES,
+    **ROUND31_USER_REPOSITORIES,
 }
 # Each first look: its libraries and its user repositories (``--roundN`` in this script and in
 # ``precision.py``).
@@ -1081,6 +1110,7 @@ FIRST_LOOKS: dict[int, tuple[dict[str, str], dict[str, tuple[str, str]]]] = {
     28: (ROUND28_CORPORA, ROUND28_USER_REPOSITORIES),
     29: (ROUND29_CORPORA, ROUND29_USER_REPOSITORIES),
     30: (ROUND30_CORPORA, ROUND30_USER_REPOSITORIES),
+    31: (ROUND31_CORPORA, ROUND31_USER_REPOSITORIES),
 }
 MIRROR_ROOT = Path("/work/.mirror")
 
