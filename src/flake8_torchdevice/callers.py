@@ -39,6 +39,9 @@ class FileCallers:
     # Its top-level functions and classes that nothing in the project refers to: code that never
     # runs (project/references.py).
     unreferenced: tuple[str, ...] = ()
+    # Another file of the project imports the module: its ``if __name__ == "__main__":`` block is
+    # a self-test a developer runs by hand, not the program its users run.
+    imported: bool = False
 
     def of(self, name: str) -> CallFacts | None:
         return next((facts for defined, facts in self.facts if defined == name), None)

@@ -18,7 +18,7 @@ from itertools import accumulate
 
 import libcst as cst
 
-from .analysis import Analysis, analyse, positions_of
+from .analysis import Analysis, analyse, positions_of, self_test_holding
 from .confidence import Confidence
 from .mentions import LineMention, resolved
 from .parsing import ProcessSetting, cyclic_gc_paused, parse_module
@@ -249,18 +249,24 @@ def _run_rules(
     unreferenced = (
         analysis.definitions_holding(frozenset(settings.callers.unreferenced)) if settings.callers.unreferenced else {}
     )
+    # ... and of a self-test: the ``__main__`` block of a module other files import, and what only it calls.
+    self_test = self_test_holding(module) if settings.callers.imported else {}
     findings: list[Finding] = []
     for rule in rules:
         with timings.stage(rule.code):
-            findings.extend(_findings_of(rule, analysis, settings, unreferenced))
+            findings.extend(_findings_of(rule, analysis, settings, unreferenced, self_test))
     for rule in counted:
         with timings.stage(rule.code), contextlib.suppress(Exception):  # RecursionError too
-            findings.extend(_findings_of(rule, analysis, settings, unreferenced))
+            findings.extend(_findings_of(rule, analysis, settings, unreferenced, self_test))
     return findings, analysis.mentioned()
 
 
 def _findings_of(
-    rule: type[Rule], analysis: Analysis, settings: Settings, unreferenced: dict[int, str]
+    rule: type[Rule],
+    analysis: Analysis,
+    settings: Settings,
+    unreferenced: dict[int, str],
+    self_test: dict[int, str],
 ) -> list[Finding]:
     """One rule's findings at the settings' confidence or above, graded by what the project shows."""
     check = rule()
@@ -271,6 +277,8 @@ def _findings_of(
         found = [_in_a_cpu_only_project(finding, settings) for finding in found]
     if unreferenced:
         found = [_in_code_nothing_runs(finding, unreferenced) for finding in found]
+    if self_test:
+        found = [_in_a_self_test(finding, self_test) for finding in found]
     return [finding for finding in found if finding.confidence >= settings.confidence]
 
 
@@ -314,6 +322,18 @@ def _in_code_nothing_runs(finding: Finding, unreferenced: dict[int, str]) -> Fin
     if holder is None or finding.confidence is Confidence.LOW:
         return finding
     cited = f"{finding.message} (in `{holder}`, which nothing in the project refers to)"
+    return replace(finding, message=cited, confidence=Confidence.LOW)
+
+
+def _in_a_self_test(finding: Finding, self_test: dict[int, str]) -> Finding:
+    """What the ``__main__`` block of a module the project imports does is a guess: a developer runs
+    it by hand (a library module's demo, a model file's smoke test), users run the programs that
+    import it (rounds 30 and 31: 17 false sure findings, none real)."""
+    holder = self_test.get(id(finding.node))
+    if holder is None or finding.confidence is Confidence.LOW:
+        return finding
+    where = "the `__main__` block" if holder == "__main__" else f"`{holder}`, which only the `__main__` block calls,"
+    cited = f"{finding.message} (in {where} of a module the project imports: a self-test)"
     return replace(finding, message=cited, confidence=Confidence.LOW)
 
 

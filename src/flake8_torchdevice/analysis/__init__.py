@@ -18,6 +18,7 @@ from ..imported import NO_IMPORTED_CLASSES, ImportedClasses
 from .interpreter import Interpreter
 from .positions import positions_of
 from .queries import Analysis
+from .syntax import self_test_holding
 
 
 def analyse(
@@ -34,4 +35,4 @@ def analyse(
     return Analysis(module, interpreter.imports, interpreter.definitions, facts)
 
 
-__all__ = ["Analysis", "analyse", "positions_of"]
+__all__ = ["Analysis", "analyse", "positions_of", "self_test_holding"]

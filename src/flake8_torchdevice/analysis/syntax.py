@@ -132,6 +132,23 @@ def definitions_holding(module: cst.Module, names: AbstractSet[str]) -> dict[int
     return {id(inner): part.name.value for part in defined if part.name.value in names for inner in every_node(part)}
 
 
+def self_test_holding(module: cst.Module) -> dict[int, str]:
+    """Each node (by ``id``) of the module's ``if __name__ == "__main__":`` blocks and of the top-level
+    functions only they call (pytorchcv's ``_test()``): ``__main__``, or the function's name."""
+    blocks = [part for part in module.body if type(part) is cst.If and tests_main(part.test)]
+    if not blocks:
+        return {}
+    held = {id(node): "__main__" for block in blocks for node in every_node(block)}
+    named = {id(part.name) for part in module.body if isinstance(part, (cst.FunctionDef, cst.ClassDef))}
+    read = [node for node in every_node(module) if type(node) is cst.Name and id(node) not in named]
+    outside = {node.value for node in read if id(node) not in held}
+    only_there = {node.value for node in read if id(node) in held} - outside
+    for part in module.body:
+        if type(part) is cst.FunctionDef and part.name.value in only_there:
+            held.update((id(node), part.name.value) for node in every_node(part))
+    return held
+
+
 def every_node(root: cst.CSTNode) -> Iterator[cst.CSTNode]:
     """``root`` and every node under it, those of nested functions and classes too."""
     pending = [root]

@@ -167,6 +167,18 @@ def _imported_only_where_cuda_is(
     return beliefs
 
 
+def imported_by_others(indexes: Iterable[FileIndex]) -> frozenset[str]:
+    """The paths of the project's files whose module another of its files imports: at its top,
+    lazily, or a name from it (``from pkg.gcn import GCN``, ``from pkg import gcn``)."""
+    indexes = list(indexes)
+    modules = {module_name(index.path): index for index in indexes}
+    imported: set[str] = set()
+    for index in indexes:
+        names = [*index.module_imports, *index.other_imports, *((name, 0) for name in index.references.imported)]
+        imported.update(module for module, _ in _modules_run(index, names, modules) if modules[module] is not index)
+    return frozenset(modules[module].path for module in imported)
+
+
 def _modules_run(
     index: FileIndex, imported: Iterable[tuple[str, int]], modules: Mapping[str, FileIndex]
 ) -> list[tuple[str, int]]:

@@ -22,7 +22,14 @@ from .classes import imported_classes
 from .evidence import NOT_READ, SUPPORTS, Evidence
 from .index import FileIndex, index_source
 from .index_store import IndexStore
-from .inference import checkpoints_saved, file_beliefs, infer, readme_evidence, words_outside_the_code
+from .inference import (
+    checkpoints_saved,
+    file_beliefs,
+    imported_by_others,
+    infer,
+    readme_evidence,
+    words_outside_the_code,
+)
 from .layout import module_name, package_of, project_files, stamp
 from .names import dotted
 from .references import ProjectReferences
@@ -116,6 +123,8 @@ def read_project(
     callers = project_callers(indexes, calls, library, references)
     if references is not None:
         callers = _with_unreferenced(callers, indexes, library, references)
+    for path in imported_by_others(indexes):
+        callers[path] = replace(callers.get(path, NO_CALLERS), imported=True)
     classes = imported_classes((index.path, index.classes) for index in indexes)
     return ProjectBeliefs(root, beliefs, files, callers, classes, checkpoints_saved(indexes))
 

@@ -103,7 +103,11 @@ def encoded_beliefs(beliefs: ProjectBeliefs) -> dict[str, Any]:
         "files": _encoded(beliefs.files),
         "checkpoints": _encoded_belief(beliefs.checkpoints),
         "callers": {
-            path: [[[name, *_encoded_calls(calls)] for name, calls in found.facts], list(found.unreferenced)]
+            path: [
+                [[name, *_encoded_calls(calls)] for name, calls in found.facts],
+                list(found.unreferenced),
+                found.imported,
+            ]
             for path, found in beliefs.callers.items()
         },
         "classes": {
@@ -152,8 +156,9 @@ def decoded_beliefs(root: Path, document: Mapping[str, Any]) -> ProjectBeliefs:
                 for name, calls, passed, guarded, here, public, api in rows
             ),
             tuple(map(str, unreferenced)),
+            bool(imported),
         )
-        for path, (rows, unreferenced) in document["callers"].items()
+        for path, (rows, unreferenced, imported) in document["callers"].items()
     }
     classes = {
         str(path): ImportedClasses(
