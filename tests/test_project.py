@@ -497,6 +497,9 @@ def test_a_readme_lead_that_says_what_the_project_needs(tmp_path, lead, needs):
         ("The ``attack`` package does not need a GPU.", False),  # said, but not a need
         ("Our attack requires a GPU for the ImageNet runs.", False),  # a word, not the package's name
         ("``attack`` requires PyTorch 2.0 or later.", False),  # no CUDA in the need
+        ("``attack`` requires a config file. Training needs a GPU.", False),  # another sentence's need
+        ("``attack`` requires COCO; the scripts need 8 GPUs.", False),  # another clause's
+        ("Attack requires a GPU for the large model.", False),  # the word, not the package
     ],
 )
 def test_a_readme_sentence_about_a_package_says_what_it_and_its_subpackages_need(tmp_path, note, needs):
@@ -511,6 +514,18 @@ def test_a_readme_sentence_about_a_package_says_what_it_and_its_subpackages_need
     expected = REQUIRES_CUDA if needs else UNKNOWN
     assert beliefs.for_path(tmp_path / "attack" / "core.py").verdict == expected
     assert beliefs.for_path(tmp_path / "attack" / "tools" / "prefetch.py").verdict == expected
+
+
+def test_a_readme_sentence_about_one_package_speaks_for_it_alone(tmp_path):
+    """The root README's sentence about ``cuda_ops`` says nothing of ``core``, which falls back."""
+    write(tmp_path, ".git/HEAD", "")
+    write(tmp_path, "README.md", "# Ops\n\n## Usage\n\n`cuda_ops` requires a CUDA GPU; the rest runs on the CPU.\n")
+    write(tmp_path, "cuda_ops/kernels.py", "import torch\n\ndef f(x):\n    return x.cuda()\n")
+    fallback = 'import torch\n\ndevice = torch.device("cuda" if torch.cuda.is_available() else "cpu")\n'
+    write(tmp_path, "core/model.py", fallback)
+    beliefs = read_project(tmp_path.resolve())
+    assert beliefs.for_path(tmp_path / "cuda_ops" / "kernels.py").verdict == REQUIRES_CUDA
+    assert beliefs.for_path(tmp_path / "core" / "model.py").verdict != REQUIRES_CUDA
 
 
 @pytest.mark.parametrize(

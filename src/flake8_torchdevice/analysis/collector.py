@@ -8,7 +8,7 @@ from typing import Any
 
 import libcst as cst
 
-from ..knowledge.api import COLLECTIVES, DEVICE_TYPE_CALLS, WRITTEN_FOR_GPUS
+from ..knowledge.api import DEVICE_TYPE_CALLS, WRITTEN_FOR_GPUS
 from .bindings import BindingRecorder
 from .containers import every_element_stores
 from .definitions import ClassInfo, Definitions, FunctionInfo
@@ -22,6 +22,7 @@ from .syntax import (
     children,
     fits_module_method,
     fits_tensor_move,
+    is_collective,
     own_attribute,
     registered_attribute,
     runs_as_a_program,
@@ -342,8 +343,7 @@ class _Collector:
                 evidence.misfits.add(receiver)  # another class's ``cuda(q, meta=m)``, ``train(dataset=d)``
             if "nccl" in receiver.lower():  # ``self._nccl_group.broadcast(...)``: NCCL is CUDA-only
                 evidence.uses_nccl = True
-            if method in COLLECTIVES and receiver.rsplit(".", 1)[-1] in ("dist", "distributed"):
-                evidence.runs_collective = True
+            evidence.runs_collective = evidence.runs_collective or is_collective(node)
             if receiver == self.self_names[-1]:
                 evidence.self_called.add(method)
                 if not self._runs_once(node):

@@ -43,7 +43,7 @@ from .memo import SummaryMemo
 from .state import State
 from .statements import StatementWalker
 from .summaries import SummaryEvaluator
-from .syntax import docstring, statements
+from .syntax import docstring, runs_a_collective_every_call, statements
 
 # Statements one unit may walk before it is analysed again in simple mode.
 UNIT_BUDGET = 60_000
@@ -71,6 +71,7 @@ class Interpreter(StatementWalker, ExpressionEvaluator, CallEvaluator, SummaryEv
         self.definitions.project_classes = dict(project_classes.classes)
         self.definitions.project_helpers = dict(project_classes.helpers)
         self.definitions.project_savers = dict(project_classes.savers)
+        self.file_sets_up_nccl = self.definitions.sets_up_nccl()
         # The file's multi-process code runs on GPUs: it sets up NCCL, or leaves the process group to
         # a launcher elsewhere (not where it sets one up with Gloo).
         self.distributed_means_cuda = self.definitions.distributed_means_cuda()
@@ -215,11 +216,20 @@ class Interpreter(StatementWalker, ExpressionEvaluator, CallEvaluator, SummaryEv
             or info.evidence.uses_nccl  # NCCL runs on CUDA GPUs only
             or info.evidence.written_for_gpus  # ``DataParallel(m, device_ids=[0, 1])``, CUDA graphs
             or _pins_each_process_to_a_gpu(info)
-            or (self.distributed_means_cuda and info.evidence.runs_collective)  # a collective of a GPU job
+            or (info.evidence.runs_collective and self._collective_of_a_gpu_job(info))
             or (owner is None and info.name in self.definitions.gpu_workers)
             or (owner is not None and self._marked_for_cuda(owner))
             or (owner is not None and any(map(self._decorated_with_a_check, self.definitions.ancestors(owner))))
         )
+
+    def _collective_of_a_gpu_job(self, info: FunctionInfo) -> bool:
+        """Does the function's collective run in a job on GPUs? Anywhere in a file that sets up NCCL;
+        where the file leaves the process group to a launcher elsewhere, where the function runs it
+        on every call: one under ``if dist.is_initialized():`` lets a single process through, and
+        the CUDA uses before it with it."""
+        if self.file_sets_up_nccl:
+            return True
+        return self.distributed_means_cuda and runs_a_collective_every_call(info.node)
 
     def option_never_false(self, node: cst.Attribute) -> Value | None:
         """``args.cuda`` where the script's ``--cuda`` is ``store_true`` with ``default=True``: true

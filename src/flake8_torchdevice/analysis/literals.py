@@ -162,14 +162,23 @@ def loads_cuda_kernels(value: cst.BaseExpression, imported_modules: Iterable[str
     name = dotted_name(call.func) if call is not None else None
     if call is None or name is None:
         return False
-    name = next((module for module in imported_modules if module.endswith(f".{name}")), name)
-    if name.endswith(KERNEL_LOADERS):
+    spelled = [name, *(module for module in imported_modules if module.endswith(f".{name}"))]
+    if any(candidate.endswith(KERNEL_LOADERS) for candidate in spelled):
         return True
-    if not name.endswith(CUDA_SOURCE_LOADERS):
+    if not any(candidate.endswith(CUDA_SOURCE_LOADERS) for candidate in spelled):
         return False
-    if any(arg.keyword is not None and arg.keyword.value == "cuda_sources" for arg in call.args):
-        return True
-    pending: list[cst.CSTNode] = list(call.args)
+    for index, arg in enumerate(call.args):
+        keyword = arg.keyword.value if arg.keyword is not None else None
+        if keyword == "cuda_sources":
+            return True
+        if keyword == "sources" or (keyword is None and index == 1):
+            return _names_cuda_sources(arg.value)
+    return False
+
+
+def _names_cuda_sources(sources: cst.BaseExpression) -> bool:
+    """A list of sources (or an expression choosing one) that names a ``.cu`` / ``.cuh`` file."""
+    pending: list[cst.CSTNode] = [sources]
     while pending:
         node = pending.pop()
         if type(node) is cst.SimpleString and (string_value(node) or "").endswith((".cu", ".cuh")):

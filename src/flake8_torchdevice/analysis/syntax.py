@@ -132,15 +132,23 @@ def definitions_holding(module: cst.Module, names: AbstractSet[str]) -> dict[int
     return {id(inner): part.name.value for part in defined if part.name.value in names for inner in every_node(part)}
 
 
+# Names a program that reads its command line uses: its parser, ``sys.argv``, a CLI library.
+_COMMAND_LINE = frozenset({"argparse", "ArgumentParser", "argv", "Fire", "click", "typer", "docopt", "hydra"})
+
+
 def self_test_holding(module: cst.Module) -> dict[int, str]:
     """Each node (by ``id``) of the module's ``if __name__ == "__main__":`` blocks and of the top-level
-    functions only they call (pytorchcv's ``_test()``): ``__main__``, or the function's name."""
+    functions only they call (pytorchcv's ``_test()``): ``__main__``, or the function's name. None
+    where the module reads a command line (``argparse``, ``sys.argv``, ``fire.Fire``): the block is
+    a program then (Deformable-DETR's ``main.py``, whose argument parser other scripts import)."""
     blocks = [part for part in module.body if type(part) is cst.If and tests_main(part.test)]
     if not blocks:
         return {}
     held = {id(node): "__main__" for block in blocks for node in every_node(block)}
     named = {id(part.name) for part in module.body if isinstance(part, (cst.FunctionDef, cst.ClassDef))}
     read = [node for node in every_node(module) if type(node) is cst.Name and id(node) not in named]
+    if any(node.value in _COMMAND_LINE for node in read):
+        return {}
     outside = {node.value for node in read if id(node) not in held}
     only_there = {node.value for node in read if id(node) in held} - outside
     for part in module.body:
@@ -385,3 +393,25 @@ def spawns_one_per_gpu(call: cst.Call) -> bool:
         for arg in call.args
         if type(arg.value) is cst.Call
     )
+
+
+def is_collective(call: cst.Call) -> bool:
+    """``dist.all_reduce(t)``, ``torch.distributed.broadcast(t, 0)``: a collective of a process group."""
+    func = call.func
+    if type(func) is not cst.Attribute or func.attr.value not in api.COLLECTIVES:
+        return False
+    return (dotted_name(func.value) or "").rsplit(".", 1)[-1] in ("dist", "distributed")
+
+
+def runs_a_collective_every_call(function: cst.FunctionDef) -> bool:
+    """Does the function run a collective in a statement of its own body that every call reaches:
+    none before it may leave (an ``if`` or ``try`` holding a ``return`` or ``raise``), and it is
+    not inside a block (``if dist.is_initialized():``)? Then it runs inside a process group only:
+    the collective raises anywhere else."""
+    for statement in statements(function.body):
+        if type(statement) is cst.SimpleStatementLine:
+            if any(type(node) is cst.Call and is_collective(node) for node in own_nodes(statement)):
+                return True
+        elif any(type(node) in (cst.Return, cst.Raise) for node in own_nodes(statement)):
+            return False  # a path may leave before any collective runs
+    return False

@@ -355,16 +355,15 @@ def readme_evidence(root: Path, packages: Iterable[str]) -> dict[str, tuple[Evid
     "- NVIDIA GPU + CUDA") in a section about requirements or in the lead that says what the project
     is ("an implementation of ... (GPU-only)"), per package: the root's README speaks for the
     top-level package, a package's for itself; a sentence about a package by its name ("``robustness``
-    requires ... CUDA") for that package and the packages inside it too (``robustness/tools``)."""
+    requires ... CUDA") for that package and the packages inside it (``robustness/tools``) alone."""
     packages = list(packages)
     subject = _package_as_subject(packages)
     found: dict[str, list[Evidence]] = defaultdict(list)
     for package, readmes in _beside_the_code(root, packages, lambda path: _README.match(path.name)):
         for readme in readmes:
             for item, named in _requirement_lines(readme, readme.relative_to(root).as_posix(), subject):
-                found[package].append(item)
-                inside = (other for other in packages if named is not None and named in other.split("/"))
-                for other in inside:
+                credited = [other for other in packages if named in other.split("/")] if named else [package]
+                for other in credited:
                     found[other].append(item)
     return {package: tuple(dict.fromkeys(items)) for package, items in found.items()}
 
@@ -394,17 +393,27 @@ def _beside_the_code(
 
 
 def _package_as_subject(packages: Iterable[str]) -> re.Pattern[str] | None:
-    """A sentence whose subject is one of the project's packages, written as code or starting the
-    sentence, followed by what it needs: "``robustness`` requires PyTorch ... with CUDA support"
-    (MadryLab's robustness, in a note under its quick start). Said of the package itself, it
-    is a requirement wherever the README says it, not only under a heading about requirements."""
-    names = sorted({package.rsplit("/", 1)[-1] for package in packages if package != TOP_PACKAGE})
+    """A clause whose subject is one of the project's packages, by its name as written (as code, or
+    starting a sentence: "Inference requires a GPU" is about the word, not an ``inference`` package),
+    up to the clause's end: "``robustness`` requires PyTorch ... with CUDA support" (MadryLab's
+    robustness, in a note under its quick start). Said of the package itself, what it needs is a
+    requirement wherever the README says it, not only under a heading about requirements."""
+    names = sorted({package.rsplit("/", 1)[-1] for package in packages if package != TOP_PACKAGE} - {""})
     if not names:
         return None
     alternatives = "|".join(re.escape(name) for name in names)
     return re.compile(
-        rf"(?:`+|\*+|^\s*|[.!]\s+)(?P<name>{alternatives})(?:`+|\*+)?\s+(?:requires|needs)\b", re.IGNORECASE
+        rf"(?:(?:`+|\*+)(?P<code>{alternatives})(?:`+|\*+)|(?:^\s*|[.!]\s+)(?P<start>{alternatives}))"
+        r"\s+(?:requires|needs)\b[^.;:]*"
     )
+
+
+def _named_need(line: str, subject: re.Pattern[str] | None) -> str | None:
+    """The package a line says needs CUDA, where its name is the subject of the clause that says so."""
+    found = subject.search(line) if subject is not None else None
+    if found is None or not _states_a_need(found.group(0).strip(" `*")):
+        return None
+    return found.group("code") or found.group("start")
 
 
 def _requirement_lines(
@@ -419,7 +428,6 @@ def _requirement_lines(
     found: list[tuple[Evidence, str | None]] = []
     heading, headings, fenced = "", 0, False
     for number, line in enumerate(lines, 1):
-        named = subject.search(line) if subject is not None else None
         if _FENCE.match(line):
             fenced = not fenced
         elif fenced:
@@ -428,8 +436,8 @@ def _requirement_lines(
             heading, headings = line, headings + 1
         elif _UNDERLINE.match(line) and number > 1 and lines[number - 2].strip():
             heading, headings = lines[number - 2], headings + 1  # a reStructuredText title, underlined
-        elif named is not None and _states_a_need(line):
-            found.append((Evidence(SAYS_IT_NEEDS_CUDA, relative, number), named.group("name")))
+        elif (named := _named_need(line, subject)) is not None:
+            found.append((Evidence(SAYS_IT_NEEDS_CUDA, relative, number), named))
         elif _REQUIREMENT_HEADING.search(heading) and _states_a_need(line):
             found.append((Evidence(SAYS_IT_NEEDS_CUDA, relative, number), None))
         elif headings <= 1 and NEEDS_CUDA.search(line) and _states_a_need(line):

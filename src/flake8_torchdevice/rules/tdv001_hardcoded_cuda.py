@@ -250,7 +250,9 @@ class HardcodedCudaDevice(Rule):
     not dist.is_initialized(): return` or `if get_world_size() == 1: return`, under `if ddp:` or
     `if args.distributed:`) and a function that runs a collective (`dist.all_gather`,
     `dist.broadcast`...: its CUDA tensors are NCCL's buffers; also where the file leaves the
-    process group to a launcher elsewhere, not where it sets one up with Gloo), files that
+    process group to a launcher elsewhere, if the function runs it on every call: not one under
+    `if dist.is_initialized():`, whose CUDA uses before that check a single process reaches; not
+    where the file sets one up with Gloo), files that
     import a CUDA-only library (`apex`, `cupy`,
     `flash_attn`, `megatron`, `pycuda`, `tensorrt`, `transformer_engine`, `triton`, `vllm`...), also
     lazily inside a function, by name (`importlib.import_module("tensorrt")`,
