@@ -13,7 +13,7 @@ unpacked is not unpacked again.
     python scripts/corpora.py --fresh    # the libraries first linted with the final rules
     python scripts/corpora.py --user     # export the user repositories fetched with the search tool
     python scripts/corpora.py --fresh-user # export the user repositories first linted with the final rules
-    python scripts/corpora.py --round9   # a first look's libraries and user repositories (--round4 to --round31)
+    python scripts/corpora.py --round9   # a first look's libraries and user repositories (--round4 to --round32)
 
 Reuse from another script::
 
@@ -542,6 +542,20 @@ ROUND31_CORPORA: dict[str, str] = {
     "torchgfn": "torchgfn==2.4.1",
     "totalsegmentator": "totalsegmentator==2.18.0",
 }
+# The libraries of the round-32 first look: chosen on 2026-12-07 among released packages written
+# against PyTorch that no earlier round linted (neuroimaging, graph deep learning, tabular data
+# imputation, neural differential equation solvers, prompt learning for language models,
+# reinforcement learning, 3D human body models, audio processing).
+ROUND32_CORPORA: dict[str, str] = {
+    "clinicadl": "clinicadl==2.0.0",
+    "dive_into_graphs": "dive-into-graphs==1.1.0",
+    "hyperimpute": "hyperimpute==0.1.17",
+    "neurodiffeq": "neurodiffeq==0.7.0",
+    "openprompt": "openprompt==1.0.1",
+    "sheeprl": "sheeprl==0.8.4",
+    "smplx": "smplx==0.1.28",
+    "audiotools": "descript-audiotools==0.7.2",
+}
 KNOWN_CORPORA: dict[str, str] = {
     **CORPORA,
     **EXTRA_CORPORA,
@@ -575,6 +589,7 @@ KNOWN_CORPORA: dict[str, str] = {
     **ROUND29_CORPORA,
     **ROUND30_CORPORA,
     **ROUND31_CORPORA,
+    **ROUND32_CORPORA,
 }
 
 # User research code: training scripts, tutorials and notebooks from public repositories, pinned
@@ -1048,6 +1063,22 @@ ROUND31_USER_REPOSITORIES: dict[str, tuple[str, str]] = {
     "ban-vqa": ("jnhwkim/ban-vqa", "ef4cc36d63f6b31344301ac1bd91afd807d132e5"),
     "autovc": ("auspicious3000/autovc", "c1827a60e83e6d26030b8953843b2f7cf2bd36db"),
 }
+# The user repositories of the round-32 first look (3D biomedical image segmentation, offline
+# reinforcement learning by diffusion planning, neural vocoders, graph self-supervised learning,
+# cross-lingual language model pretraining, tabular deep learning, PDE surrogate modeling), pinned to
+# the commits fetched on 2026-12-07.
+ROUND32_USER_REPOSITORIES: dict[str, tuple[str, str]] = {
+    "pytorch-3dunet": ("wolny/pytorch-3dunet", "a33e2c7038a0b51296ca4f99b0f0ed4b61740705"),
+    "diffuser": ("jannerm/diffuser", "7ea422860cc0106e5ca5949d980f04b799d5462c"),
+    "parallel-wavegan": ("kan-bayashi/ParallelWaveGAN", "86740373ec609cb9fb192d472d2aea125041491a"),
+    "graphmae": ("THUDM/GraphMAE", "b14f080c919257b495e3cb6474286d5252d6a635"),
+    "xlm": ("facebookresearch/XLM", "cd281d32612d145c6742b4d3f048f80df8669c30"),
+    "tabular-dl-revisiting": (
+        "yandex-research/tabular-dl-revisiting-models",
+        "e3ed46cac38568785289d8fa16b8cfa585bde27e",
+    ),
+    "pdearena": ("pdearena/pdearena", "78a8b03d50115d8bb24ce9f04efa5b920fcd4369"),
+}
 KNOWN_USER_REPOSITORIES: dict[str, tuple[str, str]] = {
     **USER_REPOSITORIES,
     **FRESH_USER_REPOSITORIES,
@@ -1079,6 +1110,7 @@ KNOWN_USER_REPOSITORIES: dict[str, tuple[str, str]] = {
     **ROUND29_USER_REPOSITORIES,
     **ROUND30_USER_REPOSITORIES,
     **ROUND31_USER_REPOSITORIES,
+    **ROUND32_USER_REPOSITORIES,
 }
 # Each first look: its libraries and its user repositories (``--roundN`` in this script and in
 # ``precision.py``).
@@ -1111,6 +1143,7 @@ FIRST_LOOKS: dict[int, tuple[dict[str, str], dict[str, tuple[str, str]]]] = {
     29: (ROUND29_CORPORA, ROUND29_USER_REPOSITORIES),
     30: (ROUND30_CORPORA, ROUND30_USER_REPOSITORIES),
     31: (ROUND31_CORPORA, ROUND31_USER_REPOSITORIES),
+    32: (ROUND32_CORPORA, ROUND32_USER_REPOSITORIES),
 }
 MIRROR_ROOT = Path("/work/.mirror")
 
