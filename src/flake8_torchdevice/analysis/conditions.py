@@ -44,7 +44,7 @@ from .imports import ImportTable, dotted_name
 from .literals import bool_value, constant_truth, flag_truth, is_none_literal, number_value, string_value
 from .polarity import Polarity
 from .state import State
-from .syntax import children
+from .syntax import children, literal_index
 
 # Functions that pass their argument's truth on: ``len(torch.cuda.default_generators) > 0``.
 _TRANSPARENT_CALLS = frozenset({"len", "bool", "int", "any", "all"})
@@ -205,6 +205,8 @@ class Conditions:
             return self._comparison_polarity(test, state)
         if type(test) is cst.Name or type(test) is cst.Attribute:
             return self._reference_polarity(test, state)
+        if type(test) is cst.Subscript:  # ``conf["use_gpu"]``: a flag kept under its name
+            return _keyed_flag_polarity(literal_index(test))
         if type(test) is cst.NamedExpr:
             return self.polarity(test.value, state)
         if type(test) is cst.IfExp:
@@ -246,6 +248,8 @@ class Conditions:
             return Polarity.NONE
         if name in _TRANSPARENT_CALLS and call.args:
             return self.polarity(call.args[0].value, state)
+        if type(func) is cst.Attribute and func.attr.value == "get" and call.args:  # ``conf.get("use_gpu")``
+            return _keyed_flag_polarity(string_value(call.args[0].value))
         if name == "isinstance" and len(call.args) == 2:
             types = call.args[1].value
             named = [element.value for element in types.elements] if type(types) is cst.Tuple else [types]
@@ -351,6 +355,11 @@ class Conditions:
         if self._distributed_means_cuda and _DISTRIBUTED_FLAG.search(name):
             return Polarity.POSITIVE
         return flag_polarity(name.rsplit(".", 1)[-1])
+
+
+def _keyed_flag_polarity(key: int | str | None) -> Polarity:
+    """What a configuration's key says about CUDA, as a flag's name would (``"use_gpu"``, ``"no_cuda"``)."""
+    return flag_polarity(key) if type(key) is str else Polarity.NONE
 
 
 def _defaulted_flag(test: cst.BaseExpression, state: State, current_value: CurrentValue) -> Origin | None:

@@ -221,8 +221,8 @@ class ExpressionEvaluator(_Base):
         if not tensors:
             if left.kind is Kind.SCALAR and right.kind is Kind.SCALAR:
                 return SCALAR
-            # Operands of unknown kind that may be tensors somewhere: so may the result be.
-            return Value(places=join_places(left.places, right.places))
+            # Unknown operands may be tensors: so may the result; 0-dim of numbers (``width // heads``).
+            return Value(places=join_places(left.places, right.places), scalar=shapeless(left) and shapeless(right))
         if all(value.kind is Kind.NDARRAY for value in tensors):
             return Value(kind=Kind.NDARRAY, places=CPU)
         places, origin = computed_places(tensors)

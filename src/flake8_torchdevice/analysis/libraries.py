@@ -71,6 +71,10 @@ class LibraryEvaluator(MethodEvaluator):
         if qualified in libraries.TENSOR_DATASETS:  # item ``i``: row ``i`` of each tensor, where it is
             rows = tuple(value.with_kind(Kind.TENSOR) for arg, value in zip(node.args, arguments) if not arg.keyword)
             return sequence(item=sequence(elements=rows))
+        if qualified in libraries.DATASET_SUBSETS:  # the dataset's own items
+            return _first_argument(node, arguments, "dataset")
+        if qualified in libraries.DATASET_SPLITS:  # a list of such subsets
+            return sequence(item=_first_argument(node, arguments, "dataset"))
         if qualified in libraries.IMAGE_DATASETS:
             return sequence(item=self._image_and_target(node, short, arguments))
         if qualified in libraries.TO_TENSOR_FUNCTIONS:

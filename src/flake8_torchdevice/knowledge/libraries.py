@@ -105,6 +105,12 @@ TENSOR_DATASETS: dict[str, Read] = {
     "torch.utils.data.TensorDataset": Read("torch", "2.13.0", "torch/utils/data/dataset.py"),
 }
 
+# Datasets made of another's items, chosen by index: ``Subset(dataset, indices)``, and the list of
+# subsets ``random_split(dataset, lengths)`` returns. Their items are the dataset's, where those are.
+_TORCH_DATASET = Read("torch", "2.13.0", "torch/utils/data/dataset.py")
+DATASET_SUBSETS: dict[str, Read] = {f"torch.utils.data.{path}Subset": _TORCH_DATASET for path in ("", "dataset.")}
+DATASET_SPLITS: dict[str, Read] = {f"torch.utils.data.{path}random_split": _TORCH_DATASET for path in ("", "dataset.")}
+
 # torchvision datasets whose item is ``(transform(image), target)`` with ``target`` a Python int
 # (``int(self.targets[index])``) unless ``target_transform=`` changes it; the image is a PIL image
 # unless ``transform=`` makes it a tensor.

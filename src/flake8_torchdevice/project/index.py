@@ -65,8 +65,8 @@ from .references import NO_REFERENCES, FileReferences, read_references
 _NAMED_FOR_THE_GPU = re.compile(r"(^|[^a-z])(multi_?)?(gpus?|cuda)([^a-z]|$)", re.IGNORECASE)
 # Libraries with no CPU implementation at all, or that install only where an NVIDIA GPU is
 # (Isaac Gym's system requirements name one): importing one unconditionally needs a GPU.
-# torch.utils.cpp_extension's loaders: given ``.cu`` sources, they compile CUDA kernels.
-_EXTENSION_LOADERS = frozenset({"load", "load_inline"})
+# torch.utils.cpp_extension's loaders, by their last names: given ``.cu`` sources, they compile CUDA kernels.
+_EXTENSION_LOADERS = frozenset(loader.rsplit(".", 1)[-1] for loader in api.CUDA_SOURCE_LOADERS)
 _EXIT_FUNCTIONS = frozenset({"sys.exit", "exit", "quit", "os._exit", "os.abort"})
 _SKIP_FUNCTIONS = frozenset({"skipif", "skipIf", "skipUnless", "skip", "skipTest"})
 # Options handed on whole, to be read as keyword arguments elsewhere.

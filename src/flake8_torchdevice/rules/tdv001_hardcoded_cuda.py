@@ -229,9 +229,11 @@ class HardcodedCudaDevice(Rule):
     `len(torch.cuda.default_generators) > 0`,
     `torch.cuda.max_memory_allocated() > 0`), a `try`
     whose `except` catches the failure (`AssertionError`, `RuntimeError`, `Exception`), names that
-    make CUDA an explicit choice (`if args.use_gpu:`; but not a parameter whose default makes the
-    choice, `use_gpu=True` or `no_cuda=False`, nor an attribute assigned from one: that branch runs
-    for every caller that does not pass the flag, and is reported as likely, citing the default,
+    make CUDA an explicit choice (`if args.use_gpu:`, a configuration's `if conf["use_gpu"]:` or
+    `conf.get("use_gpu")`, a name assigned from one: `self.dp = conf["use_gpu"]`; but not a
+    parameter whose default makes the choice, `use_gpu=True` or `no_cuda=False`, nor an attribute
+    assigned from one: that branch runs for every caller that does not pass the flag, and is
+    reported as likely, citing the default,
     unless every call in the file passes it; nor a command-line option that cannot be turned off,
     `add_argument("--cuda", action="store_true", default=True)`, whose branch every run takes
     and is reported as a hard-coded use), tests skipped without CUDA

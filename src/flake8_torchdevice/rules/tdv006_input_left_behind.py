@@ -64,7 +64,8 @@ class InputLeftBehind(Rule):
 
     What the libraries around torch hand back is read from their source, with the version, in
     `knowledge/libraries.py`: a `DataLoader`'s batches (on the CPU, unless its dataset holds
-    tensors on the device or its `collate_fn` is given a device, `partial(collate, device=device)`),
+    tensors on the device, also through `random_split` or `Subset`, or its `collate_fn` is given a
+    device, `partial(collate, device=device)`),
     a legacy torchtext `BucketIterator`/`Iterator`'s `batch.text` and `batch.label` (on the CPU
     unless built with `device=`; likely only, from `torchtext.data`, whose 0.2 releases made them on
     the current GPU), an AllenNLP loader's `TensorDict`s
