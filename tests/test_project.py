@@ -19,6 +19,7 @@ from flake8_torchdevice.project.beliefs import (
 )
 from flake8_torchdevice.project.cache import FORMAT
 from flake8_torchdevice.project.evidence import (
+    BENCHMARKS_THE_GPU,
     CALLS_A_GPU_ONLY_API,
     CPU_DEFAULT,
     CPU_LOAD,
@@ -239,6 +240,30 @@ def test_the_index_does_not_take_these_for_evidence(source):
 def test_a_notebook_named_for_the_gpu_requires_it_alone(path, named):
     source = "import torch\nx = torch.ones(3).cuda()\n"
     assert (NAMED_FOR_THE_GPU in kinds(source, path)) is named
+
+
+_MEASURES_THE_GPU = """
+import torch
+
+model = torch.nn.Linear(8, 8).to("cuda")
+torch.cuda.synchronize()
+print(torch.cuda.get_device_name(), torch.cuda.max_memory_allocated())
+"""
+_MEASURES_WHERE_IT_RUNS = _MEASURES_THE_GPU.replace('"cuda"', '"cuda" if torch.cuda.is_available() else "cpu"')
+
+
+@pytest.mark.parametrize(
+    ("path", "source", "benchmarks"),
+    [
+        ("benchmark/fwdbench.py", _MEASURES_THE_GPU, True),
+        ("scripts/profile_memory.py", _MEASURES_THE_GPU, True),
+        ("train.py", _MEASURES_THE_GPU, False),  # a training script's log of its GPU: the bug TDV001 reports
+        ("benchmark/fwdbench.py", _MEASURES_WHERE_IT_RUNS, False),  # it falls back to the CPU
+        ("benchmark/fwdbench.py", "import torch\nx = torch.ones(3).cuda()\n", False),  # it measures nothing
+    ],
+)
+def test_a_benchmark_that_measures_the_gpu_requires_it_alone(path, source, benchmarks):
+    assert (BENCHMARKS_THE_GPU in kinds(source, path)) is benchmarks
 
 
 def test_stops_in_tests_are_skips_by_another_name():

@@ -255,6 +255,8 @@ class Conditions:
             named = [element.value for element in types.elements] if type(types) is cst.Tuple else [types]
             if named and all(self._names_a_cuda_type(kind) for kind in named):
                 return Polarity.POSITIVE
+            if _names_a_device(call.args[0].value) and [dotted_name(kind) for kind in named] == ["int"]:
+                return Polarity.POSITIVE  # a device given as an index is a GPU (semantics/raises_integer_device_*)
         last = name.rsplit(".", 1)[-1]
         if last in self._guard_functions or name in self._guard_functions:
             return Polarity.POSITIVE
@@ -355,6 +357,12 @@ class Conditions:
         if self._distributed_means_cuda and _DISTRIBUTED_FLAG.search(name):
             return Polarity.POSITIVE
         return flag_polarity(name.rsplit(".", 1)[-1])
+
+
+def _names_a_device(node: cst.BaseExpression) -> bool:
+    """``device``, ``self.gpu_id``: a name for a device or a GPU."""
+    last = (dotted_name(node) or "").rsplit(".", 1)[-1]
+    return "device" in last or flag_polarity(last) is Polarity.POSITIVE
 
 
 def _keyed_flag_polarity(key: int | str | None) -> Polarity:

@@ -266,6 +266,15 @@ CUDA_ONLY_LIBRARIES = frozenset(
 # API): its GPU resources and index copies exist only in a GPU build, and ``Kmeans(d, k,
 # gpu=True)`` copies its index to every GPU. A file that makes them outside any check runs only on
 # GPUs (the project index counts it as evidence that the file requires CUDA).
+# What a benchmark reads off the GPU it measures: its name and properties, its peak memory, the time
+# between CUDA events. A benchmark that reads them outside any check is written for that GPU.
+GPU_MEASUREMENTS = frozenset(
+    f"torch.cuda.{name}"
+    for name in (
+        "get_device_name get_device_properties max_memory_allocated max_memory_reserved "
+        "reset_peak_memory_stats Event"
+    ).split()
+)
 GPU_ONLY_LIBRARY_CALLS = frozenset(
     {
         "faiss.StandardGpuResources",

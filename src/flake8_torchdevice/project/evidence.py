@@ -38,6 +38,10 @@ IMPORTED_ONLY_WHERE_CUDA_IS = "imports it, and needs CUDA"
 IMPORTS_KERNELS = "imports a package of the project that builds CUDA kernels"
 SAYS_IT_NEEDS_CUDA = "says it needs CUDA"
 NAMED_FOR_THE_GPU = "is named for the GPU"
+# A benchmark (by its path) that measures the GPU it runs on, outside any check and with no CPU
+# fallback of its own: its GPU's name, its peak memory, CUDA events' timings (pdearena's
+# ``benchmark/fwdbench.py``). Its CUDA uses are what it measures.
+BENCHMARKS_THE_GPU = "benchmarks the GPU"
 # Neither: a file's first hard-coded CUDA use outside any check. Many files of a package with such
 # uses and not one check, fallback or CPU option anywhere are how a GPU-only project is written.
 UNCHECKED_CUDA = "uses CUDA without a check"
@@ -73,6 +77,7 @@ REQUIRES = frozenset(
         IMPORTED_ONLY_WHERE_CUDA_IS,
         SAYS_IT_NEEDS_CUDA,
         NAMED_FOR_THE_GPU,
+        BENCHMARKS_THE_GPU,
     }
 )
 

@@ -31,6 +31,7 @@ from ..knowledge import api
 from .classes import NO_CLASSES, FileClasses, read_classes
 from .cuda_tests import CUDA_DEVICE, mentions_cuda, negated
 from .evidence import (
+    BENCHMARKS_THE_GPU,
     CALLS_A_GPU_ONLY_API,
     CPU_DEFAULT,
     CPU_LOAD,
@@ -51,6 +52,7 @@ from .evidence import (
     SAYS_IT_NEEDS_CUDA,
     SKIPS_WITHOUT_CUDA,
     STOPS_WITHOUT_CUDA,
+    SUPPORTS,
     TRAINS_ON_GPUS,
     UNCHECKED_CUDA,
     Evidence,
@@ -63,6 +65,8 @@ from .references import NO_REFERENCES, FileReferences, read_references
 # A notebook name that says it is about the GPU: ``gpu``, ``gpus``, ``multi_gpu``, ``cuda`` as a
 # word of it (``use-gpu``, ``multiple-gpus``, ``cuda_basics``), not inside another (``pycuda``).
 _NAMED_FOR_THE_GPU = re.compile(r"(^|[^a-z])(multi_?)?(gpus?|cuda)([^a-z]|$)", re.IGNORECASE)
+# A path that says it holds a benchmark or a profiler (``benchmark/fwdbench.py``, ``profile_gpu.py``).
+_NAMED_FOR_A_BENCHMARK = re.compile(r"bench|profil", re.IGNORECASE)
 # Libraries with no CPU implementation at all, or that install only where an NVIDIA GPU is
 # (Isaac Gym's system requirements name one): importing one unconditionally needs a GPU.
 # torch.utils.cpp_extension's loaders, by their last names: given ``.cu`` sources, they compile CUDA kernels.
@@ -525,6 +529,7 @@ class _Reader(ast.NodeVisitor):
     _class: str | None = None  # the top-level class whose body is walked
     _defining: _Definer | None = None  # the definition whose body is walked
     options: dict[int, str] = field(default_factory=dict)  # a CPU option's line: its ``args.`` name
+    measured_the_gpu: int | None = None  # the line of the first unguarded ``api.GPU_MEASUREMENTS`` call
     _bodies: list[list[ast.stmt]] = field(default_factory=list)  # the module's, then each enclosing function's
 
     def visit(self, node: ast.AST) -> None:
@@ -811,6 +816,8 @@ class _Reader(ast.NodeVisitor):
             self.found(CALLS_A_GPU_ONLY_API, node)
         elif method.rsplit(".", 1)[-1] in _SKIP_FUNCTIONS and any(self.mentions_cuda(arg) for arg in node.args):
             self.found(SKIPS_WITHOUT_CUDA, node)
+        if name in api.GPU_MEASUREMENTS and self._guards == 0 and self.measured_the_gpu is None:
+            self.measured_the_gpu = node.lineno
         if name in api.NEEDS_GPU or _places_on_cuda(node, method):
             if self._guards == 0 and self.cuda_uses == self.guarded_cuda_uses:
                 self.found(UNCHECKED_CUDA, node)  # the file's first one (none before it was unguarded)
@@ -852,6 +859,9 @@ class _Reader(ast.NodeVisitor):
         stem, extension = posixpath.splitext(posixpath.basename(self.path))
         if extension == ".ipynb" and _NAMED_FOR_THE_GPU.search(stem):
             self.evidence.append(Evidence(NAMED_FOR_THE_GPU, self.path, 1))
+        falls_back = any(item.kind in SUPPORTS for item in self.evidence)
+        if self.measured_the_gpu is not None and _NAMED_FOR_A_BENCHMARK.search(self.path) and not falls_back:
+            self.evidence.append(Evidence(BENCHMARKS_THE_GPU, self.path, self.measured_the_gpu))
 
 
 def _switches_cuda(action: object, default: object) -> bool:

@@ -227,7 +227,8 @@ class HardcodedCudaDevice(Rule):
     of `torch.cuda.is_available() and ...`), device checks (`if x.is_cuda:`, `if device.type ==
     "cuda":`, `isinstance(self.accelerator, CUDAAccelerator)`, `dist.get_backend() == "nccl"`,
     `len(torch.cuda.default_generators) > 0`,
-    `torch.cuda.max_memory_allocated() > 0`), a `try`
+    `torch.cuda.max_memory_allocated() > 0`, `isinstance(device, int)`: a device given as an index
+    is the GPU its caller chose), a `try`
     whose `except` catches the failure (`AssertionError`, `RuntimeError`, `Exception`), names that
     make CUDA an explicit choice (`if args.use_gpu:`, a configuration's `if conf["use_gpu"]:` or
     `conf.get("use_gpu")`, a name assigned from one: `self.dp = conf["use_gpu"]`; but not a
@@ -304,7 +305,9 @@ class HardcodedCudaDevice(Rule):
     where the project requires CUDA ("launch.py:30 stops without CUDA"), or the file does: its
     program sets up NCCL on every run (`init_process_group("nccl")` in its own code, not in a
     function), it calls a GPU-only API outside any check (`faiss.StandardGpuResources()`,
-    `faiss.Kmeans(d, k, gpu=True)`), or it imports, at its top, a module of the project that
+    `faiss.Kmeans(d, k, gpu=True)`), it is a benchmark (by its path) that measures its GPU
+    outside any check with no CPU fallback of its own (`torch.cuda.get_device_name()`, peak
+    memory, CUDA events), or it imports, at its top, a module of the project that
     compiles CUDA kernels when imported (`load("op", sources=["op_kernel.cu"])`) or one that imports
     such a module, or, in an application, only files needing CUDA import it; likely (medium,
     `--confidence medium`) elsewhere, also where only the file itself falls back (a notebook
