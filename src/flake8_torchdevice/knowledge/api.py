@@ -271,8 +271,7 @@ CUDA_ONLY_LIBRARIES = frozenset(
 GPU_MEASUREMENTS = frozenset(
     f"torch.cuda.{name}"
     for name in (
-        "get_device_name get_device_properties max_memory_allocated max_memory_reserved "
-        "reset_peak_memory_stats Event"
+        "get_device_name get_device_properties max_memory_allocated max_memory_reserved reset_peak_memory_stats Event"
     ).split()
 )
 GPU_ONLY_LIBRARY_CALLS = frozenset(
