@@ -13,7 +13,7 @@ unpacked is not unpacked again.
     python scripts/corpora.py --fresh    # the libraries first linted with the final rules
     python scripts/corpora.py --user     # export the user repositories fetched with the search tool
     python scripts/corpora.py --fresh-user # export the user repositories first linted with the final rules
-    python scripts/corpora.py --round9   # a first look's libraries and user repositories (--round4 to --round32)
+    python scripts/corpora.py --round9   # a first look's libraries and user repositories (--round4 to --round33)
 
 Reuse from another script::
 
@@ -556,6 +556,20 @@ ROUND32_CORPORA: dict[str, str] = {
     "smplx": "smplx==0.1.28",
     "audiotools": "descript-audiotools==0.7.2",
 }
+# The libraries of the round-33 first look: chosen on 2026-12-07 among released packages written
+# against PyTorch that no earlier round linted (weather forecasting, survival analysis, few-shot
+# learning, handwritten text recognition, quantization, constrained optimization, point clouds,
+# continual learning).
+ROUND33_CORPORA: dict[str, str] = {
+    "anemoi_models": "anemoi-models==0.19.0",
+    "auton_survival": "auton-survival==0.1.0",
+    "easyfsl": "easyfsl==1.5.0",
+    "pylaia": "pylaia==1.0.7",
+    "hqq": "hqq==0.2.8.post1",
+    "cooper": "cooper-optim==1.0.1",
+    "openpoints": "openpoints==0.1.2",
+    "continuum": "continuum==1.2.7",
+}
 KNOWN_CORPORA: dict[str, str] = {
     **CORPORA,
     **EXTRA_CORPORA,
@@ -590,6 +604,7 @@ KNOWN_CORPORA: dict[str, str] = {
     **ROUND30_CORPORA,
     **ROUND31_CORPORA,
     **ROUND32_CORPORA,
+    **ROUND33_CORPORA,
 }
 
 # User research code: training scripts, tutorials and notebooks from public repositories, pinned
@@ -1079,6 +1094,22 @@ ROUND32_USER_REPOSITORIES: dict[str, tuple[str, str]] = {
     ),
     "pdearena": ("pdearena/pdearena", "78a8b03d50115d8bb24ce9f04efa5b920fcd4369"),
 }
+# The user repositories of the round-33 first look (speech enhancement, video self-supervised
+# pretraining, human pose estimation, few-shot classification, scene text recognition, remote
+# sensing change detection, weather and climate forecasting), pinned to the commits fetched on
+# 2026-12-07.
+ROUND33_USER_REPOSITORIES: dict[str, tuple[str, str]] = {
+    "fullsubnet": ("haoxiangsnr/FullSubNet", "5e223b023f91085bc784121453de22ea722fa01f"),
+    "videomae": ("MCG-NJU/VideoMAE", "14ef8d856287c94ef1f985fe30f958eb4ec2c55d"),
+    "hrnet-pose": (
+        "leoxiaobin/deep-high-resolution-net.pytorch",
+        "6f69e4676ad8d43d0d61b64b1b9726f0c369e7b1",
+    ),
+    "closer-look-few-shot": ("wyharveychen/CloserLookFewShot", "e03aca8a2d01c9b5861a5a816cd5d3fdfc47cd45"),
+    "parseq": ("baudm/parseq", "1902db043c029a7e03a3818c616c06600af574be"),
+    "changeformer": ("wgcban/ChangeFormer", "afd1b7ed640aa265a2c730de958416ae7356a2f9"),
+    "climax": ("microsoft/ClimaX", "6d5d354ffb4b91bb684f430b98e8f6f8af7c7f7c"),
+}
 KNOWN_USER_REPOSITORIES: dict[str, tuple[str, str]] = {
     **USER_REPOSITORIES,
     **FRESH_USER_REPOSITORIES,
@@ -1111,6 +1142,7 @@ KNOWN_USER_REPOSITORIES: dict[str, tuple[str, str]] = {
     **ROUND30_USER_REPOSITORIES,
     **ROUND31_USER_REPOSITORIES,
     **ROUND32_USER_REPOSITORIES,
+    **ROUND33_USER_REPOSITORIES,
 }
 # Each first look: its libraries and its user repositories (``--roundN`` in this script and in
 # ``precision.py``).
@@ -1144,6 +1176,7 @@ FIRST_LOOKS: dict[int, tuple[dict[str, str], dict[str, tuple[str, str]]]] = {
     30: (ROUND30_CORPORA, ROUND30_USER_REPOSITORIES),
     31: (ROUND31_CORPORA, ROUND31_USER_REPOSITORIES),
     32: (ROUND32_CORPORA, ROUND32_USER_REPOSITORIES),
+    33: (ROUND33_CORPORA, ROUND33_USER_REPOSITORIES),
 }
 MIRROR_ROOT = Path("/work/.mirror")
 
