@@ -1101,10 +1101,7 @@ ROUND32_USER_REPOSITORIES: dict[str, tuple[str, str]] = {
 ROUND33_USER_REPOSITORIES: dict[str, tuple[str, str]] = {
     "fullsubnet": ("haoxiangsnr/FullSubNet", "5e223b023f91085bc784121453de22ea722fa01f"),
     "videomae": ("MCG-NJU/VideoMAE", "14ef8d856287c94ef1f985fe30f958eb4ec2c55d"),
-    "hrnet-pose": (
-        "leoxiaobin/deep-high-resolution-net.pytorch",
-        "6f69e4676ad8d43d0d61b64b1b9726f0c369e7b1",
-    ),
+    "hrnet-pose": ("leoxiaobin/deep-high-resolution-net.pytorch", "6f69e4676ad8d43d0d61b64b1b9726f0c369e7b1"),
     "closer-look-few-shot": ("wyharveychen/CloserLookFewShot", "e03aca8a2d01c9b5861a5a816cd5d3fdfc47cd45"),
     "parseq": ("baudm/parseq", "1902db043c029a7e03a3818c616c06600af574be"),
     "changeformer": ("wgcban/ChangeFormer", "afd1b7ed640aa265a2c730de958416ae7356a2f9"),
