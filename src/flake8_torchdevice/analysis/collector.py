@@ -11,6 +11,7 @@ import libcst as cst
 from ..knowledge.api import DEVICE_TYPE_CALLS, WRITTEN_FOR_GPUS
 from .bindings import BindingRecorder
 from .containers import every_element_stores
+from .cuda_words import names_cuda_kernels
 from .definitions import ClassInfo, Definitions, FunctionInfo
 from .evidence import Evidence
 from .imports import dotted_name
@@ -37,8 +38,7 @@ _TENSOR_ARGUMENT_METHODS = frozenset({"expand_as", "view_as", "type_as", "reshap
 _DEVICE_TYPE_CALLS = frozenset(name.rsplit(".", 1)[-1] for name in DEVICE_TYPE_CALLS)
 # Calls that check their first argument's type.
 _TYPE_CHECKS = frozenset({"isinstance", "is_tensor", "type", "hasattr", "is_floating_point"})
-# Calls whose first argument is a module.
-_MODULE_ARGUMENT_CALLS = frozenset({"DataParallel", "DistributedDataParallel", "compile"})
+_MODULE_ARGUMENT_CALLS = frozenset({"DataParallel", "DistributedDataParallel", "compile"})  # first argument: a module
 _IMPORTS_BY_NAME = frozenset({"import_module", "__import__", "optional_import", "try_import"})
 
 
@@ -59,7 +59,7 @@ class _Collector:
         self.class_methods: list[dict[str, cst.FunctionDef]] = []  # of the classes around here
         self.depth = 0  # functions and classes around the node being visited
         self.bindings = BindingRecorder(definitions)
-        self.kernel_modules: set[str] = set()  # names bound to compiled kernels: ``ext_module = load_ext(...)``
+        self.kernel_modules: set[str] = set()  # names bound to compiled kernels: ``ext = load_ext(...)``
 
     def scope(self, body: Sequence[cst.CSTNode], evidence: Evidence, self_name: str | None) -> None:
         self.evidence_stack.append(evidence)
@@ -109,17 +109,17 @@ class _Collector:
             self.definitions.batch_handlers.add(handler.value)
 
     def _written_for_gpus(self, name: str) -> bool:
-        """``torch.cuda.graph``, ``cuda.graph`` of ``from torch``, ``replicate`` of ``torch.nn.parallel``,
-        a kernel of compiled CUDA ops (``ext_module.three_nn_forward``)."""
+        """``torch.cuda.graph`` (``cuda.graph``), ``torch.nn.parallel.replicate``, ``ext.three_nn_forward``."""
         imported = (module for module in self.definitions.imported_modules if module.endswith(f".{name}"))
         known = (name, f"torch.{name}", *imported)
         return name.rpartition(".")[0] in self.kernel_modules or any(item in WRITTEN_FOR_GPUS for item in known)
 
     def _import(self, node: cst.Import | cst.ImportFrom) -> bool:
-        if not isinstance(node.names, cst.ImportStar):
-            for name in (_bound_name(alias) for alias in node.names):
-                self.definitions.imported_names.add(name)
-                self.bindings.note(name, node)
+        for alias in node.names if not isinstance(node.names, cst.ImportStar) else ():
+            self.definitions.imported_names.add(name := _bound_name(alias))
+            self.bindings.note(name, node)
+            if names_cuda_kernels(dotted_name(alias.name) or ""):  # its functions are CUDA kernels
+                self.kernel_modules.add(name)
         if isinstance(node, cst.Import):
             self.definitions.imported_modules.update(dotted_name(alias.name) or "" for alias in node.names)
         elif node.module is not None and not node.relative:

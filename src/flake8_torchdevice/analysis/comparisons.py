@@ -20,6 +20,8 @@ from .syntax import literal_index
 
 # A device index by its name (``device``, ``cuda_device``, ``gpu_id``), where -1 means the CPU.
 _DEVICE_INDEX = re.compile(r"(^|[._])(cuda_)?(device|gpu|cuda)(_?(id|index|idx|no))?$")
+# ... but not a count of them (``n_gpu == 0``: no GPU, not the first one).
+_DEVICE_COUNT = re.compile(r"(^|[._])(n|num|number_of)_(device|gpu|cuda)$")
 # Lists of device indices whose first one is -1 for the CPU (``--gpus -1``, ``gpu_ids = [-1]``).
 _DEVICE_INDICES = re.compile(r"(^|[._])(gpus|gpu_ids|device_ids|cuda_devices)$")
 # Device types that are not CUDA: listed with "cpu", they leave only CUDA (and its kin) outside.
@@ -43,8 +45,8 @@ def _names_a_device_index(node: cst.BaseExpression) -> bool:
     if type(node) is cst.Subscript and literal_index(node) == 0:
         listed = dotted_name(node.value)
         return listed is not None and _DEVICE_INDICES.search(listed.lower()) is not None
-    name = dotted_name(node)
-    return name is not None and _DEVICE_INDEX.search(name.lower()) is not None
+    name = (dotted_name(node) or "").lower()
+    return _DEVICE_INDEX.search(name) is not None and _DEVICE_COUNT.search(name) is None
 
 
 def against_a_number(a: cst.BaseExpression, b: cst.BaseExpression) -> tuple[cst.BaseExpression, float | None, bool]:

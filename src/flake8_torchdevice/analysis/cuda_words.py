@@ -8,7 +8,7 @@ import functools
 
 import libcst as cst
 
-from ..knowledge.api import CUDA_FEATURES, MENTIONS_CUDA, NEEDS_CUDA, REFUSES_CUDA
+from ..knowledge.api import CUDA_FEATURES, CUDA_KERNEL_MODULE, MENTIONS_CUDA, NEEDS_CUDA, REFUSES_CUDA
 from .literals import bool_value
 from .polarity import Polarity
 
@@ -16,6 +16,11 @@ from .polarity import Polarity
 @functools.lru_cache(maxsize=4096)  # asked again and again about the same few hundred names
 def mentions_cuda(identifier: str) -> bool:
     return MENTIONS_CUDA.search(identifier) is not None
+
+
+def names_cuda_kernels(module: str) -> bool:
+    """``import pointnet2_batch_cuda as pointnet2_cuda``: an extension named for its CUDA kernels."""
+    return CUDA_KERNEL_MODULE.search(module.rsplit(".", 1)[-1]) is not None
 
 
 def names_a_cuda_feature(name: str) -> bool:

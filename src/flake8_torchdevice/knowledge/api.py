@@ -93,6 +93,10 @@ WRITTEN_FOR_GPUS = frozenset(
 # runs such a module's kernels is written for them: the CUDA buffers it hands them
 # (``torch.cuda.FloatTensor(b, n, 3)`` for ``three_nn_forward``) are the kernels' own.
 KERNEL_LOADERS = ("ext_loader.load_ext",)
+# A compiled extension imported by a name that says it holds CUDA kernels (``pointnet2_cuda``,
+# ``emd_cuda``, ``fused_layer_norm_cuda``: the names ``CUDAExtension`` builds go by), not a flag
+# (``use_cuda``) nor ``torch.cuda``.
+CUDA_KERNEL_MODULE = re.compile(r"^(?!(use|is|has|no|with|on|to)_)\w+_cuda$")
 CUDA_SOURCE_LOADERS = ("cpp_extension.load", "cpp_extension.load_inline")
 # torch.distributed collectives: a scope that runs one takes part in a multi-process job.
 COLLECTIVES = frozenset(

@@ -228,7 +228,7 @@ class HardcodedCudaDevice(Rule):
     "cuda":`, `isinstance(self.accelerator, CUDAAccelerator)`, `dist.get_backend() == "nccl"`,
     `len(torch.cuda.default_generators) > 0`,
     `torch.cuda.max_memory_allocated() > 0`, `isinstance(device, int)`: a device given as an index
-    is the GPU its caller chose), a `try`
+    is the GPU its caller chose; a count of GPUs, `if n_gpu == 0:`, not read as an index), a `try`
     whose `except` catches the failure (`AssertionError`, `RuntimeError`, `Exception`), names that
     make CUDA an explicit choice (`if args.use_gpu:`, a configuration's `if conf["use_gpu"]:` or
     `conf.get("use_gpu")`, a name assigned from one: `self.dp = conf["use_gpu"]`; but not a
@@ -243,7 +243,8 @@ class HardcodedCudaDevice(Rule):
     (`DataParallel(m, device_ids=[0, 1])`: a two-GPU test; `torch.nn.parallel.replicate` and
     `parallel_apply`, its building blocks), capture CUDA graphs
     (`torch.cuda.make_graphed_callables`, `torch.cuda.graph`) or run compiled CUDA kernels (of a
-    module loaded with mmcv's `ext_loader.load_ext`, or with `cpp_extension.load` of `.cu` sources:
+    module loaded with mmcv's `ext_loader.load_ext`, with `cpp_extension.load` of `.cu` sources, or
+    imported under a name that says it holds CUDA kernels, `import pointnet2_batch_cuda`:
     the CUDA buffers handed to them are the kernels' own; not an extension of C++ sources alone),
     a distributed set-up (`init_dist`,
     `setup_ddp`) that sets up a process group (`dist.init_process_group`,
