@@ -477,6 +477,22 @@ def test_projects_inside_a_folder_given_are_their_own(tmp_path):
     assert [path.name for path in project_files(downloads)] == []
 
 
+@pytest.mark.parametrize(
+    ("heading", "needs"),
+    [
+        ("Environment", True),  # HRNet's "## Environment": "NVIDIA GPUs are needed."
+        ("Requirements", True),
+        ("Results", False),
+    ],
+)
+def test_a_readme_section_about_the_environment_states_a_need(tmp_path, heading, needs):
+    write(tmp_path, "pyproject.toml", "")
+    write(tmp_path, "lib/core.py", "import torch\nx = torch.ones(3).cuda()\n")
+    write(tmp_path, "README.md", f"# Pose\n\nA method.\n\n## {heading}\n\nNVIDIA GPUs are needed.\n")
+    cited = [item.cited() for item in read_project(tmp_path.resolve()).for_path(tmp_path / "lib" / "core.py").evidence]
+    assert cited == (["README.md:7 says it needs CUDA"] if needs else [])
+
+
 def test_read_project_decides_per_file_where_a_script_alone_requires_cuda(tmp_path):
     write(tmp_path, "pyproject.toml", "")
     write(tmp_path, "lib/core.py", 'import torch\ndevice = "cuda" if torch.cuda.is_available() else "cpu"\n')
@@ -494,6 +510,8 @@ def test_read_project_decides_per_file_where_a_script_alone_requires_cuda(tmp_pa
     [
         ("An implementation of model editing on transformers (GPU-only).", True),
         ("Requires an NVIDIA GPU with 24 GB of memory.", True),
+        ("Developed on Ubuntu 16.04. NVIDIA GPUs are needed.", True),
+        ("A GPU is not required: everything runs on the CPU.", False),
         ("Runs on the CPU; a GPU is recommended for speed.", False),
         ("A small library that does not need a GPU: everything runs on the CPU.", False),
         ("Tested with Python 3.8 and PyTorch 1.10; requires CUDA 11.3.", False),  # a toolkit version

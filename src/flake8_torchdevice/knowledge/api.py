@@ -413,6 +413,7 @@ REFUSES_CUDA = re.compile(r"(no|disable|without|skip)_?(cuda|gpu)|cpu", re.IGNOR
 # within one clause ("may require grad, is 0-dim, a CUDA check" lists other things).
 NEEDS_CUDA = re.compile(
     r"\b(requires?|needs?|only (runs? |works? )?(on|with|for)|must run on)\b[^.,;\n]{0,40}\b(cuda|gpus?|nvidia)\b"
+    r"|\b(cuda|gpus?)\b[^.,;\n]{0,20}\b(is|are) (needed|required)\b"  # "NVIDIA GPUs are needed."
     r"|\b(cuda|gpu)[- ]only\b|devices::\s*cuda\b",
     re.IGNORECASE,
 )

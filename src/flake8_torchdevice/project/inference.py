@@ -72,7 +72,7 @@ _README_CHARACTERS = 1_000_000
 _CONFIGURATION = frozenset({".yaml", ".yml", ".toml", ".cfg", ".ini", ".json"})
 # README sections whose sentences state what the project needs; elsewhere a README may discuss
 # GPUs in any sense ("the benchmark below requires 8 GPUs").
-_REQUIREMENT_HEADING = re.compile(r"requir|prerequisite|hardware|dependenc", re.IGNORECASE)
+_REQUIREMENT_HEADING = re.compile(r"requir|prerequisite|hardware|dependenc|environment", re.IGNORECASE)
 # An item of such a section that names CUDA or NVIDIA GPUs ("- NVIDIA GPU + CUDA cuDNN"), unless
 # it says they are optional.
 _REQUIREMENT_ITEM = re.compile(r"^\s*([-*+]|\d+[.)])\s.*\b(cuda|nvidia|gpus?)\b", re.IGNORECASE)
