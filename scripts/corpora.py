@@ -13,7 +13,7 @@ unpacked is not unpacked again.
     python scripts/corpora.py --fresh    # the libraries first linted with the final rules
     python scripts/corpora.py --user     # export the user repositories fetched with the search tool
     python scripts/corpora.py --fresh-user # export the user repositories first linted with the final rules
-    python scripts/corpora.py --round9   # a first look's libraries and user repositories (--round4 to --round33)
+    python scripts/corpora.py --round9   # a first look's libraries and user repositories (--round4 to --round34)
 
 Reuse from another script::
 
@@ -570,6 +570,20 @@ ROUND33_CORPORA: dict[str, str] = {
     "openpoints": "openpoints==0.1.2",
     "continuum": "continuum==1.2.7",
 }
+# The libraries of the round-34 first look: chosen on 2026-12-07 among released packages written
+# against PyTorch that no earlier round linted (attribution and saliency, self-driving motion
+# prediction, robot kinematics, chemistry graph neural networks, text-to-audio generation, image
+# super-resolution, BERT text classification, recommender systems).
+ROUND34_CORPORA: dict[str, str] = {
+    "torchray": "torchray==1.0.0.2",
+    "l5kit": "l5kit==1.5.0",
+    "pytorch_kinematics": "pytorch-kinematics==0.10.0",
+    "dgllife": "dgllife==0.3.2",
+    "audioldm": "audioldm==0.1.1",
+    "super_image": "super-image==0.2.0",
+    "pytorch_pretrained_bert": "pytorch-pretrained-bert==0.6.2",
+    "recpack": "recpack==0.3.6",
+}
 KNOWN_CORPORA: dict[str, str] = {
     **CORPORA,
     **EXTRA_CORPORA,
@@ -605,6 +619,7 @@ KNOWN_CORPORA: dict[str, str] = {
     **ROUND31_CORPORA,
     **ROUND32_CORPORA,
     **ROUND33_CORPORA,
+    **ROUND34_CORPORA,
 }
 
 # User research code: training scripts, tutorials and notebooks from public repositories, pinned
@@ -1107,6 +1122,22 @@ ROUND33_USER_REPOSITORIES: dict[str, tuple[str, str]] = {
     "changeformer": ("wgcban/ChangeFormer", "afd1b7ed640aa265a2c730de958416ae7356a2f9"),
     "climax": ("microsoft/ClimaX", "6d5d354ffb4b91bb684f430b98e8f6f8af7c7f7c"),
 }
+# The user repositories of the round-34 first look (visual object tracking, medical image
+# segmentation, recommender systems, robot visuomotor policy learning, image restoration, graph
+# neural network benchmarks, transformer explainability), pinned to the commits fetched on
+# 2026-12-07.
+ROUND34_USER_REPOSITORIES: dict[str, tuple[str, str]] = {
+    "pysot": ("STVIR/pysot", "d04028f8e18c6b27ee150a7c0d8aab9a1807219e"),
+    "medsam": ("bowang-lab/MedSAM", "d71e8a1a99ad751840a22a7fa3ecfb4166fb1488"),
+    "rechorus": ("THUwangcy/ReChorus", "e58d752558634d42be60de561d6f74df748583cc"),
+    "diffusion-policy": ("real-stanford/diffusion_policy", "5ba07ac6661db573af695b419a7947ecb704690f"),
+    "restormer": ("swz30/Restormer", "df766d5521afd21cce56e24159f300b30ebf3fb0"),
+    "benchmarking-gnns": ("graphdeeplearning/benchmarking-gnns", "b6c407712fa576e9699555e1e035d1e327ccae6c"),
+    "transformer-explainability": (
+        "hila-chefer/Transformer-Explainability",
+        "c3e578f76b954e8528afeaaee26de3f07e3fe559",
+    ),
+}
 KNOWN_USER_REPOSITORIES: dict[str, tuple[str, str]] = {
     **USER_REPOSITORIES,
     **FRESH_USER_REPOSITORIES,
@@ -1140,6 +1171,7 @@ KNOWN_USER_REPOSITORIES: dict[str, tuple[str, str]] = {
     **ROUND31_USER_REPOSITORIES,
     **ROUND32_USER_REPOSITORIES,
     **ROUND33_USER_REPOSITORIES,
+    **ROUND34_USER_REPOSITORIES,
 }
 # Each first look: its libraries and its user repositories (``--roundN`` in this script and in
 # ``precision.py``).
@@ -1174,6 +1206,7 @@ FIRST_LOOKS: dict[int, tuple[dict[str, str], dict[str, tuple[str, str]]]] = {
     31: (ROUND31_CORPORA, ROUND31_USER_REPOSITORIES),
     32: (ROUND32_CORPORA, ROUND32_USER_REPOSITORIES),
     33: (ROUND33_CORPORA, ROUND33_USER_REPOSITORIES),
+    34: (ROUND34_CORPORA, ROUND34_USER_REPOSITORIES),
 }
 MIRROR_ROOT = Path("/work/.mirror")
 
