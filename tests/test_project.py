@@ -260,6 +260,10 @@ _MEASURES_WHERE_IT_RUNS = _MEASURES_THE_GPU.replace('"cuda"', '"cuda" if torch.c
         ("train.py", _MEASURES_THE_GPU, False),  # a training script's log of its GPU: the bug TDV001 reports
         ("benchmark/fwdbench.py", _MEASURES_WHERE_IT_RUNS, False),  # it falls back to the CPU
         ("benchmark/fwdbench.py", "import torch\nx = torch.ones(3).cuda()\n", False),  # it measures nothing
+        ("user_profiles/store.py", _MEASURES_THE_GPU, False),  # a path that names no benchmark
+        ("tools/workbench.py", _MEASURES_THE_GPU, False),
+        # Peak memory alone is 0 without CUDA, not a failure: a log of it says nothing.
+        ("benchmark/memory.py", "import torch\nprint(torch.cuda.max_memory_allocated())\n", False),
     ],
 )
 def test_a_benchmark_that_measures_the_gpu_requires_it_alone(path, source, benchmarks):
@@ -483,6 +487,8 @@ def test_projects_inside_a_folder_given_are_their_own(tmp_path):
         ("Environment", True),  # HRNet's "## Environment": "NVIDIA GPUs are needed."
         ("Requirements", True),
         ("Results", False),
+        ("Environment variables", False),
+        ("Setting up the environment", False),
     ],
 )
 def test_a_readme_section_about_the_environment_states_a_need(tmp_path, heading, needs):
@@ -512,6 +518,8 @@ def test_read_project_decides_per_file_where_a_script_alone_requires_cuda(tmp_pa
         ("Requires an NVIDIA GPU with 24 GB of memory.", True),
         ("Developed on Ubuntu 16.04. NVIDIA GPUs are needed.", True),
         ("A GPU is not required: everything runs on the CPU.", False),
+        ("No GPU is needed.", False),
+        ("GPUs are needed only for training; inference runs on the CPU.", False),
         ("Runs on the CPU; a GPU is recommended for speed.", False),
         ("A small library that does not need a GPU: everything runs on the CPU.", False),
         ("Tested with Python 3.8 and PyTorch 1.10; requires CUDA 11.3.", False),  # a toolkit version

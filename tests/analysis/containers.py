@@ -32,7 +32,7 @@ joined = [gpu] + listed  # reveal: sequence[tensor may{cpu, device}]
 listed.extend([host])
 reveal(listed)  # reveal: sequence[tensor {cpu}]
 stacked = torch.stack(values)  # reveal: tensor {device}
-joined = torch.cat([gpu, host])  # reveal: tensor {device}
+joined = torch.cat([gpu, host])  # reveal: tensor
 split = torch.split(gpu, 1)  # reveal: sequence[tensor {device}]
 stored = {}
 stored["x"] = gpu

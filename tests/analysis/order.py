@@ -83,7 +83,7 @@ class Layer(Scaler, nn.Module):
 
     # Called by __init__ while the class's table is built, and by forward once it is.
     def reset(self):
-        self.bias = torch.zeros(1) + self.scale
+        self.bias = self.scale + 1.0
 
     def forward(self, x):
         self.reset()

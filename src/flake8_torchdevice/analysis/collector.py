@@ -14,7 +14,7 @@ from .containers import every_element_stores
 from .cuda_words import names_cuda_kernels
 from .definitions import ClassInfo, Definitions, FunctionInfo
 from .evidence import Evidence
-from .imports import dotted_name
+from .imports import bound_name, dotted_name, imported_name
 from .lazy import EVERY_ATTRIBUTE, lazily_set, returns_once_done
 from .literals import defaults_to_nccl, loads_cuda_kernels, names_nccl, string_value
 from .syntax import (
@@ -116,10 +116,11 @@ class _Collector:
 
     def _import(self, node: cst.Import | cst.ImportFrom) -> bool:
         for alias in node.names if not isinstance(node.names, cst.ImportStar) else ():
-            self.definitions.imported_names.add(name := _bound_name(alias))
+            self.definitions.imported_names.add(name := bound_name(alias))
             self.bindings.note(name, node)
-            if names_cuda_kernels(dotted_name(alias.name) or ""):  # its functions are CUDA kernels
-                self.kernel_modules.add(name)
+            imported = imported_name(node, alias)
+            if names_cuda_kernels(imported):  # its functions are CUDA kernels: ``pointnet2_cuda.fps(...)``
+                self.kernel_modules.add(imported if alias.asname is None and type(node) is cst.Import else name)
         if isinstance(node, cst.Import):
             self.definitions.imported_modules.update(dotted_name(alias.name) or "" for alias in node.names)
         elif node.module is not None and not node.relative:
@@ -411,10 +412,3 @@ _HANDLERS: dict[type[cst.CSTNode], Callable[[_Collector, Any], bool]] = {
 def _body(node: cst.FunctionDef | cst.ClassDef) -> Sequence[cst.CSTNode]:
     body = node.body
     return body.body if type(body) is cst.IndentedBlock else [body]
-
-
-def _bound_name(alias: cst.ImportAlias) -> str:
-    """The local name an import binds: its ``as`` name, else the first part of what it imports."""
-    if alias.asname is not None:
-        return dotted_name(alias.asname.name) or ""
-    return (dotted_name(alias.name) or "").split(".", 1)[0]

@@ -21,7 +21,7 @@ from .syntax import literal_index
 # A device index by its name (``device``, ``cuda_device``, ``gpu_id``), where -1 means the CPU.
 _DEVICE_INDEX = re.compile(r"(^|[._])(cuda_)?(device|gpu|cuda)(_?(id|index|idx|no))?$")
 # ... but not a count of them (``n_gpu == 0``: no GPU, not the first one).
-_DEVICE_COUNT = re.compile(r"(^|[._])(n|num|number_of)_(device|gpu|cuda)$")
+_DEVICE_COUNT = re.compile(r"(^|[._])(n|nb|num|number_of|total)_(device|gpu|cuda)$|cpu")
 # Lists of device indices whose first one is -1 for the CPU (``--gpus -1``, ``gpu_ids = [-1]``).
 _DEVICE_INDICES = re.compile(r"(^|[._])(gpus|gpu_ids|device_ids|cuda_devices)$")
 # Device types that are not CUDA: listed with "cpu", they leave only CUDA (and its kin) outside.
@@ -32,7 +32,7 @@ def index_test(left: cst.BaseExpression, operator: cst.BaseCompOp, right: cst.Ba
     """``device >= 0``, ``cuda_device != -1``: a device index compared with -1 (the CPU, as AllenNLP's
     ``cuda_device=-1``) or 0 (the first GPU). The test that fails for -1 has CUDA in its true branch."""
     index, bound, flipped = against_a_number(left, right)
-    if bound not in (-1, 0) or not _names_a_device_index(index):
+    if bound not in (-1, 0) or not names_a_device_index(index):
         return None
     on_the_cpu = compare(-1, operator, bound, flipped)
     if on_the_cpu == compare(0, operator, bound, flipped):
@@ -40,7 +40,7 @@ def index_test(left: cst.BaseExpression, operator: cst.BaseCompOp, right: cst.Ba
     return Polarity.NEGATIVE if on_the_cpu else Polarity.POSITIVE
 
 
-def _names_a_device_index(node: cst.BaseExpression) -> bool:
+def names_a_device_index(node: cst.BaseExpression) -> bool:
     """``gpu_id``, ``args.device``, or the first of a list of them (``opt.gpus[0]``)."""
     if type(node) is cst.Subscript and literal_index(node) == 0:
         listed = dotted_name(node.value)

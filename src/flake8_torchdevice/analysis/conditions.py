@@ -35,9 +35,10 @@ from .comparisons import (
     index_test,
     is_equality,
     literal_polarity,
+    names_a_device_index,
 )
 from .cuda_evidence import adds_an_option
-from .cuda_words import flag_polarity, mentions_cuda, names_a_cuda_feature
+from .cuda_words import chooses_cuda_by_default, flag_polarity, keyed_flag_polarity, mentions_cuda, names_a_cuda_feature
 from .device_tests import on_the_cpu, on_the_same_device, placement_test, same_device_test
 from .domain import NOWHERE, Kind, Origin, Value
 from .imports import ImportTable, dotted_name
@@ -206,7 +207,7 @@ class Conditions:
         if type(test) is cst.Name or type(test) is cst.Attribute:
             return self._reference_polarity(test, state)
         if type(test) is cst.Subscript:  # ``conf["use_gpu"]``: a flag kept under its name
-            return _keyed_flag_polarity(literal_index(test))
+            return keyed_flag_polarity(dotted_name(test.value), literal_index(test))
         if type(test) is cst.NamedExpr:
             return self.polarity(test.value, state)
         if type(test) is cst.IfExp:
@@ -249,14 +250,16 @@ class Conditions:
         if name in _TRANSPARENT_CALLS and call.args:
             return self.polarity(call.args[0].value, state)
         if type(func) is cst.Attribute and func.attr.value == "get" and call.args:  # ``conf.get("use_gpu")``
-            return _keyed_flag_polarity(string_value(call.args[0].value))
+            keyed = keyed_flag_polarity(dotted_name(func.value), string_value(call.args[0].value))
+            default = call.args[1].value if len(call.args) > 1 else None  # ``conf.get("use_gpu", True)``: CUDA's
+            return Polarity.NONE if default is not None and chooses_cuda_by_default(keyed, default) else keyed
         if name == "isinstance" and len(call.args) == 2:
             types = call.args[1].value
             named = [element.value for element in types.elements] if type(types) is cst.Tuple else [types]
             if named and all(self._names_a_cuda_type(kind) for kind in named):
                 return Polarity.POSITIVE
-            if _names_a_device(call.args[0].value) and [dotted_name(kind) for kind in named] == ["int"]:
-                return Polarity.POSITIVE  # a device given as an index is a GPU (semantics/raises_integer_device_*)
+            if [dotted_name(kind) for kind in named] == ["int"] and self._chosen_gpu_index(call.args[0].value, state):
+                return Polarity.POSITIVE
         last = name.rsplit(".", 1)[-1]
         if last in self._guard_functions or name in self._guard_functions:
             return Polarity.POSITIVE
@@ -265,6 +268,12 @@ class Conditions:
         if mentions_cuda(last) and last != "cuda":  # ``x.cuda()`` moves, it does not check
             return Polarity.POSITIVE
         return Polarity.NONE
+
+    def _chosen_gpu_index(self, tested: cst.BaseExpression, state: State) -> bool:
+        """``isinstance(device, int)``: a device given as an index is a GPU (semantics/raises_integer_device_*),
+        chosen by the caller, unless a number is its default (``device=0``: every call that omits it)."""
+        known = state.get(dotted_name(tested) or "")
+        return names_a_device_index(tested) and not (known is not None and known.scalar)
 
     def _names_a_cuda_type(self, kind: cst.BaseExpression) -> bool:
         """``torch.cuda.FloatTensor``, a framework's ``CUDAAccelerator``: an instance is on CUDA."""
@@ -357,17 +366,6 @@ class Conditions:
         if self._distributed_means_cuda and _DISTRIBUTED_FLAG.search(name):
             return Polarity.POSITIVE
         return flag_polarity(name.rsplit(".", 1)[-1])
-
-
-def _names_a_device(node: cst.BaseExpression) -> bool:
-    """``device``, ``self.gpu_id``: a name for a device or a GPU."""
-    last = (dotted_name(node) or "").rsplit(".", 1)[-1]
-    return "device" in last or flag_polarity(last) is Polarity.POSITIVE
-
-
-def _keyed_flag_polarity(key: int | str | None) -> Polarity:
-    """What a configuration's key says about CUDA, as a flag's name would (``"use_gpu"``, ``"no_cuda"``)."""
-    return flag_polarity(key) if type(key) is str else Polarity.NONE
 
 
 def _defaulted_flag(test: cst.BaseExpression, state: State, current_value: CurrentValue) -> Origin | None:

@@ -5,6 +5,7 @@ summaries and the evidence the rules cite."""
 from __future__ import annotations
 
 import functools
+import re
 
 import libcst as cst
 
@@ -19,8 +20,9 @@ def mentions_cuda(identifier: str) -> bool:
 
 
 def names_cuda_kernels(module: str) -> bool:
-    """``import pointnet2_batch_cuda as pointnet2_cuda``: an extension named for its CUDA kernels."""
-    return CUDA_KERNEL_MODULE.search(module.rsplit(".", 1)[-1]) is not None
+    """``import pointnet2_batch_cuda as pointnet2_cuda``: an extension named for its CUDA kernels
+    (not one of torch's own modules, ``torch.testing._internal.common_cuda``)."""
+    return not module.startswith("torch.") and CUDA_KERNEL_MODULE.search(module.rsplit(".", 1)[-1]) is not None
 
 
 def names_a_cuda_feature(name: str) -> bool:
@@ -47,6 +49,21 @@ def flag_polarity(name: str) -> Polarity:
     if mentions_cuda(name):
         return Polarity.POSITIVE
     return Polarity.NONE
+
+
+# A configuration holding the program's settings (``conf["use_gpu"]``, ``opts.get("cuda")``), and
+# an entry that is a CUDA switch by its name, not a measurement (``stats["gpu_time"]``).
+_CONFIGURATION = re.compile(r"conf|cfg|opt|arg|param|setting|kwargs|flag", re.IGNORECASE)
+_CUDA_SWITCH = re.compile(r"^(use_|with_|enable_|no_|disable_)?(cuda|gpus?)$", re.IGNORECASE)
+
+
+def keyed_flag_polarity(configuration: str | None, key: object) -> Polarity:
+    """What a configuration's entry says about CUDA, as a flag of that name would; nothing for other
+    mappings (``results.get("cuda")``, ``os.environ.get("CUDA_VISIBLE_DEVICES")``)."""
+    last = (configuration or "").rsplit(".", 1)[-1]
+    if type(key) is not str or _CUDA_SWITCH.match(key) is None or _CONFIGURATION.search(last) is None:
+        return Polarity.NONE
+    return flag_polarity(key)
 
 
 def chooses_cuda_by_default(polarity: Polarity, default: cst.BaseExpression) -> bool:

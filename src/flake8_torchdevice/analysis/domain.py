@@ -385,11 +385,14 @@ def computed_places(operands: list[Value]) -> tuple[frozenset[Place], Origin | N
     """Where an operation on these tensors puts its result, and why.
 
     0-dim operands, sure or possible, do not decide (PyTorch lets a CPU one meet any device); when an operand must be on
-    an accelerator, 0-dim or not, the result is there: a CPU operand would make the operation fail, not move it
-    (semantics/raises_zero_dim_device_tensor_meets_one_dim_cpu_tensor.py).
+    an accelerator, 0-dim or not, the result is there. Where a sized CPU tensor meets it too, the operation fails
+    (semantics/raises_zero_dim_device_tensor_meets_one_dim_cpu_tensor.py; TDV005 reports it): its result is nowhere
+    known, so what is built on it is not reported again, whichever operand the fix moves.
     """
     sized = [value for value in operands if not (value.scalar or value.may_be_scalar)] or operands
     on_device = [value for value in operands if must_be_on_accelerator(value)]
+    if on_device and any(must_be_on_cpu(value) and not (value.scalar or value.may_be_scalar) for value in operands):
+        return NOWHERE, None
     deciding = on_device or sized
     places = deciding[0].places
     for value in deciding[1:]:

@@ -124,3 +124,16 @@ class ImportTable:
 
     def imports_torch(self) -> bool:
         return any(target == "torch" or target.startswith("torch.") for target in self._aliases.values())
+
+
+def imported_name(node: cst.Import | cst.ImportFrom, alias: cst.ImportAlias) -> str:
+    """What an import's alias names in full: ``a.b`` of ``import a.b``, ``pkg.mod`` of ``from pkg import mod``."""
+    module = dotted_name(node.module) if type(node) is cst.ImportFrom and node.module is not None else None
+    return ".".join(part for part in (module, dotted_name(alias.name)) if part)
+
+
+def bound_name(alias: cst.ImportAlias) -> str:
+    """The local name an import binds: its ``as`` name, else the first part of what it imports."""
+    if alias.asname is not None:
+        return dotted_name(alias.asname.name) or ""
+    return (dotted_name(alias.name) or "").split(".", 1)[0]

@@ -139,7 +139,8 @@ class MethodEvaluator(_Base):
             return receiver
         kind = Kind.TENSOR if receiver.kind is not Kind.ARRAYLIKE or api.proves_tensor(method) else Kind.ARRAYLIKE
         grad = receiver.grad and self.state.grad_enabled and method not in api.NO_GRAD_METHODS
-        scalar = receiver.scalar or (method in api.FULL_REDUCTIONS and not node.args)
+        reduced = method in api.FULL_REDUCTIONS and not node.args
+        scalar = (receiver.scalar and method not in api.ADDS_DIMENSIONS) or reduced
         maybe = receiver.may_be_scalar and not scalar and method not in api.SHAPE_ARGUMENT_METHODS  # not ``.view(n)``
         values = Value(kind=kind, places=receiver.places, grad=grad, scalar=scalar, may_be_scalar=maybe)
         values = replace(values, origin=receiver.origin)

@@ -95,8 +95,11 @@ WRITTEN_FOR_GPUS = frozenset(
 KERNEL_LOADERS = ("ext_loader.load_ext",)
 # A compiled extension imported by a name that says it holds CUDA kernels (``pointnet2_cuda``,
 # ``emd_cuda``, ``fused_layer_norm_cuda``: the names ``CUDAExtension`` builds go by), not a flag
-# (``use_cuda``) nor ``torch.cuda``.
-CUDA_KERNEL_MODULE = re.compile(r"^(?!(use|is|has|no|with|on|to)_)\w+_cuda$")
+# or a helper named for what it does with CUDA (``use_cuda``, ``enable_cuda``, ``move_to_cuda``).
+CUDA_KERNEL_MODULE = re.compile(
+    r"^(?!(use|is|has|no|not|with|on|to|in|for|via|from|only|run|enable|disable|set|get|check|move|require|init"
+    r"|force|allow|can|should|need|sync)_)\w+_cuda$"
+)
 CUDA_SOURCE_LOADERS = ("cpp_extension.load", "cpp_extension.load_inline")
 # torch.distributed collectives: a scope that runs one takes part in a multi-process job.
 COLLECTIVES = frozenset(
@@ -175,6 +178,13 @@ MODULE_METHOD_PARAMETERS: dict[str, tuple[int, frozenset[str]]] = {
 SHAPE_ARGUMENT_METHODS = frozenset(
     "reshape view expand repeat permute transpose narrow unflatten flip roll squeeze unsqueeze tile movedim "
     "swapaxes split chunk resize_ as_strided index_select".split()
+)
+# Methods that may give a 0-dim tensor dimensions (``torch.tensor(2.0).expand(3)``): what they
+# return is no scalar to an operation on another device
+# (semantics/raises_zero_dim_cpu_tensor_given_dimensions_meets_device_tensor.py).
+ADDS_DIMENSIONS = frozenset(
+    "reshape view expand repeat unsqueeze tile unflatten expand_as view_as reshape_as broadcast_to flatten ravel "
+    "atleast_1d atleast_2d atleast_3d".split()
 )
 SHAPE_ARGUMENT_FUNCTIONS = frozenset(
     {
@@ -266,18 +276,17 @@ CUDA_ONLY_LIBRARIES = frozenset(
     }
 )
 
+# What a benchmark reads off the GPU it measures, which raises without one: its name and
+# properties, its peak memory counters, the time between CUDA events (not ``max_memory_allocated``,
+# which answers 0 where CUDA was never initialised). A benchmark that reads them outside any check
+# is written for that GPU.
+GPU_MEASUREMENTS = frozenset(
+    f"torch.cuda.{name}" for name in "get_device_name get_device_properties reset_peak_memory_stats Event".split()
+)
 # Calls of libraries that also run on the CPU which need a GPU (read from faiss 1.7-1.8's Python
 # API): its GPU resources and index copies exist only in a GPU build, and ``Kmeans(d, k,
 # gpu=True)`` copies its index to every GPU. A file that makes them outside any check runs only on
 # GPUs (the project index counts it as evidence that the file requires CUDA).
-# What a benchmark reads off the GPU it measures: its name and properties, its peak memory, the time
-# between CUDA events. A benchmark that reads them outside any check is written for that GPU.
-GPU_MEASUREMENTS = frozenset(
-    f"torch.cuda.{name}"
-    for name in (
-        "get_device_name get_device_properties max_memory_allocated max_memory_reserved reset_peak_memory_stats Event"
-    ).split()
-)
 GPU_ONLY_LIBRARY_CALLS = frozenset(
     {
         "faiss.StandardGpuResources",
@@ -413,7 +422,8 @@ REFUSES_CUDA = re.compile(r"(no|disable|without|skip)_?(cuda|gpu)|cpu", re.IGNOR
 # within one clause ("may require grad, is 0-dim, a CUDA check" lists other things).
 NEEDS_CUDA = re.compile(
     r"\b(requires?|needs?|only (runs? |works? )?(on|with|for)|must run on)\b[^.,;\n]{0,40}\b(cuda|gpus?|nvidia)\b"
-    r"|\b(cuda|gpus?)\b[^.,;\n]{0,20}\b(is|are) (needed|required)\b"  # "NVIDIA GPUs are needed."
+    # "NVIDIA GPUs are needed.", as a whole clause: not "no GPU is needed", nor "... only for training"
+    r"|(?<!\bno )(?<!\bnor )\b(nvidia )?(cuda|gpus?) (is|are) (needed|required)(?=\s*([.;:!)]|$))"
     r"|\b(cuda|gpu)[- ]only\b|devices::\s*cuda\b",
     re.IGNORECASE,
 )

@@ -66,7 +66,7 @@ from .references import NO_REFERENCES, FileReferences, read_references
 # word of it (``use-gpu``, ``multiple-gpus``, ``cuda_basics``), not inside another (``pycuda``).
 _NAMED_FOR_THE_GPU = re.compile(r"(^|[^a-z])(multi_?)?(gpus?|cuda)([^a-z]|$)", re.IGNORECASE)
 # A path that says it holds a benchmark or a profiler (``benchmark/fwdbench.py``, ``profile_gpu.py``).
-_NAMED_FOR_A_BENCHMARK = re.compile(r"bench|profil", re.IGNORECASE)
+_NAMED_FOR_A_BENCHMARK = re.compile(r"(^|[/_-])(bench(mark)?s?|profil(e|er|ing))([/_.-]|$)", re.IGNORECASE)
 # Libraries with no CPU implementation at all, or that install only where an NVIDIA GPU is
 # (Isaac Gym's system requirements name one): importing one unconditionally needs a GPU.
 # torch.utils.cpp_extension's loaders, by their last names: given ``.cu`` sources, they compile CUDA kernels.

@@ -72,11 +72,13 @@ _README_CHARACTERS = 1_000_000
 _CONFIGURATION = frozenset({".yaml", ".yml", ".toml", ".cfg", ".ini", ".json"})
 # README sections whose sentences state what the project needs; elsewhere a README may discuss
 # GPUs in any sense ("the benchmark below requires 8 GPUs").
-_REQUIREMENT_HEADING = re.compile(r"requir|prerequisite|hardware|dependenc|environment", re.IGNORECASE)
+_REQUIREMENT_HEADING = re.compile(r"requir|prerequisite|hardware|dependenc", re.IGNORECASE)
+# "## Environment" (HRNet's): what the code was developed on, where a sentence may state a need.
+_ENVIRONMENT_HEADING = re.compile(r"^\W*((system|hardware|software)\s+)?environments?\W*$", re.IGNORECASE)
 # An item of such a section that names CUDA or NVIDIA GPUs ("- NVIDIA GPU + CUDA cuDNN"), unless
 # it says they are optional.
 _REQUIREMENT_ITEM = re.compile(r"^\s*([-*+]|\d+[.)])\s.*\b(cuda|nvidia|gpus?)\b", re.IGNORECASE)
-_OPTIONAL = re.compile(r"optional|recommended|if available|faster", re.IGNORECASE)
+_OPTIONAL = re.compile(r"optional|recommended|if available|if you have|only for|faster", re.IGNORECASE)
 # A version of the CUDA toolkit ("- CUDA >= 10.0", "cudatoolkit=11.3") names what a GPU install
 # builds against, not hardware the code cannot run without (DGCNN's scripts offer --no_cuda).
 _TOOLKIT_VERSION = re.compile(r"\bcuda(\s*toolkit)?\s*(>=|==|~=|=|>|\s|v)\s*\d", re.IGNORECASE)
@@ -442,10 +444,15 @@ def _requirement_lines(
             found.append((Evidence(SAYS_IT_NEEDS_CUDA, relative, number), named))
         elif _REQUIREMENT_HEADING.search(heading) and _states_a_need(line):
             found.append((Evidence(SAYS_IT_NEEDS_CUDA, relative, number), None))
-        elif headings <= 1 and NEEDS_CUDA.search(line) and _states_a_need(line):
-            # The lead, under the title, says what the project is: "... transformers (GPU-only)".
+        elif (headings <= 1 or _ENVIRONMENT_HEADING.match(heading)) and _says_it_needs_cuda(line):
+            # The lead, under the title, says what the project is: "... transformers (GPU-only)"; an
+            # environment section, what it runs on: "NVIDIA GPUs are needed."
             found.append((Evidence(SAYS_IT_NEEDS_CUDA, relative, number), None))
     return found
+
+
+def _says_it_needs_cuda(line: str) -> bool:
+    return NEEDS_CUDA.search(line) is not None and _states_a_need(line)
 
 
 def _states_a_need(line: str) -> bool:

@@ -228,10 +228,13 @@ class HardcodedCudaDevice(Rule):
     "cuda":`, `isinstance(self.accelerator, CUDAAccelerator)`, `dist.get_backend() == "nccl"`,
     `len(torch.cuda.default_generators) > 0`,
     `torch.cuda.max_memory_allocated() > 0`, `isinstance(device, int)`: a device given as an index
-    is the GPU its caller chose; a count of GPUs, `if n_gpu == 0:`, not read as an index), a `try`
+    is the GPU its caller chose, unless a number is its default; a count of GPUs, `if n_gpu == 0:`,
+    not read as an index), a `try`
     whose `except` catches the failure (`AssertionError`, `RuntimeError`, `Exception`), names that
     make CUDA an explicit choice (`if args.use_gpu:`, a configuration's `if conf["use_gpu"]:` or
-    `conf.get("use_gpu")`, a name assigned from one: `self.dp = conf["use_gpu"]`; but not a
+    `conf.get("use_gpu")`, a name assigned from one: `self.dp = conf["use_gpu"]`; not
+    `conf.get("use_gpu", True)`, which chooses CUDA where the entry is missing, nor a
+    measurement's entry, `stats["gpu_time"]`; but not a
     parameter whose default makes the choice, `use_gpu=True` or `no_cuda=False`, nor an attribute
     assigned from one: that branch runs for every caller that does not pass the flag, and is
     reported as likely, citing the default,
