@@ -270,6 +270,21 @@ def test_a_benchmark_that_measures_the_gpu_requires_it_alone(path, source, bench
     assert (BENCHMARKS_THE_GPU in kinds(source, path)) is benchmarks
 
 
+def test_every_import_counts_where_two_share_a_local_name():
+    """benchmarking-gnns' scripts import ``train_epoch_dense as train_epoch`` in one branch and
+    ``train_epoch_sparse as train_epoch`` in the other: both functions are referred to."""
+    source = """
+    def main(dense):
+        if dense:
+            from train.loops import train_epoch_dense as train_epoch
+        else:
+            from train.loops import train_epoch_sparse as train_epoch
+        return train_epoch
+    """
+    imported = index_source(textwrap.dedent(source), "main.py", ".").references.imported
+    assert {"train.loops.train_epoch_dense", "train.loops.train_epoch_sparse"} <= set(imported)
+
+
 def test_stops_in_tests_are_skips_by_another_name():
     source = "import torch\nif not torch.cuda.is_available():\n    raise RuntimeError('no GPU')\n"
     assert kinds(source, "tests/test_kernels.py") == []

@@ -382,7 +382,8 @@ def _read_definitions(tree: ast.Module, aliases: dict[str, str], path: str) -> t
         for node in _statements(tree.body)  # ``try: from .cuda_ops import *`` too
         if isinstance(node, ast.ImportFrom) and any(alias.name == "*" for alias in node.names)
     ]
-    return classes, read_references(tree, parts, aliases, module, stars, called_by_name)
+    imported = every_import(tree, importing_package(path))
+    return classes, read_references(tree, parts, aliases, imported, module, stars, called_by_name)
 
 
 def _unread_options(source: str, options: dict[int, str]) -> frozenset[int]:
@@ -464,6 +465,19 @@ def import_aliases(tree: ast.Module, package: str) -> dict[str, str]:
             for alias in node.names if source else ():
                 aliases[alias.asname or alias.name] = f"{source}.{alias.name}"
     return aliases
+
+
+def every_import(tree: ast.Module, package: str) -> frozenset[str]:
+    """What every import of the file stands for, each one: ``import_aliases`` keeps one per local
+    name, and a script that imports ``train_epoch_dense as train_epoch`` in one branch and
+    ``train_epoch_sparse as train_epoch`` in the other refers to both."""
+    found: set[str] = set()
+    for node in _statements(tree.body):
+        if isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and (source := _absolute(node.module, node.level, package)):
+            found.update(f"{source}.{alias.name}" for alias in node.names)
+    return frozenset(found)
 
 
 def _modules_loaded(tree: ast.Module, package: str) -> tuple[tuple[tuple[str, int], ...], tuple[tuple[str, int], ...]]:

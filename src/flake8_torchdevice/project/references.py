@@ -77,12 +77,14 @@ def read_references(
     tree: ast.Module,
     parts: Sequence[Iterable[ast.AST]],
     aliases: Mapping[str, str],
+    imported: Iterable[str],
     module: str,
     stars: Sequence[str],
     called_by_name: bool,
 ) -> FileReferences:
     """The references of a parsed file (``parts``: the nodes of each statement of ``tree.body``,
-    ``nodes.descendants``), the module ``module``, whose imports are ``aliases`` and which imports
+    ``nodes.descendants``), the module ``module``, whose imports are ``aliases`` (by local name)
+    and ``imported`` (every one, ``index.every_import``) and which imports
     every name of the modules ``stars``; where something outside the code calls its definitions by
     name (``called_by_name``: tests, ``hubconf.py``), none of them is a candidate. A definition's
     own name read inside it (``super(VGGLoss, self)``, a recursive call) refers to nothing else."""
@@ -98,9 +100,9 @@ def read_references(
         reached |= reached_here
         reaches_any = reaches_any or reaches
     defined = () if called_by_name else tuple(_candidates(tree.body))
-    imported = tuple(sorted(set(aliases.values())))
+    every = tuple(sorted(set(aliases.values()) | set(imported)))
     computed = tuple(sorted(reached - {""}))
-    return FileReferences(defined, frozenset(local), frozenset(anywhere), imported, tuple(stars), computed, reaches_any)
+    return FileReferences(defined, frozenset(local), frozenset(anywhere), every, tuple(stars), computed, reaches_any)
 
 
 def _read(
