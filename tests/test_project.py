@@ -19,6 +19,7 @@ from flake8_torchdevice.project.beliefs import (
 )
 from flake8_torchdevice.project.cache import FORMAT
 from flake8_torchdevice.project.evidence import (
+    ASKS_FOR_A_GPU,
     BENCHMARKS_THE_GPU,
     CALLS_A_GPU_ONLY_API,
     CPU_DEFAULT,
@@ -46,7 +47,7 @@ from flake8_torchdevice.project.layout import find_root, is_satellite, package_o
 from flake8_torchdevice.project.nodes import descendants, own_nodes
 from flake8_torchdevice.project.references import FileReferences, ProjectReferences
 from flake8_torchdevice.project.report import beliefs_of, project_roots
-from flake8_torchdevice.project.scan import is_library, read_project
+from flake8_torchdevice.project.scan import index_file, is_library, read_project
 
 
 def kinds(source: str, path: str = "train.py") -> list[str]:
@@ -268,6 +269,21 @@ _MEASURES_WHERE_IT_RUNS = _MEASURES_THE_GPU.replace('"cuda"', '"cuda" if torch.c
 )
 def test_a_benchmark_that_measures_the_gpu_requires_it_alone(path, source, benchmarks):
     assert (BENCHMARKS_THE_GPU in kinds(source, path)) is benchmarks
+
+
+@pytest.mark.parametrize(
+    ("metadata", "asks"),
+    [
+        ({"accelerator": "GPU", "colab": {}}, True),  # Colab's "Change runtime type: GPU"
+        ({"colab": {"gpuType": "T4"}}, True),
+        ({"kernelspec": {"language": "python"}}, False),
+    ],
+)
+def test_a_notebook_that_asks_its_host_for_a_gpu_requires_it_alone(tmp_path, metadata, asks):
+    cell = {"cell_type": "code", "source": ["import torch\n", "x = torch.ones(3).cuda()\n"], "metadata": {}}
+    notebook = write(tmp_path, "explain.ipynb", json.dumps({"cells": [cell], "metadata": metadata}))
+    kinds_found = [item.kind for item in index_file(tmp_path, notebook).evidence]
+    assert (ASKS_FOR_A_GPU in kinds_found) is asks
 
 
 def test_every_import_counts_where_two_share_a_local_name():

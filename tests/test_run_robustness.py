@@ -473,6 +473,17 @@ def test_a_named_directory_under_an_ignored_one_is_searched(project, capsys):
     assert "versions/" not in capsys.readouterr().out
 
 
+def test_jupyter_autosaved_copies_are_not_linted(project, capsys):
+    """``.ipynb_checkpoints/`` holds Jupyter's autosaves of the notebooks beside it: not the code."""
+    for name in ORDINARY:
+        (project / name).unlink()
+    (project / ".ipynb_checkpoints").mkdir()
+    (project / ".ipynb_checkpoints" / "model-checkpoint.py").write_text(BUGGY)
+    (project / "model.py").write_text(BUGGY)
+    assert main(["check", "."]) == 1
+    assert ".ipynb_checkpoints" not in capsys.readouterr().out
+
+
 def test_when_ignore_rules_hide_every_file_the_command_says_so_and_how_to_search(project, capsys):
     for name in ORDINARY:
         (project / name).unlink()

@@ -63,7 +63,8 @@ DEFAULT_EXCLUDES: tuple[Pattern, ...] = exclude_patterns(
     (
         f"{name}/"
         for name in (
-            ".git .hg .svn .venv venv .tox .nox build dist __pycache__ node_modules .eggs *.egg-info site-packages"
+            ".git .hg .svn .venv venv .tox .nox build dist __pycache__ node_modules .eggs *.egg-info site-packages "
+            ".ipynb_checkpoints"  # Jupyter's autosaved copies of the notebooks beside them
         ).split()
     ),
     Path("."),

@@ -38,6 +38,8 @@ IMPORTED_ONLY_WHERE_CUDA_IS = "imports it, and needs CUDA"
 IMPORTS_KERNELS = "imports a package of the project that builds CUDA kernels"
 SAYS_IT_NEEDS_CUDA = "says it needs CUDA"
 NAMED_FOR_THE_GPU = "is named for the GPU"
+# A notebook whose metadata asks its host for a GPU runtime (Colab's ``"accelerator": "GPU"``).
+ASKS_FOR_A_GPU = "asks its notebook host for a GPU"
 # A benchmark (by its path) that measures the GPU it runs on, outside any check and with no CPU
 # fallback of its own: its GPU's name, its peak memory, CUDA events' timings (pdearena's
 # ``benchmark/fwdbench.py``). Its CUDA uses are what it measures.
@@ -77,6 +79,7 @@ REQUIRES = frozenset(
         IMPORTED_ONLY_WHERE_CUDA_IS,
         SAYS_IT_NEEDS_CUDA,
         NAMED_FOR_THE_GPU,
+        ASKS_FOR_A_GPU,
         BENCHMARKS_THE_GPU,
     }
 )

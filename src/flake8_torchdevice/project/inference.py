@@ -35,6 +35,7 @@ from .beliefs import (
     Belief,
 )
 from .evidence import (
+    ASKS_FOR_A_GPU,
     BENCHMARKS_THE_GPU,
     CALLS_A_GPU_ONLY_API,
     CHECKPOINT_EVIDENCE,
@@ -99,6 +100,7 @@ _FILE_SCOPED = (
     TRAINS_ON_GPUS,
     CALLS_A_GPU_ONLY_API,
     BENCHMARKS_THE_GPU,
+    ASKS_FOR_A_GPU,
 )
 # What makes importing a module fail without CUDA, and so importing anything that imports it.
 _FAILS_ON_IMPORT = frozenset({CUDA_ONLY_IMPORT, KERNELS_ON_IMPORT, IMPORTS_A_CUDA_ONLY_MODULE})

@@ -49,6 +49,7 @@ _NOT_PROJECT_FOLDERS = frozenset(
         ".ruff_cache",
         ".torchdevice_cache",
         ".eggs",
+        ".ipynb_checkpoints",
     }
 )
 # More files than a project index reads: beyond it, a folder is someone's whole disk.

@@ -19,7 +19,7 @@ from .beliefs import NO_ACCELERATOR, Belief, ProjectBeliefs
 from .callers import project_callers
 from .calls import NO_CALLS, FileCalls, Wanted, read_calls, wanted
 from .classes import imported_classes
-from .evidence import NOT_READ, SUPPORTS, Evidence
+from .evidence import ASKS_FOR_A_GPU, NOT_READ, SUPPORTS, Evidence
 from .index import FileIndex, index_source
 from .index_store import IndexStore
 from .inference import (
@@ -56,8 +56,20 @@ def index_file(root: Path, path: Path, limit: int = MAX_INDEXED_BYTES) -> FileIn
     # tutorials teach a fallback in one cell and the CUDA API, on purpose, in the next.
     # The module's own comments (cell ends, IPython placeholders) name no device; lines stay put.
     index = index_source(notebook.source.replace(OWN_COMMENT, "#"), relative, package)
-    needs = (_in_its_cell(item, notebook) for item in index.evidence if item.kind not in SUPPORTS)
-    return replace(index, evidence=tuple(needs))
+    needs = tuple(_in_its_cell(item, notebook) for item in index.evidence if item.kind not in SUPPORTS)
+    asks = (Evidence(ASKS_FOR_A_GPU, relative, 1),) if _asks_for_a_gpu(notebook.document) else ()
+    return replace(index, evidence=needs + asks)
+
+
+def _asks_for_a_gpu(document: dict[str, object]) -> bool:
+    """Colab's ``"accelerator": "GPU"`` (or a ``gpuType``) in the notebook's metadata: it is written
+    for a GPU runtime, as a notebook named for the GPU is."""
+    metadata = document.get("metadata")
+    if not isinstance(metadata, dict):
+        return False
+    colab = metadata.get("colab")
+    gpu_type = colab.get("gpuType") if isinstance(colab, dict) else None
+    return str(metadata.get("accelerator", "")).upper() == "GPU" or bool(gpu_type)
 
 
 def _in_its_cell(item: Evidence, notebook: Notebook) -> Evidence:
