@@ -13,7 +13,7 @@ unpacked is not unpacked again.
     python scripts/corpora.py --fresh    # the libraries first linted with the final rules
     python scripts/corpora.py --user     # export the user repositories fetched with the search tool
     python scripts/corpora.py --fresh-user # export the user repositories first linted with the final rules
-    python scripts/corpora.py --round9   # a first look's libraries and user repositories (--round4 to --round34)
+    python scripts/corpora.py --round9   # a first look's libraries and user repositories (--round4 to --round35)
 
 Reuse from another script::
 
@@ -584,6 +584,20 @@ ROUND34_CORPORA: dict[str, str] = {
     "pytorch_pretrained_bert": "pytorch-pretrained-bert==0.6.2",
     "recpack": "recpack==0.3.6",
 }
+# The libraries of the round-35 first look: chosen on 2026-12-07 among released packages written
+# against PyTorch that no earlier round linted (reinforcement learning agents, image classification
+# training, NLP classification and dialogue, deep learning task templates, metric learning, training
+# loops, named entity recognition, syntactic parsing).
+ROUND35_CORPORA: dict[str, str] = {
+    "autonomous_learning_library": "autonomous-learning-library==0.9.1",
+    "classy_vision": "classy-vision==0.7.0",
+    "deeppavlov": "deeppavlov==1.7.0",
+    "lightning_flash": "lightning-flash==0.8.2",
+    "open_metric_learning": "open-metric-learning==4.0.0",
+    "pytorch_accelerated": "pytorch-accelerated==0.1.61",
+    "span_marker": "span-marker==1.8.1",
+    "supar": "supar==1.1.4",
+}
 KNOWN_CORPORA: dict[str, str] = {
     **CORPORA,
     **EXTRA_CORPORA,
@@ -620,6 +634,7 @@ KNOWN_CORPORA: dict[str, str] = {
     **ROUND32_CORPORA,
     **ROUND33_CORPORA,
     **ROUND34_CORPORA,
+    **ROUND35_CORPORA,
 }
 
 # User research code: training scripts, tutorials and notebooks from public repositories, pinned
@@ -1138,6 +1153,21 @@ ROUND34_USER_REPOSITORIES: dict[str, tuple[str, str]] = {
         "c3e578f76b954e8528afeaaee26de3f07e3fe559",
     ),
 }
+# The user repositories of the round-35 first look (object detection, semantic segmentation,
+# time-series forecasting, multi-agent reinforcement learning, deep metric learning, speech
+# recognition, generative adversarial networks), pinned to the commits fetched on 2026-12-07.
+ROUND35_USER_REPOSITORIES: dict[str, tuple[str, str]] = {
+    "ultralytics-yolov3": ("ultralytics/yolov3", "97b87b1347d6d927d27227d2225140da38e4d308"),
+    "pytorch-semseg": ("meetps/pytorch-semseg", "801fb200547caa5b0d91b8dde56b837da029f746"),
+    "ltsf-linear": ("cure-lab/LTSF-Linear", "0c113668a3b88c4c4ee586b8c5ec3e539c4de5a6"),
+    "pymarl": ("oxwhirl/pymarl", "c971afdceb34635d31b778021b0ef90d7af51e86"),
+    "revisiting-dml": (
+        "Confusezius/Revisiting_Deep_Metric_Learning_PyTorch",
+        "efddbf23ccbe267f055867b4e1c7c6693e2447c9",
+    ),
+    "speech-transformer": ("kaituoxu/Speech-Transformer", "43d83eab2e4e25a4250ddff702aa0a2d4dffe4e6"),
+    "studiogan": ("POSTECH-CVLab/PyTorch-StudioGAN", "947b35e9835b67860fdce44d337f6d7fee7c8db3"),
+}
 KNOWN_USER_REPOSITORIES: dict[str, tuple[str, str]] = {
     **USER_REPOSITORIES,
     **FRESH_USER_REPOSITORIES,
@@ -1172,6 +1202,7 @@ KNOWN_USER_REPOSITORIES: dict[str, tuple[str, str]] = {
     **ROUND32_USER_REPOSITORIES,
     **ROUND33_USER_REPOSITORIES,
     **ROUND34_USER_REPOSITORIES,
+    **ROUND35_USER_REPOSITORIES,
 }
 # Each first look: its libraries and its user repositories (``--roundN`` in this script and in
 # ``precision.py``).
@@ -1207,6 +1238,7 @@ FIRST_LOOKS: dict[int, tuple[dict[str, str], dict[str, tuple[str, str]]]] = {
     32: (ROUND32_CORPORA, ROUND32_USER_REPOSITORIES),
     33: (ROUND33_CORPORA, ROUND33_USER_REPOSITORIES),
     34: (ROUND34_CORPORA, ROUND34_USER_REPOSITORIES),
+    35: (ROUND35_CORPORA, ROUND35_USER_REPOSITORIES),
 }
 MIRROR_ROOT = Path("/work/.mirror")
 
