@@ -598,44 +598,6 @@ ROUND35_CORPORA: dict[str, str] = {
     "span_marker": "span-marker==1.8.1",
     "supar": "supar==1.1.4",
 }
-KNOWN_CORPORA: dict[str, str] = {
-    **CORPORA,
-    **EXTRA_CORPORA,
-    **HELD_OUT_CORPORA,
-    **FRESH_CORPORA,
-    **ROUND4_CORPORA,
-    **ROUND5_CORPORA,
-    **ROUND6_CORPORA,
-    **ROUND7_CORPORA,
-    **ROUND8_CORPORA,
-    **ROUND9_CORPORA,
-    **ROUND10_CORPORA,
-    **ROUND11_CORPORA,
-    **ROUND12_CORPORA,
-    **ROUND13_CORPORA,
-    **ROUND14_CORPORA,
-    **ROUND15_CORPORA,
-    **ROUND16_CORPORA,
-    **ROUND17_CORPORA,
-    **ROUND18_CORPORA,
-    **ROUND19_CORPORA,
-    **ROUND20_CORPORA,
-    **ROUND21_CORPORA,
-    **ROUND22_CORPORA,
-    **ROUND23_CORPORA,
-    **ROUND24_CORPORA,
-    **ROUND25_CORPORA,
-    **ROUND26_CORPORA,
-    **ROUND27_CORPORA,
-    **ROUND28_CORPORA,
-    **ROUND29_CORPORA,
-    **ROUND30_CORPORA,
-    **ROUND31_CORPORA,
-    **ROUND32_CORPORA,
-    **ROUND33_CORPORA,
-    **ROUND34_CORPORA,
-    **ROUND35_CORPORA,
-}
 
 # User research code: training scripts, tutorials and notebooks from public repositories, pinned
 # by commit. They are brought in with the search tool's ``fetch`` (a bare git mirror under
@@ -1168,42 +1130,6 @@ ROUND35_USER_REPOSITORIES: dict[str, tuple[str, str]] = {
     "speech-transformer": ("kaituoxu/Speech-Transformer", "43d83eab2e4e25a4250ddff702aa0a2d4dffe4e6"),
     "studiogan": ("POSTECH-CVLab/PyTorch-StudioGAN", "947b35e9835b67860fdce44d337f6d7fee7c8db3"),
 }
-KNOWN_USER_REPOSITORIES: dict[str, tuple[str, str]] = {
-    **USER_REPOSITORIES,
-    **FRESH_USER_REPOSITORIES,
-    **ROUND4_USER_REPOSITORIES,
-    **ROUND5_USER_REPOSITORIES,
-    **ROUND6_USER_REPOSITORIES,
-    **ROUND7_USER_REPOSITORIES,
-    **ROUND8_USER_REPOSITORIES,
-    **ROUND9_USER_REPOSITORIES,
-    **ROUND10_USER_REPOSITORIES,
-    **ROUND11_USER_REPOSITORIES,
-    **ROUND12_USER_REPOSITORIES,
-    **ROUND13_USER_REPOSITORIES,
-    **ROUND14_USER_REPOSITORIES,
-    **ROUND15_USER_REPOSITORIES,
-    **ROUND16_USER_REPOSITORIES,
-    **ROUND17_USER_REPOSITORIES,
-    **ROUND18_USER_REPOSITORIES,
-    **ROUND19_USER_REPOSITORIES,
-    **ROUND20_USER_REPOSITORIES,
-    **ROUND21_USER_REPOSITORIES,
-    **ROUND22_USER_REPOSITORIES,
-    **ROUND23_USER_REPOSITORIES,
-    **ROUND24_USER_REPOSITORIES,
-    **ROUND25_USER_REPOSITORIES,
-    **ROUND26_USER_REPOSITORIES,
-    **ROUND27_USER_REPOSITORIES,
-    **ROUND28_USER_REPOSITORIES,
-    **ROUND29_USER_REPOSITORIES,
-    **ROUND30_USER_REPOSITORIES,
-    **ROUND31_USER_REPOSITORIES,
-    **ROUND32_USER_REPOSITORIES,
-    **ROUND33_USER_REPOSITORIES,
-    **ROUND34_USER_REPOSITORIES,
-    **ROUND35_USER_REPOSITORIES,
-}
 # Each first look: its libraries and its user repositories (``--roundN`` in this script and in
 # ``precision.py``).
 FIRST_LOOKS: dict[int, tuple[dict[str, str], dict[str, tuple[str, str]]]] = {
@@ -1239,6 +1165,19 @@ FIRST_LOOKS: dict[int, tuple[dict[str, str], dict[str, tuple[str, str]]]] = {
     33: (ROUND33_CORPORA, ROUND33_USER_REPOSITORIES),
     34: (ROUND34_CORPORA, ROUND34_USER_REPOSITORIES),
     35: (ROUND35_CORPORA, ROUND35_USER_REPOSITORIES),
+}
+# Every corpus and user repository this script knows, by name: the sets above and each first look's.
+KNOWN_CORPORA: dict[str, str] = {
+    **CORPORA,
+    **EXTRA_CORPORA,
+    **HELD_OUT_CORPORA,
+    **FRESH_CORPORA,
+    **{name: pinned for libraries, _ in FIRST_LOOKS.values() for name, pinned in libraries.items()},
+}
+KNOWN_USER_REPOSITORIES: dict[str, tuple[str, str]] = {
+    **USER_REPOSITORIES,
+    **FRESH_USER_REPOSITORIES,
+    **{name: pinned for _, repositories in FIRST_LOOKS.values() for name, pinned in repositories.items()},
 }
 MIRROR_ROOT = Path("/work/.mirror")
 

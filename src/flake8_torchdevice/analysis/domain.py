@@ -389,11 +389,11 @@ def computed_places(operands: list[Value]) -> tuple[frozenset[Place], Origin | N
     (semantics/raises_zero_dim_device_tensor_meets_one_dim_cpu_tensor.py; TDV005 reports it): its result is nowhere
     known, so what is built on it is not reported again, whichever operand the fix moves.
     """
-    sized = [value for value in operands if not (value.scalar or value.may_be_scalar)] or operands
+    sized = [value for value in operands if not (value.scalar or value.may_be_scalar)]
     on_device = [value for value in operands if must_be_on_accelerator(value)]
-    if on_device and any(must_be_on_cpu(value) and not (value.scalar or value.may_be_scalar) for value in operands):
+    if on_device and any(must_be_on_cpu(value) for value in sized):
         return NOWHERE, None
-    deciding = on_device or sized
+    deciding = on_device or sized or operands
     places = deciding[0].places
     for value in deciding[1:]:
         places = join_places(places, value.places)
