@@ -414,6 +414,17 @@ def test_layout(tmp_path):
     ]
 
 
+def test_a_virtual_environment_is_known_by_its_pyvenv_cfg_not_its_name(tmp_path):
+    """A reinforcement-learning project's ``env/`` package is its own code; a virtual environment
+    called ``py311/`` is not."""
+    write(tmp_path, "pyproject.toml", "")
+    write(tmp_path, "env/cartpole.py", "")
+    write(tmp_path, "py311/pyvenv.cfg", "")
+    write(tmp_path, "py311/lib/site.py", "")
+    write(tmp_path, "pkg.egg-info/setup.py", "")
+    assert [path.relative_to(tmp_path).as_posix() for path in project_files(tmp_path)] == ["env/cartpole.py"]
+
+
 def test_without_a_marker_a_package_belongs_to_the_folder_above_it(tmp_path):
     # An unpacked wheel: linting its files finds the folder holding the package, whatever folder
     # inside the package the files share.

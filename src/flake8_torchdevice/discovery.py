@@ -59,16 +59,20 @@ def exclude_patterns(texts: Iterable[str], root: Path) -> tuple[Pattern, ...]:
     return tuple(exclude_pattern(text, root) for text in texts if text.strip("/"))
 
 
-DEFAULT_EXCLUDES: tuple[Pattern, ...] = exclude_patterns(
+# Folders of other people's code, build products and tools' caches, never the project's own code:
+# neither linted by default nor read into a project's index (``project.layout``).
+NOT_PROJECT_FOLDERS: tuple[str, ...] = tuple(
     (
-        f"{name}/"
-        for name in (
-            ".git .hg .svn .venv venv .tox .nox build dist __pycache__ node_modules .eggs *.egg-info site-packages "
-            ".ipynb_checkpoints"  # Jupyter's autosaved copies of the notebooks beside them
-        ).split()
-    ),
-    Path("."),
+        ".git .hg .svn .venv venv .tox .nox build dist __pycache__ node_modules .eggs *.egg-info site-packages "
+        ".mypy_cache .pytest_cache .ruff_cache .torchdevice_cache "
+        ".ipynb_checkpoints"  # Jupyter's autosaved copies of the notebooks beside them
+    ).split()
 )
+DEFAULT_EXCLUDES: tuple[Pattern, ...] = exclude_patterns((f"{name}/" for name in NOT_PROJECT_FOLDERS), Path("."))
+
+
+def is_not_project_folder(name: str) -> bool:
+    return any(fnmatch.fnmatchcase(name, pattern) for pattern in NOT_PROJECT_FOLDERS)
 
 
 @dataclass(frozen=True)

@@ -27,9 +27,9 @@ from functools import cached_property
 from .cuda_tests import mentions_cuda, runs_with_cuda
 from .index import (
     exits,
-    import_aliases,
     lines_with_words,
     names_a_word,
+    read_imports,
     skips,
 )
 from .layout import importing_package, module_name
@@ -123,7 +123,7 @@ def read_calls(source: str, path: str, searched: Wanted) -> FileCalls:
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return NO_CALLS
     module = module_name(path)
-    aliases = import_aliases(tree, importing_package(path))
+    aliases = read_imports(tree, importing_package(path)).aliases
     names = searched.names
     renamed = [local for local, dotted in aliases.items() if dotted.rsplit(".", 1)[-1] in names]
     reader = _CallReader(

@@ -329,11 +329,11 @@ def _index_tree(
     imports: tuple[tuple[str, int], ...],
 ) -> FileIndex:
     """The index of a parsed file (``index_source``); ``lowered`` is its source in lower case."""
-    aliases = import_aliases(tree, importing_package(path))
-    loaded, lazily = _modules_loaded(tree, importing_package(path))
+    imports_read = read_imports(tree, importing_package(path))
+    aliases, loaded, lazily = imports_read.aliases, imports_read.at_top, imports_read.elsewhere
     classes, references = NO_CLASSES, FileReferences(reaches_any=True)
     with contextlib.suppress(RecursionError):
-        classes, references = _read_definitions(tree, aliases, path)
+        classes, references = _read_definitions(tree, imports_read, path)
     if not shows_evidence:
         return FileIndex(
             path,
@@ -368,22 +368,16 @@ def _index_tree(
     )
 
 
-def _read_definitions(tree: ast.Module, aliases: dict[str, str], path: str) -> tuple[FileClasses, FileReferences]:
+def _read_definitions(tree: ast.Module, imports: FileImports, path: str) -> tuple[FileClasses, FileReferences]:
     """The file's classes and helpers, and what it defines and refers to: one walk of its nodes serves both."""
     # Each top-level statement's nodes apart: a definition that names itself (``super(Net, self)``,
     # a recursive call) does not refer to itself (read_references).
     parts = [descendants(statement) for statement in tree.body]
     nodes = [node for part in parts for node in part]
     module = module_name(path)
-    classes = read_classes(tree, nodes, aliases, module, path.endswith("__init__.py"))
+    classes = read_classes(tree, nodes, imports.aliases, module, path.endswith("__init__.py"))
     called_by_name = TEST_FILE.search(path) is not None or path.rsplit("/", 1)[-1] == "hubconf.py"
-    stars = [
-        _absolute(node.module, node.level, importing_package(path)) or ""
-        for node in _statements(tree.body)  # ``try: from .cuda_ops import *`` too
-        if isinstance(node, ast.ImportFrom) and any(alias.name == "*" for alias in node.names)
-    ]
-    imported = every_import(tree, importing_package(path))
-    return classes, read_references(tree, parts, aliases, imported, module, stars, called_by_name)
+    return classes, read_references(tree, parts, imports.aliases, imports.every, module, imports.stars, called_by_name)
 
 
 def _unread_options(source: str, options: dict[int, str]) -> frozenset[int]:
@@ -451,54 +445,56 @@ def _statements(body: list[ast.stmt], enter_scopes: bool = True) -> Iterator[ast
                 pending.extend(getattr(statement, name, ()))
 
 
-def import_aliases(tree: ast.Module, package: str) -> dict[str, str]:
-    """Local name -> dotted name it stands for, from every import in the file; relative imports
-    are read from ``package`` (``layout.importing_package``)."""
+@dataclass(frozen=True)
+class FileImports:
+    """What a file's imports stand for, read in one walk of its statements (relative imports are
+    read from ``package``, ``layout.importing_package``)."""
+
+    # Local name -> dotted name it stands for (one per local name).
+    aliases: dict[str, str]
+    # What every import stands for, each one: a script that imports ``train_epoch_dense as
+    # train_epoch`` in one branch and ``train_epoch_sparse as train_epoch`` in the other refers to both.
+    every: frozenset[str]
+    # The modules the imports name, with their lines (``from m import f`` names ``m`` and, where
+    # ``f`` is a submodule, ``m.f``): those at the file's top, not in a ``try``, an ``if`` or a
+    # function, and the others.
+    at_top: tuple[tuple[str, int], ...]
+    elsewhere: tuple[tuple[str, int], ...]
+    # The modules ``from m import *`` reads (``try: from .cuda_ops import *`` too).
+    stars: tuple[str, ...]
+
+
+def read_imports(tree: ast.Module, package: str) -> FileImports:
+    top = {id(node) for node in tree.body}
     aliases: dict[str, str] = {}
+    every: set[str] = set()
+    at_top: list[tuple[str, int]] = []
+    elsewhere: set[tuple[str, int]] = set()
+    stars: list[str] = []
     for node in _statements(tree.body):
         if isinstance(node, ast.Import):
             for alias in node.names:
                 local = alias.asname or alias.name.split(".")[0]
                 aliases[local] = alias.name if alias.asname else local
+            imported = [alias.name for alias in node.names]
+            every.update(imported)
+            modules = imported
         elif isinstance(node, ast.ImportFrom):
             source = _absolute(node.module, node.level, package)
-            for alias in node.names if source else ():
+            stars.extend(source or "" for alias in node.names if alias.name == "*")
+            if not source:
+                continue
+            for alias in node.names:
                 aliases[alias.asname or alias.name] = f"{source}.{alias.name}"
-    return aliases
-
-
-def every_import(tree: ast.Module, package: str) -> frozenset[str]:
-    """What every import of the file stands for, each one: ``import_aliases`` keeps one per local
-    name, and a script that imports ``train_epoch_dense as train_epoch`` in one branch and
-    ``train_epoch_sparse as train_epoch`` in the other refers to both."""
-    found: set[str] = set()
-    for node in _statements(tree.body):
-        if isinstance(node, ast.Import):
-            found.update(alias.name for alias in node.names)
-        elif isinstance(node, ast.ImportFrom) and (source := _absolute(node.module, node.level, package)):
-            found.update(f"{source}.{alias.name}" for alias in node.names)
-    return frozenset(found)
-
-
-def _modules_loaded(tree: ast.Module, package: str) -> tuple[tuple[tuple[str, int], ...], tuple[tuple[str, int], ...]]:
-    """The modules the file's imports name, with their lines (relative ones resolved; ``from m
-    import f`` names ``m`` and, where ``f`` is a submodule, ``m.f``): those at its top, not in a
-    ``try``, an ``if`` or a function, and the others."""
-    top = {id(node) for node in tree.body}
-    loaded: list[tuple[str, int]] = []
-    others: set[tuple[str, int]] = set()
-    for node in _statements(tree.body):
-        if isinstance(node, ast.Import):
-            names = [alias.name for alias in node.names]
-        elif isinstance(node, ast.ImportFrom) and (source := _absolute(node.module, node.level, package)):
-            names = [source, *(f"{source}.{alias.name}" for alias in node.names if alias.name != "*")]
+            every.update(f"{source}.{alias.name}" for alias in node.names)
+            modules = [source, *(f"{source}.{alias.name}" for alias in node.names if alias.name != "*")]
         else:
             continue
         if id(node) in top:
-            loaded.extend((name, node.lineno) for name in names)
+            at_top.extend((name, node.lineno) for name in modules)
         else:
-            others.update((name, node.lineno) for name in names)
-    return tuple(loaded), tuple(sorted(others))
+            elsewhere.update((name, node.lineno) for name in modules)
+    return FileImports(aliases, frozenset(every), tuple(at_top), tuple(sorted(elsewhere)), tuple(stars))
 
 
 def _absolute(module: str | None, level: int, package: str) -> str | None:

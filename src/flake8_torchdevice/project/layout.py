@@ -15,6 +15,8 @@ import re
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
+from ..discovery import is_not_project_folder
+
 # Modification time in nanoseconds, size in bytes: a file with the same stamp is taken to hold
 # what it held (as ruff keys its cache); what keeps what was read from it keys it by its stamp.
 Stamp = tuple[int, int]
@@ -28,30 +30,6 @@ _EXAMPLES = re.compile(r"^(examples?|demos?)$", re.IGNORECASE)
 # a helper named after one (``pkg/benchmark_utils.py``).
 _SATELLITE_SCRIPTS = re.compile(r"^(examples?|benchmarks?|demos?)$", re.IGNORECASE)
 
-# Folders that hold other people's code or build products, never the project's own.
-_NOT_PROJECT_FOLDERS = frozenset(
-    {
-        ".git",
-        ".hg",
-        ".tox",
-        ".nox",
-        ".venv",
-        "venv",
-        "env",
-        ".env",
-        "site-packages",
-        "node_modules",
-        "build",
-        "dist",
-        "__pycache__",
-        ".mypy_cache",
-        ".pytest_cache",
-        ".ruff_cache",
-        ".torchdevice_cache",
-        ".eggs",
-        ".ipynb_checkpoints",
-    }
-)
 # More files than a project index reads: beyond it, a folder is someone's whole disk.
 MAX_PROJECT_FILES = 20_000
 
@@ -165,7 +143,7 @@ def _own_folders(root: Path, nested: list[Path] | None) -> Iterator[tuple[str, l
     for folder, subfolders, files in os.walk(root):
         kept = []
         for name in sorted(subfolders):
-            if name in _NOT_PROJECT_FOLDERS or name.startswith("."):
+            if name.startswith(".") or is_not_project_folder(name) or _is_virtual_environment(Path(folder, name)):
                 continue
             if nested is not None and has_marker(Path(folder, name)):
                 nested.append(Path(folder, name))
@@ -173,6 +151,12 @@ def _own_folders(root: Path, nested: list[Path] | None) -> Iterator[tuple[str, l
                 kept.append(name)
         subfolders[:] = kept
         yield folder, files
+
+
+def _is_virtual_environment(folder: Path) -> bool:
+    """A virtual environment of any name (``env/``, ``py311/``) holds ``pyvenv.cfg``; an ``env/``
+    without one is the project's own (a reinforcement-learning project's environments)."""
+    return (folder / "pyvenv.cfg").exists()
 
 
 def stamp(path: Path | str) -> Stamp | None:

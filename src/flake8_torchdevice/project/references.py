@@ -84,7 +84,7 @@ def read_references(
 ) -> FileReferences:
     """The references of a parsed file (``parts``: the nodes of each statement of ``tree.body``,
     ``nodes.descendants``), the module ``module``, whose imports are ``aliases`` (by local name)
-    and ``imported`` (every one, ``index.every_import``) and which imports
+    and ``imported`` (every one, ``index.FileImports.every``) and which imports
     every name of the modules ``stars``; where something outside the code calls its definitions by
     name (``called_by_name``: tests, ``hubconf.py``), none of them is a candidate. A definition's
     own name read inside it (``super(VGGLoss, self)``, a recursive call) refers to nothing else."""
