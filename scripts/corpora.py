@@ -13,7 +13,7 @@ unpacked is not unpacked again.
     python scripts/corpora.py --fresh    # the libraries first linted with the final rules
     python scripts/corpora.py --user     # export the user repositories fetched with the search tool
     python scripts/corpora.py --fresh-user # export the user repositories first linted with the final rules
-    python scripts/corpora.py --round9   # a first look's libraries and user repositories (--round4 to --round35)
+    python scripts/corpora.py --round9   # a first look's libraries and user repositories (--round4 on)
 
 Reuse from another script::
 
@@ -1130,6 +1130,71 @@ ROUND35_USER_REPOSITORIES: dict[str, tuple[str, str]] = {
     "speech-transformer": ("kaituoxu/Speech-Transformer", "43d83eab2e4e25a4250ddff702aa0a2d4dffe4e6"),
     "studiogan": ("POSTECH-CVLab/PyTorch-StudioGAN", "947b35e9835b67860fdce44d337f6d7fee7c8db3"),
 }
+# The libraries of the round-36 first look, a look at the rules whose findings are rare on fresh
+# code (``FIRST_LOOK_SELECTIONS``): speech recognition, materials science, EEG analysis, language
+# model training, time-series forecasting, adversarial robustness, physics-informed learning,
+# object detection, adapters for transformers, feature visualisation.
+ROUND36_CORPORA: dict[str, str] = {
+    "whisper": "openai-whisper==20250625",
+    "chgnet": "chgnet==0.4.2",
+    "torcheeg": "torcheeg==1.1.3",
+    "litgpt": "litgpt==0.5.13",
+    "pytorchts": "pytorchts==0.6.0",
+    "robustbench": "robustbench==1.1.1",
+    "torchphysics": "torchphysics==1.1.2",
+    "yolov5": "yolov5==7.0.14",
+    "adapters": "adapters==1.3.0",
+    "lucent": "torch-lucent==0.1.8",
+}
+# The user repositories of the round-36 first look, 33 of them because the rules it measures fire
+# a few times a round: tutorials, course assignments and book companions (notebooks mostly), paper
+# reimplementations in vision and language, and research code in reinforcement learning, audio,
+# graphs, medical imaging, forecasting, recommendation, physics and tabular data, pinned to the
+# commits fetched on 2026-12-07.
+ROUND36_USER_REPOSITORIES: dict[str, tuple[str, str]] = {
+    "rasbt-deeplearning-models": ("rasbt/deeplearning-models", "18e046926551378cd691fd871dda0f21dcd272ab"),
+    "pytorch-step-by-step": ("dvgodoy/PyTorchStepByStep", "d837dec7250dae20d247634c4aba63791bd89b2f"),
+    "pytorch-nlp-book": ("joosthub/PyTorchNLPBook", "6169d3ec6f1fb57e70a078815170f0d2a7e330fe"),
+    "zhangxiann-pytorch-practice": ("zhangxiann/PyTorch_Practice", "59ceef57476206bf62673a8bcb05ce52f3769aaf"),
+    "tingsongyu-pytorch-tutorial": ("TingsongYu/PyTorch_Tutorial", "0847dd51ceca50346775ebe3df013cc4531a10ef"),
+    "ysda-nlp-course": ("yandexdataschool/nlp_course", "a0660e8c44f35ab336a197e5cabfef666a189a7d"),
+    "cs231n-mantasu": ("mantasu/cs231n", "3055b1c54e4fcb5b7a00ea381922a2dd1437a30a"),
+    "cs224n-2019-solutions": ("ZacBi/CS224n-2019-solutions", "1070a7ea58f40cdc5db5e7220b4721fc78a5c304"),
+    "modern-cv-with-pytorch": (
+        "PacktPublishing/Modern-Computer-Vision-with-PyTorch",
+        "42963ad37c73a907256e53428394626e22ca690f",
+    ),
+    "bestfitting-kaggle": ("bestfitting/kaggle", "fd2ac94fba182182fd86b8e8d6afec9b4a0408e3"),
+    "dlzerotoall-pytorch": ("deeplearningzerotoall/PyTorch", "0e11245870a7d7cffba10726ea2a6dbf456e3e96"),
+    "prototypical-networks": (
+        "orobix/Prototypical-Networks-for-Few-shot-Learning-PyTorch",
+        "df89808d708637b769a41f27416b911758b8efb7",
+    ),
+    "chinese-text-classification": (
+        "649453932/Chinese-Text-Classification-Pytorch",
+        "6cb26819af7b646275aff8a4693676f2849e67f6",
+    ),
+    "simple-faster-rcnn": ("chenyuntc/simple-faster-rcnn-pytorch", "367db367834efd8a2bc58ee0023b2b628a0e474d"),
+    "dome272-diffusion-models": ("dome272/Diffusion-Models-pytorch", "be352208d0576039fec061238c0e4385a562a2d4"),
+    "yassouali-pytorch-segmentation": ("yassouali/pytorch-segmentation", "33434fa987bbf348c961473c15f044b85e32ca7f"),
+    "bert-ner-pytorch": ("lonePatient/BERT-NER-Pytorch", "7c938a2ded28d8d379fef1879e07da08df5a1eb8"),
+    "beta-vae": ("1Konny/Beta-VAE", "977a1ece88e190dd8a556b4e2efb665f759d0772"),
+    "cmc": ("HobbitLong/CMC", "7b227be0b10ef4e526c72af07664f5079ed9ee09"),
+    "wgan-gp": ("caogang/wgan-gp", "ae47a185ed2e938c39cf3eb2f06b32dc1b6a2064"),
+    "self-attention-gan": ("heykeetae/Self-Attention-GAN", "8714a54ba5027d680190791ba3a6bb08f9c9a129"),
+    "samlynnevans-transformer": ("SamLynnEvans/Transformer", "49e01800aab01dcd83403a056c059f429a7d7512"),
+    "soft-actor-critic": ("pranz24/pytorch-soft-actor-critic", "c1805660b3961694be54079a355155a5cad492f5"),
+    "conv-tasnet": ("kaituoxu/Conv-TasNet", "0d9d9dcd8037b396fd029000af58cda6b7663b11"),
+    "powerful-gnns": ("weihua916/powerful-gnns", "9a2ce8ac3e99278307093a464a95caf0fb04b602"),
+    "ssl4mis": ("HiLab-git/SSL4MIS", "06df6047a59aba9988ced8331998b5957ecb356b"),
+    "graph-wavenet": ("nnzhan/Graph-WaveNet", "6b162e80c59a1d494809252eca055cff93dc66b1"),
+    "lstnet": ("laiguokun/LSTNet", "093c4dced7b7f7405be0620d65bb288b6d7ab4f0"),
+    "lightgcn": ("gusye1234/LightGCN-PyTorch", "947ca2b3b1d2d3545b114145710cb06c4e57b3d2"),
+    "sasrec": ("pmixer/SASRec.pytorch", "fde8a9c08febc2c898dc269b1d98ab762c50d2be"),
+    "fourier-neural-operator": ("zongyi-li/fourier_neural_operator", "00b7d86f8d74ff0af55da53eb585fe26df9c71f0"),
+    "hamiltonian-nn": ("greydanus/hamiltonian-nn", "bcc362235dc623ffe48f22ccc22417e02e9803b4"),
+    "saint-tabular": ("somepago/saint", "e288e84c77a54cfd2ffb55a53678fb7cbbb16630"),
+}
 # Each first look: its libraries and its user repositories (``--roundN`` in this script and in
 # ``precision.py``).
 FIRST_LOOKS: dict[int, tuple[dict[str, str], dict[str, tuple[str, str]]]] = {
@@ -1165,7 +1230,11 @@ FIRST_LOOKS: dict[int, tuple[dict[str, str], dict[str, tuple[str, str]]]] = {
     33: (ROUND33_CORPORA, ROUND33_USER_REPOSITORIES),
     34: (ROUND34_CORPORA, ROUND34_USER_REPOSITORIES),
     35: (ROUND35_CORPORA, ROUND35_USER_REPOSITORIES),
+    36: (ROUND36_CORPORA, ROUND36_USER_REPOSITORIES),
 }
+# The rules a first look lints, where it is not every rule: a round that measures the rules whose
+# findings are rare on fresh code (a handful per round) lints more repositories for them alone.
+FIRST_LOOK_SELECTIONS: dict[int, str] = {36: "TDV002,TDV003,TDV006,TDV009,TDV010,TDV011,TDV012,TDV013"}
 # Every corpus and user repository this script knows, by name: the sets above and each first look's.
 KNOWN_CORPORA: dict[str, str] = {
     **CORPORA,

@@ -19,7 +19,8 @@ docs/precision.md.
     python scripts/precision.py --held-out --user timm kornia accelerate monai torch-geometric
     python scripts/precision.py --fresh         # the libraries first linted with the final rules
                                   # every corpus of docs/precision.md: names add any known library
-    python scripts/precision.py --round9 [--out FILE]  # a first look: libraries and user repositories (--round4 to 23)
+    python scripts/precision.py --round9 [--out FILE]  # a first look: libraries and user repositories (--round4 on)
+    python scripts/precision.py --round36      # a first look of a few rules: their codes are the round's own
 
 Standard-library mode: lints every ``.py`` file of the running CPython's standard
 library, a large body of code without torch that must produce no crash and no
@@ -135,9 +136,9 @@ def markdown_table(tallies: Sequence[Tally]) -> str:
     return "\n".join("| " + " | ".join(row) + " |" for row in rows)
 
 
-def run_command_on(groups: dict[str, Path], out: Path) -> int:
-    """Lint each folder with ``torchdevice check --select TDV --confidence low`` (every rule, every
-    level: the JSON says each finding's confidence) and tabulate its JSON findings."""
+def run_command_on(groups: dict[str, Path], out: Path, select: str = "TDV") -> int:
+    """Lint each folder with ``torchdevice check --select SELECT --confidence low`` (every rule by
+    default, every level: the JSON says each finding's confidence) and tabulate its JSON findings."""
     tallies, report = [], {}
     for name, folder in groups.items():
         start = time.perf_counter()
@@ -148,7 +149,7 @@ def run_command_on(groups: dict[str, Path], out: Path) -> int:
                 "flake8_torchdevice",
                 "check",
                 "--select",
-                "TDV",
+                select,
                 "--confidence",
                 "low",
                 "--exit-zero",
@@ -291,6 +292,14 @@ def _report_crashes(tallies: Sequence[Tally]) -> int:
     return 1 if crashes else 0
 
 
+def _round_selection(rounds: Sequence[int]) -> str:
+    """The codes the given first looks lint: every rule unless a round names its own."""
+    selections = {corpora.FIRST_LOOK_SELECTIONS.get(number, "TDV") for number in rounds}
+    if len(selections) > 1:
+        raise SystemExit(f"these first looks lint different rules ({', '.join(sorted(selections))}): one at a time")
+    return selections.pop() if selections else "TDV"
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("names", nargs="*", metavar="NAME", help="corpora to lint (default: all)")
@@ -309,6 +318,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--held-out", action="store_true", help="lint the held-out libraries with the command")
     parser.add_argument("--fresh", action="store_true", help="lint the libraries first linted with the final rules")
     parser.add_argument("--user", action="store_true", help="lint the user repositories with the command")
+    parser.add_argument(
+        "--select", help="codes the command-mode groups are linted with (default: the round's own, else TDV)"
+    )
     for number in corpora.FIRST_LOOKS:
         parser.add_argument(
             f"--round{number}",
@@ -335,7 +347,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             groups.update(corpora.fetch(args.dest, list(libraries)))
             groups.update(corpora.export_user_code(args.dest, list(repositories)))
         default_out = f"findings-round{rounds[-1]}.json" if rounds else "findings-held-out.json"
-        return run_command_on(groups, args.out or args.dest / default_out)
+        select = args.select or _round_selection(rounds)
+        return run_command_on(groups, args.out or args.dest / default_out, select)
     unknown = sorted(set(args.names) - set(corpora.CORPORA))
     if unknown:
         parser.error(f"unknown corpus {', '.join(unknown)}; choose from {', '.join(corpora.CORPORA)}")
