@@ -54,7 +54,10 @@ class MapLocationToLoadStateDict(Rule):
     code = "TDV011"
     name = "map-location-to-load-state-dict"
     summary = "`map_location=` passed to `load_state_dict()`, which raises TypeError; it belongs to `torch.load`"
-    precision = "no findings on the tuned corpora; on code first seen, 0 of 3 (one cause, fixed since)"
+    precision = (
+        "no findings on the tuned corpora; on code first seen, 0 of 3 (one cause, fixed since); "
+        "none in round 36's 789,897 lines"
+    )
     fails_only_on_an_accelerator = False  # the unexpected keyword raises on every device
 
     def check(self, analysis: Analysis, settings: Settings) -> Iterator[Finding]:

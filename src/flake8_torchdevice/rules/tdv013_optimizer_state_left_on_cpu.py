@@ -152,7 +152,7 @@ class OptimizerStateLeftOnCpu(Rule):
     code = "TDV013"
     name = "optimizer-state-left-on-cpu"
     summary = "`optimizer.load_state_dict()` before the model moves: the state stays on the CPU"
-    precision = "no first look yet (new rule; issue 26, shape 7)"
+    precision = "first look: none in round 36's 789,897 lines (new rule; issue 26, shape 7)"
 
     def check(self, analysis: Analysis, settings: Settings) -> Iterator[Finding]:
         for load in analysis.calls():
