@@ -40,6 +40,7 @@ from .facts import Facts, Scope
 from .frames import Frame, Pending
 from .imports import ImportTable, dotted_name
 from .memo import SummaryMemo
+from .parameters import ParameterEvaluator
 from .state import State
 from .statements import StatementWalker
 from .summaries import SummaryEvaluator
@@ -56,7 +57,9 @@ class BudgetExceeded(Exception):
     """A unit took more steps than its budget."""
 
 
-class Interpreter(StatementWalker, ExpressionEvaluator, CallEvaluator, SummaryEvaluator, ContextWalker):
+class Interpreter(
+    StatementWalker, ExpressionEvaluator, CallEvaluator, SummaryEvaluator, ParameterEvaluator, ContextWalker
+):
     def __init__(
         self,
         module: cst.Module,

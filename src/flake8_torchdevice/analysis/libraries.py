@@ -101,7 +101,8 @@ class LibraryEvaluator(MethodEvaluator):
         elif loader.collates_dataset and self._collates_onto_a_device(node, arguments):
             places = NOWHERE  # ``collate_fn=partial(collate, device=device)``: where that device is
         elif loader.collates_dataset:
-            places = _collated_places(_first_argument(node, arguments, "dataset"))
+            dataset = _first_argument(node, arguments, "dataset")
+            places = _shown_places(self._collated(node)) or _shown_places(self._items(dataset)) or CPU
         is_default = device is None or is_none_literal(device)
         if loader.cpu_default_since is not None and is_default:  # the CPU since that version only
             library, version = loader.cpu_default_since
@@ -123,6 +124,22 @@ class LibraryEvaluator(MethodEvaluator):
         function = self.definitions.top_functions.get(dotted_name(collate) or "")
         params = all_params(function.node.params) if function is not None else ()
         return any("device" in param.name.value and not _defaults_to_the_cpu(param) for param in params)
+
+    def _collated(self, node: cst.Call) -> Value:
+        """What the loader's ``collate_fn`` returns, where it is a function or a method of this file."""
+        collate = keyword_argument(node, "collate_fn")
+        function, owner = None, None
+        if type(collate) is cst.Attribute:  # ``collate_fn=dataset.collate_fn``
+            owner = self.peek(collate.value, self.state)
+            function = self.method_of(owner, collate.attr.value)
+        elif collate is not None:
+            function = self.definitions.top_functions.get(dotted_name(collate) or "")
+        return self.called_back(function, owner) if function is not None else UNKNOWN
+
+    def _items(self, dataset: Value) -> Value:
+        """A dataset's items: what its ``__getitem__`` returns where its class is one of this file."""
+        getter = self.method_of(dataset, "__getitem__")
+        return self.called_back(getter, dataset) if getter is not None else dataset.element()
 
     def _loader_device(self, node: cst.BaseExpression, value: Value) -> frozenset[Place]:
         if is_none_literal(node):
@@ -212,21 +229,25 @@ def _defaults_to_the_cpu(param: cst.Param) -> bool:
     return default is not None and (is_cpu_literal(default) or is_none_literal(default))
 
 
-def _collated_places(dataset: Value) -> frozenset[Place]:
-    """Where ``default_collate`` stacks a dataset's items: on the CPU, unless the dataset is shown
-    to hold tensors that may be on a device (``TensorDataset(x.to(device))``), which it stacks there,
-    or tensors whose place the code does not show (moved by a ``map`` of a lambda)."""
+def _shown_places(batch: Value) -> frozenset[Place] | None:
+    """Where a batch made of ``batch`` (a dataset's item, what a ``collate_fn`` returns) is, where
+    the code shows tensors in it: on the CPU, unless some may be on a device
+    (``TensorDataset(x.to(device))``, ``return x.to(device), y.to(device)``: what a dataset moves is
+    a tensor, whatever it was) or are where the code does not show (moved by a ``map`` of a lambda).
+    None where it shows no tensor."""
+    parts = [value for value in _parts(batch, 3) if value.kind in TENSOR_KINDS or may_be_on_accelerator(value)]
     placed = [
         value.places
-        for value in _tensors(dataset.element(), 3)
-        if may_be_on_accelerator(value) or UNKNOWN_PLACE in value.places
+        for value in parts
+        if may_be_on_accelerator(value) or (value.kind in TENSOR_KINDS and UNKNOWN_PLACE in value.places)
     ]
-    return frozenset[Place]().union(*placed) if placed else CPU
+    return frozenset[Place]().union(*placed) if placed else CPU if parts else None
 
 
-def _tensors(value: Value, depth: int) -> Iterator[Value]:
-    if value.kind in TENSOR_KINDS:
+def _parts(value: Value, depth: int) -> Iterator[Value]:
+    """The tensors, and the values of unknown kind, a batch is made of."""
+    if value.kind in TENSOR_KINDS or value.kind is Kind.UNKNOWN:
         yield value
     elif depth > 0:
         for part in (*(value.elements or ()), *((value.item,) if value.item is not None else ())):
-            yield from _tensors(part, depth - 1)
+            yield from _parts(part, depth - 1)

@@ -10,7 +10,7 @@ from typing import cast
 
 import libcst as cst
 
-from ..knowledge.api import CUDA_SOURCE_LOADERS, KERNEL_LOADERS
+from ..knowledge.api import CUDA_SOURCE_LOADERS, CUDA_SOURCE_SUFFIXES, KERNEL_LOADERS
 from .imports import dotted_name
 
 _CUDA_DEVICE = re.compile(r"cuda(:\d+)?")
@@ -181,7 +181,7 @@ def _names_cuda_sources(sources: cst.BaseExpression) -> bool:
     pending: list[cst.CSTNode] = [sources]
     while pending:
         node = pending.pop()
-        if type(node) is cst.SimpleString and (string_value(node) or "").endswith((".cu", ".cuh")):
+        if type(node) is cst.SimpleString and (string_value(node) or "").endswith(CUDA_SOURCE_SUFFIXES):
             return True
         pending.extend(node.children)
     return False

@@ -17,7 +17,7 @@ from contextlib import AbstractContextManager
 import libcst as cst
 
 from .conditions import Conditions
-from .definitions import Definitions, FunctionInfo
+from .definitions import ClassInfo, Definitions, FunctionInfo
 from .domain import Kind, Value
 from .facts import Facts
 from .frames import Frame, Pending
@@ -117,9 +117,17 @@ class InterpreterParts(ABC):
     @abstractmethod
     def call_named(self, name: str, node: cst.Call, arguments: tuple[Value, ...]) -> Value | None: ...
     @abstractmethod
+    def method_of(self, receiver: Value, method: str) -> FunctionInfo | None: ...
+    @abstractmethod
+    def called_back(self, function: FunctionInfo, owner: Value | None) -> Value: ...
+    @abstractmethod
     def super_value(self, frame: Frame) -> Value: ...
     @abstractmethod
     def self_value(self, info: FunctionInfo) -> Value | None: ...
+    @abstractmethod
+    def is_module_class(self, info: ClassInfo) -> bool: ...
+
+    # ``parameters``
     @abstractmethod
     def parameter_values(self, info: FunctionInfo) -> dict[str, Value]: ...
 

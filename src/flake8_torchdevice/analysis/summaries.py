@@ -22,27 +22,21 @@ import libcst as cst
 
 from ..knowledge import api
 from .calls import PARAMETER
-from .cuda_words import chooses_cuda_by_default, flag_polarity
 from .definitions import ClassInfo, FunctionInfo
 from .domain import (
-    CPU,
-    GIVEN,
     NONE,
     NOWHERE,
     TENSOR_KINDS,
     UNKNOWN,
     Kind,
-    Origin,
     Value,
-    must_be_on_accelerator,
-    tensor,
     with_module,
     without_grad,
 )
-from .evidence import Evidence
 from .frames import Frame
 from .imports import dotted_name
 from .memo import CallKey, Outcome
+from .parameters import SELF
 from .syntax import all_params, statements, surely_assigned
 
 if TYPE_CHECKING:
@@ -54,9 +48,6 @@ else:
 # arguments answers every other call (a helper called with many different values costs a walk
 # per value otherwise, and most of a model file's analysis time went there).
 MAX_BINDINGS = 4
-# Where the module a method belongs to is: the place of ``self`` in every module method.
-SELF = with_module("self")
-_MODULE_ENTRY_METHODS = frozenset({"forward", "__call__"})
 
 
 class SummaryEvaluator(_Base):
@@ -214,10 +205,24 @@ class SummaryEvaluator(_Base):
         return None
 
     # ---------------------------------------------------------------- calls
+    def method_of(self, receiver: Value, method: str) -> FunctionInfo | None:
+        """``receiver.method`` where the receiver is an instance of a class of this file."""
+        info = self._method(receiver.cls, method) if receiver.kind in (Kind.MODULE, Kind.OBJECT) else None
+        return info if info is not None and info.self_name is not None else None
+
+    def called_back(self, function: FunctionInfo, owner: Value | None) -> Value:
+        """What one of the file's functions returns when a library calls it back with one argument
+        the code does not show, the others at their defaults (``owner``: the instance a method is
+        called on): a dataset's ``__getitem__``, a ``collate_fn``."""
+        params = [param for param in all_params(function.node.params) if param.name.value != function.self_name]
+        bound = {param.name.value: self.default_values.get(id(param), UNKNOWN) for param in params[1:]}
+        bound.update({param.name.value: UNKNOWN for param in params[:1]})
+        return self._summarise(function, bound, owner)[0]
+
     def call_method(self, receiver: Value, method: str, node: cst.Call, arguments: tuple[Value, ...]) -> Value | None:
         """The value of ``receiver.method(...)`` when the method is defined in this file."""
-        info = self._method(receiver.cls, method) if receiver.kind in (Kind.MODULE, Kind.OBJECT) else None
-        if info is None or info.self_name is None:
+        info = self.method_of(receiver, method)
+        if info is None:
             return None
         bound = self.bind_arguments(info, node, arguments, skip_self=True)
         if receiver.kind is not Kind.MODULE or receiver.places == SELF:
@@ -339,70 +344,6 @@ class SummaryEvaluator(_Base):
         return returned, effects
 
     # ---------------------------------------------------------- parameters
-    def parameter_values(self, info: FunctionInfo) -> dict[str, Value]:
-        """What each parameter holds when the body is recorded, from what the body shows."""
-        values = {}
-        evidence = info.evidence
-        owner = self.definitions.owner(info)
-        in_module = owner is not None and self.is_module_class(owner) and not owner.stateless_callable()
-        inputs = in_module and info.name in _MODULE_ENTRY_METHODS
-        batch = self.definitions.batch_parameter(info)
-        for param in all_params(info.node.params):
-            name = param.name.value
-            if name == info.self_name:
-                continue
-            if param is batch:
-                values[name] = Value(kind=Kind.BATCH, places=CPU)  # ignite hands it a DataLoader batch
-                continue
-            kind = self._parameter_kind(param, name, evidence, inputs)
-            default = self.default_values.get(id(param))
-            if (
-                kind is None
-                and default is not None
-                and default.kind is Kind.DEVICE
-                and must_be_on_accelerator(default)
-                and not self.definitions.default_always_replaced(info, param)
-            ):
-                values[name] = default  # ``device="cuda"``: what a call without the argument gets
-                continue
-            flag = self._default_cuda_flag(info, param)
-            if kind is None and flag is not None:
-                values[name] = flag
-                continue
-            if kind is Kind.TENSOR:
-                values[name] = tensor(SELF if in_module else GIVEN)
-            elif kind is Kind.MODULE:
-                values[name] = Value(kind=Kind.MODULE, places=with_module(name))
-            elif kind is None:  # bound even when unknown: narrowing it must not make it one branch's
-                # ``exponent=2``: a number by its default, 0-dim should a caller pass a tensor instead
-                numeric = default is not None and default.kind is Kind.SCALAR
-                values[name] = Value(places=GIVEN, scalar=numeric)
-            else:
-                values[name] = Value(kind=kind)
-        return values
-
-    def _default_cuda_flag(self, info: FunctionInfo, param: cst.Param) -> Value | None:
-        """``use_gpu=True``: a flag that chooses CUDA for every call that does not pass it, unless
-        every call in the file does. It carries the parameter as its origin, for the branch it
-        guards to cite."""
-        polarity = flag_polarity(param.name.value)
-        if param.default is None or not chooses_cuda_by_default(polarity, param.default):
-            return None
-        if self.definitions.default_always_replaced(info, param):
-            return None
-        return Value(kind=Kind.SCALAR, polarity=polarity, origin=Origin(param, f"`{param.name.value}` defaults to it"))
-
-    def _parameter_kind(self, param: cst.Param, name: str, evidence: Evidence, inputs: bool) -> Kind | None:
-        annotation = param.annotation.annotation if param.annotation is not None else None
-        annotated, shown = self.annotation_kind(annotation) if annotation else None, evidence.kind_of(name)
-        if annotated is Kind.TENSOR or (annotated is Kind.OBJECT and shown is not Kind.MODULE):
-            return annotated  # an object's ``to()`` and ``detach()`` are its class's own
-        if shown is not None:
-            return shown
-        plain = param.default is None and annotation is None and param.star == ""
-        if inputs and plain and not evidence.calls_what_no_tensor_has(name):
-            return Kind.TENSOR  # an input of forward(): where the module is
-        return None
 
 
 def _or_as_it_was(value: Value) -> Value:

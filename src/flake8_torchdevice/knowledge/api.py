@@ -101,6 +101,8 @@ CUDA_KERNEL_MODULE = re.compile(
     r"|force|allow|can|should|need|sync)_)\w+_cuda$"
 )
 CUDA_SOURCE_LOADERS = ("cpp_extension.load", "cpp_extension.load_inline")
+# The files of CUDA source those loaders compile: given one, they build CUDA kernels.
+CUDA_SOURCE_SUFFIXES = (".cu", ".cuh")
 # torch.distributed collectives: a scope that runs one takes part in a multi-process job.
 COLLECTIVES = frozenset(
     "broadcast all_reduce all_gather all_gather_into_tensor reduce reduce_scatter all_to_all gather scatter "

@@ -983,7 +983,7 @@ def _cuda_sources(node: ast.Call) -> bool:
     if _keyword(node, "cuda_sources") is not None:
         return True
     strings = (item.value for item in ast.walk(node) if isinstance(item, ast.Constant))
-    return any(isinstance(value, str) and value.endswith((".cu", ".cuh")) for value in strings)
+    return any(isinstance(value, str) and value.endswith(api.CUDA_SOURCE_SUFFIXES) for value in strings)
 
 
 def exits(body: list[ast.stmt], aliases: dict[str, str]) -> bool:

@@ -64,8 +64,10 @@ class InputLeftBehind(Rule):
 
     What the libraries around torch hand back is read from their source, with the version, in
     `knowledge/libraries.py`: a `DataLoader`'s batches (on the CPU, unless its dataset holds
-    tensors on the device, also through `random_split` or `Subset`, or its `collate_fn` is given a
-    device, `partial(collate, device=device)`),
+    tensors on the device, also through `random_split` or `Subset`, or a dataset class of the file
+    returns them there from `__getitem__` (`return x.to(device), y.to(device)`), or its
+    `collate_fn` is given a device, `partial(collate, device=device)`, or is a function or a
+    method of the file that returns the batch moved, `collate_fn=dataset.collate_fn`),
     a legacy torchtext `BucketIterator`/`Iterator`'s `batch.text` and `batch.label` (on the CPU
     unless built with `device=`; likely only, from `torchtext.data`, whose 0.2 releases made them on
     the current GPU), an AllenNLP loader's `TensorDict`s
