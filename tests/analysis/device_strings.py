@@ -14,3 +14,9 @@ with_index = torch.device("cuda", rank)  # reveal: device {"cuda"}
 key = f"cuda:{rank}_peak"  # reveal: unknown
 prefix = "cuda_" + str(rank)  # reveal: unknown
 log_name = "cuda:%d.log" % rank  # reveal: unknown
+
+
+# A device's type string names where the device is: a tensor moved to it goes to that device's type.
+def with_the_layers_device(layer, inputs):
+    device = list(layer.parameters())[0].device.type  # reveal: device {module:layer}
+    return inputs.to(device)  # reveal: unknown {module:layer}

@@ -1,4 +1,5 @@
-"""Containers written element by element: what ``container[key] = value`` leaves in the name.
+"""Containers written element by element: what ``container[key] = value`` leaves in the name, and
+lists joined by ``+`` or repeated by ``*``.
 
 A store under a literal key replaces that one element of a dict; a store under a key the code
 computes replaces an element no literal key names (the code's spelled keys keep theirs). A loop over
@@ -10,7 +11,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from .domain import Kind, Value, any_element, mapping, sequence
+from .domain import UNKNOWN, Kind, Value, any_element, mapping, sequence
 from .imports import dotted_name
 from .syntax import bound_names, own_nodes, statements
 
@@ -128,3 +129,10 @@ def _rebinds(body: cst.BaseSuite, name: str) -> bool:
 
 def _leaves_early(body: cst.BaseSuite) -> bool:
     return any(type(node) is cst.Break or type(node) is cst.Continue for node in own_nodes(body))
+
+
+def joined_lists(left: Value, right: Value, repeated: bool) -> Value:
+    """``[t] * n``: the same elements, repeated; ``a + b``: the elements of both (one the code
+    does not show may add any)."""
+    sides = [side for side in (left, right) if side.kind is Kind.SEQUENCE or not repeated]
+    return sequence(item=any_element([side.element() if side.kind is Kind.SEQUENCE else UNKNOWN for side in sides]))

@@ -15,7 +15,7 @@ import libcst as cst
 
 from ..knowledge import api
 from .annotations import annotation_kind
-from .containers import stored_into
+from .containers import joined_lists, stored_into
 from .domain import (
     ARRAY_KINDS,
     BOOLEANS,
@@ -96,10 +96,9 @@ class ExpressionEvaluator(_Base):
                 return known
             if (option := self.option_never_false(node)) is not None:
                 return option
-            if node.attr.value.endswith("Tensor") or node.attr.value in api.NUMBER_CONSTANT_NAMES:
-                constant = self._named_constant(node)
-                if constant is not None:
-                    return constant
+            named = node.attr.value.endswith("Tensor") or node.attr.value in api.NUMBER_CONSTANT_NAMES
+            if named and (constant := self._named_constant(node)) is not None:
+                return constant
         owner = self.evaluate(node.value)
         return self.attribute_of(owner, node.attr.value, node)
 
@@ -148,6 +147,8 @@ class ExpressionEvaluator(_Base):
             return owner.keyed(attribute)
         if kind is Kind.MODULE or kind is Kind.OBJECT:
             return self.instance_attribute(owner, attribute)
+        if kind is Kind.DEVICE and attribute == "type":  # "cuda" of ``cuda:1``: ``.to()`` moves there too
+            return owner
         if attribute == "device" and kind is Kind.UNKNOWN and not names_a_device(dotted_name(node) or ""):
             return Value(kind=Kind.DEVICE, places=NOWHERE, origin=Origin(node, "the device of a value"))
         return UNKNOWN
@@ -210,7 +211,7 @@ class ExpressionEvaluator(_Base):
         if computed_cuda_device(node):  # ``"cuda:" + str(rank)``, ``"cuda:%d" % rank``
             return self.hard_coded_device(node)
         if Kind.SEQUENCE in (left.kind, right.kind) and type(node.operator) in (cst.Add, cst.Multiply):
-            return _joined_lists(left, right, type(node.operator) is cst.Multiply)
+            return joined_lists(left, right, type(node.operator) is cst.Multiply)
         if type(node.operator) is cst.MatrixMultiply:  # ``v @ w`` of 1-dim tensors is 0-dim
             return replace(self.arithmetic(left, right), rank=None)
         return self.arithmetic(left, right)
@@ -381,13 +382,6 @@ class ExpressionEvaluator(_Base):
     # -------------------------------------------------------------- annotations
     def annotation_kind(self, annotation: cst.BaseExpression) -> Kind | None:
         return annotation_kind(annotation, self.imports, self.plain_class)
-
-
-def _joined_lists(left: Value, right: Value, repeated: bool) -> Value:
-    """``[t] * n``: the same elements, repeated; ``a + b``: the elements of both (one the code
-    does not show may add any)."""
-    sides = [side for side in (left, right) if side.kind is Kind.SEQUENCE or not repeated]
-    return sequence(item=any_element([side.element() if side.kind is Kind.SEQUENCE else UNKNOWN for side in sides]))
 
 
 # Each handler takes the node type it is filed under.
