@@ -97,6 +97,7 @@ __all__ = [
     "device_index_literal",
     "dotted_name",
     "elements",
+    "every_node",
     "evidence_confidence",
     "fits_tensor_move",
     "is_array",

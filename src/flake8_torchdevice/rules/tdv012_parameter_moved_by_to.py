@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import cast
 
 import libcst as cst
 
@@ -10,6 +11,9 @@ from ..analysis.queries import (
     Analysis,
     CallFact,
     builds_parameter,
+    dotted_name,
+    every_node,
+    is_optimizer,
     is_tensor,
     keyword_argument,
     must_be_on_cpu,
@@ -209,8 +213,12 @@ class ParameterMovedByTo(Rule):
     (`p = nn.Parameter(x)` ... `p.to(device)`: TDV002's business when the result is dropped);
     one returned by a method that construction does not run (`return
     nn.Parameter(torch.zeros(1)).to(self.device)` as a placeholder loss): a value, no module's
-    parameter. Where the code does not show where the wrapped data is, the finding is only
-    likely (medium): the data may be on the device already.
+    parameter; a copy nothing needs as a Parameter: used in an expression (a fixed table added
+    in `forward()`), or bound to a name the code never stores as an attribute, hands to an
+    optimizer (itself or in a list) or to `register_parameter`, nor reads the `.grad` of (weights
+    updated by hand-written backpropagation, `w1 = w1 - lr * d_w1`). Where the code does not show
+    the wrapped data on the CPU (a caller's tensor), the finding is only likely (medium): the data
+    may be on the device already.
 
     Off by default since round 15: right 10 times in 12 on code first seen, and it fell short
     twice (round 10: a placeholder loss; round 15: data made on the device by another module's
@@ -234,7 +242,7 @@ class ParameterMovedByTo(Rule):
             made = analysis.call_at(site.receiver)
             if made is None or not builds_parameter(made) or _returns_itself(analysis, site, made):
                 continue
-            if _returned_as_a_value(analysis, site):
+            if _returned_as_a_value(analysis, site) or not _kept_as_a_parameter(analysis, site):
                 continue
             if handed is None:
                 handed = _handed_to_wrapping_containers(analysis)
@@ -245,8 +253,8 @@ class ParameterMovedByTo(Rule):
             written = quoted(analysis, site.node, 36)
             converts = _converts_dtype(analysis, site)
             where = "to another dtype" if converts else "on a GPU"
-            # Where the code does not show where the data is, it may be on the device already.
-            confidence = Confidence.HIGH if converts or made.result.places else Confidence.MEDIUM
+            # Where the code does not show the data on the CPU, it may be on the device already.
+            confidence = Confidence.HIGH if converts or must_be_on_cpu(made.result) else Confidence.MEDIUM
             yield self.finding(
                 site.node,
                 f"`{written}` is a plain tensor {where}, not a {wrapper}: never trained, saved or moved "
@@ -256,6 +264,61 @@ class ParameterMovedByTo(Rule):
                 else None,
                 confidence,
             )
+
+
+def _kept_as_a_parameter(analysis: Analysis, site: CallFact) -> bool:
+    """Is the copy kept where being a Parameter matters? Stored as an attribute (``self.w = ...``:
+    a module's parameter), or bound to a name the code hands to an optimizer (directly or in a list
+    bound to a name), to ``register_parameter``, stores as an attribute or reads the ``.grad`` of.
+    A copy used in an expression (a constant added in ``forward()``) or a name whose weights the
+    code updates by hand (``w1 = w1 - lr * d_w1``) needs no Parameter."""
+    function = site.scope.function
+    scope: cst.CSTNode = function.node.body if function is not None else analysis.module
+    bound = None
+    for node in own_nodes(scope):
+        if type(node) is cst.Assign and node.value is site.node:
+            targets = [target.target for target in node.targets]
+            if any(type(target) is not cst.Name for target in targets):
+                return True
+            bound = {cast(cst.Name, target).value for target in targets}
+    if not bound:
+        return False
+    # A name bound at the top of a module (a notebook's weights) is read anywhere in it.
+    nodes = list(own_nodes(scope) if function is not None else every_node(analysis.module))
+    handed = _names_handed_to_optimizers(analysis, nodes)
+    return any(_keeps(node, bound, handed) for node in nodes)
+
+
+def _keeps(node: cst.CSTNode, names: set[str], handed: set[str]) -> bool:
+    """Does ``node`` need one of ``names`` to be a Parameter?"""
+    if type(node) is cst.Name:
+        return node.value in names and node.value in handed
+    if type(node) is cst.Attribute and node.attr.value == "grad":
+        return type(node.value) is cst.Name and node.value.value in names
+    if type(node) is cst.Assign and type(node.value) is cst.Name and node.value.value in names:
+        return any(type(target.target) is cst.Attribute for target in node.targets)
+    if type(node) is cst.Call and (dotted_name(node.func) or "").endswith("register_parameter"):
+        return any(type(arg.value) is cst.Name and arg.value.value in names for arg in node.args)
+    return False
+
+
+def _names_handed_to_optimizers(analysis: Analysis, nodes: list[cst.CSTNode]) -> set[str]:
+    """The names read in the arguments of the optimizers the code builds, and the names read in
+    what is bound to those (``params = [w1, b1]``, ``SGD(params)``)."""
+    handed = {
+        name.value
+        for site in analysis.calls()
+        if is_optimizer(site.result)
+        for arg in site.node.args
+        for name in every_node(arg)
+        if type(name) is cst.Name
+    }
+    for node in nodes:
+        if type(node) is cst.Assign and any(
+            type(target.target) is cst.Name and target.target.value in handed for target in node.targets
+        ):
+            handed.update(name.value for name in every_node(node.value) if type(name) is cst.Name)
+    return handed
 
 
 def _returned_as_a_value(analysis: Analysis, site: CallFact) -> bool:
