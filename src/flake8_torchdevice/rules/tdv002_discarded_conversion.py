@@ -23,6 +23,7 @@ from ..analysis.queries import (
     must_be_on_accelerator,
     must_be_on_cpu,
     own_nodes,
+    path_to,
     place_unknown,
     positional_argument,
     same_places,
@@ -114,7 +115,9 @@ class DiscardedConversion(Rule):
     already landed in `w` and kept its dtype. A plain `x.to(torch.float32)` whose result is dropped is reported:
     the cast is lost. Nor is a move to where the code shows the tensor already is
     (`self.inv_freq.to(x.device)` in `forward()`: a registered buffer moves with its module, and the
-    input is where the module is): `.to()` returns the tensor itself, and nothing is lost. Where the
+    input is where the module is): `.to()` returns the tensor itself, and nothing is lost. Nor is a
+    move the very next statement makes again, first thing, and keeps (`adp.to(device)`, then
+    `adp = adp.cpu().numpy()`): where the tensor ends up is that move's doing. Where the
     tensor may already be there on some paths (made as a CUDA tensor on the branch that found the
     target device is not the CPU), the finding is likely (medium): the copy is lost only on the
     other paths.
@@ -257,7 +260,41 @@ def _lost_conversions(analysis: Analysis) -> Iterator[tuple[CallFact, cst.Expr |
             continue
         if conversion is site.node and analysis.displayed_by_a_notebook(site.statement):
             continue  # ``y_preds.cpu()`` ending a cell: Jupyter shows the copy
+        if conversion is site.node and _moved_again_at_once(analysis, converted, site.statement):
+            continue
         yield converted, (site.statement if conversion is site.node else None)
+
+
+def _moved_again_at_once(analysis: Analysis, site: CallFact, statement: cst.Expr) -> bool:
+    """``adp.to(device)``, then ``adp = adp.cpu().numpy()``: the next statement moves the name
+    again first thing and keeps what that makes, so the lost move changed nothing."""
+    if type(site.receiver) is not cst.Name:
+        return False
+    function = site.scope.function
+    path = path_to(function.node if function is not None else analysis.module, statement) or []
+    if len(path) < 3:
+        return False
+    line, block = path[-2], path[-3]
+    if type(line) is not cst.SimpleStatementLine or not isinstance(block, (cst.Module, cst.IndentedBlock)):
+        return False  # ``if c: x.to(d)`` on one line
+    body = block.body
+    position = next((index for index, part in enumerate(body) if part is line), None)
+    following = body[position + 1] if position is not None and position + 1 < len(body) else None
+    assignment = following.body[0] if type(following) is cst.SimpleStatementLine and following.body else None
+    if type(assignment) is not cst.Assign or site.receiver.value not in _names_bound(assignment.targets[0].target):
+        return False
+    first_call = None
+    value: cst.BaseExpression = assignment.value
+    while type(value) is cst.Call and type(value.func) is cst.Attribute:
+        first_call, value = value, value.func.value
+    again = analysis.call_at(first_call)
+    if again is None or type(value) is not cst.Name or value.value != site.receiver.value:
+        return False
+    if again.method in ("cpu", "cuda"):
+        return True
+    # ``.to()`` that names a device and nothing else (``.to(torch.half)`` keeps the lost move's loss).
+    target = positional_argument(again.node, 0) or keyword_argument(again.node, "device")
+    return again.method == "to" and target is not None and _only_moves(analysis, again)
 
 
 def _already_there(analysis: Analysis, site: CallFact) -> bool:
