@@ -11,6 +11,7 @@ from ..analysis.queries import (
     CallFact,
     children,
     dotted_name,
+    every_node,
     fits_tensor_move,
     is_array,
     is_device,
@@ -266,33 +267,42 @@ def _lost_conversions(analysis: Analysis) -> Iterator[tuple[CallFact, cst.Expr |
 
 
 def _moved_again_at_once(analysis: Analysis, site: CallFact, statement: cst.Expr) -> bool:
-    """``adp.to(device)``, then ``adp = adp.cpu().numpy()``: the next statement moves the name
-    again first thing and keeps what that makes, so the lost move changed nothing."""
+    """``adp.to(device)``, then ``adp = adp.cpu().numpy()``: the next statement of the block that
+    mentions the name moves it again first thing and keeps what that makes, so the lost move
+    changed nothing."""
     if type(site.receiver) is not cst.Name:
         return False
+    name = site.receiver.value
     function = site.scope.function
     path = path_to(function.node if function is not None else analysis.module, statement) or []
-    if len(path) < 3:
-        return False
-    line, block = path[-2], path[-3]
+    line, block = (path[-2], path[-3]) if len(path) >= 3 else (None, None)
     if type(line) is not cst.SimpleStatementLine or not isinstance(block, (cst.Module, cst.IndentedBlock)):
         return False  # ``if c: x.to(d)`` on one line
-    body = block.body
-    position = next((index for index, part in enumerate(body) if part is line), None)
-    following = body[position + 1] if position is not None and position + 1 < len(body) else None
-    assignment = following.body[0] if type(following) is cst.SimpleStatementLine and following.body else None
-    if type(assignment) is not cst.Assign or site.receiver.value not in _names_bound(assignment.targets[0].target):
+    at = next(index for index, part in enumerate(block.body) if part is line)
+    mine = next(index for index, small in enumerate(line.body) if small is statement)
+    following: list[cst.CSTNode] = [*line.body[mine + 1 :]]
+    for after in block.body[at + 1 :]:
+        following.extend(after.body if type(after) is cst.SimpleStatementLine else [after])
+    for later in following:
+        if any(type(node) is cst.Name and node.value == name for node in every_node(later)):
+            return isinstance(later, cst.Assign) and _moves_first(analysis, later, name)
+    return False
+
+
+def _moves_first(analysis: Analysis, assignment: cst.Assign, name: str) -> bool:
+    """``name = name.cpu().numpy()``: rebinds ``name`` to a chain whose first call moves it (``.cpu()``,
+    ``.cuda()``, a ``.to()`` that names a device and nothing else: ``.to(torch.half)`` keeps the
+    lost move's loss)."""
+    if not any(name in _names_bound(target.target) for target in assignment.targets):
         return False
-    first_call = None
-    value: cst.BaseExpression = assignment.value
+    first_call, value = None, assignment.value
     while type(value) is cst.Call and type(value.func) is cst.Attribute:
         first_call, value = value, value.func.value
     again = analysis.call_at(first_call)
-    if again is None or type(value) is not cst.Name or value.value != site.receiver.value:
+    if again is None or type(value) is not cst.Name or value.value != name:
         return False
     if again.method in ("cpu", "cuda"):
         return True
-    # ``.to()`` that names a device and nothing else (``.to(torch.half)`` keeps the lost move's loss).
     target = positional_argument(again.node, 0) or keyword_argument(again.node, "device")
     return again.method == "to" and target is not None and _only_moves(analysis, again)
 
