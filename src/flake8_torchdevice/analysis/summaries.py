@@ -22,6 +22,7 @@ import libcst as cst
 
 from ..knowledge import api
 from .calls import PARAMETER
+from .conditions import is_exit_call
 from .definitions import ClassInfo, FunctionInfo
 from .domain import (
     NONE,
@@ -37,6 +38,7 @@ from .frames import Frame
 from .imports import dotted_name
 from .memo import CallKey, Outcome
 from .parameters import SELF
+from .polarity import Polarity
 from .syntax import all_params, statements, surely_assigned
 
 if TYPE_CHECKING:
@@ -231,6 +233,7 @@ class SummaryEvaluator(_Base):
             self.note_call_site(info, node, bound)
         result, effects = self._summarise(info, bound, receiver)
         self._apply_effects(node, info, effects)
+        self.state.cuda_checked = self.state.cuda_checked or self._stops_without_cuda(info)
         return self._as_the_caller_runs_it(result)
 
     def _as_the_caller_runs_it(self, result: Value) -> Value:
@@ -245,13 +248,29 @@ class SummaryEvaluator(_Base):
         if function is not None and self.state.get(name) in (None, UNKNOWN):
             bound = self.bind_arguments(function, node, arguments, skip_self=False)
             self.note_call_site(function, node, bound)
-            return self._as_the_caller_runs_it(self._summarise(function, bound, None)[0])
+            result = self._summarise(function, bound, None)[0]
+            self.state.cuda_checked = self.state.cuda_checked or self._stops_without_cuda(function)
+            return self._as_the_caller_runs_it(result)
         cls = definitions.classes.get(name)
         if cls is not None:
             if self.is_module_class(cls):
                 return Value(kind=Kind.MODULE, places=self.state.default_places, cls=cls.name)
             return Value(kind=Kind.OBJECT, cls=cls.name)
         return None
+
+    def _stops_without_cuda(self, info: FunctionInfo) -> bool:
+        """Does the function return only where CUDA is (``assert torch.cuda.is_available()``, ``if
+        not torch.cuda.is_available(): raise ...`` or ``sys.exit(...)`` among its own statements)?
+        Then what follows a call of it runs with CUDA, as after the check itself."""
+        for statement in statements(info.node.body):
+            if type(statement) is cst.If and statement.orelse is None and _stops(statement.body):
+                if self.conditions.polarity(statement.test, self.state) is Polarity.NEGATIVE:
+                    return True
+            elif type(statement) is cst.SimpleStatementLine:
+                tests = [small.test for small in statement.body if type(small) is cst.Assert]
+                if any(self.conditions.polarity(test, self.state) is Polarity.POSITIVE for test in tests):
+                    return True
+        return False
 
     def super_value(self, frame: Frame) -> Value:
         """``super()`` in a method: the instance, seen from the first base of this file."""
@@ -344,6 +363,13 @@ class SummaryEvaluator(_Base):
         return returned, effects
 
     # ---------------------------------------------------------- parameters
+
+
+def _stops(body: cst.BaseSuite) -> bool:
+    """A block whose last statement raises or exits the program."""
+    last = statements(body)[-1:]
+    small = last[0].body[-1:] if last and type(last[0]) is cst.SimpleStatementLine else []
+    return bool(small) and (type(small[0]) is cst.Raise or is_exit_call(small[0]))
 
 
 def _or_as_it_was(value: Value) -> Value:

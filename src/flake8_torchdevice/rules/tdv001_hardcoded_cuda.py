@@ -223,7 +223,10 @@ class HardcodedCudaDevice(Rule):
     Not reported: code under `if torch.cuda.is_available():` (also through `and`/`or`/`not`, a
     comparison with `True` or `False`, a variable assigned from it, a conditional expression, the
     `else` of `if not torch.cuda.is_available()`, code after an early
-    `return`/`raise`/`pytest.skip`/`assert False`, the right side
+    `return`/`raise`/`pytest.skip`/`assert False`, code after a call of one of the file's
+    functions that returns only where CUDA is (`require_gpu()` whose own statements are `if not
+    torch.cuda.is_available(): raise ...`, `sys.exit(...)`, or `assert torch.cuda.is_available()`;
+    one that only warns guards nothing), the right side
     of `torch.cuda.is_available() and ...`), device checks (`if x.is_cuda:`, `if device.type ==
     "cuda":`, `isinstance(self.accelerator, CUDAAccelerator)`, `dist.get_backend() == "nccl"`,
     `len(torch.cuda.default_generators) > 0`,
