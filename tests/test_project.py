@@ -999,6 +999,53 @@ def test_definitions_nothing_in_the_project_refers_to():
     assert unreferenced(_references(files), library=False) == {}
 
 
+def test_methods_nothing_in_the_project_asks_for():
+    """LTSF-Linear's ``time_delay_agg_full``: a model method no code calls. A method is asked for
+    by an attribute (``self.step()``, ``model.step``) or a string anywhere; overrides of
+    ``nn.Module``'s own methods and the methods of classes with a framework base run unnamed."""
+    files = {
+        "models/attention.py": """
+            import torch
+            from torch import nn
+            import lightning
+
+            class Attention(nn.Module):
+                def forward(self, x):
+                    return self.aggregate(x)
+
+                def aggregate(self, x):
+                    return x
+
+                def aggregate_full(self, x):
+                    return x.cuda()
+
+                def train(self, mode=True):
+                    return super().train(mode)
+
+                def _load_from_state_dict(self, *args):
+                    pass
+
+                @property
+                def width(self):
+                    return 3
+
+            class Helper:
+                def unused(self):
+                    pass
+
+            class Trainer(lightning.LightningModule):
+                def training_step(self, batch):
+                    pass
+        """,
+        "run.py": "from models.attention import Attention, Helper, Trainer\nAttention()(1)\nHelper()\nTrainer()\n",
+    }
+    assert unreferenced(_references(files), library=False) == {
+        "models/attention.py": ("Attention.aggregate_full", "Helper.unused")
+    }
+    # In a library, users may call any public method.
+    assert unreferenced(_references(files), library=True) == {}
+
+
 def test_an_import_is_matched_by_its_module_s_last_parts_and_eval_reaches_its_module():
     files = {
         "detector/models/common.py": "import torch\ndef Conv(): pass\ndef Focus(): pass\ndef Dead(): pass\n",

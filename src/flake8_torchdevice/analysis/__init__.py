@@ -15,10 +15,10 @@ import libcst as cst
 
 from ..callers import NO_CALLERS, FileCallers
 from ..imported import NO_IMPORTED_CLASSES, ImportedClasses
+from .holders import self_test_holding
 from .interpreter import Interpreter
 from .positions import positions_of
 from .queries import Analysis
-from .syntax import self_test_holding
 
 
 def analyse(

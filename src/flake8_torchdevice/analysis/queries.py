@@ -21,13 +21,13 @@ from .cuda_words import needs_cuda
 from .definitions import Definitions, FunctionInfo
 from .domain import Kind, Origin, Value, is_device_of_a_value
 from .facts import CallFact, DefaultFact, Facts, LiteralFact, OperationFact, StoreFact
+from .holders import definitions_holding
 from .imports import ImportTable, dotted_name
 from .literals import bool_value, is_cuda_literal, number_value, string_value
 from .positions import positions_of
 from .project_classes import replaced_without_cuda
 from .syntax import (
     children,
-    definitions_holding,
     docstring,
     ends_a_notebook_cell,
     every_node,

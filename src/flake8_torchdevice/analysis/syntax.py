@@ -12,7 +12,6 @@ import functools
 import operator
 import typing
 from collections.abc import Callable, Collection, Iterator, Sequence
-from collections.abc import Set as AbstractSet
 from typing import cast
 
 import libcst as cst
@@ -123,38 +122,6 @@ def own_nodes(body: cst.CSTNode) -> Iterator[cst.CSTNode]:
         node = pending.pop()
         yield node
         pending.extend(child for child in children(node) if type(child) not in _OWN_SCOPES)
-
-
-def definitions_holding(module: cst.Module, names: AbstractSet[str]) -> dict[int, str]:
-    """Each node (by ``id``) of the top-level functions and classes of ``module`` named in ``names``:
-    the name of the one that holds it."""
-    defined = (part for part in module.body if isinstance(part, (cst.FunctionDef, cst.ClassDef)))
-    return {id(inner): part.name.value for part in defined if part.name.value in names for inner in every_node(part)}
-
-
-# Names a program that reads its command line uses: its parser, ``sys.argv``, a CLI library.
-_COMMAND_LINE = frozenset({"argparse", "ArgumentParser", "argv", "Fire", "click", "typer", "docopt", "hydra"})
-
-
-def self_test_holding(module: cst.Module) -> dict[int, str]:
-    """Each node (by ``id``) of the module's ``if __name__ == "__main__":`` blocks and of the top-level
-    functions only they call (pytorchcv's ``_test()``): ``__main__``, or the function's name. None
-    where the module reads a command line (``argparse``, ``sys.argv``, ``fire.Fire``): the block is
-    a program then (Deformable-DETR's ``main.py``, whose argument parser other scripts import)."""
-    blocks = [part for part in module.body if type(part) is cst.If and tests_main(part.test)]
-    if not blocks:
-        return {}
-    held = {id(node): "__main__" for block in blocks for node in every_node(block)}
-    named = {id(part.name) for part in module.body if isinstance(part, (cst.FunctionDef, cst.ClassDef))}
-    read = [node for node in every_node(module) if type(node) is cst.Name and id(node) not in named]
-    if any(node.value in _COMMAND_LINE for node in read):
-        return {}
-    outside = {node.value for node in read if id(node) not in held}
-    only_there = {node.value for node in read if id(node) in held} - outside
-    for part in module.body:
-        if type(part) is cst.FunctionDef and part.name.value in only_there:
-            held.update((id(node), part.name.value) for node in every_node(part))
-    return held
 
 
 def every_node(root: cst.CSTNode) -> Iterator[cst.CSTNode]:

@@ -319,6 +319,16 @@ _DRAWING_NAMES = frozenset({"predict", "sample", "infer", "inference"})
 _RUNNING_PREFIXES = ("encode", "decode", "embed")
 # Module methods that return the module itself (in place).
 MODULE_CHAIN_METHODS = frozenset("eval train float half double bfloat16 requires_grad_ share_memory".split())
+# Every method ``nn.Module`` defines, which it may call on itself: a subclass's override of one runs
+# where no code of the project names it (``eval()`` calls ``train``; ``load_state_dict`` calls
+# ``_load_from_state_dict``). The private ones read with ``vars(torch.nn.Module)`` of torch 2.13.
+MODULE_OWN_METHODS = generated.MODULE_ATTRIBUTES | frozenset(
+    """
+    _apply _call_impl _compiled_call_impl _get_backward_hooks _get_backward_pre_hooks _get_name _load_from_state_dict
+    _maybe_warn_non_full_backward_hook _named_members _register_load_state_dict_pre_hook _register_state_dict_hook
+    _replicate_for_data_parallel _save_to_state_dict _slow_forward _wrapped_call_impl
+    """.split()
+)
 # Calls whose first argument is a module, and the wrapper they return is where it is.
 MODULE_WRAPPERS = frozenset({"torch.compile", "torch.jit.script", "torch.jit.trace"})
 # Wrappers that scatter their inputs to the devices they run on: any input place is fine.

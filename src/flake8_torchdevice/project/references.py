@@ -21,6 +21,7 @@ import ast
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
+from ..knowledge import api
 from .layout import module_name
 from .names import IDENTIFIER, dotted, qualified, read_through
 from .nodes import DEFINITIONS
@@ -43,6 +44,9 @@ _IMPORTS_BY_NAME = frozenset(
 # Calls that reach their own module's names: ``globals()[name]``, ``locals()`` at the top level,
 # ``fire.Fire()`` (every function of the module becomes a command).
 _EVALUATES = frozenset({"eval", "exec", "globals", "locals", "vars", "fire.Fire"})
+# Bases whose methods nothing but the class's own code calls by name: ``object``, and ``nn.Module``,
+# which calls its own methods only (``forward`` through ``__call__``).
+_PLAIN_BASES = frozenset({"object", "torch.nn.Module", "torch.nn.modules.module.Module"})
 # Strings that name a definition are short (``"pkg.cli:main"``, an ``__all__`` entry, a registry
 # key); longer ones are prose (docstrings, messages), which mentions names without calling them.
 _NAMING_STRING = 200
@@ -99,7 +103,7 @@ def read_references(
         anywhere |= words
         reached |= reached_here
         reaches_any = reaches_any or reaches
-    defined = () if called_by_name else tuple(_candidates(tree.body))
+    defined = () if called_by_name else tuple(_candidates(tree.body, aliases))
     every = tuple(sorted(set(aliases.values()) | set(imported)))
     computed = tuple(sorted(reached - {""}))
     return FileReferences(defined, frozenset(local), frozenset(anywhere), every, tuple(stars), computed, reaches_any)
@@ -143,11 +147,34 @@ def _module_named(node: ast.expr, aliases: Mapping[str, str]) -> str:
     return read_through(dotted(node) or "", aliases) or ""
 
 
-def _candidates(body: list[ast.stmt]) -> Iterable[str]:
-    definitions = (node for node in body if isinstance(node, DEFINITIONS))
-    for definition in definitions:
+def _candidates(body: list[ast.stmt], aliases: Mapping[str, str]) -> Iterable[str]:
+    """The top-level definitions only a reference can run, and the methods of the classes whose
+    methods only the project calls (``Class.method``)."""
+    classes = {node.name for node in body if isinstance(node, ast.ClassDef)}
+    for definition in (node for node in body if isinstance(node, DEFINITIONS)):
         if not definition.decorator_list and not definition.name.startswith("__"):
             yield definition.name
+        if isinstance(definition, ast.ClassDef) and _only_the_project_calls_methods_of(definition, aliases, classes):
+            for method in definition.body:
+                if isinstance(method, (ast.FunctionDef, ast.AsyncFunctionDef)) and _called_by_name_only(method):
+                    yield f"{definition.name}.{method.name}"
+
+
+def _only_the_project_calls_methods_of(cls: ast.ClassDef, aliases: Mapping[str, str], classes: set[str]) -> bool:
+    """A class of the file's own, a plain one or an ``nn.Module``: no framework base calls a hook of
+    it by name (a Lightning module's ``training_step``, a Hugging Face model's ``_init_weights``),
+    and ``nn.Module`` calls only its own methods, which an override keeps (``_called_by_name_only``)."""
+    if cls.keywords:  # ``metaclass=...``
+        return False
+    bases = [qualified(base, aliases) or "" for base in cls.bases]
+    return all(base in _PLAIN_BASES or base in classes for base in bases)
+
+
+def _called_by_name_only(method: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+    """A method that runs only where code asks for it by its name: no decorator (a property, a
+    registered hook), no dunder, no override of ``nn.Module``'s (``train``, which ``eval()`` calls)."""
+    name = method.name
+    return not method.decorator_list and not name.startswith("__") and name not in api.MODULE_OWN_METHODS
 
 
 class ProjectReferences:
@@ -168,12 +195,19 @@ class ProjectReferences:
                 self._starred.setdefault(star, []).append(path)
 
     def unreferenced(self, path: str, library: bool) -> tuple[str, ...]:
-        """The file's top-level definitions nothing refers to (in a library, private ones only)."""
+        """The file's top-level definitions, and methods (``Class.method``), nothing refers to (in a
+        library, private ones only)."""
         found = self._files.get(path)
         if self.unknown or found is None:
             return ()
-        candidates = (name for name in found.defined if not library or name.startswith("_"))
-        return tuple(name for name in candidates if name not in self._documented and not self._referrers(path, name))
+        candidates = (name for name in found.defined if not library or name.rpartition(".")[2].startswith("_"))
+        return tuple(name for name in candidates if not self._referred_to(path, name))
+
+    def _referred_to(self, path: str, name: str) -> bool:
+        owner, _, method = name.rpartition(".")
+        if owner:  # a method: asked for as an attribute, or named in a string, anywhere
+            return method in self._documented or method in self._anywhere or method in self._files[path].local
+        return name in self._documented or bool(self._referrers(path, name))
 
     def only_here(self, path: str, name: str) -> bool:
         """Whether only the defining file refers to ``name`` (nothing else may call it)."""

@@ -2,7 +2,7 @@ import torch
 
 from utils import layers
 from utils.data import batches
-from utils.engine import train_one_epoch
+from utils.engine import Aggregator, train_one_epoch
 
 
 def main(name):
@@ -10,6 +10,7 @@ def main(name):
     model = torch.nn.Linear(3, 3).to(device)
     getattr(layers, name)(device)
     layers._build("norm", device)
+    Aggregator()(batches(1)[0].to(device))
     return train_one_epoch(model, batches(1)[0].to(device), device)
 
 

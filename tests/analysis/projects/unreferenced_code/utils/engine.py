@@ -23,3 +23,15 @@ class PerceptualLoss(torch.nn.Module):
     def __init__(self, device):
         super(PerceptualLoss, self).__init__()
         self.shift = torch.ones(3).to(device)  # alone: TDV007
+
+
+class Aggregator(torch.nn.Module):
+    def forward(self, x):
+        return self.aggregate(x)
+
+    def aggregate(self, x):
+        return x + torch.zeros(1).to(x.device)  # expect: TDV007
+
+    def aggregate_full(self, x):
+        # A method nothing in the project asks for: what it does is a guess that it runs.
+        return x + torch.zeros(1).to(x.device)  # alone: TDV007
