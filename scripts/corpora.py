@@ -1195,6 +1195,33 @@ ROUND36_USER_REPOSITORIES: dict[str, tuple[str, str]] = {
     "hamiltonian-nn": ("greydanus/hamiltonian-nn", "bcc362235dc623ffe48f22ccc22417e02e9803b4"),
     "saint-tabular": ("somepago/saint", "e288e84c77a54cfd2ffb55a53678fb7cbbb16630"),
 }
+# The libraries of the round-37 first look (model-based reinforcement learning, machine translation,
+# speech recognition, graph embeddings, materials science, single-cell biology, image
+# classification, robot imitation learning).
+ROUND37_CORPORA: dict[str, str] = {
+    "mbrl": "mbrl==0.2.0",
+    "sockeye": "sockeye==3.1.34",
+    "funasr": "funasr==1.4.16",
+    "torchbiggraph": "torchbiggraph==1.0.0",
+    "alignn": "alignn==2026.8.11",
+    "cellbender": "cellbender==0.4.0",
+    "mmpretrain": "mmpretrain==1.2.0",
+    "robomimic": "robomimic==0.3.0",
+}
+# The user repositories of the round-37 first look (offline reinforcement learning, medical image
+# segmentation, sentence embeddings, a speech vocoder, graph neural networks, score-based generative
+# models, equivariant networks for molecules, driving perception), pinned to the commits fetched on
+# 2026-12-07.
+ROUND37_USER_REPOSITORIES: dict[str, tuple[str, str]] = {
+    "decision-transformer": ("kzl/decision-transformer", "e2d82e68f330c00f763507b3b01d774740bee53f"),
+    "transunet": ("Beckschen/TransUNet", "02ef0010b36eb8328b5e689eadaf613602edf9b8"),
+    "simcse": ("princeton-nlp/SimCSE", "49fa580a853752ede55b8c76d9debf748e214d3f"),
+    "melgan-seungwonpark": ("seungwonpark/melgan", "aca59909f6dd028ec808f987b154535a7ca3400c"),
+    "gcnii": ("chennnM/GCNII", "ca91f5686c4cd09cc1c6f98431a5d5b7e36acc92"),
+    "ncsnv2": ("ermongroup/ncsnv2", "1bcea03bd97d76a8357b9d674fa0bae5ff0f1093"),
+    "egnn": ("vgsatorras/egnn", "e9ca6c0c3e1d30a7598efbd66034121b4af8dccc"),
+    "yolop": ("hustvl/YOLOP", "8d8f68df318c71f01d6f813c024df646c7d1978f"),
+}
 # Each first look: its libraries and its user repositories (``--roundN`` in this script and in
 # ``precision.py``).
 FIRST_LOOKS: dict[int, tuple[dict[str, str], dict[str, tuple[str, str]]]] = {
@@ -1231,6 +1258,7 @@ FIRST_LOOKS: dict[int, tuple[dict[str, str], dict[str, tuple[str, str]]]] = {
     34: (ROUND34_CORPORA, ROUND34_USER_REPOSITORIES),
     35: (ROUND35_CORPORA, ROUND35_USER_REPOSITORIES),
     36: (ROUND36_CORPORA, ROUND36_USER_REPOSITORIES),
+    37: (ROUND37_CORPORA, ROUND37_USER_REPOSITORIES),
 }
 # The rules a first look lints, where it is not every rule: a round that measures the rules whose
 # findings are rare on fresh code (a handful per round) lints more repositories for them alone.
