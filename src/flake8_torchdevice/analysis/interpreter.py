@@ -210,9 +210,9 @@ class Interpreter(
     def cuda_specific(self, info: FunctionInfo) -> bool:
         """Named for CUDA, in a class named for CUDA or decorated with a CUDA check (or whose base
         is decorated so: ``unittest.skipIf`` on a base skips its subclasses' tests too, a name does
-        not pass on), decorated with a CUDA check, or written for GPUs (NCCL, a process per GPU, a
-        module spread over GPUs it lists, CUDA graphs, compiled CUDA kernels, a collective of a job
-        whose process group is NCCL or set up elsewhere)."""
+        not pass on) or built only with CUDA, decorated with a CUDA check, or written for GPUs
+        (NCCL, a process per GPU, a module spread over GPUs it lists, CUDA graphs, compiled CUDA
+        kernels, a collective of a job whose process group is NCCL or set up elsewhere)."""
         owner = self.definitions.owner(info)
         return (
             self._marked_for_cuda(info)
@@ -223,7 +223,14 @@ class Interpreter(
             or (owner is None and info.name in self.definitions.gpu_workers)
             or (owner is not None and self._marked_for_cuda(owner))
             or (owner is not None and any(map(self._decorated_with_a_check, self.definitions.ancestors(owner))))
+            or (owner is not None and self._built_only_with_cuda(owner))
         )
+
+    def _built_only_with_cuda(self, owner: ClassInfo) -> bool:
+        """Does the class's ``__init__`` stop without CUDA (``assert torch.cuda.is_available()``)?
+        No instance exists without CUDA, so its methods run only where CUDA is."""
+        init = owner.methods.get("__init__")
+        return init is not None and self.stops_without_cuda(init)
 
     def _collective_of_a_gpu_job(self, info: FunctionInfo) -> bool:
         """Does the function's collective run in a job on GPUs? Anywhere in a file that sets up NCCL;

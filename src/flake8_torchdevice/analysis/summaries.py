@@ -233,7 +233,7 @@ class SummaryEvaluator(_Base):
             self.note_call_site(info, node, bound)
         result, effects = self._summarise(info, bound, receiver)
         self._apply_effects(node, info, effects)
-        self.state.cuda_checked = self.state.cuda_checked or self._stops_without_cuda(info)
+        self.state.cuda_checked = self.state.cuda_checked or self.stops_without_cuda(info)
         return self._as_the_caller_runs_it(result)
 
     def _as_the_caller_runs_it(self, result: Value) -> Value:
@@ -249,7 +249,7 @@ class SummaryEvaluator(_Base):
             bound = self.bind_arguments(function, node, arguments, skip_self=False)
             self.note_call_site(function, node, bound)
             result = self._summarise(function, bound, None)[0]
-            self.state.cuda_checked = self.state.cuda_checked or self._stops_without_cuda(function)
+            self.state.cuda_checked = self.state.cuda_checked or self.stops_without_cuda(function)
             return self._as_the_caller_runs_it(result)
         cls = definitions.classes.get(name)
         if cls is not None:
@@ -258,7 +258,7 @@ class SummaryEvaluator(_Base):
             return Value(kind=Kind.OBJECT, cls=cls.name)
         return None
 
-    def _stops_without_cuda(self, info: FunctionInfo) -> bool:
+    def stops_without_cuda(self, info: FunctionInfo) -> bool:
         """Does the function return only where CUDA is (``assert torch.cuda.is_available()``, ``if
         not torch.cuda.is_available(): raise ...`` or ``sys.exit(...)`` among its own statements)?
         Then what follows a call of it runs with CUDA, as after the check itself."""

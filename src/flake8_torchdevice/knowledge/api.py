@@ -101,6 +101,22 @@ CUDA_KERNEL_MODULE = re.compile(
     r"|force|allow|can|should|need|sync)_)\w+_cuda$"
 )
 CUDA_SOURCE_LOADERS = ("cpp_extension.load", "cpp_extension.load_inline")
+# Calls that make a name no earlier run used: a random id, a temporary file or folder, the time the
+# run reads. A checkpoint path built from one holds what this run wrote, on this machine.
+UNIQUE_PER_RUN = frozenset(
+    {
+        "uuid.uuid1",
+        "uuid.uuid4",
+        "tempfile.mkstemp",
+        "tempfile.mkdtemp",
+        "tempfile.NamedTemporaryFile",
+        "tempfile.TemporaryDirectory",
+        "time.time",
+        "time.strftime",
+        "datetime.datetime.now",
+        "datetime.datetime.today",
+    }
+)
 # The files of CUDA source those loaders compile: given one, they build CUDA kernels.
 CUDA_SOURCE_SUFFIXES = (".cu", ".cuh")
 # torch.distributed collectives: a scope that runs one takes part in a multi-process job.

@@ -226,7 +226,8 @@ class HardcodedCudaDevice(Rule):
     `return`/`raise`/`pytest.skip`/`assert False`, code after a call of one of the file's
     functions that returns only where CUDA is (`require_gpu()` whose own statements are `if not
     torch.cuda.is_available(): raise ...`, `sys.exit(...)`, or `assert torch.cuda.is_available()`;
-    one that only warns guards nothing), the right side
+    one that only warns guards nothing), the methods of a class whose `__init__` stops so (no
+    instance exists without CUDA), the right side
     of `torch.cuda.is_available() and ...`), device checks (`if x.is_cuda:`, `if device.type ==
     "cuda":`, `isinstance(self.accelerator, CUDAAccelerator)`, `dist.get_backend() == "nccl"`,
     `len(torch.cuda.default_generators) > 0`,

@@ -14,6 +14,7 @@ from ..analysis.queries import (
     children,
     dotted_name,
     elements,
+    every_node,
     is_optimizer,
     is_tensor,
     is_unknown,
@@ -30,7 +31,7 @@ from ..analysis.queries import (
     string_value,
 )
 from ..confidence import Confidence
-from ..knowledge.api import names_an_optimizer
+from ..knowledge.api import UNIQUE_PER_RUN, names_an_optimizer
 from ..project.beliefs import SAVES_NO_CHECKPOINT, SAVES_ONLY_CPU_TENSORS
 from ..settings import Settings
 from .base import (
@@ -156,6 +157,25 @@ def _under_a_saved_directory(analysis: Analysis, site: CallFact, path: cst.BaseE
     ]
     line = analysis.line_of(site.node)
     return any(analysis.line_of(other.node) < line and _runs_before(body, other.node, site.node) for other in savers)
+
+
+def _named_for_this_run(analysis: Analysis, site: CallFact, path: cst.BaseExpression) -> bool:
+    """Is the path one no earlier run could have written: built, here or where its names are bound
+    (in the function, or at the module's top), from a fresh ``uuid.uuid4()``, a temporary file or
+    folder, or the time the run started? Then the file is what this run wrote, on this machine
+    (GCNII's ``checkpt_file = "pretrained/" + uuid.uuid4().hex + ".pt"``)."""
+    function = site.scope.function
+    top = [part for part in analysis.module.body if not isinstance(part, (cst.FunctionDef, cst.ClassDef))]
+    roots, sources = _roots_of(path), [path]
+    for scope in [function.node.body, *top] if function is not None else top:
+        for node in own_nodes(scope):
+            if type(node) is cst.Assign and any(dotted_name(t.target) in roots for t in node.targets):
+                sources.append(node.value)
+    return any(
+        type(node) is cst.Call and analysis.qualify(node.func) in UNIQUE_PER_RUN
+        for source in sources
+        for node in every_node(source)
+    )
 
 
 def _roots_of(path: cst.BaseExpression) -> set[str]:
@@ -286,7 +306,10 @@ class LoadWithoutMapLocation(Rule):
     what a saver of another of the project's files (a function, or a class whose instances save
     when called, that `torch.save`s under that argument) was handed earlier in the same function
     (`early_stopping(loss, model, path)` in the epoch loop, then `torch.load(path +
-    "/checkpoint.pth")`: project mode reads the saver); states that hold
+    "/checkpoint.pth")`: project mode reads the saver); loads of a path no earlier run could
+    have written, built (there, or where its names are bound) from `uuid.uuid4()`, a temporary file
+    or folder, or the time the run read (`checkpt_file = "pretrained/" + uuid.uuid4().hex +
+    ".pt"`); states that hold
     no device tensors: schedulers, gradient scalers, RNG states
     (`scheduler.load_state_dict(torch.load(...))`, `torch.set_rng_state(torch.load(...))`, a file
     named for RNG states: `torch.load(rng_file)`).
@@ -384,6 +407,7 @@ class LoadWithoutMapLocation(Rule):
                     and _read_back(analysis, call, saved.get((id(site.scope.function), _path_key(analysis, path)), []))
                 )
                 or (path is not None and _under_a_saved_directory(analysis, site, path))
+                or (path is not None and _named_for_this_run(analysis, site, path))
             ):
                 continue
             written_here = _written_elsewhere_in_the_file(analysis, call, path, saved) if path is not None else []
