@@ -38,8 +38,8 @@ from .frames import Frame
 from .imports import dotted_name
 from .memo import CallKey, Outcome
 from .parameters import SELF
-from .polarity import Polarity
-from .syntax import all_params, statements, surely_assigned
+from .state import State
+from .syntax import all_params, own_nodes, statements, surely_assigned
 
 if TYPE_CHECKING:
     from .parts import InterpreterParts as _Base
@@ -233,7 +233,7 @@ class SummaryEvaluator(_Base):
             self.note_call_site(info, node, bound)
         result, effects = self._summarise(info, bound, receiver)
         self._apply_effects(node, info, effects)
-        self.state.cuda_checked = self.state.cuda_checked or self.stops_without_cuda(info)
+        self._after_a_call_of(info)
         return self._as_the_caller_runs_it(result)
 
     def _as_the_caller_runs_it(self, result: Value) -> Value:
@@ -249,7 +249,7 @@ class SummaryEvaluator(_Base):
             bound = self.bind_arguments(function, node, arguments, skip_self=False)
             self.note_call_site(function, node, bound)
             result = self._summarise(function, bound, None)[0]
-            self.state.cuda_checked = self.state.cuda_checked or self.stops_without_cuda(function)
+            self._after_a_call_of(function)
             return self._as_the_caller_runs_it(result)
         cls = definitions.classes.get(name)
         if cls is not None:
@@ -258,18 +258,32 @@ class SummaryEvaluator(_Base):
             return Value(kind=Kind.OBJECT, cls=cls.name)
         return None
 
+    def _after_a_call_of(self, info: FunctionInfo) -> None:
+        """In a function, a call of one that stops without CUDA leaves the state checked. At the
+        module's top it marks nothing: each function's walk starts from the module's final state,
+        and ``main()`` at the bottom of a script would mark the CUDA used before its check."""
+        if self.frame.function is not None and not self.state.cuda_checked:
+            self.state.cuda_checked = self.stops_without_cuda(info)
+
     def stops_without_cuda(self, info: FunctionInfo) -> bool:
-        """Does the function return only where CUDA is (``assert torch.cuda.is_available()``, ``if
-        not torch.cuda.is_available(): raise ...`` or ``sys.exit(...)`` among its own statements)?
-        Then what follows a call of it runs with CUDA, as after the check itself."""
+        """Does the function return only where CUDA is: one of its own statements, before any that
+        may return, is ``assert torch.cuda.is_available()`` or ``if not torch.cuda.is_available():
+        raise ...`` (or ``sys.exit(...)``), read as the same check written inline is (``if args.fp16
+        and not torch.cuda.is_available(): raise`` stops only fp16 runs)? A generator runs nothing
+        when called. Then what follows a call of it runs with CUDA, as after the check itself."""
+        if info.evidence.generator:
+            return False
+        unchecked = State()
         for statement in statements(info.node.body):
             if type(statement) is cst.If and statement.orelse is None and _stops(statement.body):
-                if self.conditions.polarity(statement.test, self.state) is Polarity.NEGATIVE:
+                if self.narrow(unchecked, statement.test, False).cuda_checked:
                     return True
             elif type(statement) is cst.SimpleStatementLine:
                 tests = [small.test for small in statement.body if type(small) is cst.Assert]
-                if any(self.conditions.polarity(test, self.state) is Polarity.POSITIVE for test in tests):
+                if any(self.narrow(unchecked, test, True).cuda_checked for test in tests):
                     return True
+            if any(type(node) is cst.Return for node in own_nodes(statement)):
+                return False  # past an early return, a check guards only some calls
         return False
 
     def super_value(self, frame: Frame) -> Value:

@@ -270,8 +270,8 @@ def _moved_again_at_once(analysis: Analysis, site: CallFact, statement: cst.Expr
     """``adp.to(device)``, then ``adp = adp.cpu().numpy()``: the next statement of the block that
     mentions the name moves it again first thing and keeps what that makes, so the lost move
     changed nothing."""
-    if type(site.receiver) is not cst.Name:
-        return False
+    if type(site.receiver) is not cst.Name or not _only_a_move(analysis, site):
+        return False  # a dropped cast (``x.to(torch.half)``) is lost whatever moves next
     name = site.receiver.value
     function = site.scope.function
     path = path_to(function.node if function is not None else analysis.module, statement) or []
@@ -290,21 +290,23 @@ def _moved_again_at_once(analysis: Analysis, site: CallFact, statement: cst.Expr
 
 
 def _moves_first(analysis: Analysis, assignment: cst.Assign, name: str) -> bool:
-    """``name = name.cpu().numpy()``: rebinds ``name`` to a chain whose first call moves it (``.cpu()``,
-    ``.cuda()``, a ``.to()`` that names a device and nothing else: ``.to(torch.half)`` keeps the
-    lost move's loss)."""
+    """``name = name.cpu().numpy()``: rebinds ``name`` to a chain whose first call only moves it
+    (``.to(torch.half)`` keeps the lost move's loss)."""
     if not any(name in _names_bound(target.target) for target in assignment.targets):
         return False
     first_call, value = None, assignment.value
     while type(value) is cst.Call and type(value.func) is cst.Attribute:
         first_call, value = value, value.func.value
     again = analysis.call_at(first_call)
-    if again is None or type(value) is not cst.Name or value.value != name:
-        return False
-    if again.method in ("cpu", "cuda"):
+    return again is not None and type(value) is cst.Name and value.value == name and _only_a_move(analysis, again)
+
+
+def _only_a_move(analysis: Analysis, site: CallFact) -> bool:
+    """``.cpu()``, ``.cuda()``, or a ``.to()`` that names a device and nothing else."""
+    if site.method in ("cpu", "cuda"):
         return True
-    target = positional_argument(again.node, 0) or keyword_argument(again.node, "device")
-    return again.method == "to" and target is not None and _only_moves(analysis, again)
+    target = positional_argument(site.node, 0) or keyword_argument(site.node, "device")
+    return site.method == "to" and target is not None and _only_moves(analysis, site)
 
 
 def _already_there(analysis: Analysis, site: CallFact) -> bool:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import builtins
 from collections.abc import Iterator
 from typing import cast
 
@@ -10,7 +11,9 @@ import libcst as cst
 from ..analysis.queries import (
     Analysis,
     CallFact,
+    FunctionInfo,
     builds_parameter,
+    children,
     dotted_name,
     every_node,
     is_optimizer,
@@ -43,6 +46,11 @@ _ATOMS = (
 )
 
 
+# Calls that make a parameter of the tensor they are given, by their last names; methods that grow
+# a list (one handed to an optimizer keeps what it is given).
+_REGISTERING = ("register_parameter", "setattr")
+_GROWING = frozenset({"append", "extend", "insert"})
+_BUILTINS = frozenset(dir(builtins))
 # Containers that wrap each plain tensor they are given in a Parameter (``ParameterList.append``,
 # ``__setitem__``): a copy made by ``.to()`` is registered all the same.
 _WRAPPING_CONTAINERS = ("ParameterList", "ParameterDict")
@@ -213,10 +221,12 @@ class ParameterMovedByTo(Rule):
     (`p = nn.Parameter(x)` ... `p.to(device)`: TDV002's business when the result is dropped);
     one returned by a method that construction does not run (`return
     nn.Parameter(torch.zeros(1)).to(self.device)` as a placeholder loss): a value, no module's
-    parameter; a copy nothing needs as a Parameter: used in an expression (a fixed table added
-    in `forward()`), or bound to a name the code never stores as an attribute, hands to an
-    optimizer (itself or in a list) or to `register_parameter`, nor reads the `.grad` of (weights
-    updated by hand-written backpropagation, `w1 = w1 - lr * d_w1`). Where the code does not show
+    parameter; a copy the code shows used as a plain value: an operand of arithmetic (a fixed
+    table added in `forward()`), or bound to a name it never stores in an attribute, returns,
+    hands to an optimizer (itself, in a list, by `add_param_group`), to `register_parameter`,
+    `setattr` or a helper of its own, nor reads the `.grad` of (weights updated by hand-written
+    backpropagation, `w1 = w1 - lr * d_w1`). Anywhere else (an attribute, annotated or unpacked, a
+    return, an argument) the copy is reported. Where the code does not show
     the wrapped data on the CPU (a caller's tensor), the finding is only likely (medium): the data
     may be on the device already.
 
@@ -236,13 +246,15 @@ class ParameterMovedByTo(Rule):
 
     def check(self, analysis: Analysis, settings: Settings) -> Iterator[Finding]:
         handed: set[int] | None = None
+        plain: _PlainValues | None = None
         for site in analysis.calls():
             if site.method not in ("to", "cuda") or type(site.receiver) is not cst.Call:
                 continue
             made = analysis.call_at(site.receiver)
             if made is None or not builds_parameter(made) or _returns_itself(analysis, site, made):
                 continue
-            if _returned_as_a_value(analysis, site) or not _kept_as_a_parameter(analysis, site):
+            plain = plain or _PlainValues(analysis)
+            if _returned_as_a_value(analysis, site) or plain.holds(site):
                 continue
             if handed is None:
                 handed = _handed_to_wrapping_containers(analysis)
@@ -266,59 +278,87 @@ class ParameterMovedByTo(Rule):
             )
 
 
-def _kept_as_a_parameter(analysis: Analysis, site: CallFact) -> bool:
-    """Is the copy kept where being a Parameter matters? Stored as an attribute (``self.w = ...``:
-    a module's parameter), or bound to a name the code hands to an optimizer (directly or in a list
-    bound to a name), to ``register_parameter``, stores as an attribute or reads the ``.grad`` of.
-    A copy used in an expression (a constant added in ``forward()``) or a name whose weights the
-    code updates by hand (``w1 = w1 - lr * d_w1``) needs no Parameter."""
-    function = site.scope.function
-    scope: cst.CSTNode = function.node.body if function is not None else analysis.module
-    bound = None
-    for node in own_nodes(scope):
-        if type(node) is cst.Assign and node.value is site.node:
-            targets = [target.target for target in node.targets]
-            if any(type(target) is not cst.Name for target in targets):
-                return True
-            bound = {cast(cst.Name, target).value for target in targets}
-    if not bound:
-        return False
-    # A name bound at the top of a module (a notebook's weights) is read anywhere in it.
-    nodes = list(own_nodes(scope) if function is not None else every_node(analysis.module))
-    handed = _names_handed_to_optimizers(analysis, nodes)
-    return any(_keeps(node, bound, handed) for node in nodes)
+class _PlainValues:
+    """Where a copy is used as a plain value, so that no Parameter is needed: an operand of
+    arithmetic (a fixed table added in ``forward()``), or bound to plain names the code never
+    keeps as parameters (weights updated by hand-written backpropagation, ``w1 = w1 - lr * d_w1``).
+    A name is kept where the code stores it as an attribute, hands it to an optimizer (itself, in
+    a list bound to a name, or to ``add_param_group``), to ``register_parameter`` or ``setattr``,
+    or reads its ``.grad``. Anything else (an attribute, a tuple, a return, an argument) is taken to
+    need a Parameter. Read once per file: the parents of every node, the kept names per scope."""
+
+    def __init__(self, analysis: Analysis) -> None:
+        self._analysis = analysis
+        self._parents = {id(child): node for node in every_node(analysis.module) for child in children(node)}
+        self._kept: dict[int, set[str]] = {}
+
+    def holds(self, site: CallFact) -> bool:
+        parent = self._parents.get(id(site.node))
+        if isinstance(parent, (cst.BinaryOperation, cst.UnaryOperation, cst.ComparisonTarget)):
+            return True
+        if type(parent) is not cst.Assign or any(type(target.target) is not cst.Name for target in parent.targets):
+            return False
+        bound = {cast(cst.Name, target.target).value for target in parent.targets}
+        return not bound & self._kept_in(site.scope.function)
+
+    def _kept_in(self, function: FunctionInfo | None) -> set[str]:
+        # A name bound at the top of a module (a notebook's weights) is read anywhere in it.
+        scope = function.node if function is not None else self._analysis.module
+        kept = self._kept.get(id(scope))
+        if kept is None:
+            nodes = list(own_nodes(scope) if function is not None else every_node(scope))
+            kept = self._kept[id(scope)] = _kept_names(self._analysis, nodes)
+        return kept
 
 
-def _keeps(node: cst.CSTNode, names: set[str], handed: set[str]) -> bool:
-    """Does ``node`` need one of ``names`` to be a Parameter?"""
-    if type(node) is cst.Name:
-        return node.value in names and node.value in handed
-    if type(node) is cst.Attribute and node.attr.value == "grad":
-        return type(node.value) is cst.Name and node.value.value in names
-    if type(node) is cst.Assign and type(node.value) is cst.Name and node.value.value in names:
-        return any(type(target.target) is cst.Attribute for target in node.targets)
-    if type(node) is cst.Call and (dotted_name(node.func) or "").endswith("register_parameter"):
-        return any(type(arg.value) is cst.Name and arg.value.value in names for arg in node.args)
-    return False
-
-
-def _names_handed_to_optimizers(analysis: Analysis, nodes: list[cst.CSTNode]) -> set[str]:
-    """The names read in the arguments of the optimizers the code builds, and the names read in
-    what is bound to those (``params = [w1, b1]``, ``SGD(params)``)."""
-    handed = {
+def _kept_names(analysis: Analysis, nodes: list[cst.CSTNode]) -> set[str]:
+    kept = {
         name.value
         for site in analysis.calls()
-        if is_optimizer(site.result)
+        if is_optimizer(site.result) or site.method == "add_param_group"
         for arg in site.node.args
         for name in every_node(arg)
         if type(name) is cst.Name
     }
+    for node in nodes:  # ``params = [w1, b1]`` handed to one, ``params.append(w)``
+        if type(node) is cst.Assign and any(dotted_name(target.target) in kept for target in node.targets):
+            kept.update(_names_in(node.value))
+        elif _grows(node, kept):
+            kept.update(name for arg in cast(cst.Call, node).args for name in _names_in(arg.value))
     for node in nodes:
-        if type(node) is cst.Assign and any(
-            type(target.target) is cst.Name and target.target.value in handed for target in node.targets
-        ):
-            handed.update(name.value for name in every_node(node.value) if type(name) is cst.Name)
-    return handed
+        if type(node) is cst.Attribute and node.attr.value == "grad" and type(node.value) is cst.Name:
+            kept.add(node.value.value)
+        elif type(node) is cst.Assign and any(type(target.target) is not cst.Name for target in node.targets):
+            kept.update(_names_in(node.value))  # ``self.w = w``, ``self.weights = {"w": w}``
+        elif type(node) is cst.Return and node.value is not None:
+            kept.update(_names_in(node.value))  # the caller may store it
+        elif type(node) is cst.Call and _may_keep_its_arguments(analysis, node):
+            kept.update(name for arg in node.args for name in _names_in(arg.value))
+    return kept
+
+
+def _grows(node: cst.CSTNode, lists: set[str]) -> bool:
+    """``params.append(w)`` of a list in ``lists``."""
+    return (
+        type(node) is cst.Call
+        and type(node.func) is cst.Attribute
+        and node.func.attr.value in _GROWING
+        and dotted_name(node.func.value) in lists
+    )
+
+
+def _may_keep_its_arguments(analysis: Analysis, call: cst.Call) -> bool:
+    """A helper of the code's own (``register(w)``), ``register_parameter``, ``setattr``: not a torch
+    function (``torch.matmul(x, w1)`` computes with it) nor a builtin (``print(w1.shape)``)."""
+    if (analysis.qualify(call.func) or "").startswith("torch."):
+        return False
+    if (dotted_name(call.func) or "").endswith(_REGISTERING):
+        return True
+    return type(call.func) is cst.Name and call.func.value not in _BUILTINS
+
+
+def _names_in(node: cst.CSTNode) -> Iterator[str]:
+    return (name.value for name in every_node(node) if type(name) is cst.Name)
 
 
 def _returned_as_a_value(analysis: Analysis, site: CallFact) -> bool:
