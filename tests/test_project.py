@@ -1046,6 +1046,30 @@ def test_methods_nothing_in_the_project_asks_for():
     assert unreferenced(_references(files), library=True) == {}
 
 
+@pytest.mark.parametrize(
+    "source",
+    [
+        # A file-local base whose own base is a framework's: Lightning calls the hooks.
+        "import lightning\nclass Base(lightning.LightningModule):\n    pass\n"
+        "class Model(Base):\n    def training_step(self, batch):\n        pass\n",
+        # A registry hands the class to a framework that calls its methods by name.
+        "import torch\n@MODELS.register_module()\nclass Head(torch.nn.Module):\n    def loss(self, x):\n        pass\n",
+        # Methods asked for by a computed name.
+        "import torch\nclass Net(torch.nn.Module):\n    def forward(self, x, mode):\n"
+        "        return getattr(self, 'forward_' + mode)(x)\n    def forward_train(self, x):\n        pass\n",
+        # torch calls these by name: parametrizations and FSDP's materialisation.
+        "import torch\nclass Positive(torch.nn.Module):\n    def right_inverse(self, x):\n        pass\n"
+        "    def reset_parameters(self):\n        pass\n",
+    ],
+)
+def test_methods_a_framework_or_a_computed_name_may_call_are_not_candidates(source):
+    files = {
+        "pkg/model.py": source,
+        "run.py": "from pkg import model\nprint(model.Model, model.Head, model.Net, model.Positive)\n",
+    }
+    assert unreferenced(_references(files), library=False) == {}
+
+
 def test_an_import_is_matched_by_its_module_s_last_parts_and_eval_reaches_its_module():
     files = {
         "detector/models/common.py": "import torch\ndef Conv(): pass\ndef Focus(): pass\ndef Dead(): pass\n",

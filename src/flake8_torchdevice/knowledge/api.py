@@ -101,6 +101,10 @@ CUDA_KERNEL_MODULE = re.compile(
     r"|force|allow|can|should|need|sync)_)\w+_cuda$"
 )
 CUDA_SOURCE_LOADERS = ("cpp_extension.load", "cpp_extension.load_inline")
+# Methods of a module subclass that torch calls by name though ``nn.Module`` defines none of them:
+# ``torch.nn.utils.parametrize`` calls a parametrization's ``right_inverse``, FSDP and
+# ``to_empty`` users call ``reset_parameters`` to fill modules made on the meta device.
+MODULE_HOOKS_CALLED_BY_NAME = frozenset({"right_inverse", "reset_parameters"})
 # Calls that make a name no earlier run used: a random id, a temporary file or folder, the time the
 # run reads. A checkpoint path built from one holds what this run wrote, on this machine.
 UNIQUE_PER_RUN = frozenset(

@@ -103,7 +103,8 @@ def read_references(
         anywhere |= words
         reached |= reached_here
         reaches_any = reaches_any or reaches
-    defined = () if called_by_name else tuple(_candidates(tree.body, aliases))
+    # ``getattr(self, "forward_" + mode)``, ``dir(self)`` reach no module (""): any method of the file.
+    defined = () if called_by_name else tuple(_candidates(tree.body, aliases, methods="" not in reached))
     every = tuple(sorted(set(aliases.values()) | set(imported)))
     computed = tuple(sorted(reached - {""}))
     return FileReferences(defined, frozenset(local), frozenset(anywhere), every, tuple(stars), computed, reaches_any)
@@ -137,9 +138,17 @@ def _read(
                 reached.add(_module_named(node.args[0], aliases))
             elif called in _EVALUATES:  # ``eval(spec)``, ``globals()``: any name the module sees
                 reached.update((module, *stars))
-            elif called == "getattr" and len(node.args) >= 2 and not isinstance(node.args[1], ast.Constant):
+            elif _asks_by_a_computed_name(called, node):  # ``getattr(models, name)``, ``dir(self)``
                 reached.add(_module_named(node.args[0], aliases))
     return local, anywhere, reached, reaches_any
+
+
+def _asks_by_a_computed_name(called: str | None, call: ast.Call) -> bool:
+    """``getattr(obj, name)`` with a name computed as the program runs, or ``dir(obj)``: any
+    attribute of ``obj`` may be asked for."""
+    if called == "dir":
+        return bool(call.args)
+    return called == "getattr" and len(call.args) >= 2 and not isinstance(call.args[1], ast.Constant)
 
 
 def _module_named(node: ast.expr, aliases: Mapping[str, str]) -> str:
@@ -147,34 +156,47 @@ def _module_named(node: ast.expr, aliases: Mapping[str, str]) -> str:
     return read_through(dotted(node) or "", aliases) or ""
 
 
-def _candidates(body: list[ast.stmt], aliases: Mapping[str, str]) -> Iterable[str]:
-    """The top-level definitions only a reference can run, and the methods of the classes whose
-    methods only the project calls (``Class.method``)."""
-    classes = {node.name for node in body if isinstance(node, ast.ClassDef)}
+def _candidates(body: list[ast.stmt], aliases: Mapping[str, str], methods: bool) -> Iterable[str]:
+    """The top-level definitions only a reference can run, and (with ``methods``: the file asks for
+    no attribute by a computed name) the methods of the classes whose methods only the project
+    calls (``Class.method``)."""
+    classes = {node.name: node for node in body if isinstance(node, ast.ClassDef)}
     for definition in (node for node in body if isinstance(node, DEFINITIONS)):
         if not definition.decorator_list and not definition.name.startswith("__"):
             yield definition.name
-        if isinstance(definition, ast.ClassDef) and _only_the_project_calls_methods_of(definition, aliases, classes):
+        if methods and isinstance(definition, ast.ClassDef) and _only_the_project_calls(definition, aliases, classes):
             for method in definition.body:
                 if isinstance(method, (ast.FunctionDef, ast.AsyncFunctionDef)) and _called_by_name_only(method):
                     yield f"{definition.name}.{method.name}"
 
 
-def _only_the_project_calls_methods_of(cls: ast.ClassDef, aliases: Mapping[str, str], classes: set[str]) -> bool:
-    """A class of the file's own, a plain one or an ``nn.Module``: no framework base calls a hook of
-    it by name (a Lightning module's ``training_step``, a Hugging Face model's ``_init_weights``),
-    and ``nn.Module`` calls only its own methods, which an override keeps (``_called_by_name_only``)."""
-    if cls.keywords:  # ``metaclass=...``
-        return False
-    bases = [qualified(base, aliases) or "" for base in cls.bases]
-    return all(base in _PLAIN_BASES or base in classes for base in bases)
+def _only_the_project_calls(cls: ast.ClassDef, aliases: Mapping[str, str], classes: Mapping[str, ast.ClassDef]) -> bool:
+    """Are the class's methods called only by names the project writes? An undecorated class (a
+    registry may hand it to a framework) whose bases are plain or ``nn.Module``, or classes of the
+    file that are so themselves: no framework base calls a hook of it by name (a Lightning module's
+    ``training_step``, a Hugging Face model's ``_init_weights``), and ``nn.Module`` calls only its
+    own methods, which an override keeps (``_called_by_name_only``)."""
+    seen: set[str] = set()
+    pending = [cls]
+    while pending:
+        current = pending.pop()
+        if current.keywords or current.decorator_list or current.name in seen:  # ``metaclass=...``
+            return False
+        seen.add(current.name)
+        for base in (qualified(base, aliases) or "" for base in current.bases):
+            if base in classes and base != current.name:
+                pending.append(classes[base])
+            elif base not in _PLAIN_BASES:
+                return False
+    return True
 
 
 def _called_by_name_only(method: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
     """A method that runs only where code asks for it by its name: no decorator (a property, a
     registered hook), no dunder, no override of ``nn.Module``'s (``train``, which ``eval()`` calls)."""
     name = method.name
-    return not method.decorator_list and not name.startswith("__") and name not in api.MODULE_OWN_METHODS
+    called_by_torch = name in api.MODULE_OWN_METHODS or name in api.MODULE_HOOKS_CALLED_BY_NAME
+    return not method.decorator_list and not name.startswith("__") and not called_by_torch
 
 
 class ProjectReferences:
