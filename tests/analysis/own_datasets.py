@@ -50,3 +50,23 @@ def passes_on(batch):
 on_device = TensorDataset(torch.zeros(8, 4, device=device))
 for (inputs,) in DataLoader(on_device, collate_fn=passes_on):
     reveal(inputs)  # reveal: tensor {device}
+
+
+class MovesTheInputsOnly(Dataset):
+    def __getitem__(self, ix):
+        return torch.zeros(3).to(device), torch.zeros(1)
+
+
+# A tuple item keeps each element's place: the labels the dataset did not move stay on the CPU.
+for inputs, labels in DataLoader(MovesTheInputsOnly(), batch_size=4):
+    reveal(inputs)  # reveal: tensor {device}
+    reveal(labels)  # reveal: tensor {cpu}
+
+
+def stack_first(batch):
+    return torch.stack([item[0] for item in batch])
+
+
+# A collate_fn is given the list of the dataset's items: stacked, they stay where they were.
+for stacked in DataLoader(on_device, collate_fn=stack_first):
+    reveal(stacked)  # reveal: batch {device}

@@ -101,8 +101,7 @@ class LibraryEvaluator(MethodEvaluator):
         elif loader.collates_dataset and self._collates_onto_a_device(node, arguments):
             places = NOWHERE  # ``collate_fn=partial(collate, device=device)``: where that device is
         elif loader.collates_dataset:
-            dataset = _first_argument(node, arguments, "dataset")
-            places = _shown_places(self._collated(node)) or _shown_places(self._items(dataset)) or CPU
+            return self._collating_loader(node, qualified, arguments, origin)
         is_default = device is None or is_none_literal(device)
         if loader.cpu_default_since is not None and is_default:  # the CPU since that version only
             library, version = loader.cpu_default_since
@@ -125,8 +124,22 @@ class LibraryEvaluator(MethodEvaluator):
         params = all_params(function.node.params) if function is not None else ()
         return any("device" in param.name.value and not _defaults_to_the_cpu(param) for param in params)
 
-    def _collated(self, node: cst.Call) -> Value:
-        """What the loader's ``collate_fn`` returns, where it is a function or a method of this file."""
+    def _collating_loader(self, node: cst.Call, qualified: str, arguments: tuple[Value, ...], origin: Origin) -> Value:
+        """``DataLoader(dataset, collate_fn=...)``: batches a ``collate_fn`` of this file makes from
+        the list of the dataset's items, else those ``default_collate`` stacks where the items are.
+        A tuple keeps each element's place (``return x.to(device), y``: the labels stay on the CPU)."""
+        items = self._items(_first_argument(node, arguments, "dataset"))
+        collated = self._collated(node, sequence(item=items))
+        made = collated if _shown_places(collated) is not None else items
+        if made.kind is Kind.SEQUENCE and made.elements:
+            parts = tuple(_collated_part(part, origin) for part in made.elements)
+            return Value(kind=Kind.LOADER, item=sequence(elements=parts), cls=qualified)
+        batch = Value(kind=Kind.BATCH, places=_shown_places(made) or CPU, origin=origin)
+        return Value(kind=Kind.LOADER, item=batch, cls=qualified)
+
+    def _collated(self, node: cst.Call, items: Value) -> Value:
+        """What the loader's ``collate_fn`` returns, given ``items``, where it is a function or a
+        method of this file."""
         collate = keyword_argument(node, "collate_fn")
         function, owner = None, None
         if type(collate) is cst.Attribute:  # ``collate_fn=dataset.collate_fn``
@@ -134,7 +147,7 @@ class LibraryEvaluator(MethodEvaluator):
             function = self.method_of(owner, collate.attr.value)
         elif collate is not None:
             function = self.definitions.top_functions.get(dotted_name(collate) or "")
-        return self.called_back(function, owner) if function is not None else UNKNOWN
+        return self.called_back(function, owner, items) if function is not None else UNKNOWN
 
     def _items(self, dataset: Value) -> Value:
         """A dataset's items: what its ``__getitem__`` returns where its class is one of this file."""
@@ -242,6 +255,15 @@ def _shown_places(batch: Value) -> frozenset[Place] | None:
         if may_be_on_accelerator(value) or (value.kind in TENSOR_KINDS and UNKNOWN_PLACE in value.places)
     ]
     return frozenset[Place]().union(*placed) if placed else CPU if parts else None
+
+
+def _collated_part(part: Value, origin: Origin) -> Value:
+    """One element of a tuple batch: a tensor where the element is shown to be one or is moved,
+    else what ``default_collate`` makes of it on the CPU (a tensor, or a list of strings)."""
+    places = _shown_places(part)
+    if places is None:
+        return Value(kind=Kind.BATCH, places=CPU, origin=origin)
+    return tensor(places, origin)
 
 
 def _parts(value: Value, depth: int) -> Iterator[Value]:

@@ -212,13 +212,13 @@ class SummaryEvaluator(_Base):
         info = self._method(receiver.cls, method) if receiver.kind in (Kind.MODULE, Kind.OBJECT) else None
         return info if info is not None and info.self_name is not None else None
 
-    def called_back(self, function: FunctionInfo, owner: Value | None) -> Value:
-        """What one of the file's functions returns when a library calls it back with one argument
-        the code does not show, the others at their defaults (``owner``: the instance a method is
-        called on): a dataset's ``__getitem__``, a ``collate_fn``."""
+    def called_back(self, function: FunctionInfo, owner: Value | None, given: Value = UNKNOWN) -> Value:
+        """What one of the file's functions returns when a library calls it back with one argument,
+        ``given``, the others at their defaults (``owner``: the instance a method is called on): a
+        dataset's ``__getitem__`` (an index), a ``collate_fn`` (the list of the dataset's items)."""
         params = [param for param in all_params(function.node.params) if param.name.value != function.self_name]
         bound = {param.name.value: self.default_values.get(id(param), UNKNOWN) for param in params[1:]}
-        bound.update({param.name.value: UNKNOWN for param in params[:1]})
+        bound.update({param.name.value: given for param in params[:1]})
         return self._summarise(function, bound, owner)[0]
 
     def call_method(self, receiver: Value, method: str, node: cst.Call, arguments: tuple[Value, ...]) -> Value | None:

@@ -67,7 +67,9 @@ class InputLeftBehind(Rule):
     tensors on the device, also through `random_split` or `Subset`, or a dataset class of the file
     returns them there from `__getitem__` (`return x.to(device), y.to(device)`), or its
     `collate_fn` is given a device, `partial(collate, device=device)`, or is a function or a
-    method of the file that returns the batch moved, `collate_fn=dataset.collate_fn`),
+    method of the file that returns the batch moved, `collate_fn=dataset.collate_fn`, given the
+    list of the dataset's items; a tuple item keeps each element's place: `return x.to(device), y`
+    leaves the labels on the CPU),
     a legacy torchtext `BucketIterator`/`Iterator`'s `batch.text` and `batch.label` (on the CPU
     unless built with `device=`; likely only, from `torchtext.data`, whose 0.2 releases made them on
     the current GPU), an AllenNLP loader's `TensorDict`s
