@@ -154,3 +154,12 @@ class Codec(BaseModel):
 
 codec = Codec().to("cpu")
 reveal(codec.device)  # reveal: device {cpu}
+
+
+class Pairs:
+    # Attributes assigned together (a tuple target) are learned as those assigned alone.
+    def __init__(self):
+        self.images, self.labels = torch.rand(8, 16), torch.randint(0, 10, (8,))
+
+    def label(self, i):
+        return self.labels[i]  # reveal: tensor {cpu} maybe-0-dim

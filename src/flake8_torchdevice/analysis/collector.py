@@ -243,6 +243,10 @@ class _Collector:
             self.loop_stack[-1].update(rebound)
 
     def bind(self, target: cst.CSTNode) -> None:
+        if type(target) is cst.Tuple or type(target) is cst.List:  # ``self.x, self.y = ...`` too
+            for element in target.elements:
+                self.bind(element.value)  # a starred element's value is what it binds
+            return
         names = set(bound_names(target)) if type(target) is not cst.Attribute else set()
         for name in names:
             self.bindings.note(name, target)
