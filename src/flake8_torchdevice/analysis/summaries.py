@@ -52,6 +52,10 @@ else:
 MAX_BINDINGS = 4
 
 
+# A module's methods that move it: an override that reassigns plain tensor attributes moves them too.
+_MOVING_METHODS = ("to", "cuda", "_apply")
+
+
 class SummaryEvaluator(_Base):
     """The part of the interpreter that summarises the file's functions and classes; what it
     learns is kept in ``summary_memo``, which holds nothing of the interpreter."""
@@ -176,6 +180,12 @@ class SummaryEvaluator(_Base):
                 for method in cls.methods.values():
                     if method.name != "__init__" and method.evidence.self_assigned:
                         self._learn_attributes(method, table, method.evidence.self_assigned)
+            for cls in family:  # a module's own ``to()`` moves the tensors it reassigns with the module
+                moving = [cls.methods[name] for name in _MOVING_METHODS if name in cls.methods]
+                for attribute in {a for method in moving for a in method.evidence.self_assigned}:
+                    value = table.get(attribute)
+                    if value is not None and self.is_module_class(cls) and _may_be_a_tensor(value):
+                        table[attribute] = value.placed(SELF)
 
         return self.summary_memo.table(" ".join(sorted(cls.key for cls in family)), build)
 
@@ -384,6 +394,11 @@ def _stops(body: cst.BaseSuite) -> bool:
     last = statements(body)[-1:]
     small = last[0].body[-1:] if last and type(last[0]) is cst.SimpleStatementLine else []
     return bool(small) and (type(small[0]) is cst.Raise or is_exit_call(small[0]))
+
+
+def _may_be_a_tensor(value: Value) -> bool:
+    """A tensor, or a value of unknown kind (a number on one branch, a tensor on the other)."""
+    return value.kind in TENSOR_KINDS or value.kind is Kind.UNKNOWN
 
 
 def _or_as_it_was(value: Value) -> Value:
