@@ -129,12 +129,14 @@ class LibraryEvaluator(MethodEvaluator):
         the list of the dataset's items, else those ``default_collate`` stacks where the items are.
         A tuple keeps each element's place (``return x.to(device), y``: the labels stay on the CPU)."""
         items = self._items(_first_argument(node, arguments, "dataset"))
-        collated = self._collated(node, sequence(item=items))
-        made = collated if _shown_places(collated) is not None else items
+        made = self._collated(node, sequence(item=items))
+        shown = _shown_places(made)
+        if shown is None:  # a ``collate_fn`` that shows no tensor: the items decide
+            made, shown = items, _shown_places(items)
         if made.kind is Kind.SEQUENCE and made.elements:
             parts = tuple(_collated_part(part, origin) for part in made.elements)
             return Value(kind=Kind.LOADER, item=sequence(elements=parts), cls=qualified)
-        batch = Value(kind=Kind.BATCH, places=_shown_places(made) or CPU, origin=origin)
+        batch = Value(kind=Kind.BATCH, places=shown or CPU, origin=origin)
         return Value(kind=Kind.LOADER, item=batch, cls=qualified)
 
     def _collated(self, node: cst.Call, items: Value) -> Value:

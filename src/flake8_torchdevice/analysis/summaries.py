@@ -50,8 +50,6 @@ else:
 # arguments answers every other call (a helper called with many different values costs a walk
 # per value otherwise, and most of a model file's analysis time went there).
 MAX_BINDINGS = 4
-
-
 # A module's methods that move it: an override that reassigns plain tensor attributes moves them too.
 _MOVING_METHODS = ("to", "cuda", "_apply")
 
@@ -180,11 +178,12 @@ class SummaryEvaluator(_Base):
                 for method in cls.methods.values():
                     if method.name != "__init__" and method.evidence.self_assigned:
                         self._learn_attributes(method, table, method.evidence.self_assigned)
-            for cls in family:  # a module's own ``to()`` moves the tensors it reassigns with the module
+            for cls in (cls for cls in family if self.is_module_class(cls)):
+                # A module's own ``to()`` moves the tensors it reassigns with the module.
                 moving = [cls.methods[name] for name in _MOVING_METHODS if name in cls.methods]
                 for attribute in {a for method in moving for a in method.evidence.self_assigned}:
                     value = table.get(attribute)
-                    if value is not None and self.is_module_class(cls) and _may_be_a_tensor(value):
+                    if value is not None and _may_be_a_tensor(value):
                         table[attribute] = value.placed(SELF)
 
         return self.summary_memo.table(" ".join(sorted(cls.key for cls in family)), build)
@@ -385,8 +384,6 @@ class SummaryEvaluator(_Base):
         if returned is None:  # no ``return value``: None, unless it is a generator
             returned = UNKNOWN if info.evidence.generator or not exit_state.reachable else NONE
         return returned, effects
-
-    # ---------------------------------------------------------- parameters
 
 
 def _stops(body: cst.BaseSuite) -> bool:

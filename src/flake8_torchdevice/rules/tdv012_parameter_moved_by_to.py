@@ -290,6 +290,14 @@ class _PlainValues:
     def __init__(self, analysis: Analysis) -> None:
         self._analysis = analysis
         self._parents = {id(child): node for node in every_node(analysis.module) for child in children(node)}
+        # The names read in what the file's optimizers (and ``add_param_group``) are handed.
+        self._handed = {
+            name
+            for site in analysis.calls()
+            if is_optimizer(site.result) or site.method == "add_param_group"
+            for arg in site.node.args
+            for name in _names_in(arg.value)
+        }
         self._kept: dict[int, set[str]] = {}
 
     def holds(self, site: CallFact) -> bool:
@@ -307,19 +315,12 @@ class _PlainValues:
         kept = self._kept.get(id(scope))
         if kept is None:
             nodes = list(own_nodes(scope) if function is not None else every_node(scope))
-            kept = self._kept[id(scope)] = _kept_names(self._analysis, nodes)
+            kept = self._kept[id(scope)] = _kept_names(self._analysis, nodes, self._handed)
         return kept
 
 
-def _kept_names(analysis: Analysis, nodes: list[cst.CSTNode]) -> set[str]:
-    kept = {
-        name.value
-        for site in analysis.calls()
-        if is_optimizer(site.result) or site.method == "add_param_group"
-        for arg in site.node.args
-        for name in every_node(arg)
-        if type(name) is cst.Name
-    }
+def _kept_names(analysis: Analysis, nodes: list[cst.CSTNode], handed: set[str]) -> set[str]:
+    kept = set(handed)
     for node in nodes:  # ``params = [w1, b1]`` handed to one, ``params.append(w)``
         if type(node) is cst.Assign and any(dotted_name(target.target) in kept for target in node.targets):
             kept.update(_names_in(node.value))
