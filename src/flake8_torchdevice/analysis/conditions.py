@@ -54,9 +54,9 @@ _ZERO_COMPARISONS = (cst.Equal, cst.LessThanEqual)  # ``device_count() == 0`` me
 # ``get_world_size()`` (compared with 1).
 _IN_DISTRIBUTED_JOB = re.compile(r"^(is_initialized|is_dist\w*|get_world_size)$")
 # How many processes a job runs (``world_size``, ``get_world_size()``), and flags that say it runs
-# several (``args.distributed``, ``use_distributed``, ``ddp``).
+# several (``args.distributed``, ``use_distributed``, ``ddp``, ``use_fsdp``).
 _WORLD_SIZE = re.compile(r"(^|[._])(get_)?world_size$")
-_DISTRIBUTED_FLAG = re.compile(r"(^|\.)(use_|is_)?(distributed|ddp)$")  # not ``no_ddp``
+_DISTRIBUTED_FLAG = re.compile(r"(^|\.)(use_|is_)?(distributed|ddp|fsdp)$")  # not ``no_ddp``
 _NEGATED = (cst.NotEqual, cst.NotIn, cst.IsNot)
 _MODULE_TYPES = NN_MODULE
 # The value an expression has in a state, evaluated without recording anything (the interpreter's

@@ -145,7 +145,19 @@ def names_the_cpu(node: cst.BaseExpression) -> bool:
 def names_nccl(call: cst.Call) -> bool:
     """``init_process_group("nccl")`` / ``init_process_group(backend="nccl")``."""
     backend = next((arg.value for arg in call.args if arg.keyword is None or arg.keyword.value == "backend"), None)
-    return backend is not None and string_value(backend) == "nccl"
+    return backend is not None and (string_value(backend) == "nccl" or _nccl_by_default(backend))
+
+
+def _nccl_by_default(backend: cst.BaseExpression) -> bool:
+    """``kwargs.get("backend", "nccl")``, ``getattr(args, "dist_backend", "nccl")``: NCCL unless the
+    configuration names another backend, as a parameter defaulting to it is (``defaults_to_nccl``)."""
+    if type(backend) is not cst.Call:
+        return False
+    name = dotted_name(backend.func) or ""
+    positional = [arg.value for arg in backend.args if arg.keyword is None and not arg.star]
+    if name == "getattr" and len(positional) == 3:
+        return string_value(positional[2]) == "nccl"
+    return name.endswith(".get") and len(positional) == 2 and string_value(positional[1]) == "nccl"
 
 
 def defaults_to_nccl(param: cst.Param) -> bool:
