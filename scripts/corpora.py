@@ -1222,6 +1222,26 @@ ROUND37_USER_REPOSITORIES: dict[str, tuple[str, str]] = {
     "egnn": ("vgsatorras/egnn", "e9ca6c0c3e1d30a7598efbd66034121b4af8dccc"),
     "yolop": ("hustvl/YOLOP", "8d8f68df318c71f01d6f813c024df646c7d1978f"),
 }
+ROUND38_CORPORA: dict[str, str] = {
+    "chatterbox": "chatterbox-tts==0.1.7",
+    "hippynn": "hippynn==0.1.3",
+    "openrl": "openrl==0.2.0",
+    "signed-directed": "torch-geometric-signed-directed==1.2.0",
+    "flood-forecast": "flood-forecast==1.0.dev0",
+    "mambular": "mambular==1.5.1",
+    "sae-lens": "sae-lens==6.54.12",
+    "instanseg": "instanseg-torch==0.1.2",
+}
+ROUND38_USER_REPOSITORIES: dict[str, tuple[str, str]] = {
+    "transformer-xl": ("kimiyoung/transformer-xl", "44781ed21dbaec88b280f74d9ae2877f52b492a5"),
+    "wave-u-net": ("f90/Wave-U-Net-Pytorch", "86c113da51540c94b01a91fbf17227f0e9c3c274"),
+    "drqv2": ("facebookresearch/drqv2", "c0c650b76c6e5d22a7eb5f2edffd1440fe94f8ef"),
+    "cgcnn": ("txie-93/cgcnn", "f42ab233c4ee0c416879d6bc2d22a264418413ad"),
+    "ts2vec": ("yuezhihan/ts2vec", "b0088e14a99706c05451316dc6db8d3da9351163"),
+    "graphrnn": ("JiaxuanYou/graph-generation", "3444b8ad2fd7ecb6ade45086b4c75f8e2e9f29d1"),
+    "nested-unet": ("4uiiurz1/pytorch-nested-unet", "557ea02f0b5d45ec171aae2282d2cd21562a633e"),
+    "real-nvp": ("chrischute/real-nvp", "df51ad570baf681e77df4d2265c0f1eb1b5b646c"),
+}
 # Each first look: its libraries and its user repositories (``--roundN`` in this script and in
 # ``precision.py``).
 FIRST_LOOKS: dict[int, tuple[dict[str, str], dict[str, tuple[str, str]]]] = {
@@ -1259,6 +1279,7 @@ FIRST_LOOKS: dict[int, tuple[dict[str, str], dict[str, tuple[str, str]]]] = {
     35: (ROUND35_CORPORA, ROUND35_USER_REPOSITORIES),
     36: (ROUND36_CORPORA, ROUND36_USER_REPOSITORIES),
     37: (ROUND37_CORPORA, ROUND37_USER_REPOSITORIES),
+    38: (ROUND38_CORPORA, ROUND38_USER_REPOSITORIES),
 }
 # The rules a first look lints, where it is not every rule: a round that measures the rules whose
 # findings are rare on fresh code (a handful per round) lints more repositories for them alone.
