@@ -85,17 +85,24 @@ def read_classes(
     imports are ``aliases`` and whose module is ``module``."""
     local = {node.name for node in tree.body if isinstance(node, ast.ClassDef)}
     known = {**{name: f"{module}.{name}" for name in local}, **aliases}
-    entries = [
-        ClassEntry(
-            statement.name,
-            tuple(_base(base, known) for base in statement.bases),
-            _places_itself_in(statement),
-            _keeps_no_tensors(statement),
-            _replaced_without_cuda(statement, aliases),
+    entries = []
+    plain_classes: frozenset[str] = frozenset()
+    for statement in tree.body:
+        if not isinstance(statement, ast.ClassDef):
+            continue
+        keeps_no_tensors = _keeps_no_tensors(statement, plain_classes)
+        bases = tuple(_base(base, known) for base in statement.bases)
+        if keeps_no_tensors and set(bases) <= {"object"}:
+            plain_classes |= {statement.name}  # what later classes of the file may keep
+        entries.append(
+            ClassEntry(
+                statement.name,
+                bases,
+                _places_itself_in(statement),
+                keeps_no_tensors,
+                _replaced_without_cuda(statement, aliases),
+            )
         )
-        for statement in tree.body
-        if isinstance(statement, ast.ClassDef)
-    ]
     used = _uses(nodes)
     uses = {spelled: target for spelled in used if (target := _project_target(spelled, aliases)) is not None}
     exports = tuple(sorted(aliases.items())) if is_package else ()
@@ -165,21 +172,24 @@ def _chosen_by_availability(value: ast.expr, aliases: Mapping[str, str]) -> bool
     return isinstance(value, ast.IfExp) and is_availability_check(value.test, aliases) and names_the_cpu(value.orelse)
 
 
-def _keeps_no_tensors(node: ast.ClassDef) -> bool:
+def _keeps_no_tensors(node: ast.ClassDef, plain_classes: frozenset[str]) -> bool:
     """No method registers state or calls ``setattr``, and every attribute set in the class holds
-    a number, a string or a truth value, or a parameter whose default is one (``self.eps = eps``):
-    a module whose ``.cuda()`` has nothing to move (a plain tensor attribute would not move either,
-    but a module or a ``Parameter`` handed in would)."""
+    a number, a string or a truth value, or a parameter whose default is one (``self.eps = eps``),
+    a dict of them, or an instance of one of ``plain_classes`` (classes of the file that are no
+    module and keep only such values): a module whose ``.cuda()`` has nothing to move (a plain
+    tensor attribute would not move either, but a module or a ``Parameter`` handed in would)."""
     for statement in node.body:
         if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            if not _method_keeps_no_tensors(statement):
+            if not _method_keeps_no_tensors(statement, plain_classes):
                 return False
-        elif isinstance(statement, (ast.Assign, ast.AnnAssign)) and not _plain(statement.value, frozenset()):
+        elif isinstance(statement, (ast.Assign, ast.AnnAssign)) and not _plain(
+            statement.value, frozenset(), plain_classes
+        ):
             return False
     return True
 
 
-def _method_keeps_no_tensors(method: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+def _method_keeps_no_tensors(method: ast.FunctionDef | ast.AsyncFunctionDef, plain_classes: frozenset[str]) -> bool:
     inside = list(ast.walk(method))
     rebound = {item.id for item in inside if isinstance(item, ast.Name) and isinstance(item.ctx, ast.Store)}
     plain_parameters = frozenset(_parameters_with_plain_defaults(method.args)) - rebound
@@ -191,7 +201,7 @@ def _method_keeps_no_tensors(method: ast.FunctionDef | ast.AsyncFunctionDef) -> 
         elif isinstance(inner, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
             targets = inner.targets if isinstance(inner, ast.Assign) else [inner.target]
             if any(isinstance(target, ast.Attribute) for target in targets):
-                if not _plain(inner.value, plain_parameters):
+                if not _plain(inner.value, plain_parameters, plain_classes):
                     return False
             elif any(_sets_an_attribute(target) for target in targets):
                 return False  # ``self.proj, self.eps = nn.Linear(4, 4), eps``: read as keeping anything
@@ -216,21 +226,32 @@ def _parameters_with_plain_defaults(arguments: ast.arguments) -> Iterable[str]:
             yield argument.arg
 
 
-def _plain(value: ast.expr | None, plain_names: frozenset[str]) -> bool:
+def _plain(value: ast.expr | None, plain_names: frozenset[str], plain_classes: frozenset[str] = frozenset()) -> bool:
     """A value no module or tensor can be: a number, a string or a truth value (not ``None``, the
-    default of an optional weight), a tuple of them, arithmetic on them, or one of ``plain_names``."""
+    default of an optional weight), a tuple, list or dict of them, arithmetic on them, one of
+    ``plain_names``, or an instance of one of ``plain_classes`` built from such values (no module:
+    ``nn.Module`` registers no attribute of it, tests/fixtures/semantics/
+    holds_moving_a_module_without_tensors_needs_no_gpu.py)."""
     if value is None:
         return True  # ``x: int`` declares, and sets nothing
     if isinstance(value, ast.Constant):
         return value.value is not None
     if isinstance(value, ast.Name):
         return value.id in plain_names
+
+    def plain(part: ast.expr | None) -> bool:
+        return _plain(part, plain_names, plain_classes)
+
     if isinstance(value, ast.UnaryOp):
-        return _plain(value.operand, plain_names)
+        return plain(value.operand)
     if isinstance(value, ast.BinOp):
-        return _plain(value.left, plain_names) and _plain(value.right, plain_names)
+        return plain(value.left) and plain(value.right)
     if isinstance(value, (ast.Tuple, ast.List)):
-        return all(_plain(element, plain_names) for element in value.elts)
+        return all(plain(element) for element in value.elts)
+    if isinstance(value, ast.Dict):
+        return all(key is not None and plain(key) for key in value.keys) and all(map(plain, value.values))
+    if isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and value.func.id in plain_classes:
+        return all(plain(arg) for arg in value.args) and all(plain(keyword.value) for keyword in value.keywords)
     return False
 
 

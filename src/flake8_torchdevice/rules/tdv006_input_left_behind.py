@@ -86,8 +86,9 @@ class InputLeftBehind(Rule):
     The other way round too: a torch.nn layer with parameters that the code builds and never moves
     (`layer = nn.Linear(3, 3)`), called with an input the code moved to a device (`layer(x.to(device))`,
     `nn.Linear(3, 3)(torch.zeros(3, device="cuda"))`). Layers without parameters or buffers (`nn.ReLU()`,
-    a loss such as `nn.BCELoss()`) run wherever their input is, moved or not, and are not reported
-    either way (inputs on two devices are TDV005's).
+    a loss such as `nn.BCELoss()`, a module class of the project that keeps only numbers, dicts of
+    them and objects of its plain classes) run wherever their input is, moved or not, and are not
+    reported either way (inputs on two devices are TDV005's).
 
     Not reported: models wrapped in `DataParallel` / `DistributedDataParallel` or spread over the
     devices by `device_map="auto"` (their hooks move the inputs), models whose place the code does not show,
@@ -137,7 +138,8 @@ class InputLeftBehind(Rule):
             module = _module_called(site)
             if module is None or site.without_cuda:
                 continue
-            if must_be_on_accelerator(module, through_modules=False) and not takes_inputs_anywhere(module):
+            moved = must_be_on_accelerator(module, through_modules=False) and not analysis.moves_nothing(module)
+            if moved and not takes_inputs_anywhere(module):
                 yield from self._left_on_cpu(analysis, site, module)
             elif must_be_on_cpu(module) and is_layer_with_state(module):
                 yield from self._module_left_on_cpu(analysis, site, module)
