@@ -1387,8 +1387,18 @@ def export_user_code(
                 continue
             _export_sources(git_dir, commit, folder)
             (folder / _EXPORTED_MARKER).write_text(f"{repository}@{commit}\n")
+        _mark_as_a_clone(folder, repository, commit)
         folders[name] = folder
     return folders
+
+
+def _mark_as_a_clone(folder: Path, repository: str, commit: str) -> None:
+    """Give the export the root marker a clone has (a ``.git`` file, as a worktree has): without
+    one, a repository whose top folder is a package (``__init__.py``) would be read as part of a
+    project rooted at ``user/``, every other repository included, which no user's clone is."""
+    marker = folder / ".git"
+    if not marker.exists():
+        marker.write_text(f"gitdir: none (sources of {repository}@{commit} exported without history)\n")
 
 
 def _export_sources(git_dir: Path, commit: str, folder: Path) -> None:

@@ -121,6 +121,11 @@ UNIQUE_PER_RUN = frozenset(
         "datetime.datetime.today",
     }
 )
+# What a training run's checkpoint callback (Lightning's ``ModelCheckpoint``, a trainer's
+# ``checkpoint_callback``) says it wrote: ``checkpoint_callback.best_model_path`` names a file the
+# trainer of this process saved, on this machine.
+CHECKPOINT_CALLBACK = "checkpoint_callback"
+PATHS_A_CALLBACK_WROTE = frozenset({"best_model_path", "last_model_path"})
 # The files of CUDA source those loaders compile: given one, they build CUDA kernels.
 CUDA_SOURCE_SUFFIXES = (".cu", ".cuh")
 # torch.distributed collectives: a scope that runs one takes part in a multi-process job.

@@ -31,7 +31,7 @@ from ..analysis.queries import (
     string_value,
 )
 from ..confidence import Confidence
-from ..knowledge.api import UNIQUE_PER_RUN, names_an_optimizer
+from ..knowledge.api import CHECKPOINT_CALLBACK, PATHS_A_CALLBACK_WROTE, UNIQUE_PER_RUN, names_an_optimizer
 from ..project.beliefs import SAVES_NO_CHECKPOINT, SAVES_ONLY_CPU_TENSORS
 from ..settings import Settings
 from .base import (
@@ -162,8 +162,8 @@ def _under_a_saved_directory(analysis: Analysis, site: CallFact, path: cst.BaseE
 def _named_for_this_run(analysis: Analysis, site: CallFact, path: cst.BaseExpression) -> bool:
     """Is the path one no earlier run could have written: built, here or where its names are bound
     (in the function, or at the module's top), from a fresh ``uuid.uuid4()``, a temporary file or
-    folder, or the time the run started? Then the file is what this run wrote, on this machine
-    (GCNII's ``checkpt_file = "pretrained/" + uuid.uuid4().hex + ".pt"``)."""
+    folder, or the time the run started, or named by the run's checkpoint callback? Then the file is
+    what this run wrote, on this machine (GCNII's ``checkpt_file = "pretrained/" + uuid.uuid4().hex + ".pt"``)."""
     function = site.scope.function
     top = [part for part in analysis.module.body if not isinstance(part, (cst.FunctionDef, cst.ClassDef))]
     roots, sources = _roots_of(path), [path]
@@ -172,10 +172,20 @@ def _named_for_this_run(analysis: Analysis, site: CallFact, path: cst.BaseExpres
             if type(node) is cst.Assign and any(dotted_name(t.target) in roots for t in node.targets):
                 sources.append(node.value)
     return any(
-        type(node) is cst.Call and analysis.qualify(node.func) in UNIQUE_PER_RUN
+        (type(node) is cst.Call and analysis.qualify(node.func) in UNIQUE_PER_RUN) or _written_by_a_callback(node)
         for source in sources
         for node in every_node(source)
     )
+
+
+def _written_by_a_callback(node: cst.CSTNode) -> bool:
+    """``checkpoint_callback.best_model_path``, ``trainer.checkpoint_callback.last_model_path``: a
+    file the checkpoint callback of this process's trainer wrote (MambularRegressor's ``fit()``
+    reloads its best checkpoint so)."""
+    if type(node) is not cst.Attribute or node.attr.value not in PATHS_A_CALLBACK_WROTE:
+        return False
+    receiver = dotted_name(node.value) or ""
+    return receiver.rpartition(".")[2] == CHECKPOINT_CALLBACK
 
 
 def _roots_of(path: cst.BaseExpression) -> set[str]:
@@ -309,7 +319,8 @@ class LoadWithoutMapLocation(Rule):
     "/checkpoint.pth")`: project mode reads the saver); loads of a path no earlier run could
     have written, built (there, or where its names are bound) from `uuid.uuid4()`, a temporary file
     or folder, or the time the run read (`checkpt_file = "pretrained/" + uuid.uuid4().hex +
-    ".pt"`); states that hold
+    ".pt"`), or read off the checkpoint callback of the run's trainer
+    (`torch.load(checkpoint_callback.best_model_path)` after `trainer.fit(...)`); states that hold
     no device tensors: schedulers, gradient scalers, RNG states
     (`scheduler.load_state_dict(torch.load(...))`, `torch.set_rng_state(torch.load(...))`, a file
     named for RNG states: `torch.load(rng_file)`).
