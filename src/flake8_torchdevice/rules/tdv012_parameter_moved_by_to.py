@@ -241,7 +241,7 @@ class ParameterMovedByTo(Rule):
     summary = "`.to()` / `.cuda()` on a new `nn.Parameter`: on an accelerator the copy is a plain tensor"
     precision = (
         "first look: 4 of 4 (rounds 5, 7); 0 of 1 (10: a placeholder loss, fixed); 6 of 6 (12-14); 0 of 1 (15);"
-        " 1 of 1 (20), 0 of 1 (22), 1 of 1 (24), 0 of 1 (25), 0 of 15 (36), 0 of 4 (37)"
+        " 1 of 1 (20), 0 of 1 (22), 1 of 1 (24), 0 of 1 (25), 0 of 15 (36), 0 of 4 (37), 6 of 10 (38)"
     )
 
     def check(self, analysis: Analysis, settings: Settings) -> Iterator[Finding]:
