@@ -192,7 +192,8 @@ class DiscardedConversion(Rule):
     summary = "Result of a tensor's `.to()` / `.cuda()` / `.cpu()` is discarded (only `nn.Module.to()` is in place)"
     precision = (
         "first look: high 4 of 7 (rounds 7, 13, 14; causes fixed), 2 of 3 (24), 2 of 2 (25), 0 of 2 (27), 1 of 1 (34), "
-        "0 of 1 (35), 0 of 1 (36), 0 of 1 (38); medium 4 of 6 (15-22), 0 of 1 (25), 0 of 1 (26), 0 of 1 (32), 0 of 1 (36)"
+        "0 of 1 (35), 0 of 1 (36), 0 of 1 (38); "
+        "medium 4 of 6 (15-22), 0 of 1 (25), 0 of 1 (26), 0 of 1 (32), 0 of 1 (36)"
     )
     depends_on_callers = True  # where a helper's parameters are is where its callers put them
     fails_only_on_an_accelerator = False  # a discarded dtype conversion is lost on the CPU too
