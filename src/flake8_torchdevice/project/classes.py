@@ -213,8 +213,13 @@ def _method_keeps_no_tensors(method: ast.FunctionDef | ast.AsyncFunctionDef, pla
 
 
 def _sets_an_attribute(target: ast.expr) -> bool:
-    """A store into an attribute somewhere in an assignment's target (``a, self.x = ...``)."""
-    return any(isinstance(item, ast.Attribute) for item in ast.walk(target))
+    """A store into an attribute somewhere in an assignment's target (``a, self.x = ...``); not a
+    store into an element (``M[np.diag_indices(M.shape[0])] = 0`` sets no attribute)."""
+    if isinstance(target, (ast.Tuple, ast.List)):
+        return any(_sets_an_attribute(element) for element in target.elts)
+    if isinstance(target, ast.Starred):
+        return _sets_an_attribute(target.value)
+    return isinstance(target, ast.Attribute)
 
 
 def _parameters_with_plain_defaults(arguments: ast.arguments) -> Iterable[str]:
