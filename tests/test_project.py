@@ -976,8 +976,8 @@ def _references(files: dict[str, str]) -> list[tuple[str, FileReferences]]:
 
 
 def unreferenced(files: list[tuple[str, FileReferences]], library: bool) -> dict[str, tuple[str, ...]]:
-    project = ProjectReferences(files)
-    found = {path: project.unreferenced(path, library) for path, _ in files}
+    project = ProjectReferences(files, library=library)
+    found = {path: project.unreferenced(path) for path, _ in files}
     return {path: names for path, names in found.items() if names}
 
 
@@ -1123,6 +1123,28 @@ def test_a_readme_or_a_configuration_file_beside_the_code_names_what_users_call(
     ],
 )
 def test_what_reaches_a_definition_by_a_path_the_names_do_not_show(files):
+    assert unreferenced(_references(files), library=False) == {}
+
+
+def test_a_definition_only_dead_code_refers_to_is_dead_too():
+    # GraphRNN's shape: a helper of model.py called only by a training function of train.py whose
+    # one call in main.py is commented out; main.py star-imports train.py, which star-imports model.py.
+    files = {
+        "model.py": "import torch\ndef sample(y): return y\ndef used(y): return y\nclass Old:\n    pass\n",
+        "train.py": (
+            "from model import *\ndef train_completion(y):\n    return sample(y), Old()\n"
+            "def train(y):\n    return used(y)\ndef chain(y):\n    return train_completion(y)\n"
+        ),
+        "main.py": "from train import *\n# train_completion(1)\ntrain(1)\n",
+    }
+    assert unreferenced(_references(files), library=False) == {
+        "model.py": ("sample", "Old"),
+        "train.py": ("train_completion", "chain"),
+    }
+    # In a library, public definitions may run (its users call them), and what they call with them.
+    assert unreferenced(_references(files), library=True) == {}
+    # Code that may run calling the dead chain's head brings the chain back.
+    files["main.py"] += "chain(2)\n"
     assert unreferenced(_references(files), library=False) == {}
 
 

@@ -184,11 +184,12 @@ def decoded_index(row: list[Any]) -> FileIndex:
 
 def _encoded_references(found: FileReferences) -> list[Any]:
     names = [sorted(found.local), sorted(found.anywhere), list(found.imported), list(found.stars), list(found.reached)]
-    return [list(found.defined), *names, found.reaches_any]
+    read_in = [[name, sorted(reads)] for name, reads in found.read_in]
+    return [list(found.defined), *names, found.reaches_any, read_in]
 
 
 def _decoded_references(row: list[Any]) -> FileReferences:
-    defined, local, anywhere, imported, stars, reached, reaches_any = row
+    defined, local, anywhere, imported, stars, reached, reaches_any, read_in = row
     return FileReferences(
         _strings(defined),
         frozenset(_strings(local)),
@@ -197,6 +198,7 @@ def _decoded_references(row: list[Any]) -> FileReferences:
         _strings(stars),
         _strings(reached),
         bool(reaches_any),
+        tuple((str(name), frozenset(_strings(reads))) for name, reads in read_in),
     )
 
 

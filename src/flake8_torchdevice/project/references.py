@@ -72,6 +72,9 @@ class FileReferences:
     # It imports modules by a computed name (``importlib.import_module``, Hydra's ``instantiate``):
     # any definition of the project may run.
     reaches_any: bool = False
+    # The names each of its top-level candidates reads (``local`` holds those the rest of the file
+    # reads): they count only where that definition may run (``ProjectReferences``).
+    read_in: tuple[tuple[str, frozenset[str]], ...] = ()
 
 
 NO_REFERENCES = FileReferences()
@@ -95,11 +98,15 @@ def read_references(
     local: set[str] = set()
     anywhere: set[str] = set()
     reached: set[str] = set()
+    read_in: list[tuple[str, frozenset[str]]] = []
     reaches_any = False
     for statement, part in zip(tree.body, parts):
         itself = statement.name if isinstance(statement, DEFINITIONS) else None
         names, words, reached_here, reaches = _read(part, aliases, module, stars)
-        local |= names - {itself}
+        if itself is not None and not called_by_name and _a_candidate(statement):
+            read_in.append((itself, frozenset(names - {itself})))
+        else:
+            local |= names - {itself}
         anywhere |= words
         reached |= reached_here
         reaches_any = reaches_any or reaches
@@ -107,7 +114,17 @@ def read_references(
     defined = () if called_by_name else tuple(_candidates(tree.body, aliases, methods="" not in reached))
     every = tuple(sorted(set(aliases.values()) | set(imported)))
     computed = tuple(sorted(reached - {""}))
-    return FileReferences(defined, frozenset(local), frozenset(anywhere), every, tuple(stars), computed, reaches_any)
+    return FileReferences(
+        defined, frozenset(local), frozenset(anywhere), every, tuple(stars), computed, reaches_any, tuple(read_in)
+    )
+
+
+def _a_candidate(definition: ast.stmt) -> bool:
+    """A top-level definition only a reference can run: no decorator (which may register it), no
+    dunder name."""
+    return (
+        isinstance(definition, DEFINITIONS) and not definition.decorator_list and not definition.name.startswith("__")
+    )
 
 
 def _read(
@@ -162,7 +179,7 @@ def _candidates(body: list[ast.stmt], aliases: Mapping[str, str], methods: bool)
     calls (``Class.method``)."""
     classes = {node.name: node for node in body if isinstance(node, ast.ClassDef)}
     for definition in (node for node in body if isinstance(node, DEFINITIONS)):
-        if not definition.decorator_list and not definition.name.startswith("__"):
+        if _a_candidate(definition):
             yield definition.name
         if methods and isinstance(definition, ast.ClassDef) and _only_the_project_calls(definition, aliases, classes):
             for method in definition.body:
@@ -200,11 +217,21 @@ def _called_by_name_only(method: ast.FunctionDef | ast.AsyncFunctionDef) -> bool
 
 
 class ProjectReferences:
-    """Which files refer to each top-level definition of the project, from every file's references."""
+    """Which files refer to each top-level definition of the project, from every file's references,
+    counting only the code that may run: a file's top-level code and its definitions something
+    that may run refers to (in a ``library``, its public ones too, which its users call). A
+    function only a dead one calls is dead too (GraphRNN's ``sample_sigmoid_supervised``, called
+    only by ``train_graph_completion``, whose one call is commented out)."""
 
-    def __init__(self, files: Iterable[tuple[str, FileReferences]], documented: frozenset[str] = frozenset()) -> None:
+    def __init__(
+        self,
+        files: Iterable[tuple[str, FileReferences]],
+        documented: frozenset[str] = frozenset(),
+        library: bool = False,
+    ) -> None:
         self._files = dict(files)
         self._documented = documented
+        self._library = library
         # A module may be imported by computed names: nothing is known of who refers to what.
         self.unknown = any(found.reaches_any for found in self._files.values())
         self._anywhere = _by_item((path, found.anywhere) for path, found in self._files.items())
@@ -215,20 +242,38 @@ class ProjectReferences:
         for path, found in self._files.items():
             for star in found.stars:
                 self._starred.setdefault(star, []).append(path)
+        # The names each file reads in code that may run, grown to a fixed point (``_live_reads``).
+        self._live: dict[str, set[str]] = {path: set(found.local) for path, found in self._files.items()}
+        if not self.unknown:
+            self._live_reads()
 
-    def unreferenced(self, path: str, library: bool) -> tuple[str, ...]:
-        """The file's top-level definitions, and methods (``Class.method``), nothing refers to (in a
-        library, private ones only)."""
+    def _live_reads(self) -> None:
+        """Add to ``_live`` what each definition that may run reads, until none is left to add: a
+        definition may run where code that may run refers to it."""
+        pending = {(path, name): reads for path, found in self._files.items() for name, reads in found.read_in}
+        added = True
+        while added:
+            added = False
+            for (path, name), reads in list(pending.items()):
+                public = self._library and not name.startswith("_")
+                if public or name in self._documented or self._referrers(path, name):
+                    self._live[path] |= reads
+                    del pending[(path, name)]
+                    added = True
+
+    def unreferenced(self, path: str) -> tuple[str, ...]:
+        """The file's top-level definitions, and methods (``Class.method``), nothing that may run
+        refers to (in a library, private ones only)."""
         found = self._files.get(path)
         if self.unknown or found is None:
             return ()
-        candidates = (name for name in found.defined if not library or name.rpartition(".")[2].startswith("_"))
-        return tuple(name for name in candidates if not self._referred_to(path, name))
+        private = (name for name in found.defined if not self._library or name.rpartition(".")[2].startswith("_"))
+        return tuple(name for name in private if not self._referred_to(path, name))
 
     def _referred_to(self, path: str, name: str) -> bool:
         owner, _, method = name.rpartition(".")
         if owner:  # a method: asked for as an attribute, or named in a string, anywhere
-            return method in self._documented or method in self._anywhere or method in self._files[path].local
+            return method in self._documented or method in self._anywhere or method in self._live[path]
         return name in self._documented or bool(self._referrers(path, name))
 
     def only_here(self, path: str, name: str) -> bool:
@@ -236,15 +281,14 @@ class ProjectReferences:
         return not self.unknown and name not in self._documented and self._referrers(path, name) <= {path}
 
     def _referrers(self, path: str, name: str) -> set[str]:
-        found = self._files[path]
-        referrers = {path} if name in found.local else set()
+        referrers = {path} if name in self._live[path] else set()
         referrers |= self._anywhere.get(name, set())
         for module in self._names_of(module_name(path)):
             for spelled in _suffixes(f"{module}.{name}"):
                 referrers |= self._imported.get(spelled, set())
             for spelled in _suffixes(module):
                 referrers |= self._reached.get(spelled, set())
-                referrers |= {star for star in self._starred.get(spelled, ()) if name in self._files[star].local}
+                referrers |= {star for star in self._starred.get(spelled, ()) if name in self._live[star]}
         return referrers
 
     def _names_of(self, module: str) -> set[str]:

@@ -131,10 +131,10 @@ def read_project(
     references = None
     if library or _a_whole_application(library, indexes):  # a lone file or a few may be called from code not there
         found = ((index.path, index.references) for index in indexes)
-        references = ProjectReferences(found, words_outside_the_code(root, packages))
+        references = ProjectReferences(found, words_outside_the_code(root, packages), library)
     callers = project_callers(indexes, calls, library, references)
     if references is not None:
-        callers = _with_unreferenced(callers, indexes, library, references)
+        callers = _with_unreferenced(callers, indexes, references)
     for path in imported_by_others(indexes):
         callers[path] = replace(callers.get(path, NO_CALLERS), imported=True)
     classes = imported_classes((index.path, index.classes) for index in indexes)
@@ -142,11 +142,11 @@ def read_project(
 
 
 def _with_unreferenced(
-    callers: dict[str, FileCallers], indexes: list[FileIndex], library: bool, references: ProjectReferences
+    callers: dict[str, FileCallers], indexes: list[FileIndex], references: ProjectReferences
 ) -> dict[str, FileCallers]:
     """``callers``, with the top-level definitions of each file that nothing in the project refers to."""
     for index in indexes:
-        names = references.unreferenced(index.path, library)
+        names = references.unreferenced(index.path)
         if names:
             callers[index.path] = replace(callers.get(index.path, NO_CALLERS), unreferenced=names)
     return callers
