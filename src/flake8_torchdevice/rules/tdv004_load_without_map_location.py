@@ -166,6 +166,7 @@ def _named_for_this_run(analysis: Analysis, site: CallFact, path: cst.BaseExpres
     what this run wrote, on this machine (GCNII's ``checkpt_file = "pretrained/" + uuid.uuid4().hex + ".pt"``)."""
     function = site.scope.function
     top = [part for part in analysis.module.body if not isinstance(part, (cst.FunctionDef, cst.ClassDef))]
+    path = _file_path(analysis, path)  # ``with open(os.path.join(args.work_dir, "model.pt"), "rb") as f``
     roots, sources = _roots_of(path), [path]
     for scope in [function.node.body, *top] if function is not None else top:
         for node in own_nodes(scope):
@@ -255,8 +256,16 @@ def _not_shown(part: Value) -> bool:
 
 def _path_key(analysis: Analysis, path: cst.BaseExpression) -> str:
     """A path as written, but a string literal by its value (``'mlp.params'`` is ``"mlp.params"``),
-    and a file object by the path it was opened from (``open(name, "rb")``, ``f`` of ``with
-    open(name, "wb") as f``), and a path spelled again as a string (``str(save_path)``)."""
+    and a file object by the path it was opened from, and a path spelled again as a string."""
+    path = _file_path(analysis, path)
+    literal = string_value(path)
+    return source_text(analysis, path) if literal is None else repr(literal)
+
+
+def _file_path(analysis: Analysis, path: cst.BaseExpression) -> cst.BaseExpression:
+    """The path a load reads: a file object's by the path it was opened from (``open(name, "rb")``,
+    ``f`` of ``with open(name, "wb") as f``), a path spelled again as a string's by that path
+    (``str(save_path)``), any other as written."""
     if (
         type(path) is cst.Call
         and len(path.args) == 1
@@ -265,9 +274,8 @@ def _path_key(analysis: Analysis, path: cst.BaseExpression) -> str:
         path = path.args[0].value
     opened = path if type(path) is cst.Call else analysis.origin_node(analysis.value_of(path))
     if type(opened) is cst.Call and opens_a_file(opened) and opened.args:
-        path = opened.args[0].value
-    literal = string_value(path)
-    return source_text(analysis, path) if literal is None else repr(literal)
+        return opened.args[0].value
+    return path
 
 
 def _written_paths(site: CallFact) -> list[cst.BaseExpression]:
