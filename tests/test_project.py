@@ -1120,6 +1120,11 @@ def test_a_readme_or_a_configuration_file_beside_the_code_names_what_users_call(
             "pkg/core.py": "import torch\ndef build(): pass\n",
             "old.py": "import pkg\nprint 'python 2'\n",
         },
+        {  # ReChorus: a package whose ``__all__`` lists its modules, a class of one named by ``eval``
+            "models/__init__.py": "import glob\n__all__ = [name[:-3] for name in glob.glob('*.py')]\n",
+            "models/CLRec.py": "import torch\nclass CLRec:\n    loss = None\ndef contrastive(x): return x\n",
+            "main.py": "from models import *\nname = input()\nmodel = eval(f'{name}.{name}')\n",
+        },
     ],
 )
 def test_what_reaches_a_definition_by_a_path_the_names_do_not_show(files):

@@ -18,7 +18,7 @@ from ..knowledge import api
 from .domain import Value
 from .evidence import Evidence
 from .imports import dotted_name
-from .syntax import every_node
+from .syntax import every_node, passes
 
 
 @dataclass
@@ -339,7 +339,7 @@ class Definitions:
             inside = {id(node) for node in every_node(outer.node.body)}
             sites = [site for site in sites if id(site) in inside]
         index = next((i for i, candidate in enumerate(function.positional_params()) if candidate is param), None)
-        return bool(sites) and all(_passes(site, param.name.value, index) for site in sites)
+        return bool(sites) and all(passes(site, param.name.value, index) for site in sites)
 
     def default_unused(self, function: FunctionInfo, param: cst.Param) -> bool:
         """A default that names a device and that no run of the function uses: every call replaces
@@ -381,15 +381,6 @@ class Definitions:
 
     def function(self, node: cst.FunctionDef) -> FunctionInfo:
         return self.functions[id(node)]
-
-
-def _passes(call: cst.Call, name: str, index: int | None) -> bool:
-    if any(arg.star for arg in call.args):
-        return True  # ``f(*args, **kwargs)`` forwards whatever it was given
-    if any(arg.keyword is not None and arg.keyword.value == name for arg in call.args):
-        return True
-    positional = [arg for arg in call.args if arg.keyword is None]
-    return index is not None and 0 <= index < len(positional)
 
 
 _PROPERTY_DECORATORS = frozenset({"property", "functools.cached_property", "cached_property"})

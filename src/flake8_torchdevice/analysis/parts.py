@@ -42,6 +42,7 @@ class InterpreterParts(ABC):
     pending: list[Pending]
     default_values: dict[int, Value]
     expression_statement: cst.Expr | None
+    handed_on: frozenset[str] | None  # ``parameters.names_handed_on``, read once when asked
 
     # ``interpreter``
     @abstractmethod

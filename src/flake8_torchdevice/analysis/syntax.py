@@ -382,3 +382,13 @@ def runs_a_collective_every_call(function: cst.FunctionDef) -> bool:
         elif any(type(node) in (cst.Return, cst.Raise) for node in own_nodes(statement)):
             return False  # a path may leave before any collective runs
     return False
+
+
+def passes(call: cst.Call, name: str, index: int | None) -> bool:
+    """Does the call pass the parameter ``name`` (at ``index``, if positional), or may it?"""
+    if any(arg.star for arg in call.args):
+        return True  # ``f(*args, **kwargs)`` forwards whatever it was given
+    if any(arg.keyword is not None and arg.keyword.value == name for arg in call.args):
+        return True
+    positional = [arg for arg in call.args if arg.keyword is None]
+    return index is not None and 0 <= index < len(positional)

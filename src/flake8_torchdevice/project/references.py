@@ -287,8 +287,12 @@ class ProjectReferences:
             for spelled in _suffixes(f"{module}.{name}"):
                 referrers |= self._imported.get(spelled, set())
             for spelled in _suffixes(module):
-                referrers |= self._reached.get(spelled, set())
                 referrers |= {star for star in self._starred.get(spelled, ()) if name in self._live[star]}
+            # A module reached by a computed name, or the package holding it: ``eval("CLRec.CLRec")``
+            # after ``from models.developing import *`` (whose ``__all__`` lists its modules).
+            for package in _packages_of(module):
+                for spelled in _suffixes(package):
+                    referrers |= self._reached.get(spelled, set())
         return referrers
 
     def _names_of(self, module: str) -> set[str]:
@@ -316,6 +320,12 @@ def _by_item(files: Iterable[tuple[str, Iterable[str]]]) -> dict[str, set[str]]:
         for item in items:
             found.setdefault(item, set()).add(path)
     return found
+
+
+def _packages_of(module: str) -> list[str]:
+    """``a.b.c``, ``a.b``, ``a``: a module and the packages above it."""
+    parts = module.split(".")
+    return [".".join(parts[:end]) for end in range(len(parts), 0, -1)]
 
 
 def _suffixes(dotted_name: str) -> list[str]:
