@@ -310,6 +310,11 @@ class Definitions:
         named = (node for node in every_node(outer.node.body) if type(node) is cst.Name and node.value == function.name)
         return all(id(node) in calls for node in named)
 
+    def methods_beside(self, method: FunctionInfo | None) -> list[FunctionInfo]:
+        """The methods of ``method``'s class and of the classes related to it (none for a function)."""
+        owner = self.owner(method) if method is not None else None
+        return [other for cls in (self.family(owner) if owner is not None else []) for other in cls.methods.values()]
+
     def called_only_here(self, function: FunctionInfo) -> bool:
         """Are the file's own calls of a top-level function all its calls?"""
         return self.top_functions.get(function.name) is function and self.has_no_callers_elsewhere(function)

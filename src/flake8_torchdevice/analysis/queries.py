@@ -312,7 +312,8 @@ class Analysis:
             function is not None
             and attribute
             and root == function.self_name
-            and not (self._class_assigns(function, attribute) or name in function.evidence.placements)
+            and not any(attribute in other.evidence.self_assigned for other in self.methods_beside(function))
+            and name not in function.evidence.placements
         ):
             return False
         while function is not None:
@@ -323,11 +324,9 @@ class Analysis:
         binding = self._definitions.module_evidence.bound.get(root)
         return binding is not None and self.line_of(binding) < self.line_of(site.node)
 
-    def _class_assigns(self, method: FunctionInfo, attribute: str) -> bool:
-        """Does a method of ``method``'s class, or of a class related to it here, set ``self.attribute``?"""
-        owner = self._definitions.owner(method)
-        family = self._definitions.family(owner) if owner is not None else []
-        return any(attribute in other.evidence.self_assigned for cls in family for other in cls.methods.values())
+    def methods_beside(self, method: FunctionInfo | None) -> list[FunctionInfo]:
+        """The methods of ``method``'s class and of the classes related to it in this file."""
+        return self._definitions.methods_beside(method)
 
     def places_a_device(self, function: FunctionInfo | None, name: str) -> bool:
         """Is ``name`` used as a device (``.to(name)``, ``device=name``) in the function's scope?"""

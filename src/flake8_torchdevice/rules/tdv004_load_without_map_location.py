@@ -169,12 +169,28 @@ def _named_for_this_run(analysis: Analysis, site: CallFact, path: cst.BaseExpres
     path = _file_path(analysis, path)  # ``with open(os.path.join(args.work_dir, "model.pt"), "rb") as f``
     roots, sources = _roots_of(path), [path]
     for scope in [function.node.body, *top] if function is not None else top:
-        for node in own_nodes(scope):
-            if type(node) is cst.Assign and any(dotted_name(t.target) in roots for t in node.targets):
-                sources.append(node.value)
+        sources += _assigned(scope, roots)
+    if any(_made_for_this_run(analysis, source) for source in sources):
+        return True
+    # ``self.best_model_path``, set by another method (``fit()``) from the callback: every value the
+    # class gives the attribute must be this run's.
+    kept = {root for root in roots if function is not None and root.partition(".")[0] == function.self_name}
+    assigned = [value for method in analysis.methods_beside(function) for value in _assigned(method.node.body, kept)]
+    return bool(assigned) and all(_made_for_this_run(analysis, value) for value in assigned)
+
+
+def _assigned(scope: cst.CSTNode, names: set[str]) -> list[cst.BaseExpression]:
+    """The values the scope's own statements assign to any of ``names``."""
+    return [
+        node.value
+        for node in own_nodes(scope)
+        if type(node) is cst.Assign and any(dotted_name(target.target) in names for target in node.targets)
+    ]
+
+
+def _made_for_this_run(analysis: Analysis, source: cst.BaseExpression) -> bool:
     return any(
         (type(node) is cst.Call and analysis.qualify(node.func) in UNIQUE_PER_RUN) or _written_by_a_callback(node)
-        for source in sources
         for node in every_node(source)
     )
 
