@@ -1242,6 +1242,25 @@ ROUND38_USER_REPOSITORIES: dict[str, tuple[str, str]] = {
     "nested-unet": ("4uiiurz1/pytorch-nested-unet", "557ea02f0b5d45ec171aae2282d2cd21562a633e"),
     "real-nvp": ("chrischute/real-nvp", "df51ad570baf681e77df4d2265c0f1eb1b5b646c"),
 }
+ROUND39_CORPORA: dict[str, str] = {
+    "penn": "penn==1.0.0",
+    "pero-ocr": "pero-ocr==0.7.0",
+    "curated-transformers": "curated-transformers==2.0.1",
+    "rl4co": "rl4co==0.7.0",
+    "graph-pes": "graph-pes==1.0.2",
+    "neuralhydrology": "neuralhydrology==1.13.0",
+    "fuxictr": "fuxictr==2.3.10",
+    "chai-lab": "chai-lab==0.6.1",
+}
+ROUND39_USER_REPOSITORIES: dict[str, tuple[str, str]] = {
+    "cs285-fall2023": ("berkeleydeeprlcourse/homework_fall2023", "f401a13ce9139d633c1d242c2557ae29506a7e05"),
+    "voicefilter": ("mindslab-ai/voicefilter", "7db2930dacd94f33d44380bf07001fc7cab80e55"),
+    "birefnet": ("ZhengPeng7/BiRefNet", "25cb9309bacf3dde954e4584594e16e142c51de5"),
+    "contriever": ("facebookresearch/contriever", "39fb2201450cdba1648183737ed56d6b1bc33778"),
+    "digress": ("cvignac/DiGress", "780242b8d3e7d78316bb5cf90c639fb0cd4c6079"),
+    "mvts-transformer": ("gzerveas/mvts_transformer", "3f2e378bc77d02e82a44671f20cf15bc7761671a"),
+    "attention-gated-networks": ("ozan-oktay/Attention-Gated-Networks", "eee4881fdc31920efd873773e0b744df8dacbfb6"),
+}
 # Each first look: its libraries and its user repositories (``--roundN`` in this script and in
 # ``precision.py``).
 FIRST_LOOKS: dict[int, tuple[dict[str, str], dict[str, tuple[str, str]]]] = {
@@ -1280,6 +1299,7 @@ FIRST_LOOKS: dict[int, tuple[dict[str, str], dict[str, tuple[str, str]]]] = {
     36: (ROUND36_CORPORA, ROUND36_USER_REPOSITORIES),
     37: (ROUND37_CORPORA, ROUND37_USER_REPOSITORIES),
     38: (ROUND38_CORPORA, ROUND38_USER_REPOSITORIES),
+    39: (ROUND39_CORPORA, ROUND39_USER_REPOSITORIES),
 }
 # The rules a first look lints, where it is not every rule: a round that measures the rules whose
 # findings are rare on fresh code (a handful per round) lints more repositories for them alone.
