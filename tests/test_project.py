@@ -225,6 +225,19 @@ def test_the_index_does_not_take_these_for_evidence(source):
     assert kinds(source) == []
 
 
+def test_a_network_put_back_on_cuda_after_a_save_is_no_fallback():
+    # pix2pix's save_network: copied to the CPU to be saved, then put back on CUDA where it is.
+    saves = (
+        "import torch\ndef save(net, path, gpu_ids):\n    torch.save(net.cpu().state_dict(), path)\n"
+        "    if len(gpu_ids) and torch.cuda.is_available():\n        net.cuda(gpu_ids[0])\n"
+    )
+    assert kinds(saves) == ["saves CPU tensors"]
+    # Moving to CUDA only where it is, what was never copied to the CPU, is one.
+    assert kinds("import torch\ndef place(net):\n    if torch.cuda.is_available():\n        net.cuda()\n") == [
+        "falls back to the CPU"
+    ]
+
+
 @pytest.mark.parametrize(
     ("path", "named"),
     [
@@ -1129,6 +1142,16 @@ def test_a_readme_or_a_configuration_file_beside_the_code_names_what_users_call(
 )
 def test_what_reaches_a_definition_by_a_path_the_names_do_not_show(files):
     assert unreferenced(_references(files), library=False) == {}
+
+
+def test_an_attribute_of_torch_names_no_definition_of_the_project():
+    # CS285's pytorch_util.set_device(), which no script calls: `torch.cuda.set_device` inside it,
+    # and in run.py, are torch's; `util.init_gpu` is ours.
+    files = {
+        "util.py": "import torch\ndef set_device(i):\n    torch.cuda.set_device(i)\ndef init_gpu(): pass\n",
+        "run.py": "import torch\nimport util\nutil.init_gpu()\ntorch.cuda.set_device(0)\n",
+    }
+    assert unreferenced(_references(files), library=False) == {"util.py": ("set_device",)}
 
 
 def test_a_definition_only_dead_code_refers_to_is_dead_too():

@@ -19,7 +19,6 @@ result cache covers them, and an edit elsewhere re-lints it only when one of tho
 from __future__ import annotations
 
 import ast
-import sys
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 
@@ -28,7 +27,7 @@ from ..knowledge import api
 from .cuda_tests import is_availability_check, tests_cuda_missing
 from .helpers import HelperEntry, read_helpers
 from .layout import importing_package, module_name
-from .names import dotted, names_the_cpu, qualified, read_through
+from .names import NOT_THE_PROJECT, dotted, names_the_cpu, qualified, read_through
 from .nodes import descendants
 from .resolution import Resolver
 from .savers import SaverEntry, read_savers
@@ -38,7 +37,6 @@ _MOVES = frozenset({"cuda", "to", "to_empty", "xpu", "mps", "npu", "hpu", "ipu"}
 # Chains of bases followed before a class is given up on (a cycle, or a very deep hierarchy).
 _MAX_DEPTH = 32
 # Imported names that are never the project's own.
-_NOT_THE_PROJECT = frozenset({"torch", "numpy", *sys.stdlib_module_names})
 
 
 @dataclass(frozen=True)
@@ -113,7 +111,7 @@ def read_classes(
 def _project_target(spelled: str, aliases: Mapping[str, str]) -> str | None:
     """What an imported name stands for, unless it is torch's, NumPy's or the standard library's."""
     target = read_through(spelled, aliases)
-    if target is None or target.partition(".")[0] in _NOT_THE_PROJECT:
+    if target is None or target.partition(".")[0] in NOT_THE_PROJECT:
         return None
     return target
 

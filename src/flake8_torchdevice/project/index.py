@@ -596,7 +596,8 @@ class _Reader(ast.NodeVisitor):
         stops = self.stops_the_program(node.orelse) or any(
             isinstance(statement, ast.Raise) for statement in node.orelse
         )
-        return asks and not negated(node.test) and not stops and _moves_to_cuda(node.body)
+        moves = _moves_to_cuda(node.body) and not _moves_back(self._bodies[-1], node)
+        return asks and not negated(node.test) and not stops and moves
 
     def found(self, kind: str, node: ast.AST) -> None:
         self.evidence.append(Evidence(kind, self.path, getattr(node, "lineno", 1)))
@@ -1027,6 +1028,27 @@ def _moves_to_cuda(body: list[ast.stmt]) -> bool:
     torch.cuda.is_available():``): elsewhere the data stays on the CPU, a fallback without an else."""
     calls = (node for statement in body for node in ast.walk(statement) if isinstance(node, ast.Call))
     return any(isinstance(call.func, ast.Attribute) and _places_on_cuda(call, call.func.attr) for call in calls)
+
+
+def _moves_back(body: list[ast.stmt], branch: ast.If) -> bool:
+    """Does the branch put back on CUDA only what the code copied to the CPU before it
+    (``torch.save(net.cpu().state_dict(), path)``, then ``if len(gpu_ids) and
+    torch.cuda.is_available(): net.cuda(gpu_ids[0])``: pix2pix's ``save_network``)? A move back after
+    a save says nothing of where the code runs."""
+    moved = {
+        dotted(call.func.value)
+        for statement in branch.body
+        for call in ast.walk(statement)
+        if isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute) and call.func.attr in ("cuda", "to")
+    }
+    copied = {
+        dotted(call.func.value)
+        for statement in body
+        if statement.lineno < branch.lineno
+        for call in ast.walk(statement)
+        if isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute) and call.func.attr == "cpu"
+    }
+    return bool(moved) and None not in moved and moved <= copied
 
 
 def _assigns_cpu(body: list[ast.stmt]) -> bool:

@@ -5,10 +5,14 @@ from __future__ import annotations
 
 import ast
 import re
+import sys
 from collections.abc import Mapping
 
 # A Python identifier, as a word of a string or a README names one.
 IDENTIFIER = re.compile(r"[A-Za-z_]\w*")
+
+# Packages whose names are never the project's: torch's, NumPy's and the standard library's.
+NOT_THE_PROJECT = frozenset({"torch", "numpy", *sys.stdlib_module_names})
 
 
 def dotted(node: ast.AST) -> str | None:

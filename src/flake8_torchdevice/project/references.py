@@ -23,7 +23,7 @@ from dataclasses import dataclass
 
 from ..knowledge import api
 from .layout import module_name
-from .names import IDENTIFIER, dotted, qualified, read_through
+from .names import IDENTIFIER, NOT_THE_PROJECT, dotted, qualified, read_through
 from .nodes import DEFINITIONS
 
 # Calls that reach a module's names by a name computed as the program runs: any module's, or the
@@ -140,7 +140,8 @@ def _read(
         if isinstance(node, ast.Name):
             local.add(node.id)
         elif isinstance(node, ast.Attribute):
-            anywhere.add(node.attr)
+            if not _of_another_package(node.value, aliases):  # ``torch.cuda.set_device`` is not ours
+                anywhere.add(node.attr)
             if node.attr == "__dict__":  # ``models.__dict__[args.arch]``
                 reached.add(_module_named(node.value, aliases))
         elif isinstance(node, ast.Subscript) and dotted(node.value) == "sys.modules":
@@ -158,6 +159,15 @@ def _read(
             elif _asks_by_a_computed_name(called, node):  # ``getattr(models, name)``, ``dir(self)``
                 reached.add(_module_named(node.args[0], aliases))
     return local, anywhere, reached, reaches_any
+
+
+def _of_another_package(owner: ast.expr, aliases: Mapping[str, str]) -> bool:
+    """Is ``owner`` an imported module of torch, NumPy or the standard library (``torch.cuda`` of
+    ``torch.cuda.set_device``)? Its attributes name its functions, never the project's."""
+    spelled = dotted(owner)
+    if spelled is None or spelled.partition(".")[0] not in aliases:
+        return False
+    return (read_through(spelled, aliases) or "").partition(".")[0] in NOT_THE_PROJECT
 
 
 def _asks_by_a_computed_name(called: str | None, call: ast.Call) -> bool:
