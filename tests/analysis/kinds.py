@@ -23,6 +23,7 @@ m = a.unsqueeze(0)  # reveal: tensor {cpu}
 n = a.sum()  # reveal: tensor {cpu} 0-dim
 o = a.sum(dim=0)  # reveal: tensor {cpu}
 p = a[0]  # reveal: tensor {cpu} maybe-0-dim
+p_root = torch.sqrt(p)  # reveal: tensor {cpu} maybe-0-dim
 q = a + 1  # reveal: tensor {cpu}
 r = a.item()  # reveal: scalar
 s = a.numpy()  # reveal: ndarray {cpu}

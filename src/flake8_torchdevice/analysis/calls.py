@@ -45,7 +45,7 @@ from .libraries import LibraryEvaluator
 from .literals import computed_cuda_device, string_value
 from .methods import keyword_value, returns_values_and_indices
 from .moves import helper_result
-from .shapes import CONCATENATIONS, concatenated_rank, data_rank, shape_rank, shaped_by_data
+from .shapes import CONCATENATIONS, concatenated_rank, data_rank, maybe_shapeless, shape_rank, shaped_by_data
 from .syntax import keyword_argument
 
 _TENSOR_KINDS = frozenset({Kind.TENSOR, Kind.OUTPUT, Kind.ARRAYLIKE})
@@ -98,8 +98,7 @@ class CallEvaluator(LibraryEvaluator):
         return result
 
     def _hand_over_modules(self, node: cst.Call, qualified: str | None, arguments: tuple[Value, ...]) -> None:
-        """``setup(model)``, ``fully_shard(model)``: a module handed to code that may move it in
-        place is, from then on, where it was or wherever that code put it."""
+        """``setup(model)``, ``fully_shard(model)``: a module handed to code that may move it may stay or move."""
         builtin = node.func.value if type(node.func) is cst.Name and qualified is None else None
         if qualified in api.MODULE_CONTAINERS:
             self._register_listed_modules(node, arguments)
@@ -288,9 +287,11 @@ class CallEvaluator(LibraryEvaluator):
             return Value(kind=Kind.TENSOR, places=GIVEN if given else NOWHERE)
         places, origin = computed_places(tensors)
         grad = differentiable and self.state.grad_enabled and any(value.grad for value in tensors)
-        # ``torch.sqrt(scale)`` of a 0-dim tensor is 0-dim; ``torch.stack([a, b])`` of 0-dim ones is not.
-        scalar = all(value.scalar for value in tensors) and not any(value.kind is Kind.SEQUENCE for value in operands)
-        return Value(kind=Kind.TENSOR, places=places, grad=grad, scalar=scalar, origin=origin)
+        # ``torch.sqrt(scale)`` of a 0-dim tensor is 0-dim (of a maybe 0-dim one, maybe); ``torch.stack`` is not.
+        flat = not any(value.kind is Kind.SEQUENCE for value in operands)
+        maybe = flat and any(value.may_be_scalar for value in tensors) and all(map(maybe_shapeless, tensors))
+        scalar = flat and all(value.scalar for value in tensors)
+        return Value(kind=Kind.TENSOR, places=places, grad=grad, scalar=scalar, may_be_scalar=maybe, origin=origin)
 
     def _legacy(self, node: cst.Call, qualified: str, first: Value, origin: Origin) -> Value:
         if qualified.endswith("Variable"):  # a wrapper that changes nothing
