@@ -1176,6 +1176,21 @@ def test_a_definition_only_dead_code_refers_to_is_dead_too():
     assert unreferenced(_references(files), library=False) == {}
 
 
+def test_what_a_definition_runs_as_it_is_imported_is_live():
+    # A class body, a default and a decorator run at import, whether anything refers to them or not.
+    files = {
+        "tables.py": (
+            "import torch\ndef build_table(): return 1\ndef default_mask(): return 2\ndef tag(f): return f\n"
+            "def in_body(): return 3\nclass Old:\n    table = build_table()\n"
+            "    def method(self):\n        return in_body()\n"
+            "def dead(x, mask=default_mask()): return x\n"
+        ),
+        "main.py": "import tables\n",
+    }
+    expected = ("tag", "in_body", "Old", "Old.method", "dead")
+    assert unreferenced(_references(files), library=False) == {"tables.py": expected}
+
+
 def test_a_definition_another_file_reaches_is_not_called_only_in_its_own():
     files = {
         "utils.py": "import torch\ndef make(n, device='cuda'): pass\ndef local_use(): return make(3)\n",

@@ -321,7 +321,7 @@ def _in_code_nothing_runs(finding: Finding, unreferenced: dict[int, str]) -> Fin
     holder = unreferenced.get(id(finding.node))
     if holder is None or finding.confidence is Confidence.LOW:
         return finding
-    cited = f"{finding.message} (in `{holder}`, which nothing in the project refers to)"
+    cited = f"{finding.message} (in `{holder}`, which no code that runs refers to)"
     return replace(finding, message=cited, confidence=Confidence.LOW)
 
 

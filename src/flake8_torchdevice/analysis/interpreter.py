@@ -89,7 +89,6 @@ class Interpreter(
         self.frame = Frame(None, Scope(None))
         self.pending: list[Pending] = []
         self.default_values: dict[int, Value] = {}  # by id(Param)
-        self.handed_on: frozenset[str] | None = None
         self.expression_statement: cst.Expr | None = None
         self.module_state: State | None = None  # the module's state once its body is walked
         self._cuda_specific: dict[str, bool] = {}  # by definition key

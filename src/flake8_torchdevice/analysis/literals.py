@@ -149,15 +149,14 @@ def names_nccl(call: cst.Call) -> bool:
 
 
 def _nccl_by_default(backend: cst.BaseExpression) -> bool:
-    """``kwargs.get("backend", "nccl")``, ``getattr(args, "dist_backend", "nccl")``: NCCL unless the
-    configuration names another backend, as a parameter defaulting to it is (``defaults_to_nccl``)."""
+    """``kwargs.get("backend", "nccl")``: NCCL unless the configuration names another backend, as a
+    parameter defaulting to it is (``defaults_to_nccl``). Not ``getattr(args, "dist_backend",
+    "nccl")``: an option of that name has its own default, which argparse always sets."""
     if type(backend) is not cst.Call:
         return False
-    name = dotted_name(backend.func) or ""
     positional = [arg.value for arg in backend.args if arg.keyword is None and not arg.star]
-    if name == "getattr" and len(positional) == 3:
-        return string_value(positional[2]) == "nccl"
-    return name.endswith(".get") and len(positional) == 2 and string_value(positional[1]) == "nccl"
+    called = dotted_name(backend.func) or ""
+    return called.endswith(".get") and len(positional) == 2 and string_value(positional[1]) == "nccl"
 
 
 def defaults_to_nccl(param: cst.Param) -> bool:

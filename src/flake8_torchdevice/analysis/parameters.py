@@ -15,7 +15,8 @@ from .cuda_words import chooses_cuda_by_default, flag_polarity
 from .definitions import FunctionInfo
 from .domain import CPU, GIVEN, Kind, Origin, Value, must_be_on_accelerator, tensor, with_module
 from .evidence import Evidence
-from .syntax import all_params, every_node, passes
+from .state import State, refuted_by_a_value
+from .syntax import all_params, rebound_names
 
 if TYPE_CHECKING:
     from .parts import InterpreterParts as _Base
@@ -58,9 +59,6 @@ class ParameterEvaluator(_Base):
             if kind is None and flag is not None:
                 values[name] = flag
                 continue
-            if kind is None and default is not None and self._left_at_its_default(info, param):
-                values[name] = default  # ``zero_triu=False`` no call passes: ``if zero_triu:`` never runs
-                continue
             if kind is Kind.TENSOR:
                 values[name] = tensor(SELF if in_module else GIVEN)
             elif kind is Kind.MODULE:
@@ -73,23 +71,25 @@ class ParameterEvaluator(_Base):
                 values[name] = Value(kind=kind)
         return values
 
-    def _left_at_its_default(self, info: FunctionInfo, param: cst.Param) -> bool:
-        """Does every run leave ``param`` at its default: nothing outside the file calls the function,
-        the file calls it by its name alone (it never hands it on: ``fn = self._rel_shift``), and
-        none of those calls passes the parameter (Transformer-XL's ``_rel_shift(x, zero_triu=False)``,
-        always called as ``self._rel_shift(BD)``)? Not a module's ``forward``, which its ``__call__``
-        is handed arguments for."""
-        if param.default is None or param.star or info.name in _MODULE_ENTRY_METHODS:
+    def refuted(self, state: State, test: cst.BaseExpression, truth: bool) -> bool:
+        """Can ``test`` not be ``truth`` here: a case of ``refuted_by_a_value``, or a parameter the
+        function never rebinds that holds the other truth (``learned`` where a call context passes
+        ``False``: ``initial_state(2, 4, device, False)`` never runs ``if learned:``)? Only a
+        parameter: a global, a name a loop or another function rebinds, may change before the test."""
+        if refuted_by_a_value(state, test, truth):
+            return True
+        if type(test) is cst.UnaryOperation and type(test.operator) is cst.Not:
+            return self.refuted(state, test.expression, not truth)
+        function = self.frame.function
+        if type(test) is not cst.Name or function is None:
             return False
-        sites = self.definitions.calls_of(info)
-        if not sites or not self.definitions.has_no_callers_elsewhere(info):
+        if not any(param.name.value == test.value for param in all_params(function.node.params)):
             return False
-        if self.handed_on is None:
-            self.handed_on = names_handed_on(self.module)
-        owner = self.definitions.owner(info)
-        called = owner.name if owner is not None and info.name == "__init__" else info.name  # ``C(...)``
-        index = next((i for i, candidate in enumerate(info.positional_params()) if candidate is param), None)
-        return called not in self.handed_on and not any(passes(site, param.name.value, index) for site in sites)
+        rebound = self.definitions.rebound.get(id(function.node))
+        if rebound is None:
+            rebound = self.definitions.rebound[id(function.node)] = rebound_names(function.node.body)
+        known = state.get(test.value)
+        return test.value not in rebound and known is not None and known.truth is (not truth)
 
     def _default_cuda_flag(self, info: FunctionInfo, param: cst.Param) -> Value | None:
         """``use_gpu=True``: a flag that chooses CUDA for every call that does not pass it, unless
@@ -113,27 +113,3 @@ class ParameterEvaluator(_Base):
         if inputs and plain and not evidence.calls_what_no_tensor_has(name):
             return Kind.TENSOR  # an input of forward(): where the module is
         return None
-
-
-def names_handed_on(module: cst.Module) -> frozenset[str]:
-    """The names the file reads other than to call them or to define them (``fn = self._rel_shift``,
-    ``map(step, xs)``, a variable of the same name): a function so named may be called with any
-    arguments, by code the file does not show."""
-    nodes = list(every_node(module))
-    not_read: set[int] = set()  # callees, the attribute names of attributes, the defined names
-    for node in nodes:
-        if type(node) is cst.Call:
-            not_read.add(id(node.func))
-        elif type(node) is cst.Attribute:
-            not_read.add(id(node.attr))
-        elif type(node) is cst.FunctionDef or type(node) is cst.ClassDef:
-            not_read.add(id(node.name))
-    handed: set[str] = set()
-    for node in nodes:
-        if id(node) in not_read:
-            continue
-        if type(node) is cst.Attribute:
-            handed.add(node.attr.value)
-        elif type(node) is cst.Name:
-            handed.add(node.value)
-    return frozenset(handed)

@@ -42,7 +42,6 @@ class InterpreterParts(ABC):
     pending: list[Pending]
     default_values: dict[int, Value]
     expression_statement: cst.Expr | None
-    handed_on: frozenset[str] | None  # ``parameters.names_handed_on``, read once when asked
 
     # ``interpreter``
     @abstractmethod
@@ -131,6 +130,8 @@ class InterpreterParts(ABC):
     def is_module_class(self, info: ClassInfo) -> bool: ...
 
     # ``parameters``
+    @abstractmethod
+    def refuted(self, state: State, test: cst.BaseExpression, truth: bool) -> bool: ...
     @abstractmethod
     def parameter_values(self, info: FunctionInfo) -> dict[str, Value]: ...
 

@@ -237,15 +237,10 @@ def refuted_by_a_value(state: State, test: cst.BaseExpression, truth: bool) -> b
     ``x`` holds a tensor, a module or a device that the code made or a call passed, which is never
     None? A call that passes a state (``step(x, h)``) never runs the ``if h is None:`` branch that
     makes a fresh one. A parameter taken for a tensor by its use alone may still be None. And a
-    constant: the branch of ``if False:`` (or of a name that holds ``False`` on every path here)
-    never runs; nor, on real tensors, the branch a test
+    constant: the branch of ``if False:`` never runs; nor, on real tensors, the branch a test
     takes only while torch.fx traces symbolically (``if is_torch_fx_proxy(ids):``)."""
     if constant_truth(test) is (not truth):
         return True
-    if type(test) is cst.UnaryOperation and type(test.operator) is cst.Not:
-        return refuted_by_a_value(state, test.expression, not truth)
-    if type(test) is cst.Name and (known := state.get(test.value)) is not None and known.truth is (not truth):
-        return True  # ``zero_triu`` that every call leaves ``False``, ``debug = False`` on every path here
     if truth and type(test) is cst.Call and (dotted_name(test.func) or "").rsplit(".", 1)[-1] in FX_TRACING_TESTS:
         return True
     if type(test) is not cst.Comparison or len(test.comparisons) != 1:

@@ -198,6 +198,8 @@ def _method_keeps_no_tensors(method: ast.FunctionDef | ast.AsyncFunctionDef, pla
                 return False
         elif isinstance(inner, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
             targets = inner.targets if isinstance(inner, ast.Assign) else [inner.target]
+            if any(isinstance(target, ast.Attribute) and _names_a_device(target.attr) for target in targets):
+                return False  # ``self.device = device``: its methods may place what they make there
             if any(isinstance(target, ast.Attribute) for target in targets):
                 if not _plain(inner.value, plain_parameters, plain_classes):
                     return False
@@ -211,13 +213,20 @@ def _method_keeps_no_tensors(method: ast.FunctionDef | ast.AsyncFunctionDef, pla
 
 
 def _sets_an_attribute(target: ast.expr) -> bool:
-    """A store into an attribute somewhere in an assignment's target (``a, self.x = ...``); not a
-    store into an element (``M[np.diag_indices(M.shape[0])] = 0`` sets no attribute)."""
+    """A store into an attribute somewhere in an assignment's target (``a, self.x = ...``), or into
+    a module's own tables (``self._modules["proj"] = layer``); not a store into an element of
+    anything else (``M[np.diag_indices(M.shape[0])] = 0`` sets no attribute)."""
     if isinstance(target, (ast.Tuple, ast.List)):
         return any(_sets_an_attribute(element) for element in target.elts)
     if isinstance(target, ast.Starred):
         return _sets_an_attribute(target.value)
+    if isinstance(target, ast.Subscript):
+        return isinstance(target.value, ast.Attribute) and target.value.attr in _MODULE_TABLES
     return isinstance(target, ast.Attribute)
+
+
+# Where an ``nn.Module`` keeps what moves with it, and the dict that holds every attribute.
+_MODULE_TABLES = frozenset({"_modules", "_parameters", "_buffers", "__dict__"})
 
 
 def _parameters_with_plain_defaults(arguments: ast.arguments) -> Iterable[str]:

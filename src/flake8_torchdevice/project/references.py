@@ -6,7 +6,8 @@ without decorators, which may register them), every identifier it refers to (a n
 attribute, an imported name, a word of a string: ``__all__``, an entry point, a name a registry is
 given), and the modules whose names it may reach by a name computed as it runs (its own, where it
 calls ``eval`` or ``globals()``; one it asks ``getattr(models, args.arch)``). The project then calls
-a definition unreferenced when no file refers to its name and no file may reach its module's
+a definition unreferenced when no code that may run refers to its name (a file's top-level code,
+and the definitions such code refers to, to a fixed point) and no file may reach its module's
 names, and says nothing at all where a file imports modules by a computed name
 (``importlib.import_module``, Hydra's ``instantiate``): a configuration may name any class.
 
@@ -56,7 +57,8 @@ _NAMING_STRING = 200
 class FileReferences:
     # Its top-level functions and classes that nothing but a reference can run (no decorator).
     defined: tuple[str, ...] = ()
-    # The names it reads: its own module's, and those of the modules it imports with ``*``.
+    # The names it reads (its own module's, and those of the modules it imports with ``*``) outside
+    # the bodies of its candidates' functions: what runs as it is imported.
     local: frozenset[str] = frozenset()
     # Attributes it asks for and words of its strings, of any module (``utils.train``, ``__all__``,
     # an entry point, a name a registry is given).
@@ -104,7 +106,10 @@ def read_references(
         itself = statement.name if isinstance(statement, DEFINITIONS) else None
         names, words, reached_here, reaches = _read(part, aliases, module, stars)
         if itself is not None and not called_by_name and _a_candidate(statement):
-            read_in.append((itself, frozenset(names - {itself})))
+            deferred = _run_when_called(statement)
+            at_import, _, _, _ = _read((node for node in part if id(node) not in deferred), aliases, module, stars)
+            read_in.append((itself, frozenset(names - at_import - {itself})))
+            local |= at_import - {itself}
         else:
             local |= names - {itself}
         anywhere |= words
@@ -117,6 +122,14 @@ def read_references(
     return FileReferences(
         defined, frozenset(local), frozenset(anywhere), every, tuple(stars), computed, reaches_any, tuple(read_in)
     )
+
+
+def _run_when_called(definition: ast.stmt) -> set[int]:
+    """The nodes of a definition that run only when a function of it is called: the bodies of its
+    functions (methods included). The rest runs as the module is imported, referred to or not: a
+    class body (``table = build_table()``), defaults, decorators, bases."""
+    bodies = (node for node in ast.walk(definition) if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)))
+    return {id(inner) for function in bodies for statement in function.body for inner in ast.walk(statement)}
 
 
 def _a_candidate(definition: ast.stmt) -> bool:
@@ -259,17 +272,19 @@ class ProjectReferences:
 
     def _live_reads(self) -> None:
         """Add to ``_live`` what each definition that may run reads, until none is left to add: a
-        definition may run where code that may run refers to it."""
-        pending = {(path, name): reads for path, found in self._files.items() for name, reads in found.read_in}
-        added = True
-        while added:
-            added = False
-            for (path, name), reads in list(pending.items()):
-                public = self._library and not name.startswith("_")
-                if public or name in self._documented or self._referrers(path, name):
-                    self._live[path] |= reads
-                    del pending[(path, name)]
-                    added = True
+        definition may run where code that may run refers to it. A worklist: a definition found
+        dead is asked again only when a name it is called by becomes read."""
+        waiting: dict[str, list[tuple[str, frozenset[str]]]] = {}  # by name: (path, reads) not known live
+        asked = [(path, name, reads) for path, found in self._files.items() for name, reads in found.read_in]
+        while asked:
+            path, name, reads = asked.pop()
+            public = self._library and not name.startswith("_")
+            if not (public or name in self._documented or self._referrers(path, name)):
+                waiting.setdefault(name, []).append((path, reads))
+                continue
+            for read in reads - self._live[path]:
+                self._live[path].add(read)
+                asked.extend((other, read, their) for other, their in waiting.pop(read, ()))
 
     def unreferenced(self, path: str) -> tuple[str, ...]:
         """The file's top-level definitions, and methods (``Class.method``), nothing that may run
@@ -277,8 +292,8 @@ class ProjectReferences:
         found = self._files.get(path)
         if self.unknown or found is None:
             return ()
-        private = (name for name in found.defined if not self._library or name.rpartition(".")[2].startswith("_"))
-        return tuple(name for name in private if not self._referred_to(path, name))
+        candidates = (name for name in found.defined if not self._library or name.rpartition(".")[2].startswith("_"))
+        return tuple(name for name in candidates if not self._referred_to(path, name))
 
     def _referred_to(self, path: str, name: str) -> bool:
         owner, _, method = name.rpartition(".")
@@ -300,8 +315,8 @@ class ProjectReferences:
                 referrers |= {star for star in self._starred.get(spelled, ()) if name in self._live[star]}
             # A module reached by a computed name, or the package holding it: ``eval("CLRec.CLRec")``
             # after ``from models.developing import *`` (whose ``__all__`` lists its modules).
-            for package in _packages_of(module):
-                for spelled in _suffixes(package):
+            for package in (module, module.rpartition(".")[0]):
+                for spelled in _suffixes(package) if package else ():
                     referrers |= self._reached.get(spelled, set())
         return referrers
 
@@ -330,12 +345,6 @@ def _by_item(files: Iterable[tuple[str, Iterable[str]]]) -> dict[str, set[str]]:
         for item in items:
             found.setdefault(item, set()).add(path)
     return found
-
-
-def _packages_of(module: str) -> list[str]:
-    """``a.b.c``, ``a.b``, ``a``: a module and the packages above it."""
-    parts = module.split(".")
-    return [".".join(parts[:end]) for end in range(len(parts), 0, -1)]
 
 
 def _suffixes(dotted_name: str) -> list[str]:

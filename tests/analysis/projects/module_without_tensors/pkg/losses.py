@@ -105,3 +105,20 @@ class HeldLayer(nn.Module):
     def __init__(self):
         super().__init__()
         self.holder = LayerHolder()
+
+
+class Placed(nn.Module):
+    """Keeps the device its methods make tensors on: where it computes is that, not where it moved."""
+
+    def __init__(self, device="cpu", eps=1e-3):
+        super().__init__()
+        self.device = device
+        self.eps = eps
+
+
+class Tabled(nn.Module):
+    """Registers a layer through its own table of modules: it keeps the layer."""
+
+    def __init__(self):
+        super().__init__()
+        self._modules["proj"] = nn.Linear(3, 3)

@@ -1,6 +1,17 @@
 import torch
 
-from pkg.losses import CharbonnierLoss, ClassWeighted, EdgeLoss, PairLoss, ScaledLoss, SmoothedMSE, WeightedLoss, Wrapped
+from pkg.losses import (
+    CharbonnierLoss,
+    ClassWeighted,
+    EdgeLoss,
+    PairLoss,
+    Placed,
+    ScaledLoss,
+    SmoothedMSE,
+    Tabled,
+    WeightedLoss,
+    Wrapped,
+)
 
 criterion = CharbonnierLoss().cuda()  # alone: TDV001
 edges = EdgeLoss(eps=1e-6).cuda()  # alone: TDV001
@@ -10,3 +21,5 @@ wrapped = Wrapped(torch.nn.Linear(3, 3)).cuda()  # expect: TDV001
 balanced = ClassWeighted(weight=torch.ones(3)).cuda()  # expect: TDV001
 paired = PairLoss().cuda()  # expect: TDV001
 scaled = ScaledLoss().cuda()  # expect: TDV001
+placed = Placed().cuda()  # expect: TDV001
+tabled = Tabled().cuda()  # expect: TDV001
