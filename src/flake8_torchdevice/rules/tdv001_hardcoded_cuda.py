@@ -353,7 +353,7 @@ class HardcodedCudaDevice(Rule):
     precision = (
         "first look, high (project's belief): 17 of 17 (7-9), 83 of 228 (10-22), 8 of 8 (23), "
         "52 of 86 (24), 90 of 158 (25), 6 of 12 (26), 5 of 12 (27), 8 of 22 (28), 14 of 14 (29), 3 of 12 (30), "
-        "8 of 32 (31), 1 of 1 (32), 3 of 5 (33), 5 of 13 (34), 9 of 14 (35), 12 of 35 (37), 9 of 10 (38)"
+        "8 of 32 (31), 1 of 1 (32), 3 of 5 (33), 5 of 13 (34), 9 of 14 (35), 12 of 35 (37), 9 of 10 (38), 0 of 18 (39)"
     )
 
     def check(self, analysis: Analysis, settings: Settings) -> Iterator[Finding]:

@@ -202,7 +202,7 @@ class MixedDevices(Rule):
         "high 2 of 12, medium 0 of 5 (27); high 0 of 1, medium 1 of 11 (28); high 5 of 5 (29); "
         "high 1 of 5, medium 0 of 3 (30); high 8 of 9, medium 0 of 1 (31); high 0 of 3, medium 0 of 2 (32); "
         "medium 0 of 2 (33); high 0 of 3, medium 1 of 4 (34); high 0 of 12, medium 1 of 7 (37); "
-        "high 0 of 1, medium 0 of 1 (38)"
+        "high 0 of 1, medium 0 of 1 (38); high 0 of 1, medium 0 of 1 (39)"
     )
     depends_on_callers = True  # where a helper's parameters are is where its callers put them
 

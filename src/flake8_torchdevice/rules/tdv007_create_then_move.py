@@ -142,7 +142,8 @@ class CreateThenMove(Rule):
     precision = (
         "first look: 194 of 194 (10-11), 20 of 50 (12: quantized CPU code), 498 of 556 (13-23), "
         "79 of 128 (24), 150 of 161 (25), 50 of 53 (26), 22 of 23 (27), 99 of 110 (28), 36 of 40 (29), 22 of 29 (30), "
-        "29 of 34 (31), 122 of 126 (32), 21 of 26 (33), 50 of 57 (34), 15 of 18 (35), 79 of 93 (37), 55 of 81 (38)"
+        "29 of 34 (31), 122 of 126 (32), 21 of 26 (33), 50 of 57 (34), 15 of 18 (35), 79 of 93 (37), 55 of 81 (38), "
+        "21 of 21 (39)"
     )
 
     def check(self, analysis: Analysis, settings: Settings) -> Iterator[Finding]:
