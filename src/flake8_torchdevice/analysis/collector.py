@@ -325,7 +325,7 @@ class _Collector:
             last = name.rsplit(".", 1)[-1]
             if last == "init_process_group":
                 self.definitions.sets_up_a_process_group = True
-                evidence.uses_nccl = evidence.uses_nccl or names_nccl(node)
+                evidence.uses_nccl = evidence.uses_nccl or names_nccl(node, evidence.bound)
             evidence.written_for_gpus = evidence.written_for_gpus or self._written_for_gpus(name)
             if last == "spawn" and node.args and type(node.args[0].value) is cst.Name and spawns_one_per_gpu(node):
                 self.definitions.gpu_workers.add(node.args[0].value.value)

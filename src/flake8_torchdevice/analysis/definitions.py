@@ -103,7 +103,6 @@ class Definitions:
     call_sites: defaultdict[str, list[cst.Call]] = field(default_factory=lambda: defaultdict(list))
     # Names (and attribute paths) each loop may rebind: what a loop's back edge can change.
     loop_targets: dict[int, frozenset[str]] = field(default_factory=dict)
-    rebound: dict[int, frozenset[str]] = field(default_factory=dict)  # ``rebound_names`` by id(FunctionDef)
     # Stores that replace every element of a container, and the container each such loop
     # rewrites, by ``id`` of the loop (``containers.every_element_stores``).
     every_element_stores: set[int] = field(default_factory=set)

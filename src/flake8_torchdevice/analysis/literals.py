@@ -5,7 +5,7 @@ from __future__ import annotations
 import functools
 import re
 from ast import literal_eval
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from typing import cast
 
 import libcst as cst
@@ -142,21 +142,25 @@ def names_the_cpu(node: cst.BaseExpression) -> bool:
     return type(node) is cst.Call and bool(node.args) and is_cpu_literal(node.args[0].value)
 
 
-def names_nccl(call: cst.Call) -> bool:
-    """``init_process_group("nccl")`` / ``init_process_group(backend="nccl")``."""
+def names_nccl(call: cst.Call, bound: Mapping[str, cst.CSTNode]) -> bool:
+    """``init_process_group("nccl")`` / ``init_process_group(backend="nccl")``, or NCCL by default
+    (``_nccl_by_default``) in a scope whose names are ``bound``."""
     backend = next((arg.value for arg in call.args if arg.keyword is None or arg.keyword.value == "backend"), None)
-    return backend is not None and (string_value(backend) == "nccl" or _nccl_by_default(backend))
+    return backend is not None and (string_value(backend) == "nccl" or _nccl_by_default(backend, bound))
 
 
-def _nccl_by_default(backend: cst.BaseExpression) -> bool:
-    """``kwargs.get("backend", "nccl")``: NCCL unless the configuration names another backend, as a
-    parameter defaulting to it is (``defaults_to_nccl``). Not ``getattr(args, "dist_backend",
-    "nccl")``: an option of that name has its own default, which argparse always sets."""
-    if type(backend) is not cst.Call:
+def _nccl_by_default(backend: cst.BaseExpression, bound: Mapping[str, cst.CSTNode]) -> bool:
+    """``kwargs.get("backend", "nccl")`` of the function's own ``**kwargs``: NCCL unless a caller
+    names another backend, as a parameter defaulting to it is (``defaults_to_nccl``). Not another
+    mapping's, nor ``getattr(args, "dist_backend", "nccl")``: an option of that name has its own
+    default, which argparse always sets."""
+    if type(backend) is not cst.Call or type(backend.func) is not cst.Attribute or backend.func.attr.value != "get":
         return False
+    receiver = backend.func.value
+    param = bound.get(receiver.value) if type(receiver) is cst.Name else None
     positional = [arg.value for arg in backend.args if arg.keyword is None and not arg.star]
-    called = dotted_name(backend.func) or ""
-    return called.endswith(".get") and len(positional) == 2 and string_value(positional[1]) == "nccl"
+    keywords = type(param) is cst.Param and param.star == "**"
+    return keywords and len(positional) == 2 and string_value(positional[1]) == "nccl"
 
 
 def defaults_to_nccl(param: cst.Param) -> bool:

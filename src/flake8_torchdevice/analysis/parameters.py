@@ -15,8 +15,7 @@ from .cuda_words import chooses_cuda_by_default, flag_polarity
 from .definitions import FunctionInfo
 from .domain import CPU, GIVEN, Kind, Origin, Value, must_be_on_accelerator, tensor, with_module
 from .evidence import Evidence
-from .state import State, refuted_by_a_value
-from .syntax import all_params, rebound_names
+from .syntax import all_params
 
 if TYPE_CHECKING:
     from .parts import InterpreterParts as _Base
@@ -70,26 +69,6 @@ class ParameterEvaluator(_Base):
             else:
                 values[name] = Value(kind=kind)
         return values
-
-    def refuted(self, state: State, test: cst.BaseExpression, truth: bool) -> bool:
-        """Can ``test`` not be ``truth`` here: a case of ``refuted_by_a_value``, or a parameter the
-        function never rebinds that holds the other truth (``learned`` where a call context passes
-        ``False``: ``initial_state(2, 4, device, False)`` never runs ``if learned:``)? Only a
-        parameter: a global, a name a loop or another function rebinds, may change before the test."""
-        if refuted_by_a_value(state, test, truth):
-            return True
-        if type(test) is cst.UnaryOperation and type(test.operator) is cst.Not:
-            return self.refuted(state, test.expression, not truth)
-        function = self.frame.function
-        if type(test) is not cst.Name or function is None:
-            return False
-        if not any(param.name.value == test.value for param in all_params(function.node.params)):
-            return False
-        rebound = self.definitions.rebound.get(id(function.node))
-        if rebound is None:
-            rebound = self.definitions.rebound[id(function.node)] = rebound_names(function.node.body)
-        known = state.get(test.value)
-        return test.value not in rebound and known is not None and known.truth is (not truth)
 
     def _default_cuda_flag(self, info: FunctionInfo, param: cst.Param) -> Value | None:
         """``use_gpu=True``: a flag that chooses CUDA for every call that does not pass it, unless

@@ -131,8 +131,6 @@ class InterpreterParts(ABC):
 
     # ``parameters``
     @abstractmethod
-    def refuted(self, state: State, test: cst.BaseExpression, truth: bool) -> bool: ...
-    @abstractmethod
     def parameter_values(self, info: FunctionInfo) -> dict[str, Value]: ...
 
     # ``contexts``

@@ -35,7 +35,7 @@ from .imports import dotted_name
 from .literals import bool_value, constant_truth
 from .loops import LoopWalker
 from .polarity import Polarity
-from .state import State, mark_cpu_branches, unreachable
+from .state import State, mark_cpu_branches, refuted_by_a_value, unreachable
 from .syntax import all_params, bound_names, children, opens_a_file, statements
 
 if TYPE_CHECKING:
@@ -76,9 +76,9 @@ class StatementWalker(LoopWalker, _Base):
     def _if(self, node: cst.If) -> None:
         self.evaluate(node.test)
         before = self.state
-        body_entry = unreachable() if self.refuted(before, node.test, True) else before
+        body_entry = unreachable() if refuted_by_a_value(before, node.test, True) else before
         after_body = self.suite(node.body, self.narrow(body_entry, node.test, True).copy())
-        otherwise = unreachable() if self.refuted(before, node.test, False) else before
+        otherwise = unreachable() if refuted_by_a_value(before, node.test, False) else before
         otherwise = self.narrow(otherwise, node.test, False).copy()
         if node.orelse is None:
             after_else = otherwise

@@ -212,24 +212,6 @@ def bound_names(target: cst.CSTNode) -> Iterator[str]:
         yield from bound_names(target.value)
 
 
-_BINDING_TARGETS = (cst.AssignTarget, cst.For, cst.CompFor, cst.AugAssign, cst.AnnAssign, cst.NamedExpr, cst.Del)
-
-
-def rebound_names(body: cst.CSTNode) -> frozenset[str]:
-    """The names a function's body binds or declares shared, nested scopes included (an
-    assignment, ``for``, ``with ... as``, ``:=``, ``del``, ``global``, ``nonlocal``): any of its
-    parameters among them may hold something else than the call passed."""
-    found: set[str] = set()
-    for node in every_node(body):
-        if isinstance(node, _BINDING_TARGETS):
-            found.update(bound_names(node.target))
-        elif type(node) is cst.AsName:
-            found.update(bound_names(node.name))
-        elif type(node) is cst.Global or type(node) is cst.Nonlocal:
-            found.update(item.name.value for item in node.names)
-    return frozenset(found)
-
-
 def all_params(params: cst.Parameters) -> Iterator[cst.Param]:
     yield from params.posonly_params
     yield from params.params

@@ -194,7 +194,7 @@ def _method_keeps_no_tensors(method: ast.FunctionDef | ast.AsyncFunctionDef, pla
     for inner in inside:
         if isinstance(inner, ast.Call):
             called = inner.func.attr if isinstance(inner.func, ast.Attribute) else dotted(inner.func)
-            if called in api.MODULE_REGISTERS or called == "setattr":
+            if called in api.MODULE_REGISTERS or called in ("setattr", "__setattr__") or _registers_through(inner):
                 return False
         elif isinstance(inner, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
             targets = inner.targets if isinstance(inner, ast.Assign) else [inner.target]
@@ -227,6 +227,20 @@ def _sets_an_attribute(target: ast.expr) -> bool:
 
 # Where an ``nn.Module`` keeps what moves with it, and the dict that holds every attribute.
 _MODULE_TABLES = frozenset({"_modules", "_parameters", "_buffers", "__dict__"})
+# Calls that may be handed ``self`` without giving it anything to keep.
+_ONLY_LOOK_AT_SELF = frozenset(
+    {"super", "isinstance", "type", "id", "len", "print", "repr", "str", "hasattr", "getattr"}
+)
+
+
+def _registers_through(call: ast.Call) -> bool:
+    """``self._modules.update(proj=layer)``: a call on a module's own tables; or ``attach(self)``, a
+    helper handed the module, which may set anything on it."""
+    owner = call.func.value if isinstance(call.func, ast.Attribute) else None
+    if isinstance(owner, ast.Attribute) and owner.attr in _MODULE_TABLES:
+        return True
+    handed_self = any(isinstance(arg, ast.Name) and arg.id == "self" for arg in call.args)
+    return handed_self and dotted(call.func) not in _ONLY_LOOK_AT_SELF
 
 
 def _parameters_with_plain_defaults(arguments: ast.arguments) -> Iterable[str]:

@@ -1,4 +1,4 @@
-"""Which of a project's top-level functions and classes nothing in the project refers to: code
+"""Which of a project's top-level functions and classes no code that may run refers to: code
 that never runs, where a finding is a guess that it will.
 
 Each file's index keeps the names it defines at its top level (``def`` and ``class`` statements
@@ -57,8 +57,8 @@ _NAMING_STRING = 200
 class FileReferences:
     # Its top-level functions and classes that nothing but a reference can run (no decorator).
     defined: tuple[str, ...] = ()
-    # The names it reads (its own module's, and those of the modules it imports with ``*``) outside
-    # the bodies of its candidates' functions: what runs as it is imported.
+    # The names it reads (its own module's, and those of the modules it imports with ``*``) in code
+    # that runs whether or not anything refers to its candidates: all but their functions' bodies.
     local: frozenset[str] = frozenset()
     # Attributes it asks for and words of its strings, of any module (``utils.train``, ``__all__``,
     # an entry point, a name a registry is given).
@@ -106,8 +106,7 @@ def read_references(
         itself = statement.name if isinstance(statement, DEFINITIONS) else None
         names, words, reached_here, reaches = _read(part, aliases, module, stars)
         if itself is not None and not called_by_name and _a_candidate(statement):
-            deferred = _run_when_called(statement)
-            at_import, _, _, _ = _read((node for node in part if id(node) not in deferred), aliases, module, stars)
+            at_import, _, _, _ = _read(_run_at_import(statement), aliases, module, stars)
             read_in.append((itself, frozenset(names - at_import - {itself})))
             local |= at_import - {itself}
         else:
@@ -124,12 +123,20 @@ def read_references(
     )
 
 
-def _run_when_called(definition: ast.stmt) -> set[int]:
-    """The nodes of a definition that run only when a function of it is called: the bodies of its
-    functions (methods included). The rest runs as the module is imported, referred to or not: a
-    class body (``table = build_table()``), defaults, decorators, bases."""
-    bodies = (node for node in ast.walk(definition) if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)))
-    return {id(inner) for function in bodies for statement in function.body for inner in ast.walk(statement)}
+def _run_at_import(definition: ast.stmt) -> list[ast.AST]:
+    """The nodes of a definition that run as the module is imported, referred to or not: all but
+    the bodies of its functions (methods included), so a class body (``table = build_table()``),
+    defaults, decorators and bases. One pass, that does not enter a function's body."""
+    found: list[ast.AST] = []
+    pending: list[ast.AST] = [definition]
+    while pending:
+        node = pending.pop()
+        found.append(node)
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            pending.extend([*node.decorator_list, node.args, *([node.returns] if node.returns else [])])
+        else:
+            pending.extend(ast.iter_child_nodes(node))
+    return found
 
 
 def _a_candidate(definition: ast.stmt) -> bool:
@@ -273,7 +280,7 @@ class ProjectReferences:
     def _live_reads(self) -> None:
         """Add to ``_live`` what each definition that may run reads, until none is left to add: a
         definition may run where code that may run refers to it. A worklist: a definition found
-        dead is asked again only when a name it is called by becomes read."""
+        dead is asked again only when its name becomes read."""
         waiting: dict[str, list[tuple[str, frozenset[str]]]] = {}  # by name: (path, reads) not known live
         asked = [(path, name, reads) for path, found in self._files.items() for name, reads in found.read_in]
         while asked:
@@ -313,10 +320,11 @@ class ProjectReferences:
                 referrers |= self._imported.get(spelled, set())
             for spelled in _suffixes(module):
                 referrers |= {star for star in self._starred.get(spelled, ()) if name in self._live[star]}
-            # A module reached by a computed name, or the package holding it: ``eval("CLRec.CLRec")``
-            # after ``from models.developing import *`` (whose ``__all__`` lists its modules).
-            for package in (module, module.rpartition(".")[0]):
-                for spelled in _suffixes(package) if package else ():
+            # A module reached by a computed name, or a package above it, which may import it:
+            # ``eval("CLRec.CLRec")`` after ``from models.developing import *`` (whose ``__all__``
+            # lists its modules).
+            for package in _packages_of(module):
+                for spelled in _suffixes(package):
                     referrers |= self._reached.get(spelled, set())
         return referrers
 
@@ -345,6 +353,12 @@ def _by_item(files: Iterable[tuple[str, Iterable[str]]]) -> dict[str, set[str]]:
         for item in items:
             found.setdefault(item, set()).add(path)
     return found
+
+
+def _packages_of(module: str) -> list[str]:
+    """``a.b.c``, ``a.b``, ``a``: a module and the packages above it."""
+    parts = module.split(".")
+    return [".".join(parts[:end]) for end in range(len(parts), 0, -1)]
 
 
 def _suffixes(dotted_name: str) -> list[str]:

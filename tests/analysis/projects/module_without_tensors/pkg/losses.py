@@ -122,3 +122,23 @@ class Tabled(nn.Module):
     def __init__(self):
         super().__init__()
         self._modules["proj"] = nn.Linear(3, 3)
+
+
+def attach(module):
+    module.proj = nn.Linear(3, 3)
+
+
+class SetThroughSetattr(nn.Module):
+    """Registers a layer by calling its own ``__setattr__``: it keeps the layer."""
+
+    def __init__(self):
+        super().__init__()
+        self.__setattr__("proj", nn.Linear(3, 3))
+
+
+class Attached(nn.Module):
+    """Hands itself to a helper that may set anything on it."""
+
+    def __init__(self):
+        super().__init__()
+        attach(self)

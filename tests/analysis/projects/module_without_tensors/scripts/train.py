@@ -1,12 +1,14 @@
 import torch
 
 from pkg.losses import (
+    Attached,
     CharbonnierLoss,
     ClassWeighted,
     EdgeLoss,
     PairLoss,
     Placed,
     ScaledLoss,
+    SetThroughSetattr,
     SmoothedMSE,
     Tabled,
     WeightedLoss,
@@ -23,3 +25,5 @@ paired = PairLoss().cuda()  # expect: TDV001
 scaled = ScaledLoss().cuda()  # expect: TDV001
 placed = Placed().cuda()  # expect: TDV001
 tabled = Tabled().cuda()  # expect: TDV001
+set_through_setattr = SetThroughSetattr().cuda()  # expect: TDV001
+attached = Attached().cuda()  # expect: TDV001
