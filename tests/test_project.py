@@ -1133,6 +1133,13 @@ def test_a_readme_or_a_configuration_file_beside_the_code_names_what_users_call(
             "pkg/core.py": "import torch\ndef build(): pass\n",
             "old.py": "import pkg\nprint 'python 2'\n",
         },
+        {  # a registry filled as subclasses are made, the class picked by a name from the command line
+            "plugins/base.py": (
+                "REGISTRY = {}\nclass Base:\n    def __init_subclass__(cls):\n        REGISTRY[cls.__name__] = cls\n"
+            ),
+            "plugins/blur.py": "import torch\nfrom plugins.base import Base\nclass Blur(Base):\n    pass\n",
+            "main.py": "import sys\nimport plugins.blur\nfrom plugins.base import REGISTRY\nREGISTRY[sys.argv[1]]()\n",
+        },
         {  # ReChorus: a package whose ``__all__`` lists its modules, a class of one named by ``eval``
             "models/__init__.py": "import glob\n__all__ = [name[:-3] for name in glob.glob('*.py')]\n",
             "models/CLRec.py": "import torch\nclass CLRec:\n    loss = None\ndef contrastive(x): return x\n",

@@ -48,6 +48,8 @@ _EVALUATES = frozenset({"eval", "exec", "globals", "locals", "vars", "fire.Fire"
 # Bases whose methods nothing but the class's own code calls by name: ``object``, and ``nn.Module``,
 # which calls its own methods only (``forward`` through ``__call__``).
 _PLAIN_BASES = frozenset({"object", "torch.nn.Module", "torch.nn.modules.module.Module"})
+# Metaclasses that register nothing.
+_PLAIN_METACLASSES = frozenset({"abc.ABCMeta", "ABCMeta", "type", "enum.EnumMeta", "typing.Protocol"})
 # Strings that name a definition are short (``"pkg.cli:main"``, an ``__all__`` entry, a registry
 # key); longer ones are prose (docstrings, messages), which mentions names without calling them.
 _NAMING_STRING = 200
@@ -113,7 +115,7 @@ def read_references(
             local |= names - {itself}
         anywhere |= words
         reached |= reached_here
-        reaches_any = reaches_any or reaches
+        reaches_any = reaches_any or reaches or _registers_classes(part, aliases)
     # ``getattr(self, "forward_" + mode)``, ``dir(self)`` reach no module (""): any method of the file.
     defined = () if called_by_name else tuple(_candidates(tree.body, aliases, methods="" not in reached))
     every = tuple(sorted(set(aliases.values()) | set(imported)))
@@ -188,6 +190,22 @@ def _of_another_package(owner: ast.expr, aliases: Mapping[str, str]) -> bool:
     if spelled is None or spelled.partition(".")[0] not in aliases:
         return False
     return (read_through(spelled, aliases) or "").partition(".")[0] in NOT_THE_PROJECT
+
+
+def _registers_classes(nodes: Iterable[ast.AST], aliases: Mapping[str, str]) -> bool:
+    """Does the code register classes as they are made, for a name to pick them later: an
+    ``__init_subclass__``, a metaclass of its own (not ``abc.ABCMeta``), ``Base.__subclasses__()``?
+    A class such a registry holds runs where nothing names it in the code."""
+    for node in nodes:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == "__init_subclass__":
+            return True
+        if isinstance(node, ast.Attribute) and node.attr == "__subclasses__":
+            return True
+        if isinstance(node, ast.ClassDef):
+            metaclasses = (qualified(keyword.value, aliases) for keyword in node.keywords if keyword.arg == "metaclass")
+            if any(metaclass not in _PLAIN_METACLASSES for metaclass in metaclasses):
+                return True
+    return False
 
 
 def _asks_by_a_computed_name(called: str | None, call: ast.Call) -> bool:
