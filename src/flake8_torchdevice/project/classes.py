@@ -36,7 +36,6 @@ from .savers import SaverEntry, read_savers
 _MOVES = frozenset({"cuda", "to", "to_empty", "xpu", "mps", "npu", "hpu", "ipu"})
 # Chains of bases followed before a class is given up on (a cycle, or a very deep hierarchy).
 _MAX_DEPTH = 32
-# Imported names that are never the project's own.
 
 
 @dataclass(frozen=True)

@@ -1035,20 +1035,16 @@ def _moves_back(body: list[ast.stmt], branch: ast.If) -> bool:
     (``torch.save(net.cpu().state_dict(), path)``, then ``if len(gpu_ids) and
     torch.cuda.is_available(): net.cuda(gpu_ids[0])``: pix2pix's ``save_network``)? A move back after
     a save says nothing of where the code runs."""
-    moved = {
-        dotted(call.func.value)
-        for statement in branch.body
-        for call in ast.walk(statement)
-        if isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute) and call.func.attr in ("cuda", "to")
-    }
-    copied = {
-        dotted(call.func.value)
-        for statement in body
-        if statement.lineno < branch.lineno
-        for call in ast.walk(statement)
-        if isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute) and call.func.attr == "cpu"
-    }
+    moved = _receivers(branch.body, ("cuda", "to"))
+    copied = _receivers([statement for statement in body if statement.lineno < branch.lineno], ("cpu",))
     return bool(moved) and None not in moved and moved <= copied
+
+
+def _receivers(statements: list[ast.stmt], methods: tuple[str, ...]) -> set[str | None]:
+    """What the statements call one of ``methods`` on, as spelled (None where no dotted name)."""
+    calls = (node for statement in statements for node in ast.walk(statement) if isinstance(node, ast.Call))
+    named = (call.func for call in calls if isinstance(call.func, ast.Attribute) and call.func.attr in methods)
+    return {dotted(method.value) for method in named}
 
 
 def _assigns_cpu(body: list[ast.stmt]) -> bool:

@@ -115,7 +115,7 @@ def read_references(
             local |= names - {itself}
         anywhere |= words
         reached |= reached_here
-        reaches_any = reaches_any or reaches or _registers_classes(part, aliases)
+        reaches_any = reaches_any or reaches
     # ``getattr(self, "forward_" + mode)``, ``dir(self)`` reach no module (""): any method of the file.
     defined = () if called_by_name else tuple(_candidates(tree.body, aliases, methods="" not in reached))
     every = tuple(sorted(set(aliases.values()) | set(imported)))
@@ -161,6 +161,8 @@ def _read(
     for node in nodes:
         if isinstance(node, ast.Name):
             local.add(node.id)
+        elif _registers_classes(node, aliases):
+            reaches_any = True  # a registry may hand out any class made
         elif isinstance(node, ast.Attribute):
             if not _of_another_package(node.value, aliases):  # ``torch.cuda.set_device`` is not ours
                 anywhere.add(node.attr)
@@ -192,19 +194,17 @@ def _of_another_package(owner: ast.expr, aliases: Mapping[str, str]) -> bool:
     return (read_through(spelled, aliases) or "").partition(".")[0] in NOT_THE_PROJECT
 
 
-def _registers_classes(nodes: Iterable[ast.AST], aliases: Mapping[str, str]) -> bool:
-    """Does the code register classes as they are made, for a name to pick them later: an
-    ``__init_subclass__``, a metaclass of its own (not ``abc.ABCMeta``), ``Base.__subclasses__()``?
-    A class such a registry holds runs where nothing names it in the code."""
-    for node in nodes:
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == "__init_subclass__":
-            return True
-        if isinstance(node, ast.Attribute) and node.attr == "__subclasses__":
-            return True
-        if isinstance(node, ast.ClassDef):
-            metaclasses = (qualified(keyword.value, aliases) for keyword in node.keywords if keyword.arg == "metaclass")
-            if any(metaclass not in _PLAIN_METACLASSES for metaclass in metaclasses):
-                return True
+def _registers_classes(node: ast.AST, aliases: Mapping[str, str]) -> bool:
+    """Is the node a way to register classes as they are made, for a name to pick them later: an
+    ``__init_subclass__``, a class with a metaclass of its own (not ``abc.ABCMeta``),
+    ``Base.__subclasses__``? A class such a registry holds runs where nothing names it in the code."""
+    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return node.name == "__init_subclass__"
+    if isinstance(node, ast.Attribute):
+        return node.attr == "__subclasses__"
+    if isinstance(node, ast.ClassDef):
+        metaclasses = (qualified(keyword.value, aliases) for keyword in node.keywords if keyword.arg == "metaclass")
+        return any(metaclass not in _PLAIN_METACLASSES for metaclass in metaclasses)
     return False
 
 
